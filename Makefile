@@ -1,0 +1,67 @@
+# Latchkey — make run | make test | make demo | make bench | make schema
+SHELL := /bin/bash
+SWIFT ?= swift
+BIN_DEBUG := .build/debug/latchkey
+BIN_RELEASE := .build/release/latchkey
+SHARED ?= ../shared
+
+.PHONY: all deps build release run test unit golden schema schema-check clients-test demo bench clean
+
+all: build
+
+# System libraries: jansson (JSON, required), SQLite headers (GRDB), pkg-config.
+deps:
+	@missing=""; \
+	pkg-config --exists jansson 2>/dev/null || missing="$$missing libjansson-dev"; \
+	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# Serve on stdio with the default SQLite store ($XDG_DATA_HOME/latchkey/latchkey.sqlite).
+run: release
+	@$(BIN_RELEASE)
+
+unit: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+golden: build
+	python3 Tests/golden/run.py --binary $(BIN_DEBUG)
+
+# Regenerate the committed OpenRPC document and error registry from the code.
+schema: build
+	$(BIN_DEBUG) schema | python3 -c 'import json,sys; json.dump(json.load(sys.stdin), sys.stdout, indent=2, ensure_ascii=False); print()' > schema/openrpc.json
+	python3 -c 'import json; d=json.load(open("schema/openrpc.json")); json.dump({k: {"code": v["code"], "description": v["data"]["description"]} for k, v in d["components"]["errors"].items()}, open("schema/errors.json", "w"), indent=2); open("schema/errors.json", "a").write("\n")'
+
+# Fails when schema/openrpc.json no longer matches the code, or is not valid OpenRPC.
+schema-check: build
+	@$(BIN_DEBUG) schema | python3 -c 'import json,sys; json.dump(json.load(sys.stdin), sys.stdout, indent=2, ensure_ascii=False); print()' | diff -u schema/openrpc.json - \
+	  || { echo "schema/openrpc.json drifted from the code: run 'make schema' and review"; exit 1; }
+	@if [ -f $(SHARED)/openrpc/validate.py ]; then python3 $(SHARED)/openrpc/validate.py schema/openrpc.json; \
+	  else echo "validate.py not found at $(SHARED)/openrpc; skipping the offline OpenRPC validation"; fi
+
+clients-test: build
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
+
+test: deps unit golden schema-check clients-test
+	@echo "make test: all suites passed"
+
+# A scripted session through the binary; exits 0 when every step answered as expected.
+demo: build
+	python3 Tests/demo.py $(BIN_DEBUG)
+
+bench: deps release
+	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) bash bench/run.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,68 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "latchkey",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "latchkey", targets: ["latchkey"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // The only C boundary: jansson, with shims for the macros Swift cannot import.
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
+        // JSON values, parsed and written through jansson. The only importer of CJansson.
+        .target(name: "LatchkeyJSON", dependencies: ["CJansson"]),
+        // Framing, JSON-RPC 2.0 messages, batching and the wire error codes.
+        .target(name: "LatchkeyRPC", dependencies: ["LatchkeyJSON"]),
+        // The domain. Knows nothing of JSON, SQL or the wire.
+        .target(
+            name: "LatchkeyCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Collections", package: "swift-collections"),
+            ]
+        ),
+        // SQLite through GRDB: migrations and one record mapping per table.
+        .target(
+            name: "LatchkeyStore",
+            dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The method table: contract name → params → Core call → result or error.
+        .target(
+            name: "LatchkeyServer",
+            dependencies: [
+                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "latchkey",
+            dependencies: [
+                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
+        .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
+        .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore"]),
+        .testTarget(
+            name: "LatchkeyServerTests",
+            dependencies: ["LatchkeyServer", "LatchkeyStore", "LatchkeyCore", "LatchkeyJSON", "LatchkeyRPC"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

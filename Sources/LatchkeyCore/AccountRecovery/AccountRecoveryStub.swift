@@ -1,0 +1,4 @@
+extension Latchkey {
+    func accountRecoveryNextDue() -> UnixTime? { nil }
+    func runDueAccountRecoveryTransitions() throws {}
+}

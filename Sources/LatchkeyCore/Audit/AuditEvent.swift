@@ -1,0 +1,66 @@
+/// The kinds of security event the audit log records.
+public enum AuditEventType: String, Sendable, CaseIterable {
+    case userCreated, applicationConfigured, serverConfigured, activationCodeCreated
+    case activationCodeRejected, activationStarted, activationCompleted
+    case authenticationSucceeded, authenticationFailed, registrationLocked, registrationUnlocked
+    case registrationLockedByAdmin, registrationRemoved, registrationDeactivated
+    case authMethodAdded, authMethodUpdated, authMethodDeactivated
+    case pushedAuthenticationCreated, pushedAuthenticationApproved, pushedAuthenticationRejected
+    case tokenIssued, tokenUsed, tokenRejected
+    case recoveryCodeSet, recoveryDeleted, recoveryCompleted, recoveryCodeRejected, recoveryLocked
+    case loginSucceeded, loginFailed, logout
+    case accountRecoveryStarted, accountRecoveryCancelled, accountRecoveryInsecure, accountRecoveryExpired
+    case passwordChanged, passkeysReset
+    case onboardingStarted, onboardingOtpSent, onboardingOtpRejected, onboardingFailed, onboardingCancelled
+    case onboardingActivated, verificationCompleted
+    case resetRequested, resetCodeRejected, resetCompleted
+    case deliveryFailed
+}
+
+/// One recorded security event: when, what, and which ids — never a secret.
+public struct AuditEvent: Sendable, Equatable {
+    public var at: UnixTime
+    public var type: AuditEventType
+    public var userId: String?
+    public var registrationId: String?
+    public var deviceId: String?
+    /// A short, secret-free description (a method name, a count, a channel).
+    public var detail: String?
+
+    public init(at: UnixTime, type: AuditEventType, userId: String? = nil, registrationId: String? = nil,
+                deviceId: String? = nil, detail: String? = nil) {
+        self.at = at
+        self.type = type
+        self.userId = userId
+        self.registrationId = registrationId
+        self.deviceId = deviceId
+        self.detail = detail
+    }
+}
+
+/// The stored form of an audit event.
+public struct AuditRecord: StoredRecord {
+    public static let table = "audit_event"
+    public var id: String
+    public var at: Int64
+    public var type: String
+    public var userId: String?
+    public var registrationId: String?
+    public var deviceId: String?
+    public var detail: String?
+
+    init(id: String, event: AuditEvent) {
+        self.id = id
+        at = event.at
+        type = event.type.rawValue
+        userId = event.userId
+        registrationId = event.registrationId
+        deviceId = event.deviceId
+        detail = event.detail
+    }
+
+    var event: AuditEvent? {
+        guard let type = AuditEventType(rawValue: type) else { return nil }
+        return AuditEvent(at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail)
+    }
+}

@@ -1,0 +1,22 @@
+extension Latchkey {
+    /// Recorded security events, oldest first, optionally for one user or registration;
+    /// `limit` keeps the newest.
+    public func auditEvents(userId: String?, registrationId: String?, limit: Int?) throws -> [AuditEvent] {
+        var filters: [StoreFilter] = []
+        if let userId { filters.append(.equals("userId", userId)) }
+        if let registrationId { filters.append(.equals("registrationId", registrationId)) }
+        let records = try inspect { tx in
+            try tx.fetchAll(AuditRecord.self, where: filters, newestFirst: true, limit: limit)
+        }
+        return records.reversed().compactMap(\.event)
+    }
+
+    /// Records an event that happened outside any other transaction (a failed delivery command).
+    public func recordAudit(_ type: AuditEventType, userId: String? = nil, detail: String? = nil) {
+        do {
+            try transact { tx, effects in try audit(tx, effects, type, userId: userId, detail: detail) }
+        } catch {
+            logger.error("could not record an audit event", metadata: ["type": "\(type.rawValue)"])
+        }
+    }
+}

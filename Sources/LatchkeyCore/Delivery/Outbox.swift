@@ -1,0 +1,30 @@
+import Synchronization
+
+/// The simulated out-of-band channel: the last 1000 messages, in process memory only
+/// (it stands for the channel, not for server state).
+public final class Outbox: Sendable {
+    public static let capacity = 1000
+    private let messages = Mutex<[OutboundMessage]>([])
+
+    public init() {}
+
+    func append(_ message: OutboundMessage) {
+        messages.withLock { list in
+            list.append(message)
+            if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
+        }
+    }
+
+    /// Messages newest last, optionally only those to one address.
+    public func list(to: String?) -> [OutboundMessage] {
+        messages.withLock { list in
+            guard let to else { return list }
+            let wanted = to.lowercased()
+            return list.filter { $0.to.lowercased() == wanted }
+        }
+    }
+
+    public func message(id: String) -> OutboundMessage? {
+        messages.withLock { list in list.first { $0.id == id } }
+    }
+}

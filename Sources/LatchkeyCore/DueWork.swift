@@ -1,0 +1,20 @@
+extension Latchkey {
+    /// When the next time-driven state change is due (nil: none known).
+    public func nextDueTime() -> UnixTime? {
+        accountRecoveryNextDue()
+    }
+
+    /// Carries out every time-driven state change that is due; their events are published.
+    public func runDueTransitions() throws {
+        try runDueAccountRecoveryTransitions()
+    }
+}
+
+extension Latchkey {
+    /// Moves a manual clock forward and carries out what became due.
+    /// - Throws: `forbidden` on the system clock.
+    public func advanceClock(by seconds: Int64) throws {
+        try clock.advance(by: seconds)
+        try runDueTransitions()
+    }
+}

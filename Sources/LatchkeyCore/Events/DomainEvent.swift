@@ -1,0 +1,38 @@
+/// Something that happened which subscribers may be told of. Emitted only after its
+/// transaction commits.
+public enum DomainEvent: Sendable {
+    /// A message left through the out-of-band channel (topic `delivery`).
+    case delivery(OutboundMessage)
+    /// An account-recovery state changed (topic `accountRecovery`).
+    case accountRecoveryChanged(uid: String, status: AccountRecoveryStatus)
+    /// The user opened an account-recovery link (topic `accountRecoveryCallback`).
+    case accountRecoveryCallback(verificationCode: String, email: String?, phoneNumber: String?, link: String)
+    /// A security event was recorded (topic `audit`).
+    case audit(AuditEvent)
+
+    /// The subscription topic this event belongs to.
+    public var topic: EventTopic {
+        switch self {
+        case .delivery: return .delivery
+        case .accountRecoveryChanged: return .accountRecovery
+        case .accountRecoveryCallback: return .accountRecoveryCallback
+        case .audit: return .audit
+        }
+    }
+}
+
+/// The topics a client may subscribe to.
+public enum EventTopic: String, Sendable, CaseIterable {
+    case delivery, accountRecovery, accountRecoveryCallback, audit
+
+    /// Topics only an operator may watch (closed by `--no-admin`).
+    public var isAdminOnly: Bool { self == .delivery || self == .audit }
+}
+
+/// Collects what a transaction wants to tell the world once it has committed.
+public final class Effects {
+    public private(set) var events: [DomainEvent] = []
+    public init() {}
+    public func append(_ event: DomainEvent) { events.append(event) }
+    func reset() { events.removeAll() }
+}

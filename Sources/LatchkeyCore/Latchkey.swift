@@ -1,0 +1,68 @@
+import Logging
+import Synchronization
+
+/// The whole system — server authority and simulated devices — over one store, clock and
+/// random source. Each flow family adds its operations in an extension, one file per concept.
+public final class Latchkey: Sendable {
+    public let store: Store
+    public let clock: Clock
+    public let random: RandomSource
+    public let outbox: Outbox
+    let logger: Logger
+    private let sink: Mutex<@Sendable (DomainEvent) -> Void>
+    let secretKeyCache = Mutex<[UInt8]?>(nil)
+
+    public init(store: Store, clock: Clock, random: RandomSource, logger: Logger = Logger(label: "latchkey.core")) {
+        self.store = store
+        self.clock = clock
+        self.random = random
+        self.logger = logger
+        outbox = Outbox()
+        sink = Mutex { _ in }
+    }
+
+    /// Where committed events go (the server turns them into notifications).
+    public func setEventSink(_ handler: @escaping @Sendable (DomainEvent) -> Void) {
+        sink.withLock { $0 = handler }
+    }
+
+    var now: UnixTime { clock.now }
+
+    /// Runs `body` in one immediate transaction and publishes its effects after commit.
+    /// A `DomainError` commits what was written before it (see `Store.write`) and still publishes.
+    func transact<T>(_ body: (StoreTransaction, Effects) throws -> T) throws -> T {
+        let effects = Effects()
+        do {
+            let value = try store.write { tx in
+                effects.reset()
+                return try body(tx, effects)
+            }
+            publish(effects)
+            return value
+        } catch let error as DomainError {
+            publish(effects)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction.
+    func inspect<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try store.read(body)
+    }
+
+    private func publish(_ effects: Effects) {
+        let handler = sink.withLock { $0 }
+        for event in effects.events {
+            if case .delivery(let message) = event { outbox.append(message) }
+            handler(event)
+        }
+    }
+
+    /// Records an audit event in the store and queues its notification.
+    func audit(_ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
+               registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil) throws {
+        let event = AuditEvent(at: now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail)
+        try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
+        effects.append(.audit(event))
+    }
+}

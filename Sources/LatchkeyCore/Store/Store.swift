@@ -1,0 +1,66 @@
+/// A row of one table: a `Codable` value whose stored properties are the table's columns
+/// (scalars only: text, integers, booleans, blobs) and whose `id` is the primary key.
+public protocol StoredRecord: Codable, Sendable {
+    /// The table's name.
+    static var table: String { get }
+    /// The primary key.
+    var id: String { get }
+}
+
+/// A value compared against a column.
+public enum StoreValue: Sendable, Equatable {
+    case text(String)
+    case int(Int64)
+    case bool(Bool)
+    case null
+}
+
+/// A condition on one column.
+public struct StoreFilter: Sendable {
+    public enum Comparison: String, Sendable { case equal = "=", less = "<", lessOrEqual = "<=", greaterOrEqual = ">=", notEqual = "<>" }
+    public var column: String
+    public var comparison: Comparison
+    public var value: StoreValue
+
+    public init(_ column: String, _ comparison: Comparison = .equal, _ value: StoreValue) {
+        self.column = column
+        self.comparison = comparison
+        self.value = value
+    }
+
+    /// `column = value`.
+    public static func equals(_ column: String, _ value: String) -> StoreFilter { StoreFilter(column, .equal, .text(value)) }
+    public static func equals(_ column: String, _ value: Int64) -> StoreFilter { StoreFilter(column, .equal, .int(value)) }
+    public static func equals(_ column: String, _ value: Bool) -> StoreFilter { StoreFilter(column, .equal, .bool(value)) }
+}
+
+/// What a transaction can do. Every method may throw a store failure (never a `DomainError`).
+public protocol StoreTransaction {
+    func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R?
+    /// Rows matching every filter, oldest first (or newest first), at most `limit`.
+    func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R]
+    func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int
+    /// Inserts or replaces the row with the record's id.
+    func save<R: StoredRecord>(_ record: R) throws
+    func delete<R: StoredRecord>(_ type: R.Type, id: String) throws
+    func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws
+}
+
+extension StoreTransaction {
+    public func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter] = []) throws -> [R] {
+        try fetchAll(type, where: filters, newestFirst: false, limit: nil)
+    }
+
+    public func first<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> R? {
+        try fetchAll(type, where: filters, newestFirst: false, limit: 1).first
+    }
+}
+
+/// The persistent store. `write` runs one immediate (write-locked) transaction: a `DomainError`
+/// thrown by the body commits what was written and is rethrown; any other error rolls back.
+public protocol Store: AnyObject, Sendable {
+    func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T
+    func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T
+    /// "sqlite" or "memory".
+    var kind: String { get }
+}

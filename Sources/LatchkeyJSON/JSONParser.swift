@@ -1,0 +1,132 @@
+import CJansson
+
+/// Why a document could not be parsed, with where (never what: the input is not quoted).
+public struct JSONParseError: Error, Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case invalidSyntax, invalidUTF8, duplicateKey, tooDeep, numberOutOfRange, prematureEnd, trailingData, nullCharacter
+    }
+    public var kind: Kind
+    public var line: Int
+    public var column: Int
+
+    /// A human sentence that names the problem without quoting the input.
+    public var message: String {
+        switch kind {
+        case .invalidSyntax: return "Parse error: the message is not valid JSON"
+        case .invalidUTF8: return "Parse error: the message is not valid UTF-8"
+        case .duplicateKey: return "Parse error: an object has a duplicate key"
+        case .tooDeep: return "Parse error: the message nests deeper than \(JSONParser.maxDepth) levels"
+        case .numberOutOfRange: return "Parse error: a number is out of range"
+        case .prematureEnd: return "Parse error: the message ends before the JSON value does"
+        case .trailingData: return "Parse error: data follows the JSON value"
+        case .nullCharacter: return "Parse error: the message has a NUL byte"
+        }
+    }
+}
+
+/// Parses JSON text through jansson into `JSON` values.
+public enum JSONParser {
+    /// The contract's nesting limit: deeper documents are parse errors.
+    public static let maxDepth = 64
+
+    /// Parses one JSON document (any value at the top, duplicate keys rejected).
+    /// - Throws: `JSONParseError` with the line and column of the problem.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
+        var error = json_error_t()
+        let loaded: UnsafeMutablePointer<json_t>?
+        if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
+            loaded = json_loadb(base, bytes.count, CJansson_parse_flags(), &error)
+        } else {
+            loaded = json_loadb("", 0, CJansson_parse_flags(), &error)
+        }
+        guard let root = loaded else {
+            throw makeError(&error)
+        }
+        defer { json_decref(root) }
+        guard let value = convert(root, depth: 1) else {
+            throw JSONParseError(kind: .tooDeep, line: 1, column: 1)
+        }
+        return value
+    }
+
+    /// Parses a byte array; see `parse(_:)`.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
+        let result: Result<JSON, JSONParseError> = bytes.withUnsafeBytes { buffer in
+            do throws(JSONParseError) { return .success(try parse(buffer)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Parses a string; see `parse(_:)`.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+        try parse(Array(text.utf8))
+    }
+
+    private static func makeError(_ error: inout json_error_t) -> JSONParseError {
+        let line = Int(max(CJansson_error_line(&error), 1))
+        let column = Int(max(CJansson_error_column(&error), 1))
+        let kind: JSONParseError.Kind
+        switch UInt32(CJansson_error_code(&error)) {
+        case json_error_invalid_utf8.rawValue: kind = .invalidUTF8
+        case json_error_duplicate_key.rawValue: kind = .duplicateKey
+        case json_error_stack_overflow.rawValue: kind = .tooDeep
+        case json_error_numeric_overflow.rawValue: kind = .numberOutOfRange
+        case json_error_premature_end_of_input.rawValue: kind = .prematureEnd
+        case json_error_end_of_input_expected.rawValue: kind = .trailingData
+        case json_error_null_character.rawValue, json_error_null_byte_in_key.rawValue: kind = .nullCharacter
+        default: kind = .invalidSyntax
+        }
+        return JSONParseError(kind: kind, line: line, column: column)
+    }
+
+    /// Converts a jansson tree; nil when it nests deeper than `maxDepth`.
+    private static func convert(_ node: UnsafeMutablePointer<json_t>, depth: Int) -> JSON? {
+        switch CJansson_typeof(node) {
+        case Int32(JSON_OBJECT.rawValue):
+            guard depth <= maxDepth else { return nil }
+            var object = JSONObject()
+            var iterator = json_object_iter(node)
+            while let current = iterator {
+                guard let keyPointer = json_object_iter_key(current),
+                      let child = json_object_iter_value(current),
+                      let value = convert(child, depth: depth + 1)
+                else { return nil }
+                let keyLength = json_object_iter_key_len(current)
+                let key = keyPointer.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: keyLength), as: UTF8.self)
+                }
+                object.appendUnchecked(key, value)
+                iterator = json_object_iter_next(node, current)
+            }
+            return .object(object)
+        case Int32(JSON_ARRAY.rawValue):
+            guard depth <= maxDepth else { return nil }
+            let count = json_array_size(node)
+            var items: [JSON] = []
+            items.reserveCapacity(count)
+            for index in 0..<count {
+                guard let child = json_array_get(node, index), let value = convert(child, depth: depth + 1) else {
+                    return nil
+                }
+                items.append(value)
+            }
+            return .array(items)
+        case Int32(JSON_STRING.rawValue):
+            let length = json_string_length(node)
+            guard let pointer = json_string_value(node) else { return .string("") }
+            return .string(pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            })
+        case Int32(JSON_INTEGER.rawValue):
+            return .int(Int64(json_integer_value(node)))
+        case Int32(JSON_REAL.rawValue):
+            return .double(json_real_value(node))
+        case Int32(JSON_TRUE.rawValue):
+            return .bool(true)
+        case Int32(JSON_FALSE.rawValue):
+            return .bool(false)
+        default:
+            return .null
+        }
+    }
+}

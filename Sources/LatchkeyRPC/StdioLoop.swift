@@ -1,0 +1,99 @@
+import LatchkeyJSON
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The write end of the self-pipe a signal handler wakes the loop with.
+nonisolated(unsafe) private var signalPipeWriteFD: Int32 = -1
+/// Set by SIGTERM/SIGINT: finish the request in hand, flush, exit 0.
+nonisolated(unsafe) private var terminationRequested: sig_atomic_t = 0
+
+/// Serves one peer over file descriptors: reads, answers, flushes before blocking, and wakes
+/// for time-driven work and for SIGTERM/SIGINT.
+public final class StdioLoop {
+    private let engine: RPCEngine
+    private let inputFD: Int32
+    private var signalReadFD: Int32 = -1
+
+    public init(engine: RPCEngine, inputFD: Int32) {
+        self.engine = engine
+        self.inputFD = inputFD
+    }
+
+    /// Ignores SIGPIPE and routes SIGTERM/SIGINT to the loop.
+    public func installSignalHandlers() {
+        signal(SIGPIPE, SIG_IGN)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return }
+        signalReadFD = fds[0]
+        signalPipeWriteFD = fds[1]
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        for signalNumber in [SIGTERM, SIGINT] {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = { _ in
+                terminationRequested = 1
+                var byte: UInt8 = 1
+                _ = write(signalPipeWriteFD, &byte, 1)
+            }
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(signalNumber, &action, nil)
+        }
+    }
+
+    private static var stopRequested: Bool { terminationRequested != 0 }
+
+    /// Runs until end of input, `exit`, or a termination signal; everything answered is flushed.
+    public func run() {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let writer = engine.writer
+        let handler = engine.handler
+        while !engine.exitRequested, !Self.stopRequested {
+            writer.flush()
+            guard waitForInput(handler: handler, writer: writer) else { break }
+            if Self.stopRequested { break }
+            let count = chunk.withUnsafeMutableBytes { read(inputFD, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                break
+            }
+            if count == 0 {
+                engine.finishInput()
+                break
+            }
+            chunk.withUnsafeBytes { raw in
+                engine.receive(UnsafeRawBufferPointer(rebasing: raw[0..<count]), shouldStop: { Self.stopRequested })
+            }
+        }
+        writer.flush()
+    }
+
+    /// Blocks until input is readable, running due work when its time comes.
+    /// Returns false when a termination signal arrived.
+    private func waitForInput(handler: RPCHandler, writer: FrameWriter) -> Bool {
+        while true {
+            if Self.stopRequested { return false }
+            let timeout = handler.millisecondsUntilDue().map { Int32(clamping: max(0, $0)) } ?? -1
+            var fds = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)]
+            if signalReadFD >= 0 { fds.append(pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return true
+            }
+            if ready == 0 {
+                handler.runDue { writer.enqueue($0) }
+                writer.flush()
+                continue
+            }
+            if fds.count > 1, fds[1].revents != 0 { return !Self.stopRequested }
+            return true
+        }
+    }
+}

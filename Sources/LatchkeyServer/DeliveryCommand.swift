@@ -1,0 +1,50 @@
+import Foundation
+import LatchkeyCore
+import LatchkeyJSON
+import Logging
+
+/// Runs `--deliver-command CMD` once per outgoing message, with the message as JSON on stdin —
+/// how a deployment plugs in real email or SMS. A failure is logged (never the message's code)
+/// and reported to the caller, never fatal.
+final class DeliveryCommand: @unchecked Sendable {
+    let command: String
+    let logger: Logger
+
+    init(command: String, logger: Logger) {
+        self.command = command
+        self.logger = logger
+    }
+
+    /// Runs the command for `message`; false when it could not run or exited non-zero.
+    func run(_ message: OutboundMessage) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.standardError
+        process.standardError = FileHandle.standardError
+        do {
+            try process.run()
+        } catch {
+            logger.error("the delivery command could not start", metadata: ["messageId": "\(message.id)"])
+            return false
+        }
+        var payload = JSONSerializer.serialize(Notifications.messageJSON(message))
+        payload.append(UInt8(ascii: "\n"))
+        do {
+            try input.fileHandleForWriting.write(contentsOf: Data(payload))
+        } catch {
+            logger.warning("the delivery command did not read its message", metadata: ["messageId": "\(message.id)"])
+        }
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            logger.error("the delivery command failed", metadata: [
+                "messageId": "\(message.id)", "status": "\(process.terminationStatus)",
+            ])
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,4 @@
+/// Every method of the contract, in the order the OpenRPC document lists them.
+enum MethodRegistry {
+    static let all: [MethodSpec] = MetaMethods.all
+}

@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import LatchkeyCore
+
+/// The SQLite store (WAL for files), through GRDB. Writes take the write lock up front
+/// (`BEGIN IMMEDIATE`), so read-then-write counters stay correct across processes.
+public final class SQLiteStore: Store, @unchecked Sendable {
+    private let queue: DatabaseQueue
+    public let kind: String
+
+    /// Opens (and migrates) a file store, creating it with mode 0600.
+    public static func file(at path: String) throws -> SQLiteStore {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            let fd = open(path, O_CREAT | O_WRONLY, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(10)
+        configuration.label = "latchkey"
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            chmod(path + suffix, 0o600)
+        }
+        return try SQLiteStore(queue: queue, kind: "sqlite")
+    }
+
+    /// A private store that dies with the process.
+    public static func inMemory() throws -> SQLiteStore {
+        try SQLiteStore(queue: DatabaseQueue(), kind: "memory")
+    }
+
+    private init(queue: DatabaseQueue, kind: String) throws {
+        self.queue = queue
+        self.kind = kind
+        try Migrations.migrator.migrate(queue)
+    }
+
+    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        var outcome: Result<T, DomainError>?
+        try queue.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                do {
+                    outcome = .success(try body(Transaction(db: db)))
+                } catch let answer as DomainError {
+                    outcome = .failure(answer)
+                }
+                return .commit
+            }
+        }
+        guard let outcome else { throw StoreFailure.noOutcome }
+        return try outcome.get()
+    }
+
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try queue.read { db in try body(Transaction(db: db)) }
+    }
+
+    /// The underlying SQLite file's integrity check (tests).
+    public func integrityCheck() throws -> String {
+        try queue.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" }
+    }
+}
+
+enum StoreFailure: Error { case noOutcome }
+
+/// One open transaction.
+struct Transaction: StoreTransaction {
+    let db: Database
+
+    func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
+        try Row<R>.fetchOne(db, key: id)?.record
+    }
+
+    func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
+        var (sql, arguments) = Self.select("SELECT * FROM \(R.table.quotedDatabaseIdentifier)", filters)
+        sql += newestFirst ? " ORDER BY rowid DESC" : " ORDER BY rowid"
+        if let limit { sql += " LIMIT \(max(limit, 0))" }
+        return try Row<R>.fetchAll(db, sql: sql, arguments: arguments).map(\.record)
+    }
+
+    func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
+        let (sql, arguments) = Self.select("SELECT COUNT(*) FROM \(R.table.quotedDatabaseIdentifier)", filters)
+        return try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+    }
+
+    func save<R: StoredRecord>(_ record: R) throws {
+        try Row(record).upsert(db)
+    }
+
+    func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
+        _ = try Row<R>.deleteOne(db, key: id)
+    }
+
+    func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
+        let (sql, arguments) = Self.select("DELETE FROM \(R.table.quotedDatabaseIdentifier)", filters)
+        try db.execute(sql: sql, arguments: arguments)
+    }
+
+    private static func select(_ head: String, _ filters: [StoreFilter]) -> (String, StatementArguments) {
+        guard !filters.isEmpty else { return (head, StatementArguments()) }
+        var values: [DatabaseValueConvertible?] = []
+        let clauses = filters.map { filter -> String in
+            let column = filter.column.quotedDatabaseIdentifier
+            switch filter.value {
+            case .null:
+                return filter.comparison == .notEqual ? "\(column) IS NOT NULL" : "\(column) IS NULL"
+            case .text(let text): values.append(text)
+            case .int(let number): values.append(number)
+            case .bool(let flag): values.append(flag)
+            }
+            return "\(column) \(filter.comparison.rawValue) ?"
+        }
+        return (head + " WHERE " + clauses.joined(separator: " AND "), StatementArguments(values))
+    }
+}

@@ -1,0 +1,1 @@
+LatchkeyCommand.start()
