@@ -1,4 +1,7 @@
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The whole system — server authority and simulated devices — over one store, clock and
@@ -11,6 +14,9 @@ public final class Latchkey: Sendable {
     let logger: Logger
     private let sink: Mutex<@Sendable (DomainEvent) -> Void>
     let secretKeyCache = Mutex<[UInt8]?>(nil)
+    /// Names this process: state that must not outlive it (an onboarding process started
+    /// without `canRestoreSession`) is tagged with it. Not secret, never written out.
+    let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
 
     public init(store: Store, clock: Clock, random: RandomSource, logger: Logger = Logger(label: "latchkey.core")) {
         self.store = store
@@ -49,6 +55,9 @@ public final class Latchkey: Sendable {
     func inspect<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try store.read(body)
     }
+
+    /// Publishes effects that need no transaction (a deep link opened).
+    func publishOutside(_ effects: Effects) { publish(effects) }
 
     private func publish(_ effects: Effects) {
         let handler = sink.withLock { $0 }

@@ -1,0 +1,37 @@
+/// An activation code, stored as a keyed hash. Bound to a device by `activation/start`,
+/// consumed by `activation/finish`.
+struct ActivationCodeRecord: StoredRecord {
+    static let table = "activation_code"
+    /// A random id (the code itself is only in `codeHash`).
+    var id: String
+    var codeHash: String
+    var userId: String
+    var applicationId: String
+    var expiresAt: Int64
+    var boundDeviceId: String?
+    var consumed: Bool
+    var createdAt: Int64
+}
+
+extension Latchkey {
+    /// Wrong activation codes: 5 an hour per device.
+    static let activationCodeLimit = RateLimit(scope: "activationCode", limit: 5, window: 3600)
+
+    /// Creates an activation code for a user, in the application's format and lifetime.
+    /// - Throws: `notFound` (user, application).
+    public func createActivationCode(userId: String, applicationId: String?) throws -> (code: String, expiresAt: UnixTime) {
+        try transact { tx, effects in
+            _ = try user(tx, userId)
+            let app = try application(tx, applicationId)
+            let alphabet = app.activationCodeType == .numeric
+                ? Array("0123456789") : Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+            let code = random.string(count: app.activationCodeLength, alphabet: alphabet)
+            let expiresAt = now + app.activationCodeTtlSeconds
+            try tx.save(ActivationCodeRecord(id: random.identifier("act"), codeHash: try codeHash(tx, code, purpose: "activation"),
+                                             userId: userId, applicationId: app.applicationId, expiresAt: expiresAt,
+                                             boundDeviceId: nil, consumed: false, createdAt: now))
+            try audit(tx, effects, .activationCodeCreated, userId: userId, detail: app.applicationId)
+            return (code, expiresAt)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+/// How activation codes are written.
+public enum ActivationCodeType: String, Sendable, CaseIterable { case numeric, alphanumeric }
+
+/// Which characters a PIN may have.
+public enum PinCodeType: String, Sendable, CaseIterable { case numeric, alphanumeric }
+
+/// An application's configuration on the server.
+public struct ApplicationConfig: Sendable, Equatable {
+    public var applicationId: String
+    public var activationCodeLength: Int
+    public var activationCodeType: ActivationCodeType
+    public var activationCodeTtlSeconds: Int64
+    public var pinCodeType: PinCodeType
+    public var pinCodeLengthMin: Int
+    public var pinCodeLengthMax: Int
+    public var maxFailedAttempts: Int
+    /// Enabled methods (`device` always is).
+    public var authMethods: [AuthMethod]
+    /// For each method that proves the user, the methods it may add or update.
+    public var addOrUpdateAllowedBy: [AuthMethod: [AuthMethod]]
+    public var tokenTtlSeconds: Int64
+    public var redirectUrlPrefixes: [String]
+
+    /// The contract's `default` application.
+    public static func defaults(_ applicationId: String) -> ApplicationConfig {
+        ApplicationConfig(
+            applicationId: applicationId, activationCodeLength: 8, activationCodeType: .numeric,
+            activationCodeTtlSeconds: 86_400, pinCodeType: .numeric, pinCodeLengthMin: 4, pinCodeLengthMax: 8,
+            maxFailedAttempts: 5, authMethods: AuthMethod.allCases,
+            addOrUpdateAllowedBy: [.pin: [.pin, .touchId, .faceId], .faceId: [.touchId], .touchId: [.faceId], .device: []],
+            tokenTtlSeconds: 300, redirectUrlPrefixes: ["app://"])
+    }
+
+    public static let defaultApplicationId = "default"
+
+    /// The methods `proof` may add or update, never a two-factor one for a single-factor proof.
+    public func methodsAddableBy(_ proof: AuthMethod) -> [AuthMethod] {
+        let allowed = addOrUpdateAllowedBy[proof] ?? []
+        return AuthMethod.canonical(allowed.filter { proof.isTwoFactor || !$0.isTwoFactor })
+    }
+}
+
+/// A change to an application's configuration: absent fields keep their value.
+public struct ApplicationChanges: Sendable {
+    public var activationCodeLength: Int?
+    public var activationCodeType: ActivationCodeType?
+    public var activationCodeTtlSeconds: Int64?
+    public var pinCodeType: PinCodeType?
+    public var pinCodeLengthMin: Int?
+    public var pinCodeLengthMax: Int?
+    public var maxFailedAttempts: Int?
+    public var authMethods: [AuthMethod]?
+    public var addOrUpdateAllowedBy: [AuthMethod: [AuthMethod]]?
+    public var tokenTtlSeconds: Int64?
+    public var redirectUrlPrefixes: [String]?
+
+    public init() {}
+}
+
+/// The stored form of an application.
+struct ApplicationRecord: StoredRecord {
+    static let table = "application"
+    var id: String
+    var activationCodeLength: Int
+    var activationCodeType: String
+    var activationCodeTtlSeconds: Int64
+    var pinCodeType: String
+    var pinCodeLengthMin: Int
+    var pinCodeLengthMax: Int
+    var maxFailedAttempts: Int
+    var authMethods: String
+    /// `pin:pin,touchId,faceId;faceId:touchId`
+    var addOrUpdateAllowedBy: String
+    var tokenTtlSeconds: Int64
+    /// One prefix a line.
+    var redirectUrlPrefixes: String
+
+    init(_ config: ApplicationConfig) {
+        id = config.applicationId
+        activationCodeLength = config.activationCodeLength
+        activationCodeType = config.activationCodeType.rawValue
+        activationCodeTtlSeconds = config.activationCodeTtlSeconds
+        pinCodeType = config.pinCodeType.rawValue
+        pinCodeLengthMin = config.pinCodeLengthMin
+        pinCodeLengthMax = config.pinCodeLengthMax
+        maxFailedAttempts = config.maxFailedAttempts
+        authMethods = AuthMethod.text(config.authMethods)
+        addOrUpdateAllowedBy = AuthMethod.allCases.compactMap { proof in
+            config.addOrUpdateAllowedBy[proof].map { "\(proof.rawValue):\(AuthMethod.text($0))" }
+        }.joined(separator: ";")
+        tokenTtlSeconds = config.tokenTtlSeconds
+        redirectUrlPrefixes = config.redirectUrlPrefixes.joined(separator: "\n")
+    }
+
+    var config: ApplicationConfig {
+        var allowed: [AuthMethod: [AuthMethod]] = [:]
+        for entry in addOrUpdateAllowedBy.split(separator: ";") {
+            let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let proof = parts.first.flatMap({ AuthMethod(rawValue: String($0)) }) else { continue }
+            allowed[proof] = parts.count > 1 ? AuthMethod.list(String(parts[1])) : []
+        }
+        return ApplicationConfig(
+            applicationId: id, activationCodeLength: activationCodeLength,
+            activationCodeType: ActivationCodeType(rawValue: activationCodeType) ?? .numeric,
+            activationCodeTtlSeconds: activationCodeTtlSeconds, pinCodeType: PinCodeType(rawValue: pinCodeType) ?? .numeric,
+            pinCodeLengthMin: pinCodeLengthMin, pinCodeLengthMax: pinCodeLengthMax, maxFailedAttempts: maxFailedAttempts,
+            authMethods: AuthMethod.list(authMethods), addOrUpdateAllowedBy: allowed, tokenTtlSeconds: tokenTtlSeconds,
+            redirectUrlPrefixes: redirectUrlPrefixes.split(separator: "\n").map(String.init))
+    }
+}

@@ -1,0 +1,80 @@
+/// What `authentication/start` tells the app.
+public struct AuthenticationChallengeInfo: Sendable, Equatable {
+    public var authenticationMethods: [AuthMethod]
+    public var lastAttempt: UnixTime?
+    public var totalAttemptsPIN: Int
+    public var remainingAttemptsPIN: Int
+    public var authenticationId: String?
+    public var contextTitle: String?
+    public var contextContent: String?
+    public var contextMIME: String?
+    public var pinCodeType: PinCodeType
+    public var pinCodeLengthMin: Int
+    public var pinCodeLengthMax: Int
+}
+
+/// What `authentication/finish` answers.
+public struct AuthenticationOutcome: Sendable, Equatable {
+    public var contextContent: String?
+    public var token: String?
+}
+
+extension Latchkey {
+    /// Opens an authentication session, picking up a pushed authentication if one is pending.
+    /// - Throws: `notFound`, `notActivatedLocally`, the state errors.
+    public func startAuthentication(deviceId: String) throws -> AuthenticationChallengeInfo {
+        try transact { tx, _ in
+            let (device, registration) = try deviceRegistration(tx, deviceId: deviceId)
+            try requireActive(registration)
+            let app = try application(tx, registration.applicationId)
+            let pushed = try pendingPushedAuthentication(tx, registrationId: registration.id)
+            try startSession(tx, deviceId: deviceId, kind: .authentication, registration: registration,
+                             pushedAuthenticationId: pushed?.id)
+            let methods = registration.methods.filter(device.supports)
+            return AuthenticationChallengeInfo(
+                authenticationMethods: methods, lastAttempt: registration.lastAttempt, totalAttemptsPIN: app.maxFailedAttempts,
+                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0),
+                authenticationId: pushed?.id, contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent,
+                contextMIME: pushed?.contextMIME, pinCodeType: app.pinCodeType, pinCodeLengthMin: app.pinCodeLengthMin,
+                pinCodeLengthMax: app.pinCodeLengthMax)
+        }
+    }
+
+    /// Answers the challenge with `parameter`; the server verifies and counts.
+    /// - Throws: `noSessionInProgress`, `sessionExpired`, the state errors, `authMethodNotAllowed`,
+    ///   the biometric errors, `authenticationFailed`, `registrationLocked`.
+    public func finishAuthentication(deviceId: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose) throws -> AuthenticationOutcome {
+        try transact { tx, effects in
+            let device = try device(tx, deviceId)
+            let session = try openSession(tx, deviceId: deviceId, kinds: [.authentication])
+            var (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
+            guard registration.id == session.registrationId else {
+                throw DomainError(.noSessionInProgress, "No authentication was started for this registration")
+            }
+            try requireActive(registration)
+            guard registration.methods.contains(parameter.method) else {
+                throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration")
+            }
+            var pushed = try session.pushedAuthenticationId.flatMap { try tx.fetch(PushedAuthenticationRecord.self, id: $0) }
+            if pushed != nil, !parameter.method.isTwoFactor {
+                throw DomainError(.authMethodNotAllowed, "A pushed authentication needs a two-factor method")
+            }
+            if tokenPurpose != .none, !parameter.method.isTwoFactor {
+                throw DomainError(.authMethodNotAllowed, "A token needs a two-factor method; device alone cannot yield one")
+            }
+            let context = pushed.map { "\($0.contextTitle ?? "")\u{0}\($0.contextContent ?? "")\u{0}\($0.contextMIME ?? "")" }
+            try verifyFactor(tx, effects, device: device, registration: &registration, session: session, parameter, context: context)
+            if var approved = pushed, approved.status == PushedAuthenticationStatus.pending.rawValue, now < approved.expiresAt {
+                approved.status = PushedAuthenticationStatus.approved.rawValue
+                approved.decidedAt = now
+                try tx.save(approved)
+                pushed = approved
+                try audit(tx, effects, .pushedAuthenticationApproved, userId: registration.userId, registrationId: registration.id)
+            }
+            try audit(tx, effects, .authenticationSucceeded, userId: registration.userId, registrationId: registration.id,
+                      deviceId: deviceId, detail: parameter.method.rawValue)
+            let token = try issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
+            return AuthenticationOutcome(contextContent: pushed?.contextContent, token: token)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// Where a pushed authentication stands.
+public enum PushedAuthenticationStatus: String, Sendable, CaseIterable { case pending, approved, rejected, expired }
+
+/// An authentication the server pushed to a registration, with the context the user approves.
+struct PushedAuthenticationRecord: StoredRecord {
+    static let table = "pushed_authentication"
+    var id: String
+    var registrationId: String
+    var contextTitle: String?
+    var contextContent: String?
+    var contextMIME: String?
+    var status: String
+    var expiresAt: Int64
+    var decidedAt: Int64?
+    var createdAt: Int64
+}
+
+/// A pushed authentication as an operator sees it.
+public struct PushedAuthenticationInfo: Sendable, Equatable {
+    public var authenticationId: String
+    public var registrationId: String
+    public var status: PushedAuthenticationStatus
+    public var contextTitle: String?
+    public var decidedAt: UnixTime?
+}
+
+/// What an operator pushes.
+public struct NewPushedAuthentication: Sendable {
+    public var registrationId: String
+    public var contextTitle: String?
+    public var contextContent: String?
+    public var contextMIME: String?
+    public var ttlSeconds: Int64
+
+    public init(registrationId: String, contextTitle: String?, contextContent: String?, contextMIME: String?, ttlSeconds: Int64) {
+        self.registrationId = registrationId
+        self.contextTitle = contextTitle
+        self.contextContent = contextContent
+        self.contextMIME = contextMIME
+        self.ttlSeconds = ttlSeconds
+    }
+}
+
+extension Latchkey {
+    /// Pushes an authentication; the registration's next `authentication/start` picks it up.
+    /// - Throws: `notFound` (registration).
+    public func pushAuthentication(_ new: NewPushedAuthentication) throws -> (authenticationId: String, expiresAt: UnixTime) {
+        try transact { tx, effects in
+            guard let registration = try tx.fetch(RegistrationRecord.self, id: new.registrationId) else {
+                throw DomainError.notFound("registration")
+            }
+            let record = PushedAuthenticationRecord(
+                id: random.identifier("auth"), registrationId: registration.id, contextTitle: new.contextTitle,
+                contextContent: new.contextContent, contextMIME: new.contextMIME, status: PushedAuthenticationStatus.pending.rawValue,
+                expiresAt: now + new.ttlSeconds, decidedAt: nil, createdAt: now)
+            try tx.save(record)
+            try audit(tx, effects, .pushedAuthenticationCreated, userId: registration.userId, registrationId: registration.id)
+            return (record.id, record.expiresAt)
+        }
+    }
+
+    /// A pushed authentication's status (`expired` once its time is over undecided).
+    /// - Throws: `notFound` (authentication).
+    public func pushedAuthentication(_ authenticationId: String) throws -> PushedAuthenticationInfo {
+        try inspect { tx in
+            guard let record = try tx.fetch(PushedAuthenticationRecord.self, id: authenticationId) else {
+                throw DomainError.notFound("authentication")
+            }
+            var status = PushedAuthenticationStatus(rawValue: record.status) ?? .pending
+            if status == .pending, now >= record.expiresAt { status = .expired }
+            return PushedAuthenticationInfo(authenticationId: record.id, registrationId: record.registrationId, status: status,
+                                            contextTitle: record.contextTitle, decidedAt: record.decidedAt)
+        }
+    }
+
+    /// The newest pending, unexpired pushed authentication of a registration.
+    func pendingPushedAuthentication(_ tx: StoreTransaction, registrationId: String) throws -> PushedAuthenticationRecord? {
+        try tx.fetchAll(PushedAuthenticationRecord.self, where: [
+            .equals("registrationId", registrationId), .equals("status", PushedAuthenticationStatus.pending.rawValue),
+            StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+        ], newestFirst: true, limit: 1).first
+    }
+}

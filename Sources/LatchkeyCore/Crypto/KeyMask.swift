@@ -1,0 +1,29 @@
+import Crypto
+import _CryptoExtras
+
+/// Hides a private key under a secret the user knows (PIN, recovery code): the stored bytes are
+/// the key XOR a PBKDF2-HMAC-SHA256 stream of the secret. There is no MAC, checksum or padding,
+/// so a wrong secret unmasks to a different, equally plausible key — only the server's
+/// signature check tells, and counts.
+enum KeyMask {
+    /// PBKDF2 rounds for PINs (the contract's floor is 10 000).
+    static let pinRounds = 10_000
+    /// PBKDF2 rounds for recovery codes, which protect backed-up data.
+    static let recoveryRounds = 100_000
+
+    static func mask(_ key: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
+        let stream = derive(secret: secret, salt: salt, count: key.count, rounds: rounds)
+        return zip(key, stream).map { $0 ^ $1 }
+    }
+
+    static func unmask(_ masked: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
+        mask(masked, secret: secret, salt: salt, rounds: rounds)
+    }
+
+    private static func derive(secret: String, salt: [UInt8], count: Int, rounds: Int) -> [UInt8] {
+        guard let key = try? KDF.Insecure.PBKDF2.deriveKey(
+            from: Array(secret.utf8), salt: salt, using: .sha256, outputByteCount: count, unsafeUncheckedRounds: rounds)
+        else { return [UInt8](repeating: 0, count: count) }
+        return key.withUnsafeBytes { Array($0) }
+    }
+}

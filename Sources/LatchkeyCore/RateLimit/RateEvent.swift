@@ -1,0 +1,33 @@
+/// One counted event for a rate limit (a wrong activation code, a failed login, a send).
+struct RateEventRecord: StoredRecord {
+    static let table = "rate_event"
+    var id: String
+    var scope: String
+    /// What is limited: a device id, or a keyed hash of an identifier.
+    var subject: String
+    var at: Int64
+}
+
+/// A limit of `limit` events per `window` seconds for one subject.
+struct RateLimit {
+    var scope: String
+    var limit: Int
+    var window: Int64
+
+    /// Seconds until another event is allowed, or nil when it is allowed now.
+    func retryAfter(_ tx: StoreTransaction, subject: String, now: UnixTime) throws -> Int64? {
+        let recent = try tx.fetchAll(RateEventRecord.self, where: [
+            .equals("scope", scope), .equals("subject", subject), StoreFilter("at", .greaterOrEqual, .int(now - window + 1)),
+        ])
+        guard recent.count >= limit, let oldest = recent.map(\.at).min() else { return nil }
+        return max(oldest + window - now, 1)
+    }
+
+    func record(_ tx: StoreTransaction, subject: String, now: UnixTime, id: String) throws {
+        try tx.save(RateEventRecord(id: id, scope: scope, subject: subject, at: now))
+    }
+
+    func clear(_ tx: StoreTransaction, subject: String) throws {
+        try tx.deleteAll(RateEventRecord.self, where: [.equals("scope", scope), .equals("subject", subject)])
+    }
+}

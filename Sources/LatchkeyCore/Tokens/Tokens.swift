@@ -1,0 +1,57 @@
+/// A purpose-bound one-time token, stored only as its SHA-256.
+struct TokenRecord: StoredRecord {
+    static let table = "token"
+    /// The hash of the token.
+    var id: String
+    var registrationId: String
+    var purpose: String
+    var keyGeneration: Int
+    var expiresAt: Int64
+    var used: Bool
+    var createdAt: Int64
+}
+
+extension Latchkey {
+    /// Issues a token for `purpose` (nil for `none`), never outliving `notAfter`.
+    func issueToken(_ tx: StoreTransaction, _ effects: Effects, registration: RegistrationRecord, purpose: TokenPurpose,
+                    notAfter: Int64? = nil) throws -> String? {
+        guard purpose != .none else { return nil }
+        let ttl = try application(tx, registration.applicationId).tokenTtlSeconds
+        let token = random.secret(byteCount: 32)
+        var expiresAt = now + ttl
+        if let notAfter { expiresAt = min(expiresAt, notAfter) }
+        try tx.save(TokenRecord(id: SecretHash.digest(token, purpose: "token"), registrationId: registration.id,
+                                purpose: purpose.rawValue, keyGeneration: registration.keyGeneration, expiresAt: expiresAt,
+                                used: false, createdAt: now))
+        try audit(tx, effects, .tokenIssued, userId: registration.userId, registrationId: registration.id, detail: purpose.rawValue)
+        return token
+    }
+
+    /// Uses a token once: it must be this registration's, unused, unexpired and of `purpose`.
+    /// Returns when it would have expired.
+    /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
+    func consumeToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
+                      purpose: TokenPurpose) throws -> Int64 {
+        let hash = SecretHash.digest(token, purpose: "token")
+        guard var record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId == registration.id,
+              record.keyGeneration == registration.keyGeneration else {
+            try audit(tx, effects, .tokenRejected, userId: registration.userId, registrationId: registration.id, detail: "invalid")
+            throw DomainError(.tokenInvalid, "The token is unknown, used, or not this registration's")
+        }
+        guard now < record.expiresAt else {
+            throw DomainError(.tokenExpired, "The token has expired")
+        }
+        guard record.purpose == purpose.rawValue else {
+            throw DomainError(.tokenPurposeMismatch, "The token was issued for \(record.purpose), not \(purpose.rawValue)")
+        }
+        record.used = true
+        try tx.save(record)
+        try audit(tx, effects, .tokenUsed, userId: registration.userId, registrationId: registration.id, detail: purpose.rawValue)
+        return record.expiresAt
+    }
+
+    /// Revokes every outstanding token of a registration (lock, removal, new keys).
+    func revokeTokens(_ tx: StoreTransaction, registrationId: String) throws {
+        try tx.deleteAll(TokenRecord.self, where: [.equals("registrationId", registrationId)])
+    }
+}

@@ -1,0 +1,41 @@
+/// Server-wide lifetimes.
+public struct ServerConfig: Sendable, Equatable {
+    public var gracePeriodSeconds: Int64
+    public var insecureWindowSeconds: Int64
+    public var sessionLifetimeSeconds: Int64
+
+    /// 72 hours, 7 days, 30 days.
+    public static let defaults = ServerConfig(gracePeriodSeconds: 72 * 3600, insecureWindowSeconds: 7 * 86_400,
+                                              sessionLifetimeSeconds: 30 * 86_400)
+}
+
+struct ServerConfigRecord: StoredRecord {
+    static let table = "server_config"
+    var id: String
+    var gracePeriodSeconds: Int64
+    var insecureWindowSeconds: Int64
+    var sessionLifetimeSeconds: Int64
+}
+
+extension Latchkey {
+    func serverConfig(_ tx: StoreTransaction) throws -> ServerConfig {
+        guard let record = try tx.fetch(ServerConfigRecord.self, id: "server") else { return .defaults }
+        return ServerConfig(gracePeriodSeconds: record.gracePeriodSeconds, insecureWindowSeconds: record.insecureWindowSeconds,
+                            sessionLifetimeSeconds: record.sessionLifetimeSeconds)
+    }
+
+    /// Changes the server-wide lifetimes; nil keeps a value.
+    public func configureServer(gracePeriodSeconds: Int64?, insecureWindowSeconds: Int64?, sessionLifetimeSeconds: Int64?) throws -> ServerConfig {
+        try transact { tx, effects in
+            var config = try serverConfig(tx)
+            if let value = gracePeriodSeconds { config.gracePeriodSeconds = value }
+            if let value = insecureWindowSeconds { config.insecureWindowSeconds = value }
+            if let value = sessionLifetimeSeconds { config.sessionLifetimeSeconds = value }
+            try tx.save(ServerConfigRecord(id: "server", gracePeriodSeconds: config.gracePeriodSeconds,
+                                           insecureWindowSeconds: config.insecureWindowSeconds,
+                                           sessionLifetimeSeconds: config.sessionLifetimeSeconds))
+            try audit(tx, effects, .serverConfigured)
+            return config
+        }
+    }
+}

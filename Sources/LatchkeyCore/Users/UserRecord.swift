@@ -1,0 +1,60 @@
+/// A user on the server. The password is kept only as an scrypt hash.
+struct UserRecord: StoredRecord {
+    static let table = "user"
+    var id: String
+    var email: String?
+    /// The email lowercased, for case-insensitive lookups.
+    var emailKey: String?
+    var phoneNumber: String?
+    var passwordHash: [UInt8]?
+    var passwordSalt: [UInt8]?
+    var birthDate: String?
+    /// Operator-supplied attributes, as the caller's JSON text (opaque to the domain).
+    var attributes: String?
+    var createdAt: Int64
+
+    /// Where notices go: the email on file, else the phone.
+    var noticeAddress: (DeliveryChannel, String)? {
+        if let email { return (.email, email) }
+        if let phoneNumber { return (.sms, phoneNumber) }
+        return nil
+    }
+}
+
+/// A passkey registered for a user (its public-key material is out of scope here).
+struct PasskeyRecord: StoredRecord {
+    static let table = "passkey"
+    var id: String
+    var userId: String
+    var friendlyName: String
+    var createdAt: Int64
+}
+
+/// A passkey as the caller sees it.
+public struct Passkey: Sendable, Equatable {
+    public var id: String
+    public var friendlyName: String
+    public var createdAt: UnixTime
+}
+
+/// What an operator gives to create a user.
+public struct NewUser: Sendable {
+    public var userId: String?
+    public var email: String?
+    public var phoneNumber: String?
+    public var password: String?
+    public var birthDate: String?
+    public var passkeys: [String]
+    public var attributes: String?
+
+    public init(userId: String? = nil, email: String? = nil, phoneNumber: String? = nil, password: String? = nil,
+                birthDate: String? = nil, passkeys: [String] = [], attributes: String? = nil) {
+        self.userId = userId
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.password = password
+        self.birthDate = birthDate
+        self.passkeys = passkeys
+        self.attributes = attributes
+    }
+}

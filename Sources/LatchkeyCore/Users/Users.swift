@@ -1,0 +1,70 @@
+/// Identifier formats of the contract.
+enum Identifiers {
+    /// E.164: `+` and 2 to 15 digits, not starting with 0.
+    static func isPhoneNumber(_ text: String) -> Bool {
+        let chars = Array(text.utf8)
+        guard chars.count >= 3, chars.count <= 16, chars[0] == UInt8(ascii: "+"), chars[1] != UInt8(ascii: "0") else { return false }
+        return chars.dropFirst().allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+
+    /// A plausible address: something, `@`, a domain with a dot; no spaces.
+    static func isEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else { return false }
+        return !text.contains(where: { $0 == " " || $0.isNewline }) && text.count <= 254
+    }
+}
+
+extension Latchkey {
+    /// Creates a user. Emails compare case-insensitively.
+    /// - Throws: `alreadyExists`, `invalidParams` (email, phoneNumber, birthDate formats).
+    public func createUser(_ new: NewUser) throws -> String {
+        if let email = new.email, !Identifiers.isEmail(email) { throw DomainError.invalidParam("email", "must be an email address") }
+        if let phone = new.phoneNumber, !Identifiers.isPhoneNumber(phone) {
+            throw DomainError.invalidParam("phoneNumber", "must be an E.164 number: + and digits")
+        }
+        if let date = new.birthDate, !Timestamp.isValidDate(date) {
+            throw DomainError.invalidParam("birthDate", "must be a date written YYYY-MM-DD")
+        }
+        if let userId = new.userId, userId.isEmpty { throw DomainError.invalidParam("userId", "must not be empty") }
+        // The slow hash is computed before the write lock is taken.
+        let salt = new.password.map { _ in random.bytes(16) }
+        let hash = new.password.map { PasswordHash.hash($0, salt: salt ?? []) }
+        return try transact { tx, effects in
+            let userId = new.userId ?? random.identifier("usr")
+            if try tx.fetch(UserRecord.self, id: userId) != nil {
+                throw DomainError(.alreadyExists, "A user with this userId exists already", [("kind", .string("user"))])
+            }
+            if let email = new.email, try userByEmail(tx, email) != nil {
+                throw DomainError(.alreadyExists, "A user with this email exists already", [("kind", .string("user"))])
+            }
+            if let phone = new.phoneNumber, try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)]) != nil {
+                throw DomainError(.alreadyExists, "A user with this phone number exists already", [("kind", .string("user"))])
+            }
+            try tx.save(UserRecord(id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
+                                   passwordHash: hash, passwordSalt: salt, birthDate: new.birthDate, attributes: new.attributes,
+                                   createdAt: now))
+            for name in new.passkeys {
+                try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: userId, friendlyName: name, createdAt: now))
+            }
+            try audit(tx, effects, .userCreated, userId: userId)
+            return userId
+        }
+    }
+
+    func userByEmail(_ tx: StoreTransaction, _ email: String) throws -> UserRecord? {
+        try tx.first(UserRecord.self, where: [.equals("emailKey", email.lowercased())])
+    }
+
+    func user(_ tx: StoreTransaction, _ userId: String) throws -> UserRecord {
+        guard let user = try tx.fetch(UserRecord.self, id: userId) else { throw DomainError.notFound("user") }
+        return user
+    }
+
+    /// Queues a security notice to the user's email (else phone); users with neither get none.
+    func sendSecurityNotice(_ effects: Effects, to user: UserRecord, _ text: String) {
+        guard let (channel, address) = user.noticeAddress else { return }
+        effects.append(.delivery(OutboundMessage(id: random.identifier("msg"), channel: channel, to: address,
+                                                 purpose: .securityNotice, text: text, sentAt: now)))
+    }
+}
