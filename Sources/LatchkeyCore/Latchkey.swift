@@ -14,17 +14,21 @@ public final class Latchkey: Sendable {
     let logger: Logger
     private let sink: Mutex<@Sendable (DomainEvent) -> Void>
     let secretKeyCache = Mutex<[UInt8]?>(nil)
+    let dueCache = DueCache()
     /// Names this process: state that must not outlive it (an onboarding process started
     /// without `canRestoreSession`) is tagged with it. Not secret, never written out.
     let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
 
-    public init(store: Store, clock: Clock, random: RandomSource, logger: Logger = Logger(label: "latchkey.core")) {
+    /// Opens the system over a store; makes the store's keyed-hash key on first use.
+    /// - Throws: a store failure.
+    public init(store: Store, clock: Clock, random: RandomSource, logger: Logger = Logger(label: "latchkey.core")) throws {
         self.store = store
         self.clock = clock
         self.random = random
         self.logger = logger
         outbox = Outbox()
         sink = Mutex { _ in }
+        _ = try store.write { tx in try serverKey(tx) }
     }
 
     /// Where committed events go (the server turns them into notifications).

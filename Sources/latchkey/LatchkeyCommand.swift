@@ -119,7 +119,13 @@ struct LatchkeyCommand: ParsableCommand {
         let clockSource: LatchkeyCore.Clock = clock == .manual
             ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock()
         let random: RandomSource = seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource()
-        let core = Latchkey(store: store, clock: clockSource, random: random, logger: Logger(label: "latchkey.core"))
+        let core: Latchkey
+        do {
+            core = try Latchkey(store: store, clock: clockSource, random: random, logger: Logger(label: "latchkey.core"))
+        } catch {
+            logger.critical("cannot prepare the store", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
         let server = LatchkeyServer(
             core: core, options: ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand),
             logger: Logger(label: "latchkey.server"))

@@ -1,4 +1,0 @@
-extension Latchkey {
-    func accountRecoveryNextDue() -> UnixTime? { nil }
-    func runDueAccountRecoveryTransitions() throws {}
-}

@@ -1,0 +1,181 @@
+/// Which reset flow a verification code belongs to.
+public enum ResetKind: String, Sendable { case accountRecovery, passwordReset }
+
+/// A verification code, stored as a keyed hash. One per identifier at a time.
+struct ResetCodeRecord: StoredRecord {
+    static let table = "reset_code"
+    var id: String
+    /// The keyed hash of the identifier it was requested for.
+    var subject: String
+    var userId: String
+    var kind: String
+    var codeHash: String
+    var expiresAt: Int64
+    var wrongTries: Int
+    var consumed: Bool
+    var createdAt: Int64
+
+    static let lifetime: Int64 = 600
+    static let maxWrongTries = 5
+}
+
+/// Who asks for a reset: an email (email channel) or a phone number (SMS channel).
+public enum ResetIdentifier: Sendable {
+    case email(String)
+    case phoneNumber(String)
+
+    var key: String {
+        switch self {
+        case .email(let email): return "email:" + email.lowercased()
+        case .phoneNumber(let phone): return "phone:" + phone
+        }
+    }
+}
+
+extension Latchkey {
+    /// Sends: 1 per 30 s and 5 per hour per identifier.
+    static let resetBurstLimit = RateLimit(scope: "resetSend30s", limit: 1, window: 30)
+    static let resetHourLimit = RateLimit(scope: "resetSendHour", limit: 5, window: 3600)
+
+    private func resetUser(_ tx: StoreTransaction, _ identifier: ResetIdentifier) throws -> UserRecord? {
+        switch identifier {
+        case .email(let email): return try userByEmail(tx, email)
+        case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)])
+        }
+    }
+
+    /// Sends a verification code to the address on file. The answer is the same for unknown
+    /// users and over the send limit (then nothing is sent and the previous code stands).
+    /// - Throws: `invalidParams` (redirectUrl not under the application's prefixes), `notFound` (application).
+    public func requestReset(_ kind: ResetKind, _ identifier: ResetIdentifier, redirectUrl: String, applicationId: String?) throws {
+        let app = try applicationConfig(applicationId)
+        guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
+            throw DomainError.invalidParam("redirectUrl", "must start with one of the application's redirectUrlPrefixes")
+        }
+        try transact { tx, effects in
+            let subject = try codeHash(tx, identifier.key, purpose: "reset")
+            // The same random draws whether or not anyone is found or sent to.
+            let code = random.digits(6)
+            let messageId = random.identifier("msg")
+            let codeId = random.identifier("rst")
+            if try Self.resetBurstLimit.retryAfter(tx, subject: subject, now: now) != nil
+                || Self.resetHourLimit.retryAfter(tx, subject: subject, now: now) != nil { return }
+            try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
+            try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
+            guard let user = try resetUser(tx, identifier) else { return }
+            try tx.deleteAll(ResetCodeRecord.self, where: [.equals("subject", subject)])
+            try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
+                                        codeHash: try codeHash(tx, code, purpose: "reset-code"),
+                                        expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
+            var query = [("verification_code", code)]
+            var message: OutboundMessage
+            switch identifier {
+            case .email(let email):
+                query.append(("email", email))
+                message = OutboundMessage(id: messageId, channel: .email, to: user.email ?? email, purpose: .passwordReset, text: "",
+                                          sentAt: now, requestedEmail: email)
+            case .phoneNumber(let phone):
+                message = OutboundMessage(id: messageId, channel: .sms, to: user.phoneNumber ?? phone, purpose: .passwordReset, text: "",
+                                          sentAt: now, requestedPhoneNumber: phone)
+            }
+            let link = URLQuery.appending(query, to: redirectUrl)
+            message.purpose = kind == .accountRecovery ? .accountRecovery : .passwordReset
+            message.code = code
+            message.link = link
+            message.text = kind == .accountRecovery
+                ? "Your account recovery code is \(code). Open \(link) to continue. It is valid for 10 minutes."
+                : "Your password reset code is \(code). Open \(link) to continue. It is valid for 10 minutes."
+            effects.append(.delivery(message))
+            try audit(tx, effects, .resetRequested, userId: user.id, detail: kind.rawValue)
+        }
+    }
+
+    /// Checks a verification code for `kind` (nil: either). A wrong code, or one of the other
+    /// flow, counts and is not consumed; an expired one does not count.
+    /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
+    private func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: ResetIdentifier, code: String,
+                                kind: ResetKind?) throws -> (ResetCodeRecord, UserRecord) {
+        let subject = try codeHash(tx, identifier.key, purpose: "reset")
+        let given = try codeHash(tx, code, purpose: "reset-code")
+        guard var record = try tx.first(ResetCodeRecord.self, where: [.equals("subject", subject), .equals("consumed", false)]),
+              let user = try tx.fetch(UserRecord.self, id: record.userId) else {
+            throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
+        }
+        guard now < record.expiresAt else {
+            throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
+        }
+        let right = SecretHash.constantTimeEquals(given, record.codeHash)
+        guard right, kind == nil || record.kind == kind?.rawValue else {
+            record.wrongTries += 1
+            if record.wrongTries >= ResetCodeRecord.maxWrongTries { record.consumed = true }
+            try tx.save(record)
+            try audit(tx, effects, .resetCodeRejected, userId: user.id)
+            throw DomainError(.verificationCodeInvalid, "The verification code is not valid",
+                              [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
+        }
+        record.consumed = true
+        try tx.save(record)
+        return (record, user)
+    }
+
+    /// Sets a new password with a verification code; every session of the user ends.
+    /// - Throws: `policyViolation` (checked first: neither counts nor consumes), the code errors.
+    public func resetPassword(_ identifier: ResetIdentifier, code: String, password: String) throws {
+        try Self.checkPasswordPolicy(password)
+        let salt = random.bytes(16)
+        let hash = PasswordHash.hash(password, salt: salt)
+        try transact { tx, effects in
+            let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: nil)
+            try changePassword(tx, effects, user: user, salt: salt, hash: hash, keepSession: nil)
+            try audit(tx, effects, .resetCompleted, userId: user.id, detail: "password")
+        }
+    }
+
+    /// Removes every passkey and registers the new one (if given), with an account-recovery code.
+    /// - Throws: the code errors (a password-reset code counts as a wrong try).
+    public func resetPasskeys(_ identifier: ResetIdentifier, code: String, newPasskey: String?) throws -> [Passkey] {
+        try transact { tx, effects in
+            let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery)
+            try tx.deleteAll(PasskeyRecord.self, where: [.equals("userId", user.id)])
+            if let newPasskey {
+                try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: user.id, friendlyName: newPasskey, createdAt: now))
+            }
+            try tx.deleteAll(ResetCodeRecord.self, where: [.equals("userId", user.id)])
+            try audit(tx, effects, .passkeysReset, userId: user.id)
+            try audit(tx, effects, .resetCompleted, userId: user.id, detail: "passkeys")
+            sendSecurityNotice(effects, to: user, "The passkeys of your account were reset. If this was not you, contact support.")
+            return try passkeys(tx, userId: user.id)
+        }
+    }
+}
+
+/// Appends query parameters to a URL, percent-encoded, before any fragment.
+enum URLQuery {
+    static func appending(_ items: [(String, String)], to url: String) -> String {
+        var base = url
+        var fragment = ""
+        if let hash = url.firstIndex(of: "#") {
+            base = String(url[..<hash])
+            fragment = String(url[hash...])
+        }
+        let query = items.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
+        return base + separator + query + fragment
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is percent-encoded.
+    static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(UnicodeScalar(byte)))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                out += "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 15)])"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,150 @@
+/// A signed-in session, stored only as the hash of its id.
+struct UserSessionRecord: StoredRecord {
+    static let table = "user_session"
+    var id: String
+    var userId: String
+    var createdAt: Int64
+    var expiresAt: Int64
+}
+
+/// A user as `user/get` shows them.
+public struct UserProfile: Sendable, Equatable {
+    public var uid: String
+    public var email: String?
+    public var phoneNumber: String?
+    public var accountRecovery: AccountRecoveryStatus?
+}
+
+/// Who signs in: an email or a userId.
+public enum LoginIdentifier: Sendable {
+    case email(String)
+    case userId(String)
+
+    var rateSubject: String {
+        switch self {
+        case .email(let email): return "email:" + email.lowercased()
+        case .userId(let userId): return "userId:" + userId
+        }
+    }
+}
+
+extension Latchkey {
+    /// Failed logins: 5 per identifier in 15 minutes, known or not.
+    static let loginLimit = RateLimit(scope: "login", limit: 5, window: 900)
+
+    /// Signs a user in. The password check costs the same for unknown users; a new session
+    /// cancels a grace period or an insecure window in progress (state 2, reason 2).
+    /// - Throws: `rateLimited`, `invalidCredentials`.
+    public func login(_ identifier: LoginIdentifier, password: String) throws -> (sessionId: String, uid: String) {
+        let subject = try inspect { tx in try codeHash(tx, identifier.rateSubject, purpose: "login") }
+        let candidate: UserRecord? = try inspect { tx in
+            if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
+                throw DomainError.rateLimited(retryAfter: wait, "too many failed logins")
+            }
+            switch identifier {
+            case .email(let email): return try userByEmail(tx, email)
+            case .userId(let userId): return try tx.fetch(UserRecord.self, id: userId)
+            }
+        }
+        // The slow hash runs outside the write lock, and for unknown users too.
+        let matches = PasswordHash.verify(password, salt: candidate?.passwordSalt, hash: candidate?.passwordHash)
+        return try transact { tx, effects in
+            if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
+                throw DomainError.rateLimited(retryAfter: wait, "too many failed logins")
+            }
+            guard matches, let user = candidate, try tx.fetch(UserRecord.self, id: user.id)?.passwordHash == user.passwordHash else {
+                try Self.loginLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
+                try audit(tx, effects, .loginFailed, userId: candidate?.id)
+                throw DomainError(.invalidCredentials, "The identifier or the password is wrong")
+            }
+            try Self.loginLimit.clear(tx, subject: subject)
+            let sessionId = random.secret(byteCount: 32)
+            let lifetime = try serverConfig(tx).sessionLifetimeSeconds
+            try tx.save(UserSessionRecord(id: SecretHash.digest(sessionId, purpose: "session"), userId: user.id,
+                                          createdAt: now, expiresAt: now + lifetime))
+            if var recovery = try settledAccountRecovery(tx, effects, uid: user.id),
+               recovery.state == .gracePeriod || recovery.state == .insecure {
+                recovery.state = .cancelled
+                recovery.reason = .newSession
+                recovery.startTime = now
+                recovery.endTime = nil
+                try saveAccountRecovery(tx, effects, recovery)
+                try audit(tx, effects, .accountRecoveryCancelled, userId: user.id, detail: "newSession")
+            }
+            try audit(tx, effects, .loginSucceeded, userId: user.id)
+            return (sessionId, user.id)
+        }
+    }
+
+    /// The user behind a live session.
+    /// - Throws: `userSessionInvalid`.
+    func sessionUser(_ tx: StoreTransaction, _ sessionId: String) throws -> (UserSessionRecord, UserRecord) {
+        guard let session = try tx.fetch(UserSessionRecord.self, id: SecretHash.digest(sessionId, purpose: "session")),
+              now < session.expiresAt, let user = try tx.fetch(UserRecord.self, id: session.userId) else {
+            throw DomainError(.userSessionInvalid, "The session is unknown, ended or expired")
+        }
+        return (session, user)
+    }
+
+    /// Ends a session, or every session of its user.
+    /// - Throws: `userSessionInvalid`.
+    public func logout(sessionId: String, all: Bool) throws {
+        try transact { tx, effects in
+            let (session, user) = try sessionUser(tx, sessionId)
+            if all {
+                try tx.deleteAll(UserSessionRecord.self, where: [.equals("userId", user.id)])
+            } else {
+                try tx.delete(UserSessionRecord.self, id: session.id)
+            }
+            try audit(tx, effects, .logout, userId: user.id, detail: all ? "all" : nil)
+        }
+    }
+
+    /// The signed-in user with their account-recovery status.
+    /// - Throws: `userSessionInvalid`.
+    public func profile(sessionId: String) throws -> UserProfile {
+        try transact { tx, effects in
+            let (_, user) = try sessionUser(tx, sessionId)
+            return UserProfile(uid: user.id, email: user.email, phoneNumber: user.phoneNumber,
+                               accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id))
+        }
+    }
+
+    /// The signed-in user's passkeys.
+    /// - Throws: `userSessionInvalid`.
+    public func passkeys(sessionId: String) throws -> [Passkey] {
+        try inspect { tx in
+            let (_, user) = try sessionUser(tx, sessionId)
+            return try passkeys(tx, userId: user.id)
+        }
+    }
+
+    func passkeys(_ tx: StoreTransaction, userId: String) throws -> [Passkey] {
+        try tx.fetchAll(PasskeyRecord.self, where: [.equals("userId", userId)]).map {
+            Passkey(id: $0.id, friendlyName: $0.friendlyName, createdAt: $0.createdAt)
+        }
+    }
+
+    /// Sets a new password: every other session ends and outstanding reset codes die.
+    func changePassword(_ tx: StoreTransaction, _ effects: Effects, user: UserRecord, salt: [UInt8], hash: [UInt8],
+                        keepSession: String?) throws {
+        var user = user
+        user.passwordSalt = salt
+        user.passwordHash = hash
+        try tx.save(user)
+        for session in try tx.fetchAll(UserSessionRecord.self, where: [.equals("userId", user.id)]) where session.id != keepSession {
+            try tx.delete(UserSessionRecord.self, id: session.id)
+        }
+        try tx.deleteAll(ResetCodeRecord.self, where: [.equals("userId", user.id)])
+        try audit(tx, effects, .passwordChanged, userId: user.id)
+        sendSecurityNotice(effects, to: user, "Your password was changed. If this was not you, contact support.")
+    }
+
+    /// The password policy: at least 8 characters.
+    /// - Throws: `policyViolation`.
+    static func checkPasswordPolicy(_ password: String) throws {
+        guard password.count >= 8 else {
+            throw DomainError(.policyViolation, "The password must have at least 8 characters", [("violations", .strings(["tooShort"]))])
+        }
+    }
+}
