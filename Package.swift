@@ -58,7 +58,7 @@ let package = Package(
         ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
-        .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore"]),
+        .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore", "LatchkeyStore"]),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: ["LatchkeyServer", "LatchkeyStore", "LatchkeyCore", "LatchkeyJSON", "LatchkeyRPC"]

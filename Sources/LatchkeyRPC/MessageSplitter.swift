@@ -31,6 +31,8 @@ public struct MessageSplitter: Sendable {
     private var sawFirstByte = false
     /// The Content-Length of the body being waited for.
     private var pendingBody: Int?
+    /// After a bad header block: looking for the next `Content-Length:` (any case).
+    private var resyncing = false
 
     /// The longest header block accepted before it is declared bad.
     static let maxHeaderBytes = 8192
@@ -143,6 +145,11 @@ public struct MessageSplitter: Sendable {
 
     private mutating func nextContentLength() -> FrameEvent? {
         while true {
+            if resyncing {
+                guard let found = findHeaderMarker() else { return nil }
+                start = found
+                resyncing = false
+            }
             if let remaining = discarding {
                 let available = buffer.count - start
                 if available < remaining {
@@ -220,17 +227,32 @@ public struct MessageSplitter: Sendable {
 
     /// Resynchronizes on the next `Content-Length:` header after a bad block.
     private mutating func skipToNextHeader(from: Int) {
-        let marker = Array("Content-Length:".utf8)
-        var index = max(from, start)
+        start = min(max(from, start), buffer.count)
+        resyncing = true
+    }
+
+    private static let marker = Array("content-length:".utf8)
+
+    /// The next `Content-Length:` (any case) at or after `start`. When there is none, every
+    /// byte that cannot begin one is dropped.
+    private mutating func findHeaderMarker() -> Int? {
+        let marker = Self.marker
+        var index = start
         while index + marker.count <= buffer.count {
-            if buffer[index] == marker[0], Array(buffer[index..<index + marker.count]) == marker {
-                start = index
-                return
+            var matches = true
+            for offset in 0..<marker.count where Self.lowercased(buffer[index + offset]) != marker[offset] {
+                matches = false
+                break
             }
+            if matches { return index }
             index += 1
         }
-        // Keep a possible partial marker at the end of the buffer.
-        start = max(max(from, start), buffer.count - marker.count + 1)
+        start = max(start, buffer.count - marker.count + 1)
+        return nil
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 65 && byte <= 90 ? byte + 32 : byte
     }
 
     // MARK: storage

@@ -35,9 +35,9 @@ extension RPCError {
     }
 
     public static func methodNotFound(_ method: String) -> RPCError {
-        // The method name is the caller's own identifier, not a secret; it is cut short to stay a name.
-        let shown = method.count <= 64 && method.allSatisfy { $0.isASCII && !$0.isNewline } ? " '\(method)'" : ""
-        return RPCError(code: -32601, reason: "methodNotFound", message: "Method not found\(shown)")
+        // Error messages never quote the input, not even the method name.
+        _ = method
+        return RPCError(code: -32601, reason: "methodNotFound", message: "Method not found")
     }
 
     public static func invalidParams(_ errors: [(path: String, message: String)]) -> RPCError {

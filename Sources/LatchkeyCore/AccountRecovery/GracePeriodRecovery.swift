@@ -62,14 +62,14 @@ extension Latchkey {
                 let window = try serverConfig(tx).insecureWindowSeconds
                 status = AccountRecoveryStatus(uid: status.uid, state: .insecure, reason: .none, startTime: end, endTime: end + window)
                 try saveAccountRecovery(tx, effects, status)
-                try audit(tx, effects, .accountRecoveryInsecure, userId: status.uid)
+                try audit(tx, effects, .accountRecoveryInsecure, userId: status.uid, at: end)
                 if let user = try tx.fetch(UserRecord.self, id: status.uid) {
-                    sendSecurityNotice(effects, to: user, "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). If this was not you, sign in to cancel.")
+                    sendSecurityNotice(effects, to: user, at: end, "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). If this was not you, sign in to cancel.")
                 }
             case .insecure:
                 status = AccountRecoveryStatus(uid: status.uid, state: .expired, reason: .none, startTime: end, endTime: nil)
                 try saveAccountRecovery(tx, effects, status)
-                try audit(tx, effects, .accountRecoveryExpired, userId: status.uid)
+                try audit(tx, effects, .accountRecoveryExpired, userId: status.uid, at: end)
             default:
                 return status
             }

@@ -56,6 +56,9 @@ extension Latchkey {
                 throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration")
             }
             var pushed = try session.pushedAuthenticationId.flatMap { try tx.fetch(PushedAuthenticationRecord.self, id: $0) }
+            if let current = pushed, current.status != PushedAuthenticationStatus.pending.rawValue || now >= current.expiresAt {
+                throw DomainError(.sessionExpired, "The pushed authentication in hand expired or was decided; start again")
+            }
             if pushed != nil, !parameter.method.isTwoFactor {
                 throw DomainError(.authMethodNotAllowed, "A pushed authentication needs a two-factor method")
             }
@@ -64,15 +67,13 @@ extension Latchkey {
             }
             let context = pushed.map { "\($0.contextTitle ?? "")\u{0}\($0.contextContent ?? "")\u{0}\($0.contextMIME ?? "")" }
             try verifyFactor(tx, effects, device: device, registration: &registration, session: session, parameter, context: context)
-            if var approved = pushed, approved.status == PushedAuthenticationStatus.pending.rawValue, now < approved.expiresAt {
+            if var approved = pushed {
                 approved.status = PushedAuthenticationStatus.approved.rawValue
                 approved.decidedAt = now
                 try tx.save(approved)
                 pushed = approved
                 try audit(tx, effects, .pushedAuthenticationApproved, userId: registration.userId, registrationId: registration.id)
             }
-            try audit(tx, effects, .authenticationSucceeded, userId: registration.userId, registrationId: registration.id,
-                      deviceId: deviceId, detail: parameter.method.rawValue)
             let token = try issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
             return AuthenticationOutcome(contextContent: pushed?.contextContent, token: token)
         }

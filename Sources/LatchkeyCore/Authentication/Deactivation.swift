@@ -28,7 +28,8 @@ extension Latchkey {
             }
             try keychain.wipeActivation()
             try tx.delete(OperationSessionRecord.self, id: device.id)
-            try audit(tx, effects, .registrationDeactivated, registrationId: registrationId, deviceId: deviceId,
+            let owner = try tx.fetch(RegistrationRecord.self, id: registrationId)?.userId
+            try audit(tx, effects, .registrationDeactivated, userId: owner, registrationId: registrationId, deviceId: deviceId,
                       detail: onlyLocally ? "local" : "server")
         }
     }

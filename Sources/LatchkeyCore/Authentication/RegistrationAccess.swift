@@ -67,6 +67,8 @@ extension Latchkey {
         }
         if parameter.method.isTwoFactor { registration.failedAttempts = 0 }
         try tx.save(registration)
+        try audit(tx, effects, .authenticationSucceeded, userId: registration.userId, registrationId: registration.id,
+                  deviceId: device.id, detail: parameter.method.rawValue)
     }
 
     /// Signs a fresh challenge with the possession key alone (deactivations).

@@ -122,7 +122,7 @@ extension Latchkey {
         try transact { tx, _ in
             _ = try device(tx, deviceId)
             guard let process = try currentOnboarding(tx, deviceId: deviceId) else { return false }
-            return process.onboardingStatus != .finished
+            return process.onboardingStatus == .activationInProgress || process.onboardingStatus == .verificationInProgress
         }
     }
 
@@ -196,6 +196,9 @@ extension Latchkey {
             var process = try runningOnboarding(tx, deviceId: deviceId)
             process.closed = true
             try tx.save(process)
+            if let session = try tx.fetch(OperationSessionRecord.self, id: deviceId), session.onboardingProcessId == process.id {
+                try tx.delete(OperationSessionRecord.self, id: deviceId)
+            }
             if let registrationId = process.registrationId, var registration = try tx.fetch(RegistrationRecord.self, id: registrationId),
                registration.registrationState == .verificationPending {
                 registration.state = RegistrationState.removed.rawValue

@@ -14,7 +14,13 @@ extension Latchkey {
         try transact { tx, effects in
             let (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
             try requireActive(registration)
-            let tokenExpiry = try consumeToken(tx, effects, token, registration: registration, purpose: purpose)
+            let tokenExpiry = try consumeToken(tx, effects, token, registration: registration, purpose: purpose) {
+                // A valid delete token is not spent when there is nothing to delete.
+                if purpose == .deleteRecovery, registration.recoveryPublicKey == nil,
+                   try DeviceKeychain(tx: tx, deviceId: deviceId).get(.recoveryMaskedKey) == nil {
+                    throw DomainError(.recoveryNotActivated, "No recovery code is set; there is nothing to delete")
+                }
+            }
             try startSession(tx, deviceId: deviceId, kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate,
                              registration: registration, tokenExpiresAt: tokenExpiry)
         }

@@ -48,10 +48,7 @@ extension Latchkey {
     /// users and over the send limit (then nothing is sent and the previous code stands).
     /// - Throws: `invalidParams` (redirectUrl not under the application's prefixes), `notFound` (application).
     public func requestReset(_ kind: ResetKind, _ identifier: ResetIdentifier, redirectUrl: String, applicationId: String?) throws {
-        let app = try applicationConfig(applicationId)
-        guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
-            throw DomainError.invalidParam("redirectUrl", "must start with one of the application's redirectUrlPrefixes")
-        }
+        try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
             let subject = try codeHash(tx, identifier.key, purpose: "reset")
             // The same random draws whether or not anyone is found or sent to.
@@ -62,8 +59,15 @@ extension Latchkey {
                 || Self.resetHourLimit.retryAfter(tx, subject: subject, now: now) != nil { return }
             try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
-            guard let user = try resetUser(tx, identifier) else { return }
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals("subject", subject)])
+            guard let user = try resetUser(tx, identifier) else {
+                // An unknown identifier gets a code no one can know, so later answers (remaining
+                // tries, expiry) are the same as for a real user.
+                try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: "", kind: kind.rawValue, codeHash: "none:" + codeId,
+                                            expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
+                try audit(tx, effects, .resetRequested, detail: kind.rawValue)
+                return
+            }
             try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
                                         codeHash: try codeHash(tx, code, purpose: "reset-code"),
                                         expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
@@ -90,6 +94,15 @@ extension Latchkey {
         }
     }
 
+    /// The redirect must start with one of the application's prefixes (checked before anything else).
+    /// - Throws: `invalidParams`, `notFound` (application).
+    public func checkRedirectUrl(_ redirectUrl: String, applicationId: String?) throws {
+        let app = try applicationConfig(applicationId)
+        guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
+            throw DomainError.invalidParam("redirectUrl", "must start with one of the application's redirectUrlPrefixes")
+        }
+    }
+
     /// Checks a verification code for `kind` (nil: either). A wrong code, or one of the other
     /// flow, counts and is not consumed; an expired one does not count.
     /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
@@ -97,19 +110,19 @@ extension Latchkey {
                                 kind: ResetKind?) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
-        guard var record = try tx.first(ResetCodeRecord.self, where: [.equals("subject", subject), .equals("consumed", false)]),
-              let user = try tx.fetch(UserRecord.self, id: record.userId) else {
+        guard var record = try tx.first(ResetCodeRecord.self, where: [.equals("subject", subject), .equals("consumed", false)]) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
         }
+        let user = try tx.fetch(UserRecord.self, id: record.userId)
         guard now < record.expiresAt else {
             throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
         }
         let right = SecretHash.constantTimeEquals(given, record.codeHash)
-        guard right, kind == nil || record.kind == kind?.rawValue else {
+        guard right, let user, kind == nil || record.kind == kind?.rawValue else {
             record.wrongTries += 1
             if record.wrongTries >= ResetCodeRecord.maxWrongTries { record.consumed = true }
             try tx.save(record)
-            try audit(tx, effects, .resetCodeRejected, userId: user.id)
+            try audit(tx, effects, .resetCodeRejected, userId: user?.id)
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid",
                               [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
         }

@@ -31,7 +31,7 @@ extension Latchkey {
     /// Returns when it would have expired.
     /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
     func consumeToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
-                      purpose: TokenPurpose) throws -> Int64 {
+                      purpose: TokenPurpose, before use: () throws -> Void = {}) throws -> Int64 {
         let hash = SecretHash.digest(token, purpose: "token")
         guard var record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId == registration.id,
               record.keyGeneration == registration.keyGeneration else {
@@ -44,6 +44,7 @@ extension Latchkey {
         guard record.purpose == purpose.rawValue else {
             throw DomainError(.tokenPurposeMismatch, "The token was issued for \(record.purpose), not \(purpose.rawValue)")
         }
+        try use()
         record.used = true
         try tx.save(record)
         try audit(tx, effects, .tokenUsed, userId: registration.userId, registrationId: registration.id, detail: purpose.rawValue)

@@ -62,9 +62,9 @@ extension Latchkey {
     }
 
     /// Queues a security notice to the user's email (else phone); users with neither get none.
-    func sendSecurityNotice(_ effects: Effects, to user: UserRecord, _ text: String) {
+    func sendSecurityNotice(_ effects: Effects, to user: UserRecord, at time: UnixTime? = nil, _ text: String) {
         guard let (channel, address) = user.noticeAddress else { return }
         effects.append(.delivery(OutboundMessage(id: random.identifier("msg"), channel: channel, to: address,
-                                                 purpose: .securityNotice, text: text, sentAt: now)))
+                                                 purpose: .securityNotice, text: text, sentAt: time ?? now)))
     }
 }

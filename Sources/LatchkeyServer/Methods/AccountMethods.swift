@@ -22,8 +22,8 @@ enum AccountMethods {
         switch (params.optionalString("email"), params.optionalString("phoneNumber")) {
         case (let email?, nil): return .email(email)
         case (nil, let phone?): return .phoneNumber(phone)
-        case (nil, nil): throw DomainError.invalidParam("email", "give email or phoneNumber")
-        default: throw DomainError.invalidParam("phoneNumber", "give email or phoneNumber, not both")
+        case (nil, nil): throw DomainError.invalidParam("email", "is required when phoneNumber is absent (give one of them)")
+        default: throw DomainError.invalidParam("phoneNumber", "cannot be given together with email (give one of them)")
         }
     }
 
@@ -38,8 +38,8 @@ enum AccountMethods {
             switch (params.optionalString("email"), params.optionalString("userId")) {
             case (let email?, nil): identifier = .email(email)
             case (nil, let userId?): identifier = .userId(userId)
-            case (nil, nil): throw DomainError.invalidParam("email", "give email or userId")
-            default: throw DomainError.invalidParam("userId", "give email or userId, not both")
+            case (nil, nil): throw DomainError.invalidParam("email", "is required when userId is absent (give one of them)")
+            default: throw DomainError.invalidParam("userId", "cannot be given together with email (give one of them)")
             }
             let session = try context.core.login(identifier, password: params.string("password"))
             return ["sessionId": .string(session.sessionId), "uid": .string(session.uid)]
@@ -88,6 +88,7 @@ enum AccountMethods {
         MethodSpec("reset/requestAccountRecovery", "Sends an account-recovery code and deep link (same answer for unknown users).",
                    params: resetIdentifier + [Field("redirectUrl", .text), Wire.applicationId], result: CommonSchemas.empty,
                    errors: [.notFound]) { params, context in
+            try context.core.checkRedirectUrl(params.string("redirectUrl"), applicationId: params.optionalString("applicationId"))
             try context.core.requestReset(.accountRecovery, try resetIdentifier(params), redirectUrl: params.string("redirectUrl"),
                                           applicationId: params.optionalString("applicationId"))
             return .object(JSONObject())
@@ -95,6 +96,7 @@ enum AccountMethods {
         MethodSpec("reset/requestPasswordReset", "Sends a password-reset code and link (same answer for unknown users).",
                    params: resetIdentifier + [Field("redirectUrl", .text), Wire.applicationId], result: CommonSchemas.empty,
                    errors: [.notFound]) { params, context in
+            try context.core.checkRedirectUrl(params.string("redirectUrl"), applicationId: params.optionalString("applicationId"))
             try context.core.requestReset(.passwordReset, try resetIdentifier(params), redirectUrl: params.string("redirectUrl"),
                                           applicationId: params.optionalString("applicationId"))
             return .object(JSONObject())

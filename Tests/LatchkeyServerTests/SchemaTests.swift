@@ -1,0 +1,39 @@
+import Foundation
+import LatchkeyJSON
+import Testing
+@testable import LatchkeyServer
+
+@Suite struct SchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// schema/openrpc.json is the committed copy of what the code generates: it must not drift.
+    @Test func committedDocumentMatchesTheCode() throws {
+        let committed = try Data(contentsOf: Self.root.appendingPathComponent("schema/openrpc.json"))
+        let parsed = try JSONParser.parse(Array(committed))
+        #expect(parsed == LatchkeyServer.document(version: "0.1.0"), "schema/openrpc.json drifted: run `make schema`")
+    }
+
+    @Test func everyMethodDeclaresParamsResultAndErrors() {
+        var names: Set<String> = []
+        for method in MethodRegistry.all {
+            #expect(names.insert(method.name).inserted, "duplicate method \(method.name)")
+            #expect(!method.summary.isEmpty)
+        }
+        guard case .array(let methods)? = LatchkeyServer.document(version: "0").objectValue?["methods"] else {
+            Issue.record("no methods")
+            return
+        }
+        for method in methods {
+            #expect(method["result"] != nil)
+            #expect(method["errors"]?.arrayValue?.isEmpty == false)
+        }
+    }
+
+    @Test func everyDomainReasonHasACode() {
+        for reason in LatchkeyCore.ErrorReason.allCases {
+            #expect(ErrorRegistry.code(for: reason.rawValue) != -32603, "\(reason) has no code")
+        }
+    }
+}
+
+import LatchkeyCore

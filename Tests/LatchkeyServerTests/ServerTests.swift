@@ -1,0 +1,80 @@
+import Foundation
+import LatchkeyCore
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyStore
+import Testing
+@testable import LatchkeyServer
+
+/// Runs `input` through a fresh seeded server and returns everything it wrote.
+func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
+    let core = try Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: seed))
+    let server = LatchkeyServer(core: core, options: ServerOptions(version: "test"))
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
+    let writer = FrameWriter(fd: fds[1])
+    let engine = RPCEngine(handler: server, writer: writer, maxMessageBytes: 1 << 20)
+    let reader = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+    nonisolated(unsafe) var output = Data()
+    let done = DispatchSemaphore(value: 0)
+    Thread { output = reader.readDataToEndOfFile(); done.signal() }.start()
+    engine.receive(Array(input.utf8))
+    engine.finishInput()
+    writer.flush()
+    close(fds[1])
+    done.wait()
+    return String(decoding: output, as: UTF8.self)
+}
+
+@Suite struct ServerTests {
+    static let flow = """
+    {"jsonrpc":"2.0","id":1,"method":"admin/createUser","params":{"email":"dan@example.com","password":"password1"}}
+    {"jsonrpc":"2.0","id":2,"method":"device/create","params":{}}
+    {"jsonrpc":"2.0","id":3,"method":"events/subscribe","params":{"topics":["audit","delivery"]}}
+    {"jsonrpc":"2.0","id":4,"method":"recovery/generateCode"}
+    {"jsonrpc":"2.0","id":5,"method":"reset/requestPasswordReset","params":{"email":"dan@example.com","redirectUrl":"app://r"}}
+    {"jsonrpc":"2.0","id":6,"method":"clock/advance","params":{"seconds":60}}
+
+    """
+
+    /// Same seed + manual clock + same input ⇒ byte-identical output.
+    @Test func sameSeedReplaysByteForByte() throws {
+        let first = try transcript(Self.flow)
+        #expect(first == (try transcript(Self.flow)))
+        #expect(first != (try transcript(Self.flow, seed: 2)))
+        #expect(first.contains("\"delivery/sent\""))
+    }
+
+    @Test func invalidParamsNameTheField() throws {
+        let out = try transcript("""
+        {"jsonrpc":"2.0","id":1,"method":"device/create","params":{"biometry":"eyes","iCloudKeychain":"yes"}}
+        {"jsonrpc":"2.0","id":2,"method":"activation/start","params":{"deviceId":"x"}}
+        {"jsonrpc":"2.0","id":3,"method":"activation/finish","params":{"deviceId":"x","authParameter":{"method":"pin"}}}
+
+        """)
+        let lines = out.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        let paths = lines.map { line in line["error"]?["data"]?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? [] }
+        #expect(paths[0] == ["biometry", "iCloudKeychain"])
+        #expect(paths[1] == ["activationCode"])
+        #expect(paths[2] == ["authParameter.pin"])
+    }
+
+    @Test func noAdminClosesOperatorMethods() throws {
+        let core = try Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 0), random: SeededRandomSource(seed: 1))
+        let server = LatchkeyServer(core: core, options: ServerOptions(version: "test", noAdmin: true))
+        for method in ["admin/createUser", "clock/advance", "delivery/list", "audit/list"] {
+            let result = server.handle(RPCRequest(id: .int(1), method: method, params: nil)) { _ in }
+            guard case .failure(let error) = result else {
+                Issue.record("\(method) was open")
+                continue
+            }
+            #expect(error.code == 1002)
+        }
+        let subscribe = server.handle(RPCRequest(id: .int(1), method: "events/subscribe", params: ["topics": ["audit"]])) { _ in }
+        guard case .failure(let error) = subscribe else {
+            Issue.record("audit topic was open")
+            return
+        }
+        #expect(error.reason == "forbidden")
+    }
+}
