@@ -56,6 +56,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libFuzzer target over framing + parse + dispatch (`make fuzz`); without -DFUZZING it
+        // replays corpus files.
+        .executableTarget(
+            name: "LatchkeyFuzz",
+            dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore"]
+        ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
         .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore", "LatchkeyStore"]),

@@ -28,7 +28,8 @@ public final class Latchkey: Sendable {
         self.logger = logger
         outbox = Outbox()
         sink = Mutex { _ in }
-        _ = try store.write { tx in try serverKey(tx) }
+        let key = try store.secretKey { random.bytes(32) }
+        secretKeyCache.withLock { $0 = key }
     }
 
     /// Where committed events go (the server turns them into notifications).
@@ -52,6 +53,9 @@ public final class Latchkey: Sendable {
         } catch let error as DomainError {
             publish(effects)
             throw error
+        } catch is StoreBusy {
+            // Nothing was committed: nothing is published; the caller may try again.
+            throw DomainError.rateLimited(retryAfter: 1, "the store is busy")
         }
     }
 

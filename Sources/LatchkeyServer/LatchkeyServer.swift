@@ -71,10 +71,15 @@ public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
         var problems: [(path: String, message: String)] = []
         Schema.validateMembers(object, fields: method.params, at: "", into: &problems)
         if !problems.isEmpty { return .failure(.invalidParams(problems)) }
+        // Logs name the method and the outcome only: never params, which may hold secrets.
+        logger.trace("call", metadata: ["method": "\(method.name)"])
         do {
             runDueWork()
-            return .success(try method.handler(Params(object), CallContext(server: self)))
+            let result = try method.handler(Params(object), CallContext(server: self))
+            logger.debug("answered", metadata: ["method": "\(method.name)"])
+            return .success(result)
         } catch let error as DomainError {
+            logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(error.reason.rawValue)"])
             return .failure(ErrorRegistry.rpcError(error))
         } catch let error as RPCError {
             return .failure(error)

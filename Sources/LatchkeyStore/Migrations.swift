@@ -13,7 +13,6 @@ enum Migrations {
     }
 
     static let v1 = """
-    CREATE TABLE server_secret (id TEXT PRIMARY KEY NOT NULL, key BLOB NOT NULL);
     CREATE TABLE server_config (
         id TEXT PRIMARY KEY NOT NULL, gracePeriodSeconds INTEGER NOT NULL,
         insecureWindowSeconds INTEGER NOT NULL, sessionLifetimeSeconds INTEGER NOT NULL);

@@ -1,12 +1,16 @@
 import Foundation
 import GRDB
 import LatchkeyCore
+import Synchronization
 
 /// The SQLite store (WAL for files), through GRDB. Writes take the write lock up front
 /// (`BEGIN IMMEDIATE`), so read-then-write counters stay correct across processes.
 public final class SQLiteStore: Store, @unchecked Sendable {
     private let queue: DatabaseQueue
     public let kind: String
+    /// Where the keyed-hash key lives (nil: in memory only).
+    private let keyPath: String?
+    private let memoryKey = Mutex<[UInt8]?>(nil)
 
     /// Opens (and migrates) a file store, creating it with mode 0600.
     public static func file(at path: String) throws -> SQLiteStore {
@@ -23,27 +27,53 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(10)
         configuration.label = "latchkey"
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            chmod(path + suffix, 0o600)
+        // Processes opening a new file together race to switch it to WAL and to create the
+        // schema; the loser of either race retries and then finds the work done.
+        var attempt = 0
+        while true {
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try Migrations.migrator.migrate(queue)
+                for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                    chmod(path + suffix, 0o600)
+                }
+                return SQLiteStore(queue: queue, kind: "sqlite", keyPath: path + ".key")
+            } catch {
+                attempt += 1
+                if attempt >= 40 { throw error }
+                usleep(useconds_t(25_000 + attempt * 5_000))
+            }
         }
-        return try SQLiteStore(queue: queue, kind: "sqlite")
     }
 
     /// A private store that dies with the process.
     public static func inMemory() throws -> SQLiteStore {
-        try SQLiteStore(queue: DatabaseQueue(), kind: "memory")
+        let queue = try DatabaseQueue()
+        try Migrations.migrator.migrate(queue)
+        return SQLiteStore(queue: queue, kind: "memory", keyPath: nil)
     }
 
-    private init(queue: DatabaseQueue, kind: String) throws {
+    private init(queue: DatabaseQueue, kind: String, keyPath: String?) {
         self.queue = queue
         self.kind = kind
-        try Migrations.migrator.migrate(queue)
+        self.keyPath = keyPath
+    }
+
+    public func secretKey(make: () -> [UInt8]) throws -> [UInt8] {
+        guard let keyPath else {
+            return memoryKey.withLock { key in
+                if let key { return key }
+                let made = make()
+                key = made
+                return made
+            }
+        }
+        return try KeyFile.readOrCreate(at: keyPath, make: make)
     }
 
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         var outcome: Result<T, DomainError>?
-        try queue.writeWithoutTransaction { db in
+        try Self.mapBusy { try queue.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 do {
                     outcome = .success(try body(Transaction(db: db)))
@@ -52,13 +82,22 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 }
                 return .commit
             }
-        }
+        } }
         guard let outcome else { throw StoreFailure.noOutcome }
         return try outcome.get()
     }
 
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try queue.read { db in try body(Transaction(db: db)) }
+        try Self.mapBusy { try queue.read { db in try body(Transaction(db: db)) } }
+    }
+
+    /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout becomes `StoreBusy` (nothing written).
+    private static func mapBusy<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            throw StoreBusy()
+        }
     }
 
     /// The underlying SQLite file's integrity check (tests).

@@ -38,24 +38,11 @@ enum SecretHash {
     }
 }
 
-/// The server's secret key for keyed hashes: made once per store, kept in it.
-struct ServerSecretRecord: StoredRecord {
-    static let table = "server_secret"
-    var id: String
-    var key: [UInt8]
-}
-
 extension Latchkey {
-    /// The store's keyed-hash key, created on first use.
+    /// The store's keyed-hash key (kept outside the tables; see `Store.secretKey`).
     func serverKey(_ tx: StoreTransaction) throws -> [UInt8] {
         if let cached = secretKeyCache.withLock({ $0 }) { return cached }
-        let key: [UInt8]
-        if let record = try tx.fetch(ServerSecretRecord.self, id: "hash-key") {
-            key = record.key
-        } else {
-            key = random.bytes(32)
-            try tx.save(ServerSecretRecord(id: "hash-key", key: key))
-        }
+        let key = try store.secretKey { random.bytes(32) }
         secretKeyCache.withLock { $0 = key }
         return key
     }

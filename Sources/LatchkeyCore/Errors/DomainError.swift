@@ -71,7 +71,7 @@ public struct DomainError: Error, Sendable, Equatable {
     }
 
     public static func rateLimited(retryAfter: Int64, _ what: String) -> DomainError {
-        DomainError(.rateLimited, "Too many attempts: \(what); try again later",
+        DomainError(.rateLimited, "Try again later: \(what)",
                     [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
     }
 }

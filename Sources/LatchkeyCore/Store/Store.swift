@@ -63,4 +63,13 @@ public protocol Store: AnyObject, Sendable {
     func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T
     /// "sqlite" or "memory".
     var kind: String { get }
+    /// The store's secret key for keyed hashes, made with `make` on first use. It is kept apart
+    /// from the tables (a file beside the database), so a copy of the database alone cannot be
+    /// used to test guesses of one-time codes offline.
+    func secretKey(make: () -> [UInt8]) throws -> [UInt8]
+}
+
+/// The store could not get its lock in time (another process holds it); nothing was written.
+public struct StoreBusy: Error, Sendable {
+    public init() {}
 }
