@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every Latchkey benchmark in order, then prints a summary against the targets.
+#   1. builds the C reference (bench/echo.c -> bench/out/echo_c)
+#   2. pipelined.sh   throughput, 200 000 pipelined pings
+#   3. latency.py     interactive round trips, unpinned and pinned to one core
+#   4. coldstart.py   spawn -> one ping -> EOF -> exit
+# Each step has its own time limit; a failed step is reported and the others still run.
+# Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
+# (a figure missing its target does not make the run fail; the summary says so).
+#
+# Environment: LATCHKEY_BIN (default ../.build/release/latchkey), LATCHKEY_ARGS (default
+# --in-memory), ECHO_BIN, plus each script's own knobs (see README.md).
+set -uo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT_DIR="$BENCH_DIR/out"
+mkdir -p "$OUT_DIR"
+export PYTHONDONTWRITEBYTECODE=1
+export LATCHKEY_BIN="${LATCHKEY_BIN:-$BENCH_DIR/../.build/release/latchkey}"
+
+rm -f "$OUT_DIR"/{pipelined,latency,coldstart}.json "$OUT_DIR"/*.stderr.log
+failed=0
+
+# step NAME LIMIT_SECONDS COMMAND...
+step() {
+    local name="$1" limit="$2"
+    shift 2
+    echo
+    timeout -k 5 "$limit" "$@" 2>&1 | tee "$OUT_DIR/$name.log"
+    local rc=${PIPESTATUS[0]}
+    if [[ $rc -ne 0 ]]; then
+        [[ $rc -eq 124 ]] && echo "error: $name exceeded its ${limit}s limit" >&2
+        echo "error: $name failed (status $rc); log in $OUT_DIR/$name.log" >&2
+        failed=1
+    fi
+}
+
+echo "== Latchkey benchmarks ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -sr), $(nproc) CPUs)"
+echo "  latchkey: $LATCHKEY_BIN ${LATCHKEY_ARGS---in-memory}"
+if ! ECHO_BIN="${ECHO_BIN:-$("$BENCH_DIR/build_echo.sh")}"; then
+    echo "error: could not build bench/echo.c" >&2
+    exit 1
+fi
+export ECHO_BIN
+echo "  c-echo:   $ECHO_BIN"
+
+step pipelined 900 "$BENCH_DIR/pipelined.sh"
+step latency 300 python3 "$BENCH_DIR/latency.py"
+step coldstart 300 python3 "$BENCH_DIR/coldstart.py"
+
+echo
+python3 "$BENCH_DIR/summary.py"
+exit $failed
