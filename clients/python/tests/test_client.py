@@ -1,0 +1,200 @@
+"""The client's own mechanics, against the stand-in server and tiny shell scripts.
+
+These need no Swift build: they pin down framing, id routing, notification order, timeouts,
+stderr draining and what happens when the child dies.
+"""
+
+import json
+import sys
+import threading
+import time
+
+import pytest
+from support import FAKE
+
+from latchkey import (UNSET, Latchkey, LatchkeyError, LatchkeyProcessError, LatchkeyTimeout,
+                      Notification)
+
+RESPONSE_1 = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"ok": True}})
+
+
+def sh(script: str, timeout: float = 10) -> Latchkey:
+    return Latchkey.spawn("/bin/sh", ["-c", script], timeout=timeout)
+
+
+def test_call_and_helpers(fake):
+    assert fake.call("ping", {"echo": [1, "é", None]}) == {"echo": [1, "é", None]}
+    assert fake.ping(echo={"a": 1}) == {"echo": {"a": 1}}
+    assert fake.server.info()["clock"] == "manual"
+    assert fake.clock.advance(seconds=90) == {"now": "2026-01-01T00:01:30Z"}
+    assert fake.clock.now() == {"now": "2026-01-01T00:01:30Z"}
+    assert fake.rpc.discover()["openrpc"].startswith("1.")
+
+
+def test_error_response(fake):
+    with pytest.raises(LatchkeyError) as caught:
+        fake.call("no/such/method")
+    error = caught.value
+    assert (error.code, error.reason) == (-32601, "methodNotFound")
+    assert error.data == {"reason": "methodNotFound"}
+    assert "Method not found" in error.message and "-32601" in str(error)
+    with pytest.raises(LatchkeyError) as caught:
+        fake.clock.advance(seconds=-1)
+    assert caught.value.reason == "invalidParams" and caught.value.data["errors"]
+
+
+def test_notifications_arrive_in_order_before_the_response(fake):
+    received = []
+    fake.on_notification(received.append)
+    assert fake.events.subscribe(topics=["audit"]) == {"topics": ["audit"]}
+    for seconds in (1, 2, 3):
+        fake.clock.advance(seconds=seconds)
+        # The notification a request causes is delivered before call() returns.
+        assert received[-1].params["event"]["seconds"] == seconds
+    assert [n.params["event"]["seconds"] for n in fake.notifications] == [1, 2, 3]
+    assert received == fake.notifications
+    assert isinstance(received[0], Notification) and received[0].method == "audit/event"
+    fake.call("events/unsubscribe", {"topics": ["audit"]})
+    fake.clock.advance(seconds=4)
+    assert len(fake.notifications) == 3
+
+
+def test_callback_errors_and_reentrant_calls_do_not_stop_the_reader(fake):
+    outcomes = []
+
+    def callback(notification):
+        try:
+            fake.ping()
+        except RuntimeError as error:
+            outcomes.append(str(error))
+        raise ValueError("a bug in a callback")
+
+    fake.on_notification(callback)
+    fake.events.subscribe(topics=["audit"])
+    fake.clock.advance(seconds=1)
+    assert fake.ping(echo=2) == {"echo": 2}
+    assert outcomes and "deadlock" in outcomes[0]
+
+
+def test_optional_params_are_left_out_unless_given():
+    seen = []
+
+    class Recorder(Latchkey):
+        def __init__(self):  # no process: only records what the helpers send
+            pass
+
+        def call(self, method, params=None, timeout=None):
+            seen.append((method, params))
+
+    recorder = Recorder()
+    recorder.ping()
+    recorder.ping(echo=None)
+    recorder.server.info()
+    assert seen == [("ping", None), ("ping", {"echo": None}), ("server/info", None)]
+    assert repr(UNSET) == "UNSET"
+
+
+def test_concurrent_calls_are_routed_by_id(fake):
+    results = {}
+
+    def worker(n):
+        results[n] = [fake.ping(echo=[n, i])["echo"] for i in range(50)]
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {n: [[n, i] for i in range(50)] for n in range(8)}
+
+
+def test_spawn_uses_latchkey_bin(monkeypatch, tmp_path):
+    wrapper = tmp_path / "latchkey"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("LATCHKEY_BIN", str(wrapper))
+    with Latchkey.spawn(args=["--in-memory"]) as lk:
+        assert lk.server.info()["store"] == "memory"
+    assert lk.returncode == 0
+    monkeypatch.delenv("LATCHKEY_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with Latchkey.spawn() as lk:
+        assert lk.ping(echo=1) == {"echo": 1}
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(FileNotFoundError, match="LATCHKEY_BIN"):
+        Latchkey.spawn()
+
+
+def test_child_that_exits_at_once():
+    lk = sh("echo 'cannot open the store' >&2; exit 3")
+    started = time.monotonic()
+    with pytest.raises(LatchkeyProcessError) as caught:
+        lk.ping()
+    assert time.monotonic() - started < 5
+    assert caught.value.returncode == 3
+    assert "status 3" in str(caught.value) and "cannot open the store" in caught.value.stderr
+    with pytest.raises(LatchkeyProcessError):  # and every later call
+        lk.ping()
+    with pytest.raises(LatchkeyProcessError):
+        lk.notify("exit")
+    assert lk.close() == 3
+
+
+def test_child_that_dies_while_a_call_is_pending():
+    lk = sh("read line; echo 'fatal: boom' >&2; exit 4")
+    with pytest.raises(LatchkeyProcessError) as caught:
+        lk.call("ping", timeout=10)
+    assert caught.value.returncode == 4 and "boom" in str(caught.value)
+    lk.close()
+
+
+def test_killed_child(fake):
+    assert fake.ping(echo=1) == {"echo": 1}
+    fake.process.kill()
+    with pytest.raises(LatchkeyProcessError) as caught:
+        fake.ping(echo=2)
+    assert caught.value.returncode == -9
+
+
+def test_timeout_then_other_calls_still_work():
+    # Answers only the second request; the first one times out and its id is never answered.
+    lk = sh(f"read a; read b; echo '{json.dumps({'jsonrpc': '2.0', 'id': 2, 'result': 2})}'; cat >/dev/null")
+    with pytest.raises(LatchkeyTimeout) as caught:
+        lk.call("slow", timeout=0.2)
+    assert isinstance(caught.value, TimeoutError) and caught.value.reason == "timeout"
+    assert lk.call("fast") == 2
+    assert lk.close() == 0
+
+
+def test_error_without_id_answers_the_oldest_call():
+    reply = {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32000, "message": "too large", "data": {"reason": "messageTooLarge"}}}
+    lk = sh(f"read line; echo '{json.dumps(reply)}'; cat >/dev/null")
+    with pytest.raises(LatchkeyError) as caught:
+        lk.call("big", {"blob": "x" * 1000})
+    assert caught.value.reason == "messageTooLarge"
+    lk.close()
+
+
+def test_a_flood_on_stderr_never_blocks_the_child():
+    lines = []
+    script = f"yes 'log line' | head -n 200000 >&2; read l; echo '{RESPONSE_1}'"
+    lk = Latchkey.spawn("/bin/sh", ["-c", script], on_stderr=lines.append)
+    assert lk.call("x", timeout=20) == {"ok": True}
+    lk.close()
+    assert len(lines) == 200000 and lk.stderr_tail.endswith("log line")
+
+
+def test_close_kills_a_child_that_ignores_eof_and_sigterm():
+    lk = sh("trap '' TERM; exec sleep 30")
+    started = time.monotonic()
+    assert lk.close(grace=0.2) == -9
+    assert time.monotonic() - started < 5
+    with pytest.raises(LatchkeyProcessError, match="closed"):
+        lk.ping()
+
+
+def test_non_json_output_is_skipped():
+    lk = sh(f"read l; echo 'not json'; echo; echo '{RESPONSE_1}'; cat >/dev/null")
+    assert lk.call("x") == {"ok": True}
+    lk.close()
