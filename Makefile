@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps build release run test unit golden schema schema-check clients-test demo bench clean
+.PHONY: all deps build release run test unit golden schema schema-check clients-test system demo bench fuzz fuzz-replay clean
 
 all: build
 
@@ -20,6 +20,7 @@ deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 
 build: deps
 	$(SWIFT) build
@@ -53,7 +54,12 @@ schema-check: build
 clients-test: build
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
 
-test: deps unit golden schema-check clients-test
+# Process-level tests: two processes racing on one store, SIGKILL consistency, secret hygiene,
+# signals, time-driven notifications, --deliver-command.
+system: build
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 -m pytest -q -p no:cacheprovider Tests/system
+
+test: deps unit golden schema-check clients-test system fuzz-replay demo
 	@echo "make test: all suites passed"
 
 # A scripted session through the binary; exits 0 when every step answered as expected.
@@ -65,3 +71,18 @@ bench: deps release
 
 clean:
 	rm -rf .build
+
+# libFuzzer over framing + parse + dispatch. FUZZ_SECONDS bounds the run (short in make test's
+# smoke form; the long run is `make fuzz FUZZ_SECONDS=1800`). The corpus is seeded from the golden files.
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH := .build-fuzz
+fuzz: deps
+	$(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/crashes
+	python3 Tests/fuzz/seed_corpus.py $(FUZZ_SCRATCH)/corpus
+	$(FUZZ_SCRATCH)/debug/LatchkeyFuzz $(FUZZ_SCRATCH)/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+	  -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_SCRATCH)/crashes/ -print_final_stats=1
+
+# Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
+fuzz-replay: build
+	@ls Tests/fuzz/findings/* >/dev/null 2>&1 && .build/debug/LatchkeyFuzz Tests/fuzz/findings/* && echo "fuzz findings replayed" || echo "no fuzz findings to replay"
