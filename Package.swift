@@ -62,6 +62,15 @@ let package = Package(
             name: "LatchkeyFuzz",
             dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore"]
         ),
+        // Domain benchmarks: crypto floor, authentication and recovery on a file store (`make bench`).
+        .executableTarget(
+            name: "LatchkeyBench",
+            dependencies: [
+                "LatchkeyCore", "LatchkeyStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
         .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore", "LatchkeyStore"]),

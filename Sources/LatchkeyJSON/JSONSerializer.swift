@@ -9,20 +9,26 @@ public enum JSONSerializer {
         return output
     }
 
-    /// Serializes `value` and appends the text to `output`.
+    /// Serializes `value` and appends the text to `output`: one `json_dumpb` straight into the
+    /// array's new tail (a second one only when the first guess of the size was short).
     public static func serialize(_ value: JSON, into output: inout [UInt8]) {
         guard let node = build(value) else { return }
         defer { json_decref(node) }
-        let precision = Int32(realPrecision(value))
-        withUnsafeMutablePointer(to: &output) { pointer in
-            _ = json_dump_callback(node, { buffer, size, context in
-                guard let buffer, let context else { return 0 }
-                let sink = context.assumingMemoryBound(to: [UInt8].self)
-                buffer.withMemoryRebound(to: UInt8.self, capacity: size) {
-                    sink.pointee.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
-                }
-                return 0
-            }, pointer, CJansson_dump_flags(precision))
+        let flags = CJansson_dump_flags(Int32(realPrecision(value)))
+        let start = output.count
+        var room = 512
+        while true {
+            output.append(contentsOf: repeatElement(0, count: room))
+            let needed = output.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return json_dumpb(node, (base + start).assumingMemoryBound(to: CChar.self), room, flags)
+            }
+            if needed <= room {
+                output.removeLast(room - needed)
+                return
+            }
+            output.removeLast(room)
+            room = needed
         }
     }
 

@@ -27,6 +27,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(10)
         configuration.label = "latchkey"
+        // WAL with synchronous=NORMAL: a commit survives a killed process (the OS has it) and
+        // the file stays consistent on power loss; only the last commits could roll back then.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         // Processes opening a new file together race to switch it to WAL and to create the
         // schema; the loser of either race retries and then finds the work done.
         var attempt = 0

@@ -1,0 +1,120 @@
+// Benchmarks of the domain without the wire: the crypto floor and the flows on a file store.
+// `make bench` runs it in release mode. Figures go to stdout.
+import Crypto
+import Foundation
+import LatchkeyCore
+import LatchkeyStore
+import _CryptoExtras
+
+func measure(_ label: String, count: Int, _ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<count { try body() }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let each = seconds / Double(count)
+    print(String(format: "  %-44@ %9.1f µs each  %9.0f /s", label as NSString, each * 1e6, 1 / each))
+    return each
+}
+
+let arguments = CommandLine.arguments
+let flowCount = arguments.count > 1 ? Int(arguments[1]) ?? 300 : 300
+/// Registrations already in the store for the scale run (`LatchkeyBench 300 100000`).
+let scaleCounts = arguments.count > 2 ? arguments[2...].compactMap { Int($0) } : []
+
+print("== crypto primitives")
+let salt = [UInt8](repeating: 7, count: 16)
+let pbkdf2 = try measure("PBKDF2-HMAC-SHA256 x 10 000 (PIN)", count: 200) {
+    _ = try KDF.Insecure.PBKDF2.deriveKey(from: Array("1234".utf8), salt: salt, using: .sha256, outputByteCount: 32,
+                                          unsafeUncheckedRounds: 10_000)
+}
+let recoveryKDF = try measure("PBKDF2-HMAC-SHA256 x 100 000 (recovery code)", count: 20) {
+    _ = try KDF.Insecure.PBKDF2.deriveKey(from: Array("recovery".utf8), salt: salt, using: .sha256, outputByteCount: 32,
+                                          unsafeUncheckedRounds: 100_000)
+}
+let key = P256.Signing.PrivateKey()
+let message = Array(SHA256.hash(data: [1, 2, 3]))
+let signature = try key.signature(for: message)
+let sign = try measure("P-256 sign", count: 2000) { _ = try key.signature(for: message) }
+let verify = measure("P-256 verify", count: 2000) { _ = key.publicKey.isValidSignature(signature, for: message) }
+let scrypt = try measure("scrypt N=2^14 r=8 p=1 (password)", count: 10) {
+    _ = try KDF.Scrypt.deriveKey(from: Array("password".utf8), salt: salt, outputByteCount: 32, rounds: 1 << 14,
+                                 blockSize: 8, parallelism: 1)
+}
+// A PIN authentication: one PBKDF2, two signatures (possession + knowledge), two verifications.
+let pinFloor = pbkdf2 + 2 * sign + 2 * verify
+print(String(format: "  crypto floor of a PIN authentication: %.0f µs (%.0f /s)", pinFloor * 1e6, 1 / pinFloor))
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+func activatedSystem(_ name: String) throws -> Latchkey {
+    let system = try Latchkey(store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
+                              clock: SystemClock(), random: SystemRandomSource())
+    _ = try system.createUser(NewUser(userId: "alice"))
+    let code = try system.createActivationCode(userId: "alice", applicationId: nil).code
+    _ = try system.createDevice(NewDevice(deviceId: "phone"))
+    _ = try system.startActivation(deviceId: "phone", activationCode: code, applicationId: nil)
+    _ = try system.finishActivation(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
+    return system
+}
+
+print("== flows on a file store (WAL), in process, no JSON")
+let system = try activatedSystem("auth")
+let flow = try measure("authentication start + finish with PIN", count: flowCount) {
+    _ = try system.startAuthentication(deviceId: "phone")
+    _ = try system.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
+}
+let share = pinFloor / flow
+print(String(format: "  share of the flow in KDF + signatures: %.0f %% (KDF %.0f %%, signatures %.0f %%); the rest (store, logic): %.0f %%",
+             share * 100, pbkdf2 / flow * 100, (2 * sign + 2 * verify) / flow * 100, (1 - share) * 100))
+
+// One recovery finish: the recovery-code KDF, the recovery signature and its check, new keys.
+var restored: [Latchkey] = []
+for index in 0..<10 {
+    let recovery = try activatedSystem("recovery-\(index)")
+    _ = try recovery.startAuthentication(deviceId: "phone")
+    let token = try recovery.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"),
+                                                  tokenPurpose: .addOrUpdateRecovery).token ?? ""
+    try recovery.startRecoveryChange(deviceId: "phone", token: token, purpose: .addOrUpdateRecovery)
+    _ = try recovery.finishRecoveryAddOrUpdate(deviceId: "phone", recoveryCode: "plum-tree-42", tokenPurpose: .none)
+    let backup = try recovery.backupDevice(deviceId: "phone", kind: .computerEncrypted)
+    _ = try recovery.restoreDevice(backupId: backup, NewDevice(deviceId: "new"))
+    restored.append(recovery)
+}
+var next = 0
+let recoveryEach = try measure("recovery start + finish (code + new PIN)", count: restored.count) {
+    let recovery = restored[next]
+    next += 1
+    _ = try recovery.startRecovery(deviceId: "new")
+    _ = try recovery.finishRecovery(deviceId: "new", recoveryCode: "plum-tree-42", AuthParameter(method: .pin, pin: "2468"),
+                                    tokenPurpose: .none)
+}
+let recoveryFloor = recoveryKDF + sign + verify + pbkdf2 + 2 * sign
+print(String(format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
+             recoveryKDF * 1e3, recoveryFloor / recoveryEach * 100))
+_ = scrypt
+
+/// Peak resident memory of this process so far, from /proc/self/status (VmHWM).
+func peakRSS() -> String {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    return status.split(separator: "\n").first { $0.hasPrefix("VmHWM") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+}
+
+for count in scaleCounts {
+    print("== scale: \(count) registrations in the store")
+    let scaled = try activatedSystem("scale-\(count)")
+    // Device-only activations: real keys and rows, without a PIN KDF each.
+    for index in 0..<count {
+        let userId = "user-\(index)"
+        _ = try scaled.createUser(NewUser(userId: userId))
+        let code = try scaled.createActivationCode(userId: userId, applicationId: nil).code
+        _ = try scaled.createDevice(NewDevice(deviceId: "device-\(index)"))
+        _ = try scaled.startActivation(deviceId: "device-\(index)", activationCode: code, applicationId: nil)
+        _ = try scaled.finishActivation(deviceId: "device-\(index)", AuthParameter(method: .device), tokenPurpose: .none)
+    }
+    _ = try measure("authentication start + finish with PIN", count: flowCount) {
+        _ = try scaled.startAuthentication(deviceId: "phone")
+        _ = try scaled.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
+    }
+    print("  peak RSS so far: \(peakRSS())")
+}
