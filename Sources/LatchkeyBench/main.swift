@@ -6,12 +6,17 @@ import LatchkeyCore
 import LatchkeyStore
 import _CryptoExtras
 
+/// Benchmark figures go to stdout (this tool is not the protocol server).
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func measure(_ label: String, count: Int, _ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     for _ in 0..<count { try body() }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     let each = seconds / Double(count)
-    print(String(format: "  %-44@ %9.1f µs each  %9.0f /s", label as NSString, each * 1e6, 1 / each))
+    report(String(format: "  %-44@ %9.1f µs each  %9.0f /s", label as NSString, each * 1e6, 1 / each))
     return each
 }
 
@@ -20,7 +25,7 @@ let flowCount = arguments.count > 1 ? Int(arguments[1]) ?? 300 : 300
 /// Registrations already in the store for the scale run (`LatchkeyBench 300 100000`).
 let scaleCounts = arguments.count > 2 ? arguments[2...].compactMap { Int($0) } : []
 
-print("== crypto primitives")
+report("== crypto primitives")
 let salt = [UInt8](repeating: 7, count: 16)
 let pbkdf2 = try measure("PBKDF2-HMAC-SHA256 x 10 000 (PIN)", count: 200) {
     _ = try KDF.Insecure.PBKDF2.deriveKey(from: Array("1234".utf8), salt: salt, using: .sha256, outputByteCount: 32,
@@ -41,7 +46,7 @@ let scrypt = try measure("scrypt N=2^14 r=8 p=1 (password)", count: 10) {
 }
 // A PIN authentication: one PBKDF2, two signatures (possession + knowledge), two verifications.
 let pinFloor = pbkdf2 + 2 * sign + 2 * verify
-print(String(format: "  crypto floor of a PIN authentication: %.0f µs (%.0f /s)", pinFloor * 1e6, 1 / pinFloor))
+report(String(format: "  crypto floor of a PIN authentication: %.0f µs (%.0f /s)", pinFloor * 1e6, 1 / pinFloor))
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -58,14 +63,14 @@ func activatedSystem(_ name: String) throws -> Latchkey {
     return system
 }
 
-print("== flows on a file store (WAL), in process, no JSON")
+report("== flows on a file store (WAL), in process, no JSON")
 let system = try activatedSystem("auth")
 let flow = try measure("authentication start + finish with PIN", count: flowCount) {
     _ = try system.startAuthentication(deviceId: "phone")
     _ = try system.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
 }
 let share = pinFloor / flow
-print(String(format: "  share of the flow in KDF + signatures: %.0f %% (KDF %.0f %%, signatures %.0f %%); the rest (store, logic): %.0f %%",
+report(String(format: "  share of the flow in KDF + signatures: %.0f %% (KDF %.0f %%, signatures %.0f %%); the rest (store, logic): %.0f %%",
              share * 100, pbkdf2 / flow * 100, (2 * sign + 2 * verify) / flow * 100, (1 - share) * 100))
 
 // One recovery finish: the recovery-code KDF, the recovery signature and its check, new keys.
@@ -90,7 +95,7 @@ let recoveryEach = try measure("recovery start + finish (code + new PIN)", count
                                     tokenPurpose: .none)
 }
 let recoveryFloor = recoveryKDF + sign + verify + pbkdf2 + 2 * sign
-print(String(format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
+report(String(format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
              recoveryKDF * 1e3, recoveryFloor / recoveryEach * 100))
 _ = scrypt
 
@@ -101,7 +106,7 @@ func peakRSS() -> String {
 }
 
 for count in scaleCounts {
-    print("== scale: \(count) registrations in the store")
+    report("== scale: \(count) registrations in the store")
     let scaled = try activatedSystem("scale-\(count)")
     // Device-only activations: real keys and rows, without a PIN KDF each.
     for index in 0..<count {
@@ -116,5 +121,5 @@ for count in scaleCounts {
         _ = try scaled.startAuthentication(deviceId: "phone")
         _ = try scaled.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
     }
-    print("  peak RSS so far: \(peakRSS())")
+    report("  peak RSS so far: \(peakRSS())")
 }

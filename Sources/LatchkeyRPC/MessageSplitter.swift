@@ -55,11 +55,34 @@ public struct MessageSplitter: Sendable {
 
     /// The next event, or nil when more input is needed.
     public mutating func next() -> FrameEvent? {
+        guard let event = nextInPlace() else { return nil }
+        switch event {
+        case .message(let range): return .message(Array(buffer[range]))
+        case .tooLarge: return .tooLarge
+        case .badHeader: return .badHeader
+        }
+    }
+
+    /// An event whose message is still in the splitter's buffer (no copy).
+    enum InPlaceEvent {
+        case message(Range<Int>)
+        case tooLarge
+        case badHeader
+    }
+
+    /// The next event without copying the message out; read it with `withMessage` before the
+    /// next `append`.
+    mutating func nextInPlace() -> InPlaceEvent? {
         if framing == nil, !detect() { return nil }
         switch framing {
         case .contentLength: return nextContentLength()
         default: return nextLine()
         }
+    }
+
+    /// The bytes of a message returned by `nextInPlace`.
+    func withMessage<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// At end of input: an unterminated last line is still a message.
@@ -98,7 +121,7 @@ public struct MessageSplitter: Sendable {
 
     // MARK: newline-delimited
 
-    private mutating func nextLine() -> FrameEvent? {
+    private mutating func nextLine() -> InPlaceEvent? {
         while true {
             if let remaining = discarding {
                 _ = remaining
@@ -128,7 +151,7 @@ public struct MessageSplitter: Sendable {
             scanned = start
             guard let line = trimmedLine(lineStart, newline) else { continue }
             if line.count > maxMessageBytes { return .tooLarge }
-            return .message(Array(buffer[line]))
+            return .message(line)
         }
     }
 
@@ -143,7 +166,7 @@ public struct MessageSplitter: Sendable {
 
     // MARK: Content-Length
 
-    private mutating func nextContentLength() -> FrameEvent? {
+    private mutating func nextContentLength() -> InPlaceEvent? {
         while true {
             if resyncing {
                 guard let found = findHeaderMarker() else { return nil }
@@ -163,7 +186,7 @@ public struct MessageSplitter: Sendable {
             }
             if let length = pendingBody {
                 guard buffer.count - start >= length else { return nil }
-                let body = Array(buffer[start..<start + length])
+                let body = start..<start + length
                 start += length
                 pendingBody = nil
                 return .message(body)

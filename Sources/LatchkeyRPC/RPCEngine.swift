@@ -19,9 +19,13 @@ public final class RPCEngine {
     /// `shouldStop` is checked after each message (a signal finishes the message in hand).
     public func receive(_ bytes: UnsafeRawBufferPointer, shouldStop: () -> Bool = { false }) {
         splitter.append(bytes)
-        while !exitRequested, !shouldStop(), let event = splitter.next() {
+        while !exitRequested, !shouldStop(), let event = splitter.nextInPlace() {
             if let framing = splitter.framing { writer.framing = framing }
-            process(event)
+            switch event {
+            case .message(let range): splitter.withMessage(range) { processMessage($0) }
+            case .tooLarge: process(.tooLarge)
+            case .badHeader: process(.badHeader)
+            }
         }
     }
 
@@ -50,6 +54,11 @@ public final class RPCEngine {
 
     /// Answers one message body: a request, a notification or a batch.
     public func processMessage(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { processMessage($0) }
+    }
+
+    /// Answers one message body in place.
+    public func processMessage(_ bytes: UnsafeRawBufferPointer) {
         let parsed: JSON
         do {
             parsed = try JSONParser.parse(bytes)

@@ -17,6 +17,7 @@ public final class StdioLoop {
     private let engine: RPCEngine
     private let inputFD: Int32
     private var signalReadFD: Int32 = -1
+    private var fds = (pollfd(), pollfd())
 
     public init(engine: RPCEngine, inputFD: Int32) {
         self.engine = engine
@@ -80,9 +81,13 @@ public final class StdioLoop {
         while true {
             if Self.stopRequested { return false }
             let timeout = handler.millisecondsUntilDue().map { Int32(clamping: max(0, $0)) } ?? -1
-            var fds = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)]
-            if signalReadFD >= 0 { fds.append(pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            // Two fixed slots: no allocation on this path, which runs once per read.
+            fds.0 = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
+            fds.1 = pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)
+            let count: nfds_t = signalReadFD >= 0 ? 2 : 1
+            let ready = withUnsafeMutableBytes(of: &fds) { raw in
+                poll(raw.baseAddress?.assumingMemoryBound(to: pollfd.self), count, timeout)
+            }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return true
@@ -92,7 +97,7 @@ public final class StdioLoop {
                 writer.flush()
                 continue
             }
-            if fds.count > 1, fds[1].revents != 0 { return !Self.stopRequested }
+            if count > 1, fds.1.revents != 0 { return !Self.stopRequested }
             return true
         }
     }

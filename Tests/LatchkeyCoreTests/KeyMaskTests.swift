@@ -39,6 +39,27 @@ import Testing
         }
     }
 
+    /// The server's half holds public keys only: no private key of the device's appears in it.
+    @Test func serverKeepsPublicKeysOnly() throws {
+        let system = try makeSystem()
+        let registrationId = try activatedWithPin(system)
+        _ = try system.startAddOrUpdate(deviceId: "d1")
+        _ = try system.finishAddOrUpdate(deviceId: "d1", activation: AuthParameter(method: .faceId), proof: AuthParameter(method: .pin, pin: "1234"))
+        let record = try #require(try system.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) })
+        let privateKeys = try system.store.read { tx in
+            try [DeviceItem.possessionKey, .faceIdKey].compactMap { try DeviceKeychain(tx: tx, deviceId: "d1").get($0) }
+        }
+        #expect(privateKeys.count == 2)
+        for publicKey in [record.possessionPublicKey, record.pinPublicKey, record.faceIdPublicKey].compactMap({ $0 }) {
+            #expect(publicKey.count == 65 && publicKey.first == 0x04, "an uncompressed P-256 public key")
+            for privateKey in privateKeys {
+                #expect(!Array(publicKey).containsSubsequence(privateKey))
+                #expect(FactorKey.publicKey(of: privateKey) != nil)
+            }
+        }
+        #expect(Set(privateKeys.compactMap(FactorKey.publicKey(of:))).isSubset(of: [record.possessionPublicKey, record.faceIdPublicKey ?? []]))
+    }
+
     @Test func serverTellsAndCountsAWrongPin() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
@@ -47,5 +68,12 @@ import Testing
         #expect(error?.reason == .authenticationFailed)
         #expect(error?.detail("remainingAttempts") == .int(4))
         #expect(try system.registrationInfo(registrationId).failedAttempts == 1)
+    }
+}
+
+extension Array where Element == UInt8 {
+    func containsSubsequence(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= count else { return false }
+        return (0...(count - needle.count)).contains { Array(self[$0..<$0 + needle.count]) == needle }
     }
 }
