@@ -111,37 +111,44 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
 enum StoreFailure: Error { case noOutcome }
 
-/// One open transaction.
+/// One open transaction. Every statement is prepared once per connection and cached.
 struct Transaction: StoreTransaction {
     let db: Database
 
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
-        try Row<R>.fetchOne(db, key: id)?.record
+        let statement = try db.cachedStatement(sql: "SELECT * FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?")
+        return try Row<R>.fetchOne(statement, arguments: [id])?.record
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
         var (sql, arguments) = Self.select("SELECT * FROM \(R.table.quotedDatabaseIdentifier)", filters)
         sql += newestFirst ? " ORDER BY rowid DESC" : " ORDER BY rowid"
         if let limit { sql += " LIMIT \(max(limit, 0))" }
-        return try Row<R>.fetchAll(db, sql: sql, arguments: arguments).map(\.record)
+        return try Row<R>.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(\.record)
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
         let (sql, arguments) = Self.select("SELECT COUNT(*) FROM \(R.table.quotedDatabaseIdentifier)", filters)
-        return try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+        return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
     }
 
+    /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
     func save<R: StoredRecord>(_ record: R) throws {
-        try Row(record).upsert(db)
+        let values = try Row(record).databaseDictionary
+        let columns = values.keys.sorted()
+        let names = columns.map(\.quotedDatabaseIdentifier)
+        let updates = names.filter { $0 != "id".quotedDatabaseIdentifier }.map { "\($0) = excluded.\($0)" }
+        let sql = "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", "))) ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(columns.map { values[$0] ?? .null }))
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
-        _ = try Row<R>.deleteOne(db, key: id)
+        try db.cachedStatement(sql: "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?").execute(arguments: [id])
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
         let (sql, arguments) = Self.select("DELETE FROM \(R.table.quotedDatabaseIdentifier)", filters)
-        try db.execute(sql: sql, arguments: arguments)
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
     }
 
     private static func select(_ head: String, _ filters: [StoreFilter]) -> (String, StatementArguments) {

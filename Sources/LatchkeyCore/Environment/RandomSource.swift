@@ -15,18 +15,9 @@ public final class SystemRandomSource: RandomSource {
     public init() {}
 
     public func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var out = [UInt8](repeating: 0, count: count)
-        var index = 0
-        while index < count {
-            var word = generator.next()
-            for _ in 0..<8 where index < count {
-                out[index] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-                index += 1
-            }
-        }
-        return out
+        guard count > 0 else { return [] }
+        // swift-crypto's generator (BoringSSL's RAND_bytes over the OS CSPRNG), one call per request.
+        return SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
     }
 
     public var isSeeded: Bool { false }

@@ -8,7 +8,7 @@ enum AdminMethods {
     static let applicationSchema: Schema = .named("Application", .object([
         Field("applicationId", .text), Field("activationCodeLength", .integer(minimum: 6, maximum: 32)),
         Field("activationCodeType", .enumeration(ActivationCodeType.allCases.map(\.rawValue))),
-        Field("activationCodeTtlSeconds", .integer(minimum: 1)),
+        Field("activationCodeTtlSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)),
         Field("pinCodeType", .enumeration(PinCodeType.allCases.map(\.rawValue))),
         Field("pinCodeLengthMin", .integer(minimum: 4, maximum: 64)), Field("pinCodeLengthMax", .integer(minimum: 4, maximum: 64)),
         Field("maxFailedAttempts", .integer(minimum: 3, maximum: 10)), Field("authMethods", Wire.authMethods),
@@ -38,7 +38,7 @@ enum AdminMethods {
                        Field("applicationId", .string(minLength: 1)),
                        .optional("activationCodeLength", .integer(minimum: 6, maximum: 32)),
                        .optional("activationCodeType", .enumeration(ActivationCodeType.allCases.map(\.rawValue))),
-                       .optional("activationCodeTtlSeconds", .integer(minimum: 1)),
+                       .optional("activationCodeTtlSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)),
                        .optional("pinCodeType", .enumeration(PinCodeType.allCases.map(\.rawValue))),
                        .optional("pinCodeLengthMin", .integer(minimum: 4, maximum: 64)),
                        .optional("pinCodeLengthMax", .integer(minimum: 4, maximum: 64)),
@@ -73,8 +73,8 @@ enum AdminMethods {
             return application(try context.core.configureApplication(params.string("applicationId"), changes))
         },
         MethodSpec("admin/configureServer", "Changes the server-wide lifetimes; absent fields keep their value.",
-                   params: [.optional("gracePeriodSeconds", .integer(minimum: 1)), .optional("insecureWindowSeconds", .integer(minimum: 1)),
-                            .optional("sessionLifetimeSeconds", .integer(minimum: 1))],
+                   params: [.optional("gracePeriodSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)), .optional("insecureWindowSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)),
+                            .optional("sessionLifetimeSeconds", .integer(minimum: 1, maximum: Wire.maxDuration))],
                    result: .named("ServerConfig", .object([Field("gracePeriodSeconds", .integer()), Field("insecureWindowSeconds", .integer()),
                                                           Field("sessionLifetimeSeconds", .integer())])),
                    adminOnly: true) { params, context in
@@ -129,7 +129,7 @@ enum AdminMethods {
         },
         MethodSpec("admin/pushAuthentication", "Pushes an authentication with a context; the next authentication/start picks it up.",
                    params: [registrationId, .optional("contextTitle", .text), .optional("contextContent", .text),
-                            .optional("contextMIME", .text), .optional("ttlSeconds", .integer(minimum: 1), "default 300")],
+                            .optional("contextMIME", .text), .optional("ttlSeconds", .integer(minimum: 1, maximum: Wire.maxDuration), "default 300")],
                    result: .object([Field("authenticationId", .text), Field("expiresAt", CommonSchemas.time)]),
                    errors: [.notFound], adminOnly: true) { params, context in
             let pushed = try context.core.pushAuthentication(NewPushedAuthentication(

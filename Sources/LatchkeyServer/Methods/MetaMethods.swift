@@ -39,7 +39,7 @@ enum MetaMethods {
             ["now": .string(Timestamp.format(context.core.clock.now))]
         },
         MethodSpec("clock/advance", "Moves a manual clock forward; due state changes happen and are notified.",
-                   params: [Field("seconds", .integer(minimum: 0))], result: .object([Field("now", CommonSchemas.time)]),
+                   params: [Field("seconds", .integer(minimum: 0, maximum: Wire.maxDuration))], result: .object([Field("now", CommonSchemas.time)]),
                    errors: [.forbidden], adminOnly: true) { params, context in
             try context.core.advanceClock(by: params.int("seconds"))
             return ["now": .string(Timestamp.format(context.core.clock.now))]

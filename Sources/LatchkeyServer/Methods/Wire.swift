@@ -3,6 +3,9 @@ import LatchkeyJSON
 
 /// Conversions between the wire and the domain that several method groups share.
 enum Wire {
+    /// The longest duration any method accepts: 100 years, so no time arithmetic can overflow.
+    static let maxDuration: Int64 = 100 * 366 * 86_400
+
     static let deviceId = Field("deviceId", .string(minLength: 1), "the simulated device")
     static let applicationId = Field.optional("applicationId", .string(minLength: 1), "defaults to `default`")
     static let authMethod: Schema = .enumeration(AuthMethod.allCases.map(\.rawValue))
