@@ -58,9 +58,10 @@ let package = Package(
         ),
         // libFuzzer target over framing + parse + dispatch (`make fuzz`); without -DFUZZING it
         // replays corpus files.
+        .target(name: "CFuzzSupport"),
         .executableTarget(
             name: "LatchkeyFuzz",
-            dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore"]
+            dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeyCore", "CFuzzSupport"]
         ),
         // Domain benchmarks: crypto floor, authentication and recovery on a file store (`make bench`).
         .executableTarget(

@@ -1,4 +1,6 @@
+import CFuzzSupport
 import LatchkeyCore
+import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyStore
@@ -11,18 +13,40 @@ import Glibc
 /// long session). Output goes to /dev/null: the fuzzer looks for crashes, hangs and leaks.
 final class FuzzHarness: @unchecked Sendable {
     static let shared = FuzzHarness()
-    let server: LatchkeyServer?
+    private(set) var server: LatchkeyServer?
     let sink: Int32
+    private var runs = 0
 
     init() {
         sink = open("/dev/null", O_WRONLY)
-        server = (try? Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600),
-                                random: SeededRandomSource(seed: 1)))
+        server = Self.makeServer()
+    }
+
+    private static func makeServer() -> LatchkeyServer? {
+        (try? Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1)))
             .map { LatchkeyServer(core: $0, options: ServerOptions(version: "fuzz")) }
+    }
+
+    /// Runs every method once, and every framing, so one-time lazy initialisation happens
+    /// before the fuzzer starts counting leaks.
+    func warmUp() {
+        guard let server, case .array(let methods)? = server.document["methods"] else { return }
+        var lines = ""
+        for (index, method) in methods.enumerated() {
+            guard let name = method["name"]?.stringValue else { continue }
+            lines += "{\"jsonrpc\":\"2.0\",\"id\":\(index),\"method\":\"\(name)\",\"params\":{}}\n"
+        }
+        lines += "[]\n{bad\n[1]\n"
+        for input in [lines, "Content-Length: 2\r\n\r\n{}", "Content-Length: x\r\n\r\n"] {
+            Array(input.utf8).withUnsafeBytes { run($0) }
+        }
     }
 
     /// Framing + parse + dispatch of one input, as if it were a whole stream.
     func run(_ bytes: UnsafeRawBufferPointer) {
+        // A fresh store now and then keeps state (and the cost of each input) bounded.
+        runs += 1
+        if runs % 512 == 0 { server = Self.makeServer() }
         guard let server else { return }
         let writer = FrameWriter(fd: sink)
         let engine = RPCEngine(handler: server, writer: writer, maxMessageBytes: 1 << 16)
@@ -32,18 +56,30 @@ final class FuzzHarness: @unchecked Sendable {
     }
 }
 
-#if FUZZING
-/// The libFuzzer entry point (`make fuzz`).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's callback: one input through framing, parsing and dispatch.
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     FuzzHarness.shared.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
 }
-#else
-/// Without the fuzzer: replays corpus files given as arguments (a crash reproduces here).
+
+/// The entry point libFuzzer's objects refer to (the driver gets `fuzzOneInput` directly).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func llvmFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    fuzzOneInput(data, size)
+}
+
+/// Built with `-sanitize=fuzzer` (`make fuzz`) it runs libFuzzer's driver; otherwise it replays
+/// the corpus files given as arguments (a finding reproduces here, `make fuzz-replay`).
 @main
-struct FuzzReplay {
+struct FuzzMain {
     static func main() {
+        if CFuzzSupport_hasDriver() != 0 {
+            KDFCost.useForFuzzing()
+            FuzzHarness.shared.warmUp()
+            var argc = CommandLine.argc
+            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+            exit(CFuzzSupport_runDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
+        }
         for path in CommandLine.arguments.dropFirst() {
             guard let file = fopen(path, "rb") else { continue }
             var bytes: [UInt8] = []
@@ -58,4 +94,3 @@ struct FuzzReplay {
         }
     }
 }
-#endif

@@ -7,9 +7,9 @@ import _CryptoExtras
 /// signature check tells, and counts.
 enum KeyMask {
     /// PBKDF2 rounds for PINs (the contract's floor is 10 000).
-    static let pinRounds = 10_000
+    static var pinRounds: Int { KDFCost.factors.pinRounds }
     /// PBKDF2 rounds for recovery codes, which protect backed-up data.
-    static let recoveryRounds = 100_000
+    static var recoveryRounds: Int { KDFCost.factors.recoveryRounds }
 
     static func mask(_ key: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
         let stream = derive(secret: secret, salt: salt, count: key.count, rounds: rounds)

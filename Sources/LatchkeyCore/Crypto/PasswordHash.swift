@@ -3,7 +3,7 @@ import _CryptoExtras
 
 /// Passwords, stored as scrypt (memory-hard; N = 2^14, r = 8, p = 1) with a random salt.
 enum PasswordHash {
-    static let rounds = 1 << 14
+    static var rounds: Int { KDFCost.factors.scryptRounds }
 
     static func hash(_ password: String, salt: [UInt8]) -> [UInt8] {
         guard let key = try? KDF.Scrypt.deriveKey(from: Array(password.utf8), salt: salt, outputByteCount: 32,
