@@ -39,7 +39,10 @@ extension Latchkey {
             }
             let app = try application(tx, applicationId)
             let hash = try codeHash(tx, activationCode, purpose: "activation")
-            guard var code = try tx.first(ActivationCodeRecord.self, where: [.equals("codeHash", hash)]),
+            // The usable code with this value, else the newest used or expired one (for the answer).
+            let candidates = try tx.fetchAll(ActivationCodeRecord.self, where: [.equals("codeHash", hash)], newestFirst: true, limit: nil)
+            let live = candidates.first { !$0.consumed && now < $0.expiresAt && ($0.boundDeviceId == nil || $0.boundDeviceId == deviceId) }
+            guard var code = live ?? candidates.first,
                   !code.consumed, code.applicationId == app.applicationId,
                   code.boundDeviceId == nil || code.boundDeviceId == deviceId else {
                 try Self.activationCodeLimit.record(tx, subject: deviceId, now: now, id: random.identifier("rate"))

@@ -25,9 +25,17 @@ extension Latchkey {
             let app = try application(tx, applicationId)
             let alphabet = app.activationCodeType == .numeric
                 ? Array("0123456789") : Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-            let code = random.string(count: app.activationCodeLength, alphabet: alphabet)
+            // Short numeric codes repeat over time: a new code never equals one still usable.
+            var code = random.string(count: app.activationCodeLength, alphabet: alphabet)
+            var hash = try codeHash(tx, code, purpose: "activation")
+            while try tx.first(ActivationCodeRecord.self, where: [
+                .equals("codeHash", hash), .equals("consumed", false), StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+            ]) != nil {
+                code = random.string(count: app.activationCodeLength, alphabet: alphabet)
+                hash = try codeHash(tx, code, purpose: "activation")
+            }
             let expiresAt = now + app.activationCodeTtlSeconds
-            try tx.save(ActivationCodeRecord(id: random.identifier("act"), codeHash: try codeHash(tx, code, purpose: "activation"),
+            try tx.save(ActivationCodeRecord(id: random.identifier("act"), codeHash: hash,
                                              userId: userId, applicationId: app.applicationId, expiresAt: expiresAt,
                                              boundDeviceId: nil, consumed: false, createdAt: now))
             try audit(tx, effects, .activationCodeCreated, userId: userId, detail: app.applicationId)
