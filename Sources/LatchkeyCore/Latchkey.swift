@@ -12,7 +12,9 @@ public final class Latchkey: Sendable {
     public let random: RandomSource
     public let outbox: Outbox
     let logger: Logger
-    private let sink: Mutex<@Sendable (DomainEvent) -> Void>
+    /// The event handler, boxed: a closure kept directly in a `Mutex` is re-abstracted (wrapped
+    /// in a new thunk) on every read, which grows without bound in a long-lived process.
+    private let sink: Mutex<EventSink>
     let secretKeyCache = Mutex<[UInt8]?>(nil)
     let dueCache = DueCache()
     /// Names this process: state that must not outlive it (an onboarding process started
@@ -27,14 +29,15 @@ public final class Latchkey: Sendable {
         self.random = random
         self.logger = logger
         outbox = Outbox()
-        sink = Mutex { _ in }
+        sink = Mutex(EventSink { _ in })
         let key = try store.secretKey { random.bytes(32) }
         secretKeyCache.withLock { $0 = key }
     }
 
     /// Where committed events go (the server turns them into notifications).
     public func setEventSink(_ handler: @escaping @Sendable (DomainEvent) -> Void) {
-        sink.withLock { $0 = handler }
+        let box = EventSink(handler)
+        sink.withLock { $0 = box }
     }
 
     var now: UnixTime { clock.now }
@@ -68,10 +71,10 @@ public final class Latchkey: Sendable {
     func publishOutside(_ effects: Effects) { publish(effects) }
 
     private func publish(_ effects: Effects) {
-        let handler = sink.withLock { $0 }
+        let box = sink.withLock { $0 }
         for event in effects.events {
             if case .delivery(let message) = event { outbox.append(message) }
-            handler(event)
+            box.handler(event)
         }
     }
 
@@ -82,4 +85,10 @@ public final class Latchkey: Sendable {
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }
+}
+
+/// Where committed events go, as one reference that is swapped whole.
+final class EventSink: Sendable {
+    let handler: @Sendable (DomainEvent) -> Void
+    init(_ handler: @escaping @Sendable (DomainEvent) -> Void) { self.handler = handler }
 }
