@@ -3,7 +3,12 @@ extension Latchkey {
     /// - Throws: `notFound` (device), `notActivatedLocally`, `registrationRemoved` (gone, or moved
     ///   to another device's keys by a recovery).
     func deviceRegistration(_ tx: StoreTransaction, deviceId: String) throws -> (DeviceRecord, RegistrationRecord) {
-        let device = try device(tx, deviceId)
+        try deviceRegistration(tx, device: try device(tx, deviceId))
+    }
+
+    /// The same, for a device already read.
+    func deviceRegistration(_ tx: StoreTransaction, device: DeviceRecord) throws -> (DeviceRecord, RegistrationRecord) {
+        let deviceId = device.id
         guard let registrationId = try DeviceKeychain(tx: tx, deviceId: deviceId).string(.registrationId) else {
             throw DomainError(.notActivatedLocally, "This device holds no activation")
         }
