@@ -49,9 +49,13 @@ let scrypt = try measure("scrypt N=2^14 r=8 p=1 (password)", count: 10) {
 let pinFloor = pbkdf2 + 2 * sign + 2 * verify
 report(String(format: "  crypto floor of a PIN authentication: %.0f µs (%.0f /s)", pinFloor * 1e6, 1 / pinFloor))
 
-let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(getpid())")
+/// `LATCHKEY_BENCH_KEEP=DIR` keeps the stores (e.g. to serve the 100 000-registration one with
+/// the real binary and measure its memory); otherwise they go to a temporary folder, removed after.
+let keep = ProcessInfo.processInfo.environment["LATCHKEY_BENCH_KEEP"]
+let directory = keep.map { URL(fileURLWithPath: $0) }
+    ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: directory) }
+defer { if keep == nil { try? FileManager.default.removeItem(at: directory) } }
 
 func activatedSystem(_ name: String) throws -> Latchkey {
     let system = try Latchkey(store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
