@@ -3,12 +3,7 @@ extension Latchkey {
     /// - Throws: `notFound` (device), `notActivatedLocally`, `registrationRemoved` (gone, or moved
     ///   to another device's keys by a recovery).
     func deviceRegistration(_ tx: StoreTransaction, deviceId: String) throws -> (DeviceRecord, RegistrationRecord) {
-        try deviceRegistration(tx, device: try device(tx, deviceId))
-    }
-
-    /// The same, for a device already read.
-    func deviceRegistration(_ tx: StoreTransaction, device: DeviceRecord) throws -> (DeviceRecord, RegistrationRecord) {
-        let deviceId = device.id
+        let device = try device(tx, deviceId)
         guard let registrationId = try DeviceKeychain(tx: tx, deviceId: deviceId).string(.registrationId) else {
             throw DomainError(.notActivatedLocally, "This device holds no activation")
         }

@@ -16,34 +16,13 @@ enum DeviceItem: String, CaseIterable {
     var thisDeviceOnly: Bool { rawValue.hasPrefix("activation.") }
 }
 
-/// A device's keychain within one transaction. The items are read in one query on first use
-/// and kept while the keychain is in hand; writes go through to the store.
+/// A device's keychain within one transaction.
 struct DeviceKeychain {
     let tx: StoreTransaction
     let deviceId: String
-    private let cache = ItemCache()
-
-    init(tx: StoreTransaction, deviceId: String) {
-        self.tx = tx
-        self.deviceId = deviceId
-    }
-
-    private final class ItemCache {
-        var items: [String: [UInt8]]?
-    }
-
-    private func items() throws -> [String: [UInt8]] {
-        if let items = cache.items { return items }
-        var loaded: [String: [UInt8]] = [:]
-        for record in try tx.fetchAll(DeviceItemRecord.self, where: [.equals("deviceId", deviceId)]) {
-            loaded[record.name] = record.value
-        }
-        cache.items = loaded
-        return loaded
-    }
 
     func get(_ item: DeviceItem) throws -> [UInt8]? {
-        try items()[item.rawValue]
+        try tx.fetch(DeviceItemRecord.self, id: "\(deviceId)/\(item.rawValue)")?.value
     }
 
     func string(_ item: DeviceItem) throws -> String? {
@@ -53,14 +32,12 @@ struct DeviceKeychain {
     func set(_ item: DeviceItem, _ value: [UInt8]) throws {
         try tx.save(DeviceItemRecord(id: "\(deviceId)/\(item.rawValue)", deviceId: deviceId, name: item.rawValue,
                                      value: value, thisDeviceOnly: item.thisDeviceOnly))
-        if cache.items != nil { cache.items?[item.rawValue] = value }
     }
 
     func set(_ item: DeviceItem, _ value: String) throws { try set(item, Array(value.utf8)) }
 
     func remove(_ item: DeviceItem) throws {
         try tx.delete(DeviceItemRecord.self, id: "\(deviceId)/\(item.rawValue)")
-        if cache.items != nil { cache.items?[item.rawValue] = nil }
     }
 
     /// Removes every activation item (a local deactivation).
