@@ -82,10 +82,10 @@ clean:
 FUZZ_SECONDS ?= 60
 FUZZ_SCRATCH := .build-fuzz
 fuzz: deps
-	$(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+	$(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 	mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/crashes
 	python3 Tests/fuzz/seed_corpus.py $(FUZZ_SCRATCH)/corpus
-	LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp) $(FUZZ_SCRATCH)/debug/LatchkeyFuzz $(FUZZ_SCRATCH)/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+	LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp) $(FUZZ_SCRATCH)/release/LatchkeyFuzz $(FUZZ_SCRATCH)/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 	  -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_SCRATCH)/crashes/ -print_final_stats=1
 
 # Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
