@@ -140,9 +140,9 @@ extension Latchkey {
     public func cancelAccountRecovery(sessionId: String) throws -> AccountRecoveryStatus {
         try transact { tx, effects in
             let (_, user) = try sessionUser(tx, sessionId)
-            guard var status = try settledAccountRecovery(tx, effects, uid: user.id), status.state == .gracePeriod else {
-                let state = try settledAccountRecovery(tx, effects, uid: user.id)?.state ?? .none
-                throw notAllowed(state, "Only a grace period can be cancelled")
+            let current = try settledAccountRecovery(tx, effects, uid: user.id)
+            guard var status = current, status.state == .gracePeriod else {
+                throw notAllowed(current?.state ?? .none, "Only a grace period can be cancelled")
             }
             status.state = .cancelled
             status.reason = .cancelledByUser
@@ -169,7 +169,6 @@ extension Latchkey {
             try changePassword(tx, effects, user: user, salt: salt, hash: hash ?? [], keepSession: session.id)
             let status = AccountRecoveryStatus(uid: user.id, state: .none, reason: .none, startTime: now, endTime: nil)
             try saveAccountRecovery(tx, effects, status)
-            _ = current
             return status
         }
     }
