@@ -76,6 +76,10 @@ let package = Package(
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
         .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore", "LatchkeyStore"]),
         .testTarget(
+            name: "LatchkeyStoreTests",
+            dependencies: ["LatchkeyStore", "LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
             name: "LatchkeyServerTests",
             dependencies: ["LatchkeyServer", "LatchkeyStore", "LatchkeyCore", "LatchkeyJSON", "LatchkeyRPC"]
         ),

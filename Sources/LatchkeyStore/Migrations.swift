@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The schema, as append-only migrations: a landed migration is never edited; changes come
@@ -8,6 +9,9 @@ enum Migrations {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
+        }
+        migrator.registerMigration("v2-byte-blobs") { db in
+            try convertByteTextToBlobs(db)
         }
         return migrator
     }
@@ -97,4 +101,33 @@ enum Migrations {
     CREATE TABLE device_backup_item (id TEXT PRIMARY KEY NOT NULL, backupId TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL);
     CREATE INDEX device_backup_item_backup ON device_backup_item(backupId);
     """
+
+    /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.
+    static let byteColumns: [(table: String, column: String)] = [
+        ("user", "passwordHash"), ("user", "passwordSalt"),
+        ("registration", "possessionPublicKey"), ("registration", "pinPublicKey"),
+        ("registration", "touchIdPublicKey"), ("registration", "faceIdPublicKey"),
+        ("registration", "recoveryPublicKey"), ("operation_session", "challenge"),
+        ("device_item", "value"), ("device_backup_item", "value"),
+    ]
+
+    static func convertByteTextToBlobs(_ db: Database) throws {
+        for (table, column) in byteColumns {
+            let select = "SELECT id, \(column) FROM \(table) WHERE typeof(\(column)) = 'text'"
+            let update = "UPDATE \(table) SET \(column) = ? WHERE id = ?"
+            for row in try GRDB.Row.fetchAll(db, sql: select) {
+                let id: String = row[0]
+                let text: String = row[1]
+                guard let numbers = try? JSONDecoder().decode([UInt8].self, from: Data(text.utf8)) else {
+                    throw StoreDamaged(description: "\(table).\(column) of row \(id) is neither a blob nor a JSON byte array")
+                }
+                try db.execute(sql: update, arguments: [Data(numbers), id])
+            }
+        }
+    }
+}
+
+/// The file holds what no version of Latchkey wrote: opening it again will not help.
+public struct StoreDamaged: Error, CustomStringConvertible, Sendable {
+    public let description: String
 }

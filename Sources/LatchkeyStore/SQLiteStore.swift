@@ -11,6 +11,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Where the keyed-hash key lives (nil: in memory only).
     private let keyPath: String?
     private let memoryKey = Mutex<[UInt8]?>(nil)
+    /// Statements of the queue's one connection (used inside the queue only).
+    private let statements = StatementCache()
 
     /// Opens (and migrates) a file store, creating it with mode 0600.
     public static func file(at path: String) throws -> SQLiteStore {
@@ -41,6 +43,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     chmod(path + suffix, 0o600)
                 }
                 return SQLiteStore(queue: queue, kind: "sqlite", keyPath: path + ".key")
+            } catch let damaged as StoreDamaged {
+                throw damaged
             } catch {
                 attempt += 1
                 if attempt >= 40 { throw error }
@@ -79,7 +83,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try Self.mapBusy { try queue.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 do {
-                    outcome = .success(try body(Transaction(db: db)))
+                    outcome = .success(try body(Transaction(db: db, statements: statements)))
                 } catch let answer as DomainError {
                     outcome = .failure(answer)
                 }
@@ -91,7 +95,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try Self.mapBusy { try queue.read { db in try body(Transaction(db: db)) } }
+        try Self.mapBusy { try queue.read { db in try body(Transaction(db: db, statements: statements)) } }
     }
 
     /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout becomes `StoreBusy` (nothing written).
@@ -114,9 +118,12 @@ enum StoreFailure: Error { case noOutcome }
 /// One open transaction. Every statement is prepared once per connection and cached.
 struct Transaction: StoreTransaction {
     let db: Database
+    let statements: StatementCache
 
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
-        let statement = try db.cachedStatement(sql: "SELECT * FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?")
+        let statement = try statements.statement(.fetch, R.self, in: db) {
+            "SELECT * FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
+        }
         return try Row<R>.fetchOne(statement, arguments: [id])?.record
     }
 
@@ -135,15 +142,15 @@ struct Transaction: StoreTransaction {
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
     func save<R: StoredRecord>(_ record: R) throws {
         let values = try Row(record).databaseDictionary
-        let columns = values.keys.sorted()
-        let names = columns.map(\.quotedDatabaseIdentifier)
-        let updates = names.filter { $0 != "id".quotedDatabaseIdentifier }.map { "\($0) = excluded.\($0)" }
-        let sql = "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", "))) ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+        let (statement, columns) = try statements.upsert(R.self, columns: values, in: db)
+        try statement.execute(arguments: StatementArguments(columns.map { values[$0] ?? .null }))
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?").execute(arguments: [id])
+        let statement = try statements.statement(.delete, R.self, in: db) {
+            "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
+        }
+        try statement.execute(arguments: [id])
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {

@@ -34,7 +34,7 @@ extension Latchkey {
         try transact { tx, effects in
             let device = try device(tx, deviceId)
             let session = try openSession(tx, deviceId: deviceId, kinds: [.addOrUpdate])
-            var (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
+            var registration = try registration(tx, heldBy: device)
             try requireActive(registration)
             let app = try application(tx, registration.applicationId)
             guard registration.methods.contains(proof.method) else {

@@ -47,7 +47,7 @@ extension Latchkey {
         try transact { tx, effects in
             let device = try device(tx, deviceId)
             let session = try openSession(tx, deviceId: deviceId, kinds: [.authentication])
-            var (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
+            var registration = try registration(tx, heldBy: device)
             guard registration.id == session.registrationId else {
                 throw DomainError(.noSessionInProgress, "No authentication was started for this registration")
             }

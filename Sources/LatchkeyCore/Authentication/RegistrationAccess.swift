@@ -4,14 +4,20 @@ extension Latchkey {
     ///   to another device's keys by a recovery).
     func deviceRegistration(_ tx: StoreTransaction, deviceId: String) throws -> (DeviceRecord, RegistrationRecord) {
         let device = try device(tx, deviceId)
-        guard let registrationId = try DeviceKeychain(tx: tx, deviceId: deviceId).string(.registrationId) else {
+        return (device, try registration(tx, heldBy: device))
+    }
+
+    /// The registration `device` holds (the device already read in this transaction).
+    /// - Throws: `notActivatedLocally`, `registrationRemoved`.
+    func registration(_ tx: StoreTransaction, heldBy device: DeviceRecord) throws -> RegistrationRecord {
+        guard let registrationId = try DeviceKeychain(tx: tx, deviceId: device.id).string(.registrationId) else {
             throw DomainError(.notActivatedLocally, "This device holds no activation")
         }
         guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId),
-              registration.deviceId == deviceId else {
+              registration.deviceId == device.id else {
             throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
         }
-        return (device, registration)
+        return registration
     }
 
     /// The contract's order of state checks; a registration that is not active counts nothing.
