@@ -9,11 +9,31 @@ public struct ServerOptions: Sendable {
     public var version: String
     public var noAdmin: Bool
     public var deliverCommand: String?
+    /// `--fail-method`: these methods answer `internalError`, their transactions rolled back.
+    public var faultInjection: FaultInjection?
 
-    public init(version: String, noAdmin: Bool = false, deliverCommand: String? = nil) {
+    public init(version: String, noAdmin: Bool = false, deliverCommand: String? = nil, faultInjection: FaultInjection? = nil) {
         self.version = version
         self.noAdmin = noAdmin
         self.deliverCommand = deliverCommand
+        self.faultInjection = faultInjection
+    }
+}
+
+/// Methods made to fail as if the store were broken (a testing aid for clients).
+public struct FaultInjection: Sendable {
+    public var methods: Set<String>
+    public var store: FaultInjectingStore
+
+    public init(methods: Set<String>, store: FaultInjectingStore) {
+        self.methods = methods
+        self.store = store
+    }
+
+    /// The names that are not methods of the contract (a usage error).
+    public static func unknownMethods(_ names: [String]) -> [String] {
+        let known = Set(MethodRegistry.all.map(\.name))
+        return names.filter { !known.contains($0) }
     }
 }
 
@@ -75,7 +95,17 @@ public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
         logger.trace("call", metadata: ["method": "\(method.name)"])
         do {
             runDueWork()
-            let result = try method.handler(Params(object), CallContext(server: self))
+            let result: JSON
+            if let faults = options.faultInjection, faults.methods.contains(method.name) {
+                // Every valid call fails: what it wrote is rolled back, and one that never
+                // reached the store (or was refused by the domain) fails all the same.
+                do {
+                    _ = try faults.store.failing { try method.handler(Params(object), CallContext(server: self)) }
+                } catch is DomainError {}
+                throw InjectedStoreFault()
+            } else {
+                result = try method.handler(Params(object), CallContext(server: self))
+            }
             logger.debug("answered", metadata: ["method": "\(method.name)"])
             return .success(result)
         } catch let error as DomainError {

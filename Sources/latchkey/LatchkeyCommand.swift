@@ -78,6 +78,11 @@ struct LatchkeyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin.", valueName: "CMD"))
     var deliverCommand: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Make every valid call of METHOD answer internalError (-32603) as if the store had failed; what it wrote is rolled back. Repeatable. A testing aid for clients.",
+        valueName: "METHOD"))
+    var failMethod: [String] = []
+
     func validate() throws {
         if db != nil, inMemory {
             throw ValidationError("--db and --in-memory exclude each other")
@@ -94,6 +99,10 @@ struct LatchkeyCommand: ParsableCommand {
         if maxMessageBytes < 64 {
             throw ValidationError("--max-message-bytes must be at least 64")
         }
+        let unknown = FaultInjection.unknownMethods(failMethod)
+        if !unknown.isEmpty {
+            throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")
+        }
     }
 
     func run() throws {
@@ -109,12 +118,18 @@ struct LatchkeyCommand: ParsableCommand {
         let protocolFD = dup(1)
         dup2(2, 1)
 
-        let store: Store
+        var store: Store
         do {
             store = try inMemory ? SQLiteStore.inMemory() : SQLiteStore.file(at: db ?? Self.defaultStorePath())
         } catch {
             logger.critical("cannot open the store", metadata: ["error": "\(error)"])
             throw ExitCode(1)
+        }
+        var faultInjection: FaultInjection?
+        if !failMethod.isEmpty {
+            let faulty = FaultInjectingStore(base: store)
+            store = faulty
+            faultInjection = FaultInjection(methods: Set(failMethod), store: faulty)
         }
         let clockSource: LatchkeyCore.Clock = clock == .manual
             ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock()
@@ -127,7 +142,8 @@ struct LatchkeyCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let server = LatchkeyServer(
-            core: core, options: ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand),
+            core: core, options: ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
+                                        faultInjection: faultInjection),
             logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
         let engine = RPCEngine(handler: server, writer: writer, maxMessageBytes: maxMessageBytes)

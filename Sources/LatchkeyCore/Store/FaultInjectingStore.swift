@@ -1,0 +1,49 @@
+import Synchronization
+
+/// A store whose transactions fail while it is armed, as a broken disk would make them fail:
+/// the body runs, then its transaction rolls back and `InjectedStoreFault` is thrown (whatever
+/// the body answered, a domain refusal included). It lets clients and golden transcripts see
+/// what a failing server answers (`internalError`) and check that nothing was written
+/// (`latchkey --fail-method M`). Unarmed, it only forwards.
+public final class FaultInjectingStore: Store {
+    private let base: Store
+    private let armed = Mutex(false)
+
+    public init(base: Store) { self.base = base }
+
+    public var kind: String { base.kind }
+
+    /// Runs `body` with every transaction failing.
+    public func failing<T>(_ body: () throws -> T) rethrows -> T {
+        armed.withLock { $0 = true }
+        defer { armed.withLock { $0 = false } }
+        return try body()
+    }
+
+    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try base.write { tx in try failIfArmed { try body(tx) } }
+    }
+
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try base.read { tx in try failIfArmed { try body(tx) } }
+    }
+
+    public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { try base.secretKey(make: make) }
+
+    private func failIfArmed<T>(_ body: () throws -> T) throws -> T {
+        let value: T
+        do {
+            value = try body()
+        } catch let refusal as DomainError {
+            if armed.withLock({ $0 }) { throw InjectedStoreFault() }
+            throw refusal
+        }
+        if armed.withLock({ $0 }) { throw InjectedStoreFault() }
+        return value
+    }
+}
+
+/// The failure a `FaultInjectingStore` throws (never a `DomainError`: callers see a broken store).
+public struct InjectedStoreFault: Error, Sendable {
+    public init() {}
+}
