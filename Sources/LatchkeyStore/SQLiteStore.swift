@@ -144,6 +144,8 @@ struct Transaction: StoreTransaction {
         let values = try Row(record).databaseDictionary
         let (statement, columns) = try statements.upsert(R.self, columns: values, in: db)
         try statement.execute(arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+        // A cached statement would keep its last arguments (keys, hashes) until its next use.
+        statement.setUncheckedArguments(StatementArguments())
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
