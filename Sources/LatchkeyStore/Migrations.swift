@@ -115,7 +115,7 @@ enum Migrations {
         for (table, column) in byteColumns {
             let select = "SELECT id, \(column) FROM \(table) WHERE typeof(\(column)) = 'text'"
             let update = "UPDATE \(table) SET \(column) = ? WHERE id = ?"
-            for row in try GRDB.Row.fetchAll(db, sql: select) {
+            for row in try Row.fetchAll(db, sql: select) {
                 let id: String = row[0]
                 let text: String = row[1]
                 guard let numbers = try? JSONDecoder().decode([UInt8].self, from: Data(text.utf8)) else {

@@ -124,14 +124,21 @@ struct Transaction: StoreTransaction {
         let statement = try statements.statement(.fetch, R.self, in: db) {
             "SELECT * FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
         }
-        return try Row<R>.fetchOne(statement, arguments: [id])?.record
+        let rows = try Row.fetchCursor(statement, arguments: [id])
+        guard let row = try rows.next() else { return nil }
+        return try R(from: RecordDecoder(row: row, columns: statement.columnNames))
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
         var (sql, arguments) = Self.select("SELECT * FROM \(R.table.quotedDatabaseIdentifier)", filters)
         sql += newestFirst ? " ORDER BY rowid DESC" : " ORDER BY rowid"
         if let limit { sql += " LIMIT \(max(limit, 0))" }
-        return try Row<R>.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(\.record)
+        let statement = try db.cachedStatement(sql: sql)
+        let columns = statement.columnNames
+        var records: [R] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() { records.append(try R(from: RecordDecoder(row: row, columns: columns))) }
+        return records
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
@@ -141,9 +148,9 @@ struct Transaction: StoreTransaction {
 
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
     func save<R: StoredRecord>(_ record: R) throws {
-        let values = try Row(record).databaseDictionary
-        let (statement, columns) = try statements.upsert(R.self, columns: values, in: db)
-        try statement.execute(arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+        let (columns, values) = try RecordEncoder.columns(of: record)
+        let statement = try statements.upsert(R.self, columns: columns, in: db)
+        try statement.execute(arguments: StatementArguments(values))
         // A cached statement would keep its last arguments (keys, hashes) until its next use.
         statement.setUncheckedArguments(StatementArguments())
     }

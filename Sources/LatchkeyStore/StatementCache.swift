@@ -23,22 +23,17 @@ final class StatementCache: @unchecked Sendable {
         return statement
     }
 
-    /// `INSERT … ON CONFLICT(id) DO UPDATE` over the record's columns (its encoded values: a
-    /// record encodes every column, nil as NULL, so one type always has the same columns).
-    func upsert<R: StoredRecord>(_ type: R.Type, columns values: [String: DatabaseValue],
-                                 in db: Database) throws -> (statement: Statement, columns: [String]) {
-        if let known = upserts[ObjectIdentifier(type)], known.columns.count == values.count,
-           known.columns.allSatisfy({ values[$0] != nil }) {
-            return known
-        }
-        let columns = values.keys.sorted()
+    /// `INSERT … ON CONFLICT(id) DO UPDATE` over the record's columns, in the encoder's order
+    /// (a record encodes every property, nil as NULL, so one type always has the same columns).
+    func upsert<R: StoredRecord>(_ type: R.Type, columns: [String], in db: Database) throws -> Statement {
+        if let known = upserts[ObjectIdentifier(type)], known.columns == columns { return known.statement }
         let names = columns.map(\.quotedDatabaseIdentifier)
         let updates = names.filter { $0 != "id".quotedDatabaseIdentifier }.map { "\($0) = excluded.\($0)" }
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let sql = "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
             + "ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
-        let made = (statement: try db.makeStatement(sql: sql), columns: columns)
-        upserts[ObjectIdentifier(type)] = made
-        return made
+        let statement = try db.makeStatement(sql: sql)
+        upserts[ObjectIdentifier(type)] = (statement, columns)
+        return statement
     }
 }
