@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps build release run test unit golden schema schema-check clients-test system demo bench fuzz fuzz-replay clean
+.PHONY: all deps build release run test unit golden schema schema-check clients-test system demo bench fuzz fuzz-smoke fuzz-replay clean
 
 all: build
 
@@ -60,7 +60,7 @@ clients-test: build
 system: build
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 -m pytest -q -p no:cacheprovider Tests/system
 
-test: deps unit golden schema-check clients-test system fuzz-replay demo
+test: deps unit golden schema-check clients-test system fuzz-replay fuzz-smoke demo
 	@echo "make test: all suites passed"
 
 # A scripted session through the binary; exits 0 when every step answered as expected.
@@ -95,6 +95,20 @@ fuzz: deps
 	  -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=4096 \
 	  -artifact_prefix=$(FUZZ_SCRATCH)/crashes/ -print_final_stats=1 2>&1 | tee $(FUZZ_SCRATCH)/fuzz-$(FUZZ_SEEDS).log; \
 	  exit $${PIPESTATUS[0]}
+
+# The short form run by make test: a debug build with the same sanitizers, every golden line as
+# seed, FUZZ_SMOKE_SECONDS of fuzzing with a fixed seed; any crash, leak or sanitizer report fails.
+FUZZ_SMOKE_SECONDS ?= 30
+FUZZ_SMOKE_SCRATCH := .build-fuzz-debug
+fuzz-smoke: deps
+	$(SWIFT) build --scratch-path $(FUZZ_SMOKE_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+	rm -rf $(FUZZ_SMOKE_SCRATCH)/corpus && mkdir -p $(FUZZ_SMOKE_SCRATCH)/corpus $(FUZZ_SMOKE_SCRATCH)/crashes
+	python3 Tests/fuzz/seed_corpus.py $(FUZZ_SMOKE_SCRATCH)/corpus lines
+	LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 $(FUZZ_SMOKE_SCRATCH)/debug/LatchkeyFuzz $(FUZZ_SMOKE_SCRATCH)/corpus \
+	  -seed=1 -max_total_time=$(FUZZ_SMOKE_SECONDS) -max_len=512 -timeout=10 -rss_limit_mb=4096 \
+	  -artifact_prefix=$(FUZZ_SMOKE_SCRATCH)/crashes/ -print_final_stats=1 > $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log 2>&1 \
+	  || { tail -60 $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log; exit 1; }
+	@grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log
 
 # Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
 fuzz-replay: build
