@@ -80,20 +80,23 @@ clean:
 # libFuzzer over framing + parse + dispatch, with AddressSanitizer and LeakSanitizer.
 # FUZZ_SECONDS bounds the run. FUZZ_SEEDS picks the corpus seeded from the golden files:
 #   all   - whole transcripts and each of their lines (deep, stateful; ~500 inputs/s)
-#   lines - each request line alone, inputs up to 1 KiB (shallow, fast; ~3 000 inputs/s)
+#   lines - each request line alone, inputs up to 512 bytes (shallow, fast; ~3 000 inputs/s)
+# FUZZ_JOBS > 1 runs that many fuzzing processes on one corpus (logs: $(FUZZ_SCRATCH)/fuzz-N.log).
 # Each kind keeps its own corpus under $(FUZZ_SCRATCH); findings land in $(FUZZ_SCRATCH)/crashes.
-# The long run: `make fuzz FUZZ_SEEDS=lines FUZZ_SECONDS=3600` beside `make fuzz FUZZ_SECONDS=3600`.
+# The long run: `make fuzz FUZZ_SEEDS=lines FUZZ_JOBS=2 FUZZ_SECONDS=2400`.
 FUZZ_SECONDS ?= 60
 FUZZ_SEEDS ?= all
-FUZZ_MAX_LEN ?= $(if $(filter lines,$(FUZZ_SEEDS)),1024,8192)
+FUZZ_JOBS ?= 1
+FUZZ_MAX_LEN ?= $(if $(filter lines,$(FUZZ_SEEDS)),512,8192)
 FUZZ_SCRATCH := .build-fuzz
+FUZZ_PARALLEL := $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS),)
 fuzz: deps
 	$(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 	mkdir -p $(FUZZ_SCRATCH)/corpus-$(FUZZ_SEEDS) $(FUZZ_SCRATCH)/crashes
 	python3 Tests/fuzz/seed_corpus.py $(FUZZ_SCRATCH)/corpus-$(FUZZ_SEEDS) $(FUZZ_SEEDS)
-	LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 $(FUZZ_SCRATCH)/release/LatchkeyFuzz $(FUZZ_SCRATCH)/corpus-$(FUZZ_SEEDS) \
-	  -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=4096 \
-	  -artifact_prefix=$(FUZZ_SCRATCH)/crashes/ -print_final_stats=1 2>&1 | tee $(FUZZ_SCRATCH)/fuzz-$(FUZZ_SEEDS).log; \
+	cd $(FUZZ_SCRATCH) && LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 ./release/LatchkeyFuzz corpus-$(FUZZ_SEEDS) \
+	  $(FUZZ_PARALLEL) -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=4096 \
+	  -artifact_prefix=crashes/ -print_final_stats=1 2>&1 | tee fuzz-$(FUZZ_SEEDS).log; \
 	  exit $${PIPESTATUS[0]}
 
 # The short form run by make test: a debug build with the same sanitizers, every golden line as

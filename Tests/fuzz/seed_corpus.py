@@ -11,7 +11,7 @@ out = sys.argv[1]
 kind = sys.argv[2] if len(sys.argv) > 2 else "all"
 if kind not in ("all", "lines"):
     sys.exit(f"seed_corpus.py: unknown seed kind {kind!r} (all or lines)")
-limit = 1024 if kind == "lines" else 8192
+limit = 512 if kind == "lines" else 8192
 os.makedirs(out, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
 count = 0
