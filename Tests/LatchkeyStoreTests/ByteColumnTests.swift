@@ -11,6 +11,19 @@ import Testing
         return (directory, directory.appendingPathComponent("store.sqlite").path)
     }
 
+    /// A store as a v1-era binary left it: schema v1 only, with these `device_item` rows.
+    private func writeV1Store(at path: String, rows: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        var v1 = DatabaseMigrator()
+        v1.registerMigration("v1") { db in try db.execute(sql: Migrations.v1) }
+        try v1.migrate(queue)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO device_item (id, deviceId, name, value, thisDeviceOnly) VALUES \(rows)")
+        }
+    }
+
     @Test func byteArraysAreWrittenAsBlobsAndReadBack() throws {
         let (directory, path) = temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -33,19 +46,7 @@ import Testing
     @Test func v1JSONTextIsConvertedToBlobsOnOpen() throws {
         let (directory, path) = temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        do {
-            let queue = try DatabaseQueue(path: path)
-            var v1 = DatabaseMigrator()
-            v1.registerMigration("v1") { db in try db.execute(sql: Migrations.v1) }
-            try v1.migrate(queue)
-            try queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO device_item (id, deviceId, name, value, thisDeviceOnly)
-                    VALUES ('d/a', 'd', 'a', '[4,237,0,255]', 1), ('d/b', 'd', 'b', X'0102', 1)
-                    """)
-            }
-        }
+        try writeV1Store(at: path, rows: "('d/a', 'd', 'a', '[4,237,0,255]', 1), ('d/b', 'd', 'b', X'0102', 1)")
         let store = try SQLiteStore.file(at: path)
         let first = try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "d/a") }
         let second = try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "d/b") }
@@ -59,16 +60,7 @@ import Testing
     @Test func textThatIsNotAByteArrayStopsTheMigration() throws {
         let (directory, path) = temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        do {
-            let queue = try DatabaseQueue(path: path)
-            var v1 = DatabaseMigrator()
-            v1.registerMigration("v1") { db in try db.execute(sql: Migrations.v1) }
-            try v1.migrate(queue)
-            try queue.write { db in
-                try db.execute(sql: "INSERT INTO device_item (id, deviceId, name, value, thisDeviceOnly) VALUES ('d/a', 'd', 'a', 'not bytes', 1)")
-            }
-        }
+        try writeV1Store(at: path, rows: "('d/a', 'd', 'a', 'not bytes', 1)")
         #expect(throws: (any Error).self) { try SQLiteStore.file(at: path) }
     }
 }
