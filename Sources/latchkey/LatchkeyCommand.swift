@@ -79,9 +79,12 @@ struct LatchkeyCommand: ParsableCommand {
     var deliverCommand: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Make every valid call of METHOD answer internalError (-32603) as if the store had failed; what it wrote is rolled back. Repeatable. A testing aid for clients.",
-        valueName: "METHOD"))
-    var failMethod: [String] = []
+        "Make every valid call of these methods (comma-separated) answer internalError (-32603) as if the store had failed; what a call wrote is rolled back. A testing aid for clients.",
+        valueName: "METHOD[,METHOD…]"))
+    var failMethod: String?
+
+    /// The methods named by `--fail-method`.
+    var failMethods: [String] { failMethod.map { $0.split(separator: ",").map(String.init) } ?? [] }
 
     func validate() throws {
         if db != nil, inMemory {
@@ -99,8 +102,8 @@ struct LatchkeyCommand: ParsableCommand {
         if maxMessageBytes < 64 {
             throw ValidationError("--max-message-bytes must be at least 64")
         }
-        let unknown = FaultInjection.unknownMethods(failMethod)
-        if !unknown.isEmpty {
+        let unknown = failMethod == nil ? [] : FaultInjection.unknownMethods(failMethods)
+        if failMethod != nil, failMethods.isEmpty || !unknown.isEmpty {
             throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")
         }
     }
@@ -126,10 +129,10 @@ struct LatchkeyCommand: ParsableCommand {
             throw ExitCode(1)
         }
         var faultInjection: FaultInjection?
-        if !failMethod.isEmpty {
+        if !failMethods.isEmpty {
             let faulty = FaultInjectingStore(base: store)
             store = faulty
-            faultInjection = FaultInjection(methods: Set(failMethod), store: faulty)
+            faultInjection = FaultInjection(methods: Set(failMethods), store: faulty)
         }
         let clockSource: LatchkeyCore.Clock = clock == .manual
             ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock()
