@@ -104,15 +104,14 @@ for _ in 0..<flowCount {
     overheads.append((flowTime - cryptoTime) / flowTime)
     flowRounds.append(flowTime)
 }
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+/// The value at fraction `q` of the sorted values (0 when there are none).
+func quantile(_ sorted: [Double], _ q: Double) -> Double {
+    sorted.isEmpty ? 0 : sorted[min(Int(Double(sorted.count) * q), sorted.count - 1)]
 }
-let sortedOverheads = overheads.sorted()
+overheads.sort()
 report(String(format: "  interleaved (%d rounds): flow median %.0f µs; not crypto (store, logic): median %.1f %% (quartiles %.1f–%.1f %%)",
-             overheads.count, median(flowRounds) / 1e3, median(overheads) * 100,
-             (sortedOverheads.isEmpty ? 0 : sortedOverheads[sortedOverheads.count / 4]) * 100,
-             (sortedOverheads.isEmpty ? 0 : sortedOverheads[sortedOverheads.count * 3 / 4]) * 100))
+             overheads.count, quantile(flowRounds.sorted(), 0.5) / 1e3, quantile(overheads, 0.5) * 100,
+             quantile(overheads, 0.25) * 100, quantile(overheads, 0.75) * 100))
 
 // One recovery finish: the recovery-code KDF, the recovery signature and its check, new keys.
 var restored: [Latchkey] = []

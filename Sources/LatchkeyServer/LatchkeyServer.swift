@@ -95,7 +95,6 @@ public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
         logger.trace("call", metadata: ["method": "\(method.name)"])
         do {
             runDueWork()
-            let result: JSON
             if let faults = options.faultInjection, faults.methods.contains(method.name) {
                 // Every valid call fails: what it wrote is rolled back, and one that never
                 // reached the store (or was refused by the domain) fails all the same.
@@ -103,9 +102,8 @@ public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
                     _ = try faults.store.failing { try method.handler(Params(object), CallContext(server: self)) }
                 } catch is DomainError {}
                 throw InjectedStoreFault()
-            } else {
-                result = try method.handler(Params(object), CallContext(server: self))
             }
+            let result = try method.handler(Params(object), CallContext(server: self))
             logger.debug("answered", metadata: ["method": "\(method.name)"])
             return .success(result)
         } catch let error as DomainError {

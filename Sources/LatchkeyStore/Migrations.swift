@@ -112,13 +112,14 @@ enum Migrations {
     ]
 
     static func convertByteTextToBlobs(_ db: Database) throws {
+        let decoder = JSONDecoder()
         for (table, column) in byteColumns {
             let select = "SELECT id, \(column) FROM \(table) WHERE typeof(\(column)) = 'text'"
             let update = "UPDATE \(table) SET \(column) = ? WHERE id = ?"
             for row in try Row.fetchAll(db, sql: select) {
                 let id: String = row[0]
                 let text: String = row[1]
-                guard let numbers = try? JSONDecoder().decode([UInt8].self, from: Data(text.utf8)) else {
+                guard let numbers = try? decoder.decode([UInt8].self, from: Data(text.utf8)) else {
                     throw StoreDamaged(description: "\(table).\(column) of row \(id) is neither a blob nor a JSON byte array")
                 }
                 try db.execute(sql: update, arguments: [Data(numbers), id])

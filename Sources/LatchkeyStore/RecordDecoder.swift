@@ -75,35 +75,41 @@ private final class Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool { try value(key).isNull }
 
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let value = try value(key)
-        guard case .string(let text) = value.storage else { throw mismatch(type, key, value) }
-        return text
+    /// The value read as one kind (`kind` answers nil for any other), else a type mismatch.
+    @inline(__always)
+    private func pick<T>(_ type: T.Type, _ key: Key, _ value: DatabaseValue, _ kind: (DatabaseValue.Storage) -> T?) throws -> T {
+        guard let picked = kind(value.storage) else { throw mismatch(type, key, value) }
+        return picked
     }
 
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        let value = try value(key)
-        guard case .int64(let number) = value.storage else { throw mismatch(type, key, value) }
-        return number
+    private static func text(_ storage: DatabaseValue.Storage) -> String? {
+        if case .string(let text) = storage { text } else { nil }
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(Int64.self, forKey: key) != 0 }
+    private static func integer(_ storage: DatabaseValue.Storage) -> Int64? {
+        if case .int64(let number) = storage { number } else { nil }
+    }
 
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let value = try value(key)
-        switch value.storage {
-        case .double(let number): return number
-        case .int64(let number): return Double(number)
-        default: throw mismatch(type, key, value)
+    private static func real(_ storage: DatabaseValue.Storage) -> Double? {
+        switch storage {
+        case .double(let number): number
+        case .int64(let number): Double(number)
+        default: nil
         }
     }
 
+    private static func bytes(_ storage: DatabaseValue.Storage) -> [UInt8]? {
+        if case .blob(let data) = storage { [UInt8](data) } else { nil }
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try pick(type, key, value(key), Self.text) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try pick(type, key, value(key), Self.integer) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(Int64.self, forKey: key) != 0 }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try pick(type, key, value(key), Self.real) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decode(Double.self, forKey: key)) }
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
-        let value = try value(key)
-        guard case .int64(let number) = value.storage, let exact = T(exactly: number) else { throw mismatch(type, key, value) }
-        return exact
+        try pick(type, key, value(key)) { Self.integer($0).flatMap(T.init(exactly:)) }
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
@@ -121,10 +127,7 @@ private final class Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let decoded: Any
         switch type {
-        case is [UInt8].Type:
-            let value = try value(key)
-            guard case .blob(let data) = value.storage else { throw mismatch(type, key, value) }
-            decoded = [UInt8](data)
+        case is [UInt8].Type: decoded = try pick([UInt8].self, key, value(key), Self.bytes)
         case is String.Type: decoded = try decode(String.self, forKey: key)
         case is Int64.Type: decoded = try decode(Int64.self, forKey: key)
         case is Int.Type: decoded = try decode(Int.self, forKey: key)
@@ -141,20 +144,12 @@ private final class Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         let value = try value(key)
-        switch value.storage {
-        case .null: return nil
-        case .string(let text): return text
-        default: throw mismatch(type, key, value)
-        }
+        return value.isNull ? nil : try pick(type, key, value, Self.text)
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
         let value = try value(key)
-        switch value.storage {
-        case .null: return nil
-        case .int64(let number): return number
-        default: throw mismatch(type, key, value)
-        }
+        return value.isNull ? nil : try pick(type, key, value, Self.integer)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {

@@ -102,9 +102,11 @@ struct LatchkeyCommand: ParsableCommand {
         if maxMessageBytes < 64 {
             throw ValidationError("--max-message-bytes must be at least 64")
         }
-        let unknown = failMethod == nil ? [] : FaultInjection.unknownMethods(failMethods)
-        if failMethod != nil, failMethods.isEmpty || !unknown.isEmpty {
-            throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")
+        if failMethod != nil {
+            let unknown = FaultInjection.unknownMethods(failMethods)
+            if failMethods.isEmpty || !unknown.isEmpty {
+                throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")
+            }
         }
     }
 

@@ -26,14 +26,14 @@ extension Latchkey {
             let alphabet = app.activationCodeType == .numeric
                 ? Array("0123456789") : Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
             // Short numeric codes repeat over time: a new code never equals one still usable.
-            var code = random.string(count: app.activationCodeLength, alphabet: alphabet)
-            var hash = try codeHash(tx, code, purpose: "activation")
-            while try tx.first(ActivationCodeRecord.self, where: [
-                .equals("codeHash", hash), .equals("consumed", false), StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
-            ]) != nil {
+            var code: String
+            var hash: String
+            repeat {
                 code = random.string(count: app.activationCodeLength, alphabet: alphabet)
                 hash = try codeHash(tx, code, purpose: "activation")
-            }
+            } while try tx.first(ActivationCodeRecord.self, where: [
+                .equals("codeHash", hash), .equals("consumed", false), StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+            ]) != nil
             let expiresAt = now + app.activationCodeTtlSeconds
             try tx.save(ActivationCodeRecord(id: random.identifier("act"), codeHash: hash,
                                              userId: userId, applicationId: app.applicationId, expiresAt: expiresAt,

@@ -30,16 +30,12 @@ public final class FaultInjectingStore: Store {
 
     public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { try base.secretKey(make: make) }
 
+    /// Runs `body`; armed, any outcome becomes `InjectedStoreFault` (not a `DomainError`, so the
+    /// transaction rolls back).
     private func failIfArmed<T>(_ body: () throws -> T) throws -> T {
-        let value: T
-        do {
-            value = try body()
-        } catch let refusal as DomainError {
-            if armed.withLock({ $0 }) { throw InjectedStoreFault() }
-            throw refusal
-        }
+        let outcome = Result { try body() }
         if armed.withLock({ $0 }) { throw InjectedStoreFault() }
-        return value
+        return try outcome.get()
     }
 }
 
