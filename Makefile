@@ -1,11 +1,11 @@
-# Latchkey — make run | make test | make demo | make bench | make schema
+# Latchkey — make run | make test | make demo | make bench | make regen
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps build release run test unit golden schema schema-check clients-test system demo bench fuzz fuzz-smoke fuzz-replay clean
+.PHONY: all deps build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system demo bench fuzz fuzz-smoke fuzz-replay clean
 
 all: build
 
@@ -37,20 +37,29 @@ unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The debug binary checks every answer against its method's declaration in these suites
+# (undeclared errors, results off their schema); findings land in CONTRACT_LOG.
+CONTRACT_LOG := $(abspath .build/contract-violations.log)
+export LATCHKEY_CHECK_CONTRACT := 1
+export LATCHKEY_CONTRACT_LOG := $(CONTRACT_LOG)
+
 golden: build
 	python3 Tests/golden/run.py --binary $(BIN_DEBUG)
 
-# Regenerate the committed OpenRPC document and error registry from the code.
-schema: build
-	$(BIN_DEBUG) schema | python3 -c 'import json,sys; json.dump(json.load(sys.stdin), sys.stdout, indent=2, ensure_ascii=False); print()' > schema/openrpc.json
-	python3 -c 'import json; d=json.load(open("schema/openrpc.json")); json.dump({k: {"code": v["code"], "description": v["data"]["description"]} for k, v in d["components"]["errors"].items()}, open("schema/errors.json", "w"), indent=2); open("schema/errors.json", "a").write("\n")'
+# Regenerate everything derived from the method registry: schema/openrpc.json, schema/errors.json
+# and the clients' generated method tables (see schema/regen.py).
+regen: build
+	python3 schema/regen.py $(BIN_DEBUG)
 
-# Fails when schema/openrpc.json no longer matches the code, or is not valid OpenRPC.
-schema-check: build
-	@$(BIN_DEBUG) schema | python3 -c 'import json,sys; json.dump(json.load(sys.stdin), sys.stdout, indent=2, ensure_ascii=False); print()' | diff -u schema/openrpc.json - \
-	  || { echo "schema/openrpc.json drifted from the code: run 'make schema' and review"; exit 1; }
+schema: regen
+
+# Fails with a one-line hint when a derived file is stale, or the document is not valid OpenRPC.
+regen-check: build
+	@python3 schema/regen.py $(BIN_DEBUG) --check
 	@if [ -f $(SHARED)/openrpc/validate.py ]; then python3 $(SHARED)/openrpc/validate.py schema/openrpc.json; \
 	  else echo "validate.py not found at $(SHARED)/openrpc; skipping the offline OpenRPC validation"; fi
+
+schema-check: regen-check
 
 clients-test: build
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
@@ -60,8 +69,16 @@ clients-test: build
 system: build
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 -m pytest -q -p no:cacheprovider Tests/system
 
-test: deps unit golden schema-check clients-test system fuzz-replay fuzz-smoke demo
+test: deps contract-log-reset unit golden regen-check clients-test system fuzz-replay fuzz-smoke demo contract-log-check
 	@echo "make test: all suites passed"
+
+contract-log-reset:
+	@mkdir -p .build && rm -f $(CONTRACT_LOG)
+
+# Fails when any answer in the suites above broke its method's declaration.
+contract-log-check:
+	@if [ -s $(CONTRACT_LOG) ]; then echo "contract violations (an undeclared error or a result off its schema):"; \
+	  sort $(CONTRACT_LOG) | uniq -c | head -40; exit 1; else echo "contract check: every answer kept its method's declaration"; fi
 
 # A scripted session through the binary; exits 0 when every step answered as expected.
 demo: build

@@ -23,12 +23,13 @@ public final class Latchkey: Sendable {
 
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
-    public init(store: Store, clock: Clock, random: RandomSource, logger: Logger = Logger(label: "latchkey.core")) throws {
+    public init(store: Store, clock: Clock, random: RandomSource, outbox: Outbox = Outbox(),
+                logger: Logger = Logger(label: "latchkey.core")) throws {
         self.store = store
         self.clock = clock
         self.random = random
         self.logger = logger
-        outbox = Outbox()
+        self.outbox = outbox
         sink = Mutex(EventSink { _ in })
         let key = try store.secretKey { random.bytes(32) }
         secretKeyCache.withLock { $0 = key }
@@ -42,29 +43,37 @@ public final class Latchkey: Sendable {
 
     var now: UnixTime { clock.now }
 
-    /// Runs `body` in one immediate transaction and publishes its effects after commit.
-    /// A `DomainError` commits what was written before it (see `Store.write`) and still publishes.
+    /// Runs `body` in one transaction and publishes its effects after commit. A `DomainError`
+    /// is an answer, not a fault: what the body wrote before it is committed and published too.
     func transact<T>(_ body: (StoreTransaction, Effects) throws -> T) throws -> T {
         let effects = Effects()
-        do {
-            let value = try store.write { tx in
+        let outcome: Result<T, DomainError> = try storeCall {
+            try store.write { tx in
                 effects.reset()
-                return try body(tx, effects)
+                do {
+                    return .success(try body(tx, effects))
+                } catch let answer as DomainError {
+                    return .failure(answer)
+                }
             }
-            publish(effects)
-            return value
-        } catch let error as DomainError {
-            publish(effects)
-            throw error
-        } catch is StoreBusy {
-            // Nothing was committed: nothing is published; the caller may try again.
-            throw DomainError.rateLimited(retryAfter: 1, "the store is busy")
         }
+        publish(effects)
+        return try outcome.get()
     }
 
     /// Runs `body` in a read transaction.
     func inspect<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try store.read(body)
+        try storeCall { try store.read(body) }
+    }
+
+    /// A store that cannot be reached is an answer to the caller (`storeUnavailable`).
+    private func storeCall<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let unavailable as StoreUnavailable {
+            logger.warning("store unavailable", metadata: ["reason": "\(unavailable.reason)"])
+            throw DomainError.storeUnavailable(retryAfter: unavailable.retryAfterSeconds, "try again shortly")
+        }
     }
 
     /// Publishes effects that need no transaction (a deep link opened).

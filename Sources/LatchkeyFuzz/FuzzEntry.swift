@@ -24,14 +24,15 @@ final class FuzzHarness: @unchecked Sendable {
     }
 
     private static func makeServer() -> LatchkeyServer? {
-        (try? Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1)))
-            .map { LatchkeyServer(core: $0, options: ServerOptions(version: "fuzz")) }
+        let environment = Environment(clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1),
+                                      openStore: { try SQLiteStore.inMemory() })
+        return LatchkeyServer(environment: environment, options: ServerOptions(version: "fuzz"))
     }
 
     /// Runs every method once, and every framing, so one-time lazy initialisation happens
     /// before the fuzzer starts counting leaks.
     func warmUp() {
-        guard let server, case .array(let methods)? = server.document["methods"] else { return }
+        guard case .array(let methods)? = LatchkeyServer.document(version: "fuzz")["methods"] else { return }
         var lines = ""
         for (index, method) in methods.enumerated() {
             guard let name = method["name"]?.stringValue else { continue }

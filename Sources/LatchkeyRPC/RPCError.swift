@@ -1,5 +1,54 @@
 import LatchkeyJSON
 
+/// The errors of JSON-RPC 2.0 itself and of the transport, with their codes: the one place
+/// these codes are written.
+public enum TransportError: Int, Sendable, CaseIterable {
+    case parseError = -32700
+    case invalidRequest = -32600
+    case methodNotFound = -32601
+    case invalidParams = -32602
+    case internalError = -32603
+    case messageTooLarge = -32000
+
+    /// The `reason` name in `data`.
+    public var reason: String {
+        switch self {
+        case .parseError: return "parseError"
+        case .invalidRequest: return "invalidRequest"
+        case .methodNotFound: return "methodNotFound"
+        case .invalidParams: return "invalidParams"
+        case .internalError: return "internalError"
+        case .messageTooLarge: return "messageTooLarge"
+        }
+    }
+
+    /// What the error means, for the error registry.
+    public var summary: String {
+        switch self {
+        case .parseError: return "Not JSON, invalid UTF-8, duplicate keys, or nested deeper than 64; data.line and data.column say where."
+        case .invalidRequest: return "Not a Request object, or an empty batch."
+        case .methodNotFound: return "No such method."
+        case .invalidParams: return "The params do not fit the method; data.errors is [{path, message}]."
+        case .internalError: return "A bug; the process keeps serving."
+        case .messageTooLarge: return "The message exceeds --max-message-bytes and was skipped; data.limit."
+        }
+    }
+}
+
+/// One problem with the params: a dotted path (`authParameter.pin`), what is wrong there, and
+/// any data that helps the caller mend it (never the offending value: it may be a secret).
+public struct ParamProblem: Sendable, Equatable {
+    public var path: String
+    public var message: String
+    public var extra: JSONObject
+
+    public init(_ path: String, _ message: String, extra: JSONObject = JSONObject()) {
+        self.path = path
+        self.message = message
+        self.extra = extra
+    }
+}
+
 /// A JSON-RPC error object: a stable numeric code, a human message, and data carrying `reason`.
 public struct RPCError: Error, Sendable, Equatable {
     public var code: Int
@@ -15,6 +64,10 @@ public struct RPCError: Error, Sendable, Equatable {
         self.data = full
     }
 
+    init(_ error: TransportError, message: String, data: JSONObject = JSONObject()) {
+        self.init(code: error.rawValue, reason: error.reason, message: message, data: data)
+    }
+
     /// The `reason` name in `data`.
     public var reason: String { data["reason"]?.stringValue ?? "" }
 
@@ -24,36 +77,33 @@ public struct RPCError: Error, Sendable, Equatable {
 }
 
 extension RPCError {
-    /// The transport-level errors of JSON-RPC 2.0 and the contract.
     public static func parseError(_ error: JSONParseError) -> RPCError {
-        RPCError(code: -32700, reason: "parseError", message: error.message,
+        RPCError(.parseError, message: error.message,
                  data: JSONObject([("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
     }
 
     public static func invalidRequest(_ message: String) -> RPCError {
-        RPCError(code: -32600, reason: "invalidRequest", message: "Invalid request: \(message)")
+        RPCError(.invalidRequest, message: "Invalid request: \(message)")
     }
 
-    public static func methodNotFound(_ method: String) -> RPCError {
-        // Error messages never quote the input, not even the method name.
-        _ = method
-        return RPCError(code: -32601, reason: "methodNotFound", message: "Method not found")
+    /// Error messages never quote the input, not even the method name.
+    public static let methodNotFound = RPCError(.methodNotFound, message: "Method not found")
+
+    /// `data.errors` lists every problem; the message names the first.
+    public static func invalidParams(_ problems: [ParamProblem]) -> RPCError {
+        let list = JSON.array(problems.map { problem in
+            var item = JSONObject([("path", .string(problem.path)), ("message", .string(problem.message))])
+            for entry in problem.extra.entries { item[entry.key] = entry.value }
+            return .object(item)
+        })
+        let first = problems.first.map { ": \($0.path.isEmpty ? "params" : $0.path) \($0.message)" } ?? ""
+        return RPCError(.invalidParams, message: "Invalid params\(first)", data: JSONObject([("errors", list)]))
     }
 
-    public static func invalidParams(_ errors: [(path: String, message: String)]) -> RPCError {
-        let list = JSON.array(errors.map { .object(JSONObject([("path", .string($0.path)), ("message", .string($0.message))])) })
-        let first = errors.first.map { ": \($0.path.isEmpty ? "params" : $0.path) \($0.message)" } ?? ""
-        return RPCError(code: -32602, reason: "invalidParams", message: "Invalid params\(first)",
-                        data: JSONObject([("errors", list)]))
-    }
-
-    public static func internalError() -> RPCError {
-        RPCError(code: -32603, reason: "internalError", message: "Internal error; the request was not carried out")
-    }
+    public static let internalError = RPCError(.internalError, message: "Internal error; the request was not carried out")
 
     public static func messageTooLarge(limit: Int) -> RPCError {
-        RPCError(code: -32000, reason: "messageTooLarge",
-                 message: "The message is larger than the limit of \(limit) bytes and was skipped",
+        RPCError(.messageTooLarge, message: "The message is larger than the limit of \(limit) bytes and was skipped",
                  data: JSONObject([("limit", .int(Int64(limit)))]))
     }
 }

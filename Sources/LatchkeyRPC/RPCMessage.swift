@@ -40,8 +40,6 @@ public struct RPCRequest: Sendable {
         self.params = params
     }
 
-    public var isNotification: Bool { id == nil }
-
     /// Reads a Request object, or says why it is not one (with the id to answer, when readable).
     static func decode(_ json: JSON) -> Result<RPCRequest, RejectedRequest> {
         guard case .object(let object) = json else {

@@ -6,7 +6,7 @@ import Logging
 /// Runs `--deliver-command CMD` once per outgoing message, with the message as JSON on stdin —
 /// how a deployment plugs in real email or SMS. A failure is logged (never the message's code)
 /// and reported to the caller, never fatal.
-final class DeliveryCommand: @unchecked Sendable {
+final class DeliveryCommand {
     let command: String
     let logger: Logger
 
@@ -30,7 +30,7 @@ final class DeliveryCommand: @unchecked Sendable {
             logger.error("the delivery command could not start", metadata: ["messageId": "\(message.id)"])
             return false
         }
-        var payload = JSONSerializer.serialize(Notifications.messageJSON(message))
+        var payload = JSONSerializer.serialize(message.wireJSON())
         payload.append(UInt8(ascii: "\n"))
         do {
             try input.fileHandleForWriting.write(contentsOf: Data(payload))

@@ -10,127 +10,181 @@ public struct ServerOptions: Sendable {
     public var noAdmin: Bool
     public var deliverCommand: String?
     /// `--fail-method`: these methods answer `internalError`, their transactions rolled back.
-    public var faultInjection: FaultInjection?
+    public var failMethods: Set<String>
+    /// What `server/info` reports as the store ("sqlite", "postgresql", "memory").
+    public var storeKind: String
+    /// Debug builds: check every answer against its method's declaration (see `ContractCheck`).
+    public var checkContract: Bool
+    /// Where the contract check also appends what it finds.
+    public var contractLog: String?
 
-    public init(version: String, noAdmin: Bool = false, deliverCommand: String? = nil, faultInjection: FaultInjection? = nil) {
+    public init(version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
+                storeKind: String = "memory", checkContract: Bool = false, contractLog: String? = nil) {
         self.version = version
         self.noAdmin = noAdmin
         self.deliverCommand = deliverCommand
-        self.faultInjection = faultInjection
-    }
-}
-
-/// Methods made to fail as if the store were broken (a testing aid for clients).
-public struct FaultInjection: Sendable {
-    public var methods: Set<String>
-    public var store: FaultInjectingStore
-
-    public init(methods: Set<String>, store: FaultInjectingStore) {
-        self.methods = methods
-        self.store = store
+        self.failMethods = failMethods
+        self.storeKind = storeKind
+        self.checkContract = checkContract
+        self.contractLog = contractLog
     }
 
-    /// The names that are not methods of the contract (a usage error).
+    /// The names that are not methods of the contract (a usage error for `--fail-method`).
     public static func unknownMethods(_ names: [String]) -> [String] {
-        let known = Set(MethodRegistry.all.map(\.name))
-        return names.filter { !known.contains($0) }
+        names.filter { MethodRegistry.entry(named: $0) == nil }
     }
 }
 
-/// The method table: contract method name → params → Core call → result or error.
-/// Also routes committed domain events to subscribed topics as notifications.
-public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
-    public let core: Latchkey
+/// What the system runs on besides its store: kept from the start, so methods that need no
+/// store (`ping`, `clock/now`) answer before, or without, one.
+public struct Environment: Sendable {
+    public var clock: Clock
+    public var random: RandomSource
+    public var openStore: @Sendable () throws -> Store
+
+    public init(clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store) {
+        self.clock = clock
+        self.random = random
+        self.openStore = openStore
+    }
+}
+
+/// The method table: contract method name → params → Core call → result or error. Also routes
+/// committed domain events to subscribed topics as notifications. Used by one thread (the stdio
+/// loop), so it is not `Sendable`; the only state another thread touches is the event queue.
+public final class LatchkeyServer: RPCHandler {
     public let options: ServerOptions
+    public let environment: Environment
     let logger: Logger
-    private let table: [String: MethodSpec]
+    let outbox = Outbox()
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
-    private var cachedDocument: JSON?
-    let delivery: DeliveryCommand?
+    private var opened: Latchkey?
+    private var faults: FaultInjectingStore?
+    private lazy var delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
+    private lazy var contractCheck = ContractCheck(logger: logger, logPath: options.contractLog)
 
-    public init(core: Latchkey, options: ServerOptions, logger: Logger = Logger(label: "latchkey.server")) {
-        self.core = core
+    public init(environment: Environment, options: ServerOptions, logger: Logger = Logger(label: "latchkey.server")) {
+        self.environment = environment
         self.options = options
         self.logger = logger
-        var table: [String: MethodSpec] = [:]
-        for method in MethodRegistry.all { table[method.name] = method }
-        self.table = table
-        delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
+    }
+
+    /// The system, opened on first use. A store that cannot be opened is an answer
+    /// (`storeUnavailable`); the next call tries again.
+    public func core() throws -> Latchkey {
+        if let opened { return opened }
+        let core: Latchkey
+        do {
+            var store = try environment.openStore()
+            if !options.failMethods.isEmpty {
+                let faulty = FaultInjectingStore(base: store)
+                faults = faulty
+                store = faulty
+            }
+            core = try Latchkey(store: store, clock: environment.clock, random: environment.random, outbox: outbox,
+                                logger: Logger(label: "latchkey.core"))
+        } catch let answer as DomainError {
+            throw answer
+        } catch let unavailable as StoreUnavailable {
+            logger.error("cannot open the store", metadata: ["reason": "\(unavailable.reason)"])
+            throw DomainError.storeUnavailable(retryAfter: unavailable.retryAfterSeconds, "the store cannot be opened")
+        } catch {
+            logger.error("cannot open the store", metadata: ["error": "\(error)"])
+            throw DomainError.storeUnavailable(retryAfter: 1, "the store cannot be opened")
+        }
         let queue = pendingEvents
         core.setEventSink { event in queue.append(event) }
+        opened = core
+        return core
     }
+
+    /// How many answers broke their method's declaration (the contract check, debug builds).
+    public static var contractViolations: Int { ContractCheck.violations }
 
     /// The OpenRPC document (`rpc.discover`, `latchkey schema`).
-    public var document: JSON {
-        if let cachedDocument { return cachedDocument }
-        let built = OpenRPCDocument.build(methods: MethodRegistry.all, version: options.version)
-        cachedDocument = built
-        return built
-    }
-
-    /// The OpenRPC document without starting a store (for `latchkey schema`).
     public static func document(version: String) -> JSON {
-        OpenRPCDocument.build(methods: MethodRegistry.all, version: version)
+        OpenRPCDocument.build(version: version)
     }
 
     public func handle(_ request: RPCRequest, emit: (JSON) -> Void) -> Result<JSON, RPCError> {
         defer { drainEvents(emit) }
-        guard let method = table[request.method] else { return .failure(.methodNotFound(request.method)) }
-        if method.adminOnly, options.noAdmin {
-            return .failure(ErrorRegistry.rpcError(DomainError(.forbidden, "\(method.name) is closed by --no-admin")))
+        guard let method = MethodRegistry.entry(named: request.method) else { return .failure(.methodNotFound) }
+        let outcome = answer(method, request.params)
+        if options.checkContract { contractCheck.verify(method, outcome) }
+        return outcome
+    }
+
+    private func answer(_ method: MethodEntry, _ params: JSON?) -> Result<JSON, RPCError> {
+        if method.access.adminOnly, options.noAdmin {
+            return .failure(ErrorCodes.rpcError(DomainError(.forbidden, "\(method.name) is closed by --no-admin")))
         }
         let object: JSONObject
-        switch request.params {
+        switch params {
         case nil: object = JSONObject()
         case .object(let given)?: object = given
         case .array(let items)? where items.isEmpty: object = JSONObject()
         default:
-            return .failure(.invalidParams([("", "must be an object: methods take their params by name")]))
+            return .failure(.invalidParams([ParamProblem("", "must be an object: methods take their params by name")]))
         }
-        var problems: [(path: String, message: String)] = []
-        Schema.validateMembers(object, fields: method.params, at: "", into: &problems)
-        if !problems.isEmpty { return .failure(.invalidParams(problems)) }
         // Logs name the method and the outcome only: never params, which may hold secrets.
         logger.trace("call", metadata: ["method": "\(method.name)"])
+        let context = CallContext(server: self)
         do {
-            runDueWork()
-            if let faults = options.faultInjection, faults.methods.contains(method.name) {
-                // Every valid call fails: what it wrote is rolled back, and one that never
-                // reached the store (or was refused by the domain) fails all the same.
-                do {
-                    _ = try faults.store.failing { try method.handler(Params(object), CallContext(server: self)) }
-                } catch is DomainError {}
-                throw InjectedStoreFault()
+            let prepare = { if method.access.needsStore { try self.runDueWork(try self.core()) } }
+            let result: JSON
+            if options.failMethods.contains(method.name) {
+                result = try failing(method, object, context, prepare)
+            } else {
+                result = try method.invoke(object, context, prepare)
             }
-            let result = try method.handler(Params(object), CallContext(server: self))
             logger.debug("answered", metadata: ["method": "\(method.name)"])
             return .success(result)
         } catch let error as DomainError {
             logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(error.reason.rawValue)"])
-            return .failure(ErrorRegistry.rpcError(error))
+            return .failure(ErrorCodes.rpcError(error))
         } catch let error as RPCError {
             return .failure(error)
         } catch {
             logger.error("internal error", metadata: ["method": "\(method.name)", "error": "\(String(describing: type(of: error)))"])
-            return .failure(.internalError())
+            return .failure(.internalError)
         }
     }
 
+    /// `--fail-method`: every call with valid params fails as a broken store would; what it
+    /// wrote is rolled back, and one that never reached the store (or was refused) fails too.
+    private func failing(_ method: MethodEntry, _ object: JSONObject, _ context: CallContext,
+                         _ prepare: @escaping () throws -> Void) throws -> JSON {
+        do {
+            _ = try method.invoke(object, context) {
+                try prepare()
+                if let faults = self.faults { faults.arm() }
+            }
+            faults?.disarm()
+        } catch let invalid as RPCError {
+            throw invalid
+        } catch {
+            faults?.disarm()
+        }
+        throw InjectedStoreFault()
+    }
+
     public func millisecondsUntilDue() -> Int? {
-        guard let due = core.nextDueTime() else { return nil }
-        let remaining = due * 1000 - core.clock.nowMilliseconds
-        return core.clock.isManual ? nil : Int(clamping: max(remaining, 0) + 5)
+        guard let opened, let due = opened.nextDueTime(), !environment.clock.isManual else { return nil }
+        let remaining = due * 1000 - environment.clock.nowMilliseconds
+        return Int(clamping: max(remaining, 0) + 5)
     }
 
     public func runDue(emit: (JSON) -> Void) {
-        runDueWork()
+        if let opened { try? runDueWork(opened) }
         drainEvents(emit)
     }
 
-    private func runDueWork() {
+    private func runDueWork(_ core: Latchkey) throws {
         do {
             try core.runDueTransitions()
+        } catch let answer as DomainError where answer.reason == .storeUnavailable {
+            throw answer
         } catch {
             logger.error("time-driven work failed", metadata: ["error": "\(String(describing: type(of: error)))"])
         }
@@ -142,13 +196,10 @@ public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
     func unsubscribe(_ topics: [EventTopic]) { subscriptions.subtract(topics) }
 
     private func drainEvents(_ emit: (JSON) -> Void) {
-        let events = pendingEvents.takeAll()
-        for event in events {
-            if case .delivery(let message) = event, let delivery {
-                if !delivery.run(message) {
-                    core.recordAudit(.deliveryFailed, detail: message.purpose.rawValue)
-                    drainEvents(emit)
-                }
+        for event in pendingEvents.takeAll() {
+            if case .delivery(let message) = event, let delivery, !delivery.run(message) {
+                opened?.recordAudit(.deliveryFailed, detail: message.purpose.rawValue)
+                drainEvents(emit)
             }
             guard subscriptions.contains(event.topic) else { continue }
             if options.noAdmin, event.topic.isAdminOnly { continue }
@@ -157,7 +208,19 @@ public final class LatchkeyServer: RPCHandler, @unchecked Sendable {
     }
 }
 
-/// Committed domain events waiting to be turned into notifications.
+/// Everything a handler can use besides its params.
+public struct CallContext {
+    let server: LatchkeyServer
+
+    /// The system (opened on first use; `storeUnavailable` when it cannot be).
+    public var core: Latchkey { get throws { try server.core() } }
+    public var options: ServerOptions { server.options }
+    public var clock: Clock { server.environment.clock }
+    public var random: RandomSource { server.environment.random }
+}
+
+/// Committed domain events waiting to be turned into notifications (the core's event sink may
+/// be called from whichever thread commits).
 final class EventQueue: Sendable {
     private let events = Mutex<[DomainEvent]>([])
 

@@ -11,62 +11,59 @@ enum Notifications {
         var params: Schema
     }
 
-    static let specs: [Spec] = [
-        Spec(method: "delivery/sent", topic: .delivery, params: .object([Field("message", CommonSchemas.message)])),
-        Spec(method: "accountRecovery/stateChanged", topic: .accountRecovery,
-             params: .object([Field("uid", .text), Field("accountRecovery", CommonSchemas.accountRecovery)])),
-        Spec(method: "reset/accountRecoveryCallback", topic: .accountRecoveryCallback,
-             params: .object([Field("verificationCode", .text), Field.optional("email", .text),
-                              Field.optional("phoneNumber", .text), Field("link", .text)])),
-        Spec(method: "audit/event", topic: .audit, params: .object([Field("event", CommonSchemas.auditEvent)])),
-    ]
-
-    static func message(for event: DomainEvent) -> JSON {
-        switch event {
-        case .delivery(let message):
-            return RPCMessage.notification("delivery/sent", params: ["message": messageJSON(message)])
-        case .accountRecoveryChanged(let uid, let status):
-            return RPCMessage.notification("accountRecovery/stateChanged",
-                                           params: ["uid": .string(uid), "accountRecovery": accountRecoveryJSON(status)])
-        case .accountRecoveryCallback(let code, let email, let phoneNumber, let link):
-            var params = JSONObject([("verificationCode", .string(code))])
-            if let email { params["email"] = .string(email) }
-            if let phoneNumber { params["phoneNumber"] = .string(phoneNumber) }
-            params["link"] = .string(link)
-            return RPCMessage.notification("reset/accountRecoveryCallback", params: .object(params))
-        case .audit(let event):
-            return RPCMessage.notification("audit/event", params: ["event": auditJSON(event)])
-        }
+    struct MessageSent: WireObject {
+        var message: OutboundMessage
+        static let fields: [WireField<Self>] = [.required("message", \.message, .object(OutboundMessage.self))]
     }
 
-    static func messageJSON(_ message: OutboundMessage) -> JSON {
-        var object = JSONObject([
-            ("id", .string(message.id)), ("channel", .string(message.channel.rawValue)), ("to", .string(message.to)),
-            ("purpose", .string(message.purpose.rawValue)),
-        ])
-        if let code = message.code { object["code"] = .string(code) }
-        if let link = message.link { object["link"] = .string(link) }
-        object["text"] = .string(message.text)
-        object["sentAt"] = .string(Timestamp.format(message.sentAt))
-        return .object(object)
-    }
-
-    static func accountRecoveryJSON(_ status: AccountRecoveryStatus) -> JSON {
-        [
-            "state": .int(Int64(status.state.rawValue)),
-            "reason": .int(Int64(status.reason.rawValue)),
-            "startTime": .string(Timestamp.format(status.startTime)),
-            "endTime": status.endTime.map { .string(Timestamp.format($0)) } ?? .null,
-            "uid": .string(status.uid),
+    struct RecoveryChanged: WireObject {
+        var uid: String
+        var accountRecovery: AccountRecoveryStatus
+        static let fields: [WireField<Self>] = [
+            .required("uid", \.uid, .text), .required("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self)),
         ]
     }
 
-    static func auditJSON(_ event: AuditEvent) -> JSON {
-        var object = JSONObject([("at", .string(Timestamp.format(event.at))), ("type", .string(event.type.rawValue))])
-        if let userId = event.userId { object["userId"] = .string(userId) }
-        if let registrationId = event.registrationId { object["registrationId"] = .string(registrationId) }
-        if let deviceId = event.deviceId { object["deviceId"] = .string(deviceId) }
-        if let detail = event.detail { object["detail"] = .string(detail) }
-        return .object(object)
+    struct RecoveryCallback: WireObject {
+        var verificationCode: String
+        var email: String?
+        var phoneNumber: String?
+        var link: String
+        static let fields: [WireField<Self>] = [
+            .required("verificationCode", \.verificationCode, .text), .optional("email", \.email, .text),
+            .optional("phoneNumber", \.phoneNumber, .text), .required("link", \.link, .text),
+        ]
+    }
+
+    struct AuditRecorded: WireObject {
+        var event: AuditEvent
+        static let fields: [WireField<Self>] = [.required("event", \.event, .object(AuditEvent.self))]
+    }
+
+    static let specs: [Spec] = [
+        Spec(method: "delivery/sent", topic: .delivery, params: MessageSent.objectSchema),
+        Spec(method: "accountRecovery/stateChanged", topic: .accountRecovery, params: RecoveryChanged.objectSchema),
+        Spec(method: "reset/accountRecoveryCallback", topic: .accountRecoveryCallback, params: RecoveryCallback.objectSchema),
+        Spec(method: "audit/event", topic: .audit, params: AuditRecorded.objectSchema),
+    ]
+
+    /// The notification's method and params.
+    static func content(for event: DomainEvent) -> (method: String, params: JSON) {
+        switch event {
+        case .delivery(let message):
+            return ("delivery/sent", MessageSent(message: message).wireJSON())
+        case .accountRecoveryChanged(let uid, let status):
+            return ("accountRecovery/stateChanged", RecoveryChanged(uid: uid, accountRecovery: status).wireJSON())
+        case .accountRecoveryCallback(let code, let email, let phoneNumber, let link):
+            return ("reset/accountRecoveryCallback",
+                    RecoveryCallback(verificationCode: code, email: email, phoneNumber: phoneNumber, link: link).wireJSON())
+        case .audit(let event):
+            return ("audit/event", AuditRecorded(event: event).wireJSON())
+        }
+    }
+
+    static func message(for event: DomainEvent) -> JSON {
+        let (method, params) = content(for: event)
+        return RPCMessage.notification(method, params: params)
     }
 }

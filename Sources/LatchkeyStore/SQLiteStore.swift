@@ -79,31 +79,27 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        var outcome: Result<T, DomainError>?
+        var outcome: T?
         try Self.mapBusy { try queue.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
-                do {
-                    outcome = .success(try body(Transaction(db: db, statements: statements)))
-                } catch let answer as DomainError {
-                    outcome = .failure(answer)
-                }
+                outcome = try body(Transaction(db: db, statements: statements))
                 return .commit
             }
         } }
         guard let outcome else { throw StoreFailure.noOutcome }
-        return try outcome.get()
+        return outcome
     }
 
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try Self.mapBusy { try queue.read { db in try body(Transaction(db: db, statements: statements)) } }
     }
 
-    /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout becomes `StoreBusy` (nothing written).
+    /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout: nothing was written; try again soon.
     private static func mapBusy<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            throw StoreBusy()
+            throw StoreUnavailable(retryAfterSeconds: 1, reason: "another process holds the write lock")
         }
     }
 

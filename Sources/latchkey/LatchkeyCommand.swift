@@ -8,6 +8,8 @@ import Logging
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The version this build reports.
@@ -102,8 +104,11 @@ struct LatchkeyCommand: ParsableCommand {
         if maxMessageBytes < 64 {
             throw ValidationError("--max-message-bytes must be at least 64")
         }
+        if let db, let scheme = StoreLocation.scheme(of: db) {
+            throw ValidationError("--db: Latchkey serves SQLite files (a path); the scheme \"\(scheme)\" is not served")
+        }
         if failMethod != nil {
-            let unknown = FaultInjection.unknownMethods(failMethods)
+            let unknown = ServerOptions.unknownMethods(failMethods)
             if failMethods.isEmpty || !unknown.isEmpty {
                 throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")
             }
@@ -123,39 +128,23 @@ struct LatchkeyCommand: ParsableCommand {
         let protocolFD = dup(1)
         dup2(2, 1)
 
-        var store: Store
-        do {
-            store = try inMemory ? SQLiteStore.inMemory() : SQLiteStore.file(at: db ?? Self.defaultStorePath())
-        } catch {
-            logger.critical("cannot open the store", metadata: ["error": "\(error)"])
-            throw ExitCode(1)
-        }
-        var faultInjection: FaultInjection?
-        if !failMethods.isEmpty {
-            let faulty = FaultInjectingStore(base: store)
-            store = faulty
-            faultInjection = FaultInjection(methods: Set(failMethods), store: faulty)
-        }
-        let clockSource: LatchkeyCore.Clock = clock == .manual
-            ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock()
-        let random: RandomSource = seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource()
-        let core: Latchkey
-        do {
-            core = try Latchkey(store: store, clock: clockSource, random: random, logger: Logger(label: "latchkey.core"))
-        } catch {
-            logger.critical("cannot prepare the store", metadata: ["error": "\(error)"])
-            throw ExitCode(1)
-        }
-        let server = LatchkeyServer(
-            core: core, options: ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
-                                        faultInjection: faultInjection),
-            logger: Logger(label: "latchkey.server"))
+        // The store is opened on the first call that needs it: `ping` needs none.
+        let path = inMemory ? nil : (db ?? Self.defaultStorePath())
+        let environment = Environment(
+            clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
+            random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
+            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() })
+        let options = ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
+                                    failMethods: Set(failMethods), storeKind: path == nil ? "memory" : "sqlite",
+                                    checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
+        let server = LatchkeyServer(environment: environment, options: options, logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
         let engine = RPCEngine(handler: server, writer: writer, maxMessageBytes: maxMessageBytes)
         let loop = StdioLoop(engine: engine, inputFD: 0)
         loop.installSignalHandlers()
-        logger.info("serving", metadata: ["store": "\(store.kind)", "clock": "\(clock.rawValue)"])
+        logger.info("serving", metadata: ["store": "\(options.storeKind)", "clock": "\(clock.rawValue)"])
         loop.run()
+        if LatchkeyServer.contractViolations > 0 { throw ExitCode(3) }
     }
 
     /// Parses the command line and runs; usage errors exit with status 2.
@@ -168,10 +157,10 @@ struct LatchkeyCommand: ParsableCommand {
             let message = fullMessage(for: error)
             if code == .success {
                 if !message.isEmpty { writeAll(fd: 1, Array((message + "\n").utf8)) }
-                Glibc.exit(0)
+                exitProcess(0)
             }
             if !message.isEmpty { writeAll(fd: 2, Array((message + "\n").utf8)) }
-            Glibc.exit(code == .validationFailure ? 2 : code.rawValue)
+            exitProcess(code == .validationFailure ? 2 : code.rawValue)
         }
     }
 
@@ -180,6 +169,40 @@ struct LatchkeyCommand: ParsableCommand {
         let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? ".") + "/.local/share")
         return base + "/latchkey/latchkey.sqlite"
+    }
+}
+
+/// Ends the process with `status`.
+func exitProcess(_ status: Int32) -> Never {
+    exit(status)
+}
+
+/// Where `--db` points: a file path, or a URI whose scheme names another kind of store.
+enum StoreLocation {
+    /// The scheme of a `scheme://…` location, or nil for a path.
+    static func scheme(of location: String) -> String? {
+        guard let separator = location.range(of: "://") else { return nil }
+        let scheme = location[..<separator.lowerBound]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return String(scheme)
+    }
+}
+
+/// Whether the contract check runs: in debug builds, when `LATCHKEY_CHECK_CONTRACT=1`
+/// (`LATCHKEY_CONTRACT_LOG` names a file it appends its findings to).
+enum ContractCheckSwitch {
+    static var enabled: Bool {
+        #if DEBUG
+        return getenv("LATCHKEY_CHECK_CONTRACT").map { String(cString: $0) } == "1"
+        #else
+        return false
+        #endif
+    }
+
+    static var logPath: String? {
+        guard enabled, let value = getenv("LATCHKEY_CONTRACT_LOG") else { return nil }
+        return String(cString: value)
     }
 }
 

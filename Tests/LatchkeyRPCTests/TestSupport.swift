@@ -110,7 +110,7 @@ final class FakeHandler: RPCHandler {
         case "count":
             return .success(.int(calls.count - 1))
         default:
-            return .failure(.methodNotFound(request.method))
+            return .failure(.methodNotFound)
         }
     }
 }

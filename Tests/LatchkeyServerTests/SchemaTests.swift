@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCore
 import LatchkeyJSON
 import Testing
 @testable import LatchkeyServer
@@ -16,7 +17,7 @@ import Testing
 
     @Test func everyMethodDeclaresParamsResultAndErrors() {
         var names: Set<String> = []
-        for method in MethodRegistry.all {
+        for method in MethodRegistry.entries {
             #expect(names.insert(method.name).inserted, "duplicate method \(method.name)")
             #expect(!method.summary.isEmpty)
         }
@@ -30,11 +31,9 @@ import Testing
         }
     }
 
-    @Test func everyDomainReasonHasACode() {
-        for reason in LatchkeyCore.ErrorReason.allCases {
-            #expect(ErrorRegistry.code(for: reason.rawValue) != -32603, "\(reason) has no code")
-        }
+    @Test func errorCodesAreUnique() {
+        let codes = ErrorCodes.registry.map(\.code)
+        #expect(Set(codes).count == codes.count)
+        #expect(ErrorCodes.registry.count == 6 + ErrorReason.allCases.count - 1)
     }
 }
-
-import LatchkeyCore

@@ -3,13 +3,18 @@ import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyStore
+import Synchronization
 import Testing
 @testable import LatchkeyServer
 
+/// A manual clock, a seeded generator and a fresh in-memory store.
+func memoryEnvironment(seed: UInt64 = 1, start: UnixTime = 1_767_225_600) -> Environment {
+    Environment(clock: ManualClock(start: start), random: SeededRandomSource(seed: seed), openStore: { try SQLiteStore.inMemory() })
+}
+
 /// Runs `input` through a fresh seeded server and returns everything it wrote.
 func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
-    let core = try Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: seed))
-    let server = LatchkeyServer(core: core, options: ServerOptions(version: "test"))
+    let server = LatchkeyServer(environment: memoryEnvironment(seed: seed), options: ServerOptions(version: "test"))
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
     let writer = FrameWriter(fd: fds[1])
@@ -60,8 +65,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
     }
 
     @Test func noAdminClosesOperatorMethods() throws {
-        let core = try Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 0), random: SeededRandomSource(seed: 1))
-        let server = LatchkeyServer(core: core, options: ServerOptions(version: "test", noAdmin: true))
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test", noAdmin: true))
         for method in ["admin/createUser", "clock/advance", "delivery/list", "audit/list"] {
             let result = server.handle(RPCRequest(id: .int(1), method: method, params: nil)) { _ in }
             guard case .failure(let error) = result else {
@@ -76,5 +80,40 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
             return
         }
         #expect(error.reason == "forbidden")
+    }
+
+    @Test("an unknown method's name is not quoted back (error messages never quote the input)")
+    func unknownMethodNotQuoted() throws {
+        let out = try transcript("""
+        {"jsonrpc":"2.0","id":1,"method":"foobar1234","params":{}}
+        {"jsonrpc":"2.0","id":2,"method":"a\\nb"}
+
+        """)
+        #expect(!out.contains("foobar1234"))
+        #expect(!out.contains("a\\nb"))
+        #expect(out.components(separatedBy: "\"reason\":\"methodNotFound\"").count == 3)
+    }
+
+    @Test("a call that needs no store is answered while the store cannot be opened; one that needs it answers storeUnavailable")
+    func storeOpenedOnFirstNeed() throws {
+        struct Unreachable: Error {}
+        let opens = Mutex(0)
+        let environment = Environment(clock: ManualClock(start: 0), random: SeededRandomSource(seed: 1), openStore: {
+            opens.withLock { $0 += 1 }
+            throw StoreUnavailable(retryAfterSeconds: 2, reason: "test")
+        })
+        let server = LatchkeyServer(environment: environment, options: ServerOptions(version: "test"))
+        let ping = server.handle(RPCRequest(id: .int(1), method: "ping", params: ["echo": 1])) { _ in }
+        #expect((try? ping.get()) == ["echo": 1])
+        #expect(opens.withLock { $0 } == 0)
+        let create = server.handle(RPCRequest(id: .int(2), method: "device/create", params: nil)) { _ in }
+        guard case .failure(let error) = create else {
+            Issue.record("device/create answered without a store")
+            return
+        }
+        #expect(error.code == 1005)
+        #expect(error.data["retryAfterSeconds"] == 2)
+        _ = server.handle(RPCRequest(id: .int(3), method: "device/create", params: nil)) { _ in }
+        #expect(opens.withLock { $0 } == 2, "a failed open is tried again on the next call")
     }
 }

@@ -235,7 +235,7 @@ export interface ActivationFinishParams {
   /** the simulated device */
   deviceId: string;
   authParameter: AuthParameter;
-  /** default `none`; other purposes return a token */
+  /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }
 /** Result of `activation/finish`. */
@@ -377,7 +377,6 @@ export interface AdminPushAuthenticationParams {
   contextTitle?: string;
   contextContent?: string;
   contextMIME?: string;
-  /** default 300 */
   ttlSeconds?: number;
 }
 /** Result of `admin/pushAuthentication`. */
@@ -456,7 +455,7 @@ export interface AuthenticationFinishParams {
   /** the simulated device */
   deviceId: string;
   authParameter: AuthParameter;
-  /** default `none`; other purposes return a token */
+  /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }
 /** Result of `authentication/finish`. */
@@ -560,9 +559,7 @@ export type DeviceBackupResult = {
 /** Params of `device/create`. */
 export interface DeviceCreateParams {
   deviceId?: string;
-  /** default faceId */
   biometry?: "none" | "touchId" | "faceId";
-  /** default true */
   iCloudKeychain?: boolean;
   name?: string;
 }
@@ -657,7 +654,6 @@ export type OnboardingActivateResult = ActivationOffer;
 export interface OnboardingCancelParams {
   /** the simulated device */
   deviceId: string;
-  /** default true */
   forceCancel?: boolean;
 }
 /** Result of `onboarding/cancel`. */
@@ -692,7 +688,7 @@ export interface OnboardingStartParams {
   credentials: OnboardingCredentials;
   /** defaults to `default` */
   applicationId?: string;
-  /** keep the process across restarts (default false) */
+  /** keep the process across restarts */
   canRestoreSession?: boolean;
 }
 /** Result of `onboarding/start`. */
@@ -738,7 +734,7 @@ export interface RecoveryFinishParams {
   deviceId: string;
   recoveryParameter: RecoveryParameter;
   authParameter: AuthParameter;
-  /** default `none`; other purposes return a token */
+  /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }
 /** Result of `recovery/finish`. */
@@ -754,7 +750,7 @@ export interface RecoveryFinishAddOrUpdateParams {
   /** the simulated device */
   deviceId: string;
   recoveryParameter: RecoveryParameter;
-  /** default `none`; other purposes return a token */
+  /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }
 /** Result of `recovery/finishAddOrUpdate`. */
@@ -773,7 +769,7 @@ export interface RecoveryFinishDeleteParams {
     /** ignored */
     recoveryCode?: string;
   };
-  /** default `none`; other purposes return a token */
+  /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }
 /** Result of `recovery/finishDelete`. */
@@ -824,7 +820,6 @@ export type RecoveryStartDeleteResult = {
 export interface RegistrationDeactivateParams {
   /** the simulated device */
   deviceId: string;
-  /** default false */
   onlyLocally?: boolean;
 }
 /** Result of `registration/deactivate`. */
@@ -905,7 +900,7 @@ export type ServerInfoParams = Record<string, never>;
 export type ServerInfoResult = {
   name: string;
   version: string;
-  store: "sqlite" | "memory";
+  store: "sqlite" | "postgresql" | "memory";
   clock: "system" | "manual";
   seeded: boolean;
 };
@@ -947,7 +942,7 @@ export type UserLoginResult = {
 /** Params of `user/logout`. */
 export interface UserLogoutParams {
   sessionId: string;
-  /** default false */
+  /** end every session of the user */
   all?: boolean;
 }
 /** Result of `user/logout`. */
@@ -1036,79 +1031,79 @@ export interface MethodMap {
 
 /** The `accountRecovery` methods. */
 export interface AccountRecoveryMethods {
-  /** `accountRecovery/cancel`: Cancels a grace period (state 2, reason 1). Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), invalidParams (-32602), internalError (-32603). */
+  /** `accountRecovery/cancel`: Cancels a grace period (state 2, reason 1). Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   cancel(params: AccountRecoveryCancelParams, options?: CallOptions): Promise<AccountRecoveryCancelResult>;
-  /** `accountRecovery/resetPassword`: Sets a new password without the old one (state 3 only); back to state 0. Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), policyViolation (1003), invalidParams (-32602), internalError (-32603). */
+  /** `accountRecovery/resetPassword`: Sets a new password without the old one (state 3 only); back to state 0. Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), policyViolation (1003), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   resetPassword(params: AccountRecoveryResetPasswordParams, options?: CallOptions): Promise<AccountRecoveryResetPasswordResult>;
-  /** `accountRecovery/start`: Asks for a password reset: a grace period starts (from states 0, 2, 4). Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), invalidParams (-32602), internalError (-32603). */
+  /** `accountRecovery/start`: Asks for a password reset: a grace period starts (from states 0, 2, 4). Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   start(params: AccountRecoveryStartParams, options?: CallOptions): Promise<AccountRecoveryStartResult>;
-  /** `accountRecovery/status`: The status and the settings-screen copy for it. Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603). */
+  /** `accountRecovery/status`: The status and the settings-screen copy for it. Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   status(params: AccountRecoveryStatusParams, options?: CallOptions): Promise<AccountRecoveryStatusResult>;
 }
 
 /** The `activation` methods. */
 export interface ActivationMethods {
-  /** `activation/finish`: Creates the factor keys and the registration. Errors: notFound (1000), noSessionInProgress (1200), sessionExpired (1201), activationCodeInvalid (1300), activationCodeExpired (1301), authMethodNotAllowed (1302), policyViolation (1003), onboardingFailed (1806), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), invalidParams (-32602), internalError (-32603). */
+  /** `activation/finish`: Creates the factor keys and the registration. Errors: notFound (1000), noSessionInProgress (1200), sessionExpired (1201), activationCodeInvalid (1300), activationCodeExpired (1301), authMethodNotAllowed (1302), policyViolation (1003), onboardingFailed (1806), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finish(params: ActivationFinishParams, options?: CallOptions): Promise<ActivationFinishResult>;
-  /** `activation/start`: Checks an activation code and binds it to the device. Errors: notFound (1000), alreadyActivated (1101), rateLimited (1004), activationCodeInvalid (1300), activationCodeExpired (1301), invalidParams (-32602), internalError (-32603). */
+  /** `activation/start`: Checks an activation code and binds it to the device. Errors: notFound (1000), alreadyActivated (1101), rateLimited (1004), activationCodeInvalid (1300), activationCodeExpired (1301), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   start(params: ActivationStartParams, options?: CallOptions): Promise<ActivationStartResult>;
 }
 
 /** The `admin` methods. */
 export interface AdminMethods {
-  /** `admin/completeVerification`: Ends onboarding identity verification; rejected removes the registration. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/completeVerification`: Ends onboarding identity verification; rejected removes the registration. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   completeVerification(params: AdminCompleteVerificationParams, options?: CallOptions): Promise<AdminCompleteVerificationResult>;
-  /** `admin/configureApplication`: Creates or changes an application; absent fields keep their value. Errors: invalidParams (-32602), forbidden (1002), internalError (-32603). */
+  /** `admin/configureApplication`: Creates or changes an application; absent fields keep their value. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureApplication(params: AdminConfigureApplicationParams, options?: CallOptions): Promise<AdminConfigureApplicationResult>;
-  /** `admin/configureServer`: Changes the server-wide lifetimes; absent fields keep their value. Errors: forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/configureServer`: Changes the server-wide lifetimes; absent fields keep their value. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureServer(params?: AdminConfigureServerParams, options?: CallOptions): Promise<AdminConfigureServerResult>;
-  /** `admin/createActivationCode`: Creates an activation code for a user, in the application's format. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/createActivationCode`: Creates an activation code for a user, in the application's format. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   createActivationCode(params: AdminCreateActivationCodeParams, options?: CallOptions): Promise<AdminCreateActivationCodeResult>;
-  /** `admin/createUser`: Creates a user (userId generated when absent). Errors: alreadyExists (1001), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/createUser`: Creates a user (userId generated when absent). Errors: alreadyExists (1001), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   createUser(params?: AdminCreateUserParams, options?: CallOptions): Promise<AdminCreateUserResult>;
-  /** `admin/getAuthentication`: A pushed authentication's status. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/getAuthentication`: A pushed authentication's status. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   getAuthentication(params: AdminGetAuthenticationParams, options?: CallOptions): Promise<AdminGetAuthenticationResult>;
-  /** `admin/getRegistration`: A registration as the server holds it. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/getRegistration`: A registration as the server holds it. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   getRegistration(params: AdminGetRegistrationParams, options?: CallOptions): Promise<AdminGetRegistrationResult>;
-  /** `admin/listRegistrations`: Every registration of a user, oldest first. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/listRegistrations`: Every registration of a user, oldest first. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   listRegistrations(params: AdminListRegistrationsParams, options?: CallOptions): Promise<AdminListRegistrationsResult>;
-  /** `admin/lockRegistration`: Locks a registration (lockedByAdmin); its tokens die. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/lockRegistration`: Locks a registration (lockedByAdmin); its tokens die. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   lockRegistration(params: AdminLockRegistrationParams, options?: CallOptions): Promise<AdminLockRegistrationResult>;
-  /** `admin/pushAuthentication`: Pushes an authentication with a context; the next authentication/start picks it up. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/pushAuthentication`: Pushes an authentication with a context; the next authentication/start picks it up. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   pushAuthentication(params: AdminPushAuthenticationParams, options?: CallOptions): Promise<AdminPushAuthenticationResult>;
-  /** `admin/removeRegistration`: Removes a registration (a stolen phone); its tokens die. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/removeRegistration`: Removes a registration (a stolen phone); its tokens die. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   removeRegistration(params: AdminRemoveRegistrationParams, options?: CallOptions): Promise<AdminRemoveRegistrationResult>;
-  /** `admin/unlockRegistration`: Unlocks a registration and resets its PIN and recovery counters; never lifts removed. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `admin/unlockRegistration`: Unlocks a registration and resets its PIN and recovery counters; never lifts removed. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   unlockRegistration(params: AdminUnlockRegistrationParams, options?: CallOptions): Promise<AdminUnlockRegistrationResult>;
 }
 
 /** The `audit` methods. */
 export interface AuditMethods {
-  /** `audit/list`: Recorded security events, oldest first; limit keeps the newest. Errors: forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `audit/list`: Recorded security events, oldest first; limit keeps the newest. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   list(params?: AuditListParams, options?: CallOptions): Promise<AuditListResult>;
 }
 
 /** The `authMethod` methods. */
 export interface AuthMethodMethods {
-  /** `authMethod/deactivate`: Removes a method after a device authentication. Errors: notFound (1000), notActivatedLocally (1100), cannotDeactivateDevice (1405), authMethodNotAllowed (1302), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), invalidParams (-32602), internalError (-32603). */
+  /** `authMethod/deactivate`: Removes a method after a device authentication. Errors: notFound (1000), notActivatedLocally (1100), cannotDeactivateDevice (1405), authMethodNotAllowed (1302), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   deactivate(params: AuthMethodDeactivateParams, options?: CallOptions): Promise<AuthMethodDeactivateResult>;
-  /** `authMethod/finishAddOrUpdate`: Adds or updates a method (a new PIN, a biometric method) after the user proves themselves. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), policyViolation (1003), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), invalidParams (-32602), internalError (-32603). */
+  /** `authMethod/finishAddOrUpdate`: Adds or updates a method (a new PIN, a biometric method) after the user proves themselves. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), policyViolation (1003), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finishAddOrUpdate(params: AuthMethodFinishAddOrUpdateParams, options?: CallOptions): Promise<AuthMethodFinishAddOrUpdateResult>;
-  /** `authMethod/startAddOrUpdate`: Opens an add-or-update of an auth method. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), invalidParams (-32602), internalError (-32603). */
+  /** `authMethod/startAddOrUpdate`: Opens an add-or-update of an auth method. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   startAddOrUpdate(params: AuthMethodStartAddOrUpdateParams, options?: CallOptions): Promise<AuthMethodStartAddOrUpdateResult>;
 }
 
 /** The `authentication` methods. */
 export interface AuthenticationMethods {
-  /** `authentication/finish`: Answers the challenge; the server verifies and counts. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), invalidParams (-32602), internalError (-32603). */
+  /** `authentication/finish`: Answers the challenge; the server verifies and counts. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finish(params: AuthenticationFinishParams, options?: CallOptions): Promise<AuthenticationFinishResult>;
-  /** `authentication/start`: Opens an authentication; picks up a pushed authentication if one is pending. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), invalidParams (-32602), internalError (-32603). */
+  /** `authentication/start`: Opens an authentication; picks up a pushed authentication if one is pending. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   start(params: AuthenticationStartParams, options?: CallOptions): Promise<AuthenticationStartResult>;
 }
 
 /** The `clock` methods. */
 export interface ClockMethods {
-  /** `clock/advance`: Moves a manual clock forward; due state changes happen and are notified. Errors: forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `clock/advance`: Moves a manual clock forward; due state changes happen and are notified. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   advance(params: ClockAdvanceParams, options?: CallOptions): Promise<ClockAdvanceResult>;
   /** `clock/now`: The server's current time. Errors: invalidParams (-32602), internalError (-32603). */
   now(params?: ClockNowParams, options?: CallOptions): Promise<ClockNowResult>;
@@ -1116,7 +1111,7 @@ export interface ClockMethods {
 
 /** The `config` methods. */
 export interface ConfigMethods {
-  /** `config/load`: The application's activation code format. Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `config/load`: The application's activation code format. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   load(params?: ConfigLoadParams, options?: CallOptions): Promise<ConfigLoadResult>;
 }
 
@@ -1124,27 +1119,27 @@ export interface ConfigMethods {
 export interface DeliveryMethods {
   /** `delivery/list`: Messages sent through the channel, newest last (the last 1000, in memory only). Errors: forbidden (1002), invalidParams (-32602), internalError (-32603). */
   list(params?: DeliveryListParams, options?: CallOptions): Promise<DeliveryListResult>;
-  /** `delivery/open`: The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback. Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError (-32603). */
+  /** `delivery/open`: The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   open(params: DeliveryOpenParams, options?: CallOptions): Promise<DeliveryOpenResult>;
 }
 
 /** The `device` methods. */
 export interface DeviceMethods {
-  /** `device/activatedRecoveryMethods`: The recovery methods the device holds. Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `device/activatedRecoveryMethods`: The recovery methods the device holds. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   activatedRecoveryMethods(params: DeviceActivatedRecoveryMethodsParams, options?: CallOptions): Promise<DeviceActivatedRecoveryMethodsResult>;
-  /** `device/backup`: Backs up the device: recovery data yes, this-device-only activation keys never. Errors: notFound (1000), iCloudKeychainDisabled (1105), invalidParams (-32602), internalError (-32603). */
+  /** `device/backup`: Backs up the device: recovery data yes, this-device-only activation keys never. Errors: notFound (1000), iCloudKeychainDisabled (1105), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   backup(params: DeviceBackupParams, options?: CallOptions): Promise<DeviceBackupResult>;
-  /** `device/create`: Creates a simulated phone (deviceId generated when absent). Errors: alreadyExists (1001), invalidParams (-32602), internalError (-32603). */
+  /** `device/create`: Creates a simulated phone (deviceId generated when absent). Errors: alreadyExists (1001), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   create(params?: DeviceCreateParams, options?: CallOptions): Promise<DeviceCreateResult>;
-  /** `device/isActivatedLocally`: Whether the device holds an activation (no server call). Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `device/isActivatedLocally`: Whether the device holds an activation (no server call). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   isActivatedLocally(params: DeviceIsActivatedLocallyParams, options?: CallOptions): Promise<DeviceIsActivatedLocallyResult>;
-  /** `device/isRecoveryActivated`: Whether the device holds recovery data. Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `device/isRecoveryActivated`: Whether the device holds recovery data. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   isRecoveryActivated(params: DeviceIsRecoveryActivatedParams, options?: CallOptions): Promise<DeviceIsRecoveryActivatedResult>;
-  /** `device/registrationId`: The registration the device holds (null when none). Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `device/registrationId`: The registration the device holds (null when none). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   registrationId(params: DeviceRegistrationIdParams, options?: CallOptions): Promise<DeviceRegistrationIdResult>;
-  /** `device/restore`: Makes a new device holding what the backup carries. Errors: notFound (1000), alreadyExists (1001), invalidParams (-32602), internalError (-32603). */
+  /** `device/restore`: Makes a new device holding what the backup carries. Errors: notFound (1000), alreadyExists (1001), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   restore(params: DeviceRestoreParams, options?: CallOptions): Promise<DeviceRestoreResult>;
-  /** `device/setBiometricOutcome`: Sets what the biometric sensor answers from now on (sticks until changed). Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `device/setBiometricOutcome`: Sets what the biometric sensor answers from now on (sticks until changed). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   setBiometricOutcome(params: DeviceSetBiometricOutcomeParams, options?: CallOptions): Promise<DeviceSetBiometricOutcomeResult>;
 }
 
@@ -1158,59 +1153,59 @@ export interface EventsMethods {
 
 /** The `onboarding` methods. */
 export interface OnboardingMethods {
-  /** `onboarding/activate`: Checks the OTP and opens the activation; activation/finish completes it. Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806), onboardingCannotActivate (1802), otpInvalid (1803), otpExpired (1804), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/activate`: Checks the OTP and opens the activation; activation/finish completes it. Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806), onboardingCannotActivate (1802), otpInvalid (1803), otpExpired (1804), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   activate(params: OnboardingActivateParams, options?: CallOptions): Promise<OnboardingActivateResult>;
-  /** `onboarding/cancel`: Cancels the device's onboarding process. Errors: notFound (1000), onboardingNotRunning (1801), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/cancel`: Cancels the device's onboarding process. Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   cancel(params: OnboardingCancelParams, options?: CallOptions): Promise<OnboardingCancelResult>;
-  /** `onboarding/hasActiveProcess`: Whether an onboarding process runs on the device. Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/hasActiveProcess`: Whether an onboarding process runs on the device. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   hasActiveProcess(params: OnboardingHasActiveProcessParams, options?: CallOptions): Promise<OnboardingHasActiveProcessResult>;
-  /** `onboarding/resendOtp`: Sends a new OTP; the previous one dies. Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806), resendLimited (1805), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/resendOtp`: Sends a new OTP; the previous one dies. Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806), resendLimited (1805), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   resendOtp(params: OnboardingResendOtpParams, options?: CallOptions): Promise<OnboardingResendOtpResult>;
-  /** `onboarding/start`: Starts onboarding from identity; the same answer whether or not it matches a user. Errors: notFound (1000), onboardingCannotActivate (1802), onboardingInProgress (1800), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/start`: Starts onboarding from identity; the same answer whether or not it matches a user. Errors: notFound (1000), onboardingCannotActivate (1802), onboardingInProgress (1800), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   start(params: OnboardingStartParams, options?: CallOptions): Promise<OnboardingStartResult>;
-  /** `onboarding/status`: Where the device's onboarding process stands. Errors: notFound (1000), onboardingNotRunning (1801), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/status`: Where the device's onboarding process stands. Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   status(params: OnboardingStatusParams, options?: CallOptions): Promise<OnboardingStatusResult>;
 }
 
 /** The `pin` methods. */
 export interface PinMethods {
-  /** `pin/validate`: Checks a PIN against the application's policy. Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `pin/validate`: Checks a PIN against the application's policy. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   validate(params: PinValidateParams, options?: CallOptions): Promise<PinValidateResult>;
 }
 
 /** The `recovery` methods. */
 export interface RecoveryMethods {
-  /** `recovery/finish`: Recovers the registration onto this device with the code and exactly one method besides device. Errors: notFound (1000), alreadyActivated (1101), recoveryNotActivated (1600), recoveryLocked (1602), recoveryCodeInvalid (1601), authMethodNotAllowed (1302), policyViolation (1003), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), invalidParams (-32602), internalError (-32603). */
+  /** `recovery/finish`: Recovers the registration onto this device with the code and exactly one method besides device. Errors: notFound (1000), alreadyActivated (1101), recoveryNotActivated (1600), recoveryLocked (1602), recoveryCodeInvalid (1601), authMethodNotAllowed (1302), policyViolation (1003), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finish(params: RecoveryFinishParams, options?: CallOptions): Promise<RecoveryFinishResult>;
-  /** `recovery/finishAddOrUpdate`: Sets or replaces the recovery code; the server keeps only a public key. Errors: notFound (1000), notActivatedLocally (1100), policyViolation (1003), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), invalidParams (-32602), internalError (-32603). */
+  /** `recovery/finishAddOrUpdate`: Sets or replaces the recovery code; the server keeps only a public key. Errors: notFound (1000), notActivatedLocally (1100), policyViolation (1003), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finishAddOrUpdate(params: RecoveryFinishAddOrUpdateParams, options?: CallOptions): Promise<RecoveryFinishAddOrUpdateResult>;
-  /** `recovery/finishDelete`: Deletes the recovery method on both sides (the code given is ignored). Errors: notFound (1000), notActivatedLocally (1100), recoveryNotActivated (1600), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), invalidParams (-32602), internalError (-32603). */
+  /** `recovery/finishDelete`: Deletes the recovery method on both sides (the code given is ignored). Errors: notFound (1000), notActivatedLocally (1100), recoveryNotActivated (1600), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finishDelete(params: RecoveryFinishDeleteParams, options?: CallOptions): Promise<RecoveryFinishDeleteResult>;
-  /** `recovery/generateCode`: A fresh recovery code of 100 bits (4 groups of 5 Base32 characters). Errors: invalidParams (-32602), internalError (-32603). */
+  /** `recovery/generateCode`: A fresh recovery code of 100 bits (4 groups of 5 Base32 characters). Errors: storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   generateCode(params?: RecoveryGenerateCodeParams, options?: CallOptions): Promise<RecoveryGenerateCodeResult>;
-  /** `recovery/start`: Opens a recovery on a device restored from backup. Errors: notFound (1000), alreadyActivated (1101), recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), invalidParams (-32602), internalError (-32603). */
+  /** `recovery/start`: Opens a recovery on a device restored from backup. Errors: notFound (1000), alreadyActivated (1101), recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   start(params: RecoveryStartParams, options?: CallOptions): Promise<RecoveryStartResult>;
-  /** `recovery/startAddOrUpdate`: Opens setting the recovery code, authorised by an addOrUpdateRecovery token. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), invalidParams (-32602), internalError (-32603). */
+  /** `recovery/startAddOrUpdate`: Opens setting the recovery code, authorised by an addOrUpdateRecovery token. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   startAddOrUpdate(params: RecoveryStartAddOrUpdateParams, options?: CallOptions): Promise<RecoveryStartAddOrUpdateResult>;
-  /** `recovery/startDelete`: Opens deleting the recovery method, authorised by a deleteRecovery token. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), invalidParams (-32602), internalError (-32603). */
+  /** `recovery/startDelete`: Opens deleting the recovery method, authorised by a deleteRecovery token. Errors: notFound (1000), notActivatedLocally (1100), recoveryNotActivated (1600), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   startDelete(params: RecoveryStartDeleteParams, options?: CallOptions): Promise<RecoveryStartDeleteResult>;
 }
 
 /** The `registration` methods. */
 export interface RegistrationMethods {
-  /** `registration/deactivate`: Deactivates the registration, on the server too unless onlyLocally. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), invalidParams (-32602), internalError (-32603). */
+  /** `registration/deactivate`: Deactivates the registration, on the server too unless onlyLocally. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   deactivate(params: RegistrationDeactivateParams, options?: CallOptions): Promise<RegistrationDeactivateResult>;
 }
 
 /** The `reset` methods. */
 export interface ResetMethods {
-  /** `reset/requestAccountRecovery`: Sends an account-recovery code and deep link (same answer for unknown users). Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `reset/requestAccountRecovery`: Sends an account-recovery code and deep link (same answer for unknown users). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   requestAccountRecovery(params: ResetRequestAccountRecoveryParams, options?: CallOptions): Promise<ResetRequestAccountRecoveryResult>;
-  /** `reset/requestPasswordReset`: Sends a password-reset code and link (same answer for unknown users). Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `reset/requestPasswordReset`: Sends a password-reset code and link (same answer for unknown users). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   requestPasswordReset(params: ResetRequestPasswordResetParams, options?: CallOptions): Promise<ResetRequestPasswordResetResult>;
-  /** `reset/resetPasskeys`: Removes every passkey and registers the new one, with an account-recovery code. Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), invalidParams (-32602), internalError (-32603). */
+  /** `reset/resetPasskeys`: Removes every passkey and registers the new one, with an account-recovery code. Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   resetPasskeys(params: ResetResetPasskeysParams, options?: CallOptions): Promise<ResetResetPasskeysResult>;
-  /** `reset/updatePassword`: Sets a new password with a verification code; every session of the user ends. Errors: policyViolation (1003), verificationCodeInvalid (1900), verificationCodeExpired (1901), invalidParams (-32602), internalError (-32603). */
+  /** `reset/updatePassword`: Sets a new password with a verification code; every session of the user ends. Errors: policyViolation (1003), verificationCodeInvalid (1900), verificationCodeExpired (1901), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   updatePassword(params: ResetUpdatePasswordParams, options?: CallOptions): Promise<ResetUpdatePasswordResult>;
 }
 
@@ -1228,19 +1223,19 @@ export interface ServerMethods {
 
 /** The `session` methods. */
 export interface SessionMethods {
-  /** `session/cancel`: Cancels the operation in progress; a pushed authentication in hand is rejected. Errors: notFound (1000), invalidParams (-32602), internalError (-32603). */
+  /** `session/cancel`: Cancels the operation in progress; a pushed authentication in hand is rejected. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   cancel(params: SessionCancelParams, options?: CallOptions): Promise<SessionCancelResult>;
 }
 
 /** The `user` methods. */
 export interface UserMethods {
-  /** `user/get`: The signed-in user, with accountRecovery (null before the first start). Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603). */
+  /** `user/get`: The signed-in user, with accountRecovery (null before the first start). Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   get(params: UserGetParams, options?: CallOptions): Promise<UserGetResult>;
-  /** `user/login`: Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2). Errors: invalidCredentials (1702), rateLimited (1004), invalidParams (-32602), internalError (-32603). */
+  /** `user/login`: Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2). Errors: invalidCredentials (1702), rateLimited (1004), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   login(params: UserLoginParams, options?: CallOptions): Promise<UserLoginResult>;
-  /** `user/logout`: Ends the session, or every session of the user with all. Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603). */
+  /** `user/logout`: Ends the session, or every session of the user with all. Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   logout(params: UserLogoutParams, options?: CallOptions): Promise<UserLogoutResult>;
-  /** `user/passkeys`: The signed-in user's passkeys. Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603). */
+  /** `user/passkeys`: The signed-in user's passkeys. Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   passkeys(params: UserPasskeysParams, options?: CallOptions): Promise<UserPasskeysResult>;
 }
 
@@ -1284,6 +1279,7 @@ export declare const ERROR_CODES: {
   readonly forbidden: 1002;
   readonly policyViolation: 1003;
   readonly rateLimited: 1004;
+  readonly storeUnavailable: 1005;
   readonly notActivatedLocally: 1100;
   readonly alreadyActivated: 1101;
   readonly biometryUnavailable: 1102;
@@ -1295,6 +1291,7 @@ export declare const ERROR_CODES: {
   readonly activationCodeInvalid: 1300;
   readonly activationCodeExpired: 1301;
   readonly authMethodNotAllowed: 1302;
+  readonly proofInvalid: 1303;
   readonly authenticationFailed: 1400;
   readonly registrationLocked: 1401;
   readonly lockedByAdmin: 1402;
@@ -1333,6 +1330,7 @@ export declare const errors: {
   readonly FORBIDDEN: 1002;
   readonly POLICY_VIOLATION: 1003;
   readonly RATE_LIMITED: 1004;
+  readonly STORE_UNAVAILABLE: 1005;
   readonly NOT_ACTIVATED_LOCALLY: 1100;
   readonly ALREADY_ACTIVATED: 1101;
   readonly BIOMETRY_UNAVAILABLE: 1102;
@@ -1344,6 +1342,7 @@ export declare const errors: {
   readonly ACTIVATION_CODE_INVALID: 1300;
   readonly ACTIVATION_CODE_EXPIRED: 1301;
   readonly AUTH_METHOD_NOT_ALLOWED: 1302;
+  readonly PROOF_INVALID: 1303;
   readonly AUTHENTICATION_FAILED: 1400;
   readonly REGISTRATION_LOCKED: 1401;
   readonly LOCKED_BY_ADMIN: 1402;

@@ -40,6 +40,32 @@ public struct ApplicationConfig: Sendable, Equatable {
     }
 }
 
+extension ApplicationConfig {
+    /// The contract's bounds for the settings an operator may change.
+    public enum Bounds {
+        public static let activationCodeLength: ClosedRange<Int64> = 6...32
+        public static let pinCodeLength: ClosedRange<Int64> = 4...64
+        public static let maxFailedAttempts: ClosedRange<Int64> = 3...10
+        public static let tokenTtlSeconds: ClosedRange<Int64> = 30...900
+    }
+
+    /// Applies the changes given; `device` stays enabled whatever the list says.
+    mutating func apply(_ changes: ApplicationChanges) {
+        if let value = changes.activationCodeLength { activationCodeLength = value }
+        if let value = changes.activationCodeType { activationCodeType = value }
+        if let value = changes.activationCodeTtlSeconds { activationCodeTtlSeconds = value }
+        if let value = changes.pinCodeType { pinCodeType = value }
+        if let value = changes.pinCodeLengthMin { pinCodeLengthMin = value }
+        if let value = changes.pinCodeLengthMax { pinCodeLengthMax = value }
+        if let value = changes.maxFailedAttempts { maxFailedAttempts = value }
+        // `device` is what every registration stands on: it is always enabled.
+        if let value = changes.authMethods { authMethods = AuthMethod.canonical(value + [.device]) }
+        if let value = changes.addOrUpdateAllowedBy { addOrUpdateAllowedBy = value.mapValues { AuthMethod.canonical($0) } }
+        if let value = changes.tokenTtlSeconds { tokenTtlSeconds = value }
+        if let value = changes.redirectUrlPrefixes { redirectUrlPrefixes = value }
+    }
+}
+
 /// A change to an application's configuration: absent fields keep their value.
 public struct ApplicationChanges: Sendable {
     public var activationCodeLength: Int?

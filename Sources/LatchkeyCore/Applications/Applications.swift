@@ -13,56 +13,21 @@ extension Latchkey {
         try inspect { tx in try application(tx, applicationId) }
     }
 
-    /// Creates or changes an application; values outside the contract's bounds are refused.
-    /// - Throws: `invalidParams` naming the field.
+    /// Creates or changes an application. The values come within `ApplicationConfig.bounds`
+    /// (the wire checks them); the rules between values are checked here.
+    /// - Throws: `invalidParams` (the PIN length bounds cross; a single-factor method may not add
+    ///   a two-factor one).
     public func configureApplication(_ applicationId: String, _ changes: ApplicationChanges) throws -> ApplicationConfig {
         try transact { tx, effects in
             var config = (try tx.fetch(ApplicationRecord.self, id: applicationId))?.config ?? .defaults(applicationId)
-            if let value = changes.activationCodeLength {
-                guard (6...32).contains(value) else { throw DomainError.invalidParam("activationCodeLength", "must be from 6 to 32") }
-                config.activationCodeLength = value
-            }
-            if let value = changes.activationCodeType { config.activationCodeType = value }
-            if let value = changes.activationCodeTtlSeconds {
-                guard value >= 1 else { throw DomainError.invalidParam("activationCodeTtlSeconds", "must be at least 1") }
-                config.activationCodeTtlSeconds = value
-            }
-            if let value = changes.pinCodeType { config.pinCodeType = value }
-            if let value = changes.pinCodeLengthMin {
-                guard value >= 4, value <= 64 else { throw DomainError.invalidParam("pinCodeLengthMin", "must be from 4 to 64") }
-                config.pinCodeLengthMin = value
-            }
-            if let value = changes.pinCodeLengthMax {
-                guard value >= 4, value <= 64 else { throw DomainError.invalidParam("pinCodeLengthMax", "must be from 4 to 64") }
-                config.pinCodeLengthMax = value
-            }
+            config.apply(changes)
             guard config.pinCodeLengthMin <= config.pinCodeLengthMax else {
-                throw DomainError.invalidParam(changes.pinCodeLengthMax != nil ? "pinCodeLengthMax" : "pinCodeLengthMin",
-                                               "pinCodeLengthMin must not exceed pinCodeLengthMax")
+                throw DomainError.invalid(.pinCodeLengths(maxChanged: changes.pinCodeLengthMax != nil),
+                                          "pinCodeLengthMin must not exceed pinCodeLengthMax")
             }
-            if let value = changes.maxFailedAttempts {
-                guard (3...10).contains(value) else { throw DomainError.invalidParam("maxFailedAttempts", "must be from 3 to 10") }
-                config.maxFailedAttempts = value
-            }
-            if let value = changes.authMethods {
-                // `device` is what every registration stands on: it is always enabled.
-                config.authMethods = AuthMethod.canonical(value + [.device])
-            }
-            if let value = changes.addOrUpdateAllowedBy {
-                if let twoFactor = value[.device]?.first(where: \.isTwoFactor) {
-                    throw DomainError.invalidParam("addOrUpdateAllowedBy.device", "a single-factor method may not add \(twoFactor.rawValue)")
-                }
-                config.addOrUpdateAllowedBy = value.mapValues { AuthMethod.canonical($0) }
-            }
-            if let value = changes.tokenTtlSeconds {
-                guard (30...900).contains(value) else { throw DomainError.invalidParam("tokenTtlSeconds", "must be from 30 to 900") }
-                config.tokenTtlSeconds = value
-            }
-            if let value = changes.redirectUrlPrefixes {
-                if let index = value.firstIndex(where: \.isEmpty) {
-                    throw DomainError.invalidParam("redirectUrlPrefixes[\(index)]", "must not be empty")
-                }
-                config.redirectUrlPrefixes = value
+            if let twoFactor = config.addOrUpdateAllowedBy[.device]?.first(where: \.isTwoFactor) {
+                throw DomainError.invalid(.addOrUpdateAllowedBy(proof: .device, adds: twoFactor),
+                                          "a single-factor method may not add \(twoFactor.rawValue)")
             }
             try tx.save(ApplicationRecord(config))
             try audit(tx, effects, .applicationConfigured, detail: applicationId)

@@ -26,47 +26,46 @@ extension Latchkey {
         }
     }
 
-    /// Removes a registration (a stolen phone); its tokens die.
-    public func removeRegistration(_ registrationId: String) throws -> RegistrationInfo {
-        try changeRegistration(registrationId) { tx, effects, record in
-            guard record.registrationState != .removed else { return }
-            record.state = RegistrationState.removed.rawValue
-            try revokeTokens(tx, registrationId: record.id)
-            try audit(tx, effects, .registrationRemoved, userId: record.userId, registrationId: record.id)
+    /// An operator's change to a registration. A removed registration stays removed.
+    /// - Throws: `notFound` (registration).
+    public func changeRegistration(_ registrationId: String, _ change: AdminRegistrationChange) throws -> RegistrationInfo {
+        try transact { tx, effects in
+            var record = try registration(tx, registrationId)
+            if record.registrationState != .removed {
+                try apply(change, to: &record, tx, effects)
+                try tx.save(record)
+            }
+            return try registrationInfo(tx, record)
         }
     }
 
-    /// Locks a registration by operator decision; its tokens die. A removed one stays removed.
-    public func lockRegistration(_ registrationId: String) throws -> RegistrationInfo {
-        try changeRegistration(registrationId) { tx, effects, record in
-            guard record.registrationState != .removed else { return }
-            record.state = RegistrationState.lockedByAdmin.rawValue
+    private func apply(_ change: AdminRegistrationChange, to record: inout RegistrationRecord, _ tx: StoreTransaction,
+                       _ effects: Effects) throws {
+        let event: AuditEventType
+        switch change {
+        case .remove, .lock:
+            record.state = (change == .remove ? RegistrationState.removed : .lockedByAdmin).rawValue
             try revokeTokens(tx, registrationId: record.id)
-            try audit(tx, effects, .registrationLockedByAdmin, userId: record.userId, registrationId: record.id)
-        }
-    }
-
-    /// Unlocks a registration: resets the PIN and recovery counters. Never lifts `removed`
-    /// (nor a pending verification).
-    public func unlockRegistration(_ registrationId: String) throws -> RegistrationInfo {
-        try changeRegistration(registrationId) { tx, effects, record in
-            guard record.registrationState != .removed else { return }
+            event = change == .remove ? .registrationRemoved : .registrationLockedByAdmin
+        case .unlock:
+            // Unlocking lifts a lock, never a pending verification.
             if record.registrationState == .locked || record.registrationState == .lockedByAdmin {
                 record.state = RegistrationState.active.rawValue
             }
             record.failedAttempts = 0
             record.recoveryFailedAttempts = 0
-            try audit(tx, effects, .registrationUnlocked, userId: record.userId, registrationId: record.id)
+            event = .registrationUnlocked
         }
+        try audit(tx, effects, event, userId: record.userId, registrationId: record.id)
     }
+}
 
-    private func changeRegistration(_ registrationId: String,
-                                    _ change: (StoreTransaction, Effects, inout RegistrationRecord) throws -> Void) throws -> RegistrationInfo {
-        try transact { tx, effects in
-            var record = try registration(tx, registrationId)
-            try change(tx, effects, &record)
-            try tx.save(record)
-            return try registrationInfo(tx, record)
-        }
-    }
+/// What an operator does to a registration.
+public enum AdminRegistrationChange: Sendable {
+    /// Removed for good (a stolen phone); its tokens die.
+    case remove
+    /// Locked by the operator (`lockedByAdmin`); its tokens die.
+    case lock
+    /// A lock lifted; the PIN and recovery counters reset.
+    case unlock
 }

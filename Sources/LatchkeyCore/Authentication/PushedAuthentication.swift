@@ -32,7 +32,8 @@ public struct NewPushedAuthentication: Sendable {
     public var contextMIME: String?
     public var ttlSeconds: Int64
 
-    public init(registrationId: String, contextTitle: String?, contextContent: String?, contextMIME: String?, ttlSeconds: Int64) {
+    public init(registrationId: String = "", contextTitle: String? = nil, contextContent: String? = nil, contextMIME: String? = nil,
+                ttlSeconds: Int64 = 300) {
         self.registrationId = registrationId
         self.contextTitle = contextTitle
         self.contextContent = contextContent

@@ -22,8 +22,7 @@ extension Latchkey {
     /// Restores a backup onto a new device: recovery data yes, activation keys never.
     /// - Throws: `notFound` (backup), `alreadyExists` (device).
     public func restoreDevice(backupId: String, _ new: NewDevice) throws -> String {
-        if let id = new.deviceId, id.isEmpty { throw DomainError.invalidParam("deviceId", "must not be empty") }
-        return try transact { tx, _ in
+        try transact { tx, _ in
             guard try tx.fetch(DeviceBackupRecord.self, id: backupId) != nil else { throw DomainError.notFound("backup") }
             let deviceId = try insertDevice(tx, new)
             for item in try tx.fetchAll(DeviceBackupItemRecord.self, where: [.equals("backupId", backupId)]) {

@@ -17,8 +17,7 @@ extension Latchkey {
     /// Creates a simulated phone.
     /// - Throws: `alreadyExists`.
     public func createDevice(_ new: NewDevice) throws -> String {
-        if let id = new.deviceId, id.isEmpty { throw DomainError.invalidParam("deviceId", "must not be empty") }
-        return try transact { tx, _ in try insertDevice(tx, new) }
+        try transact { tx, _ in try insertDevice(tx, new) }
     }
 
     func insertDevice(_ tx: StoreTransaction, _ new: NewDevice) throws -> String {

@@ -31,7 +31,7 @@ public final class SystemClock: Clock {
     public var isManual: Bool { false }
 
     public func advance(by seconds: Int64) throws {
-        throw DomainError(.forbidden, "clock/advance needs --clock manual; the system clock cannot be moved")
+        throw DomainError(.forbidden, "The system clock cannot be moved; only a manual clock can")
     }
 }
 

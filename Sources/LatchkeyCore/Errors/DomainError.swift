@@ -1,12 +1,13 @@
-/// The contract's error reasons that the domain can answer with. The wire codes are assigned
-/// in one place, in the server layer.
+/// Every answer the domain may give instead of a result, named as in the contract's error
+/// table. The wire codes are assigned in one place, in the server layer.
 public enum ErrorReason: String, Sendable, CaseIterable {
+    /// The caller's input breaks a rule of the domain (`DomainError.input` says which input).
     case invalidParams
-    case notFound, alreadyExists, forbidden, policyViolation, rateLimited
+    case notFound, alreadyExists, forbidden, policyViolation, rateLimited, storeUnavailable
     case notActivatedLocally, alreadyActivated, biometryUnavailable, biometryFailed, biometryCancelled
     case iCloudKeychainDisabled
     case noSessionInProgress, sessionExpired
-    case activationCodeInvalid, activationCodeExpired, authMethodNotAllowed
+    case activationCodeInvalid, activationCodeExpired, authMethodNotAllowed, proofInvalid
     case authenticationFailed, registrationLocked, lockedByAdmin, registrationRemoved, verificationPending
     case cannotDeactivateDevice
     case tokenInvalid, tokenExpired, tokenPurposeMismatch
@@ -23,18 +24,17 @@ public enum ErrorDetail: Sendable, Equatable {
     case string(String)
     case bool(Bool)
     case strings([String])
-    /// `[{path, message}]`, for `invalidParams`.
-    case fieldErrors([FieldError])
 }
 
-/// One offending field: a dotted path (`authParameter.pin`) and what is wrong with it.
-public struct FieldError: Sendable, Equatable {
-    public var path: String
-    public var message: String
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
+/// Which input of an operation breaks a rule of the domain, in the domain's own terms (the
+/// server layer knows where each sits on the wire).
+public enum InvalidInput: Sendable, Equatable {
+    /// The PIN length bounds cross (`maxChanged`: the maximum was the value given).
+    case pinCodeLengths(maxChanged: Bool)
+    /// A single-factor method was allowed to add a two-factor one.
+    case addOrUpdateAllowedBy(proof: AuthMethod, adds: AuthMethod)
+    /// The redirect URL starts with none of the application's prefixes.
+    case redirectUrl(allowedPrefixes: [String])
 }
 
 /// An answer the domain gives instead of a result. What a transaction wrote before throwing one
@@ -43,6 +43,8 @@ public struct DomainError: Error, Sendable, Equatable {
     public var reason: ErrorReason
     public var message: String
     public var details: [(key: String, value: ErrorDetail)]
+    /// For `invalidParams`: the input at fault.
+    public var input: InvalidInput?
 
     public init(_ reason: ErrorReason, _ message: String, _ details: [(String, ErrorDetail)] = []) {
         self.reason = reason
@@ -52,7 +54,7 @@ public struct DomainError: Error, Sendable, Equatable {
 
     public static func == (lhs: DomainError, rhs: DomainError) -> Bool {
         lhs.reason == rhs.reason && lhs.message == rhs.message && lhs.details.map(\.key) == rhs.details.map(\.key)
-            && lhs.details.map(\.value) == rhs.details.map(\.value)
+            && lhs.details.map(\.value) == rhs.details.map(\.value) && lhs.input == rhs.input
     }
 
     public func detail(_ key: String) -> ErrorDetail? {
@@ -61,9 +63,11 @@ public struct DomainError: Error, Sendable, Equatable {
 
     // MARK: common answers
 
-    public static func invalidParam(_ path: String, _ message: String) -> DomainError {
-        DomainError(.invalidParams, "Invalid params: \(path) \(message)",
-                    [("errors", .fieldErrors([FieldError(path: path, message: message)]))])
+    /// The input breaks a rule; `problem` says how, without quoting the input.
+    public static func invalid(_ input: InvalidInput, _ problem: String) -> DomainError {
+        var error = DomainError(.invalidParams, problem)
+        error.input = input
+        return error
     }
 
     public static func notFound(_ kind: String) -> DomainError {
@@ -72,6 +76,11 @@ public struct DomainError: Error, Sendable, Equatable {
 
     public static func rateLimited(retryAfter: Int64, _ what: String) -> DomainError {
         DomainError(.rateLimited, "Try again later: \(what)",
+                    [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
+    }
+
+    public static func storeUnavailable(retryAfter: Int64, _ what: String) -> DomainError {
+        DomainError(.storeUnavailable, "The store is unavailable: \(what); nothing was written",
                     [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
     }
 }

@@ -13,6 +13,12 @@ public struct OnboardingCredentials: Sendable {
     }
 }
 
+/// Whose identity verification ends: a user's newest pending registration, or one registration.
+public enum VerificationTarget: Sendable {
+    case user(String)
+    case registration(String)
+}
+
 extension Latchkey {
     static let wdoInProgress: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_inProgress"))
     static let wdoNotRunning: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_notRunning"))
@@ -231,20 +237,19 @@ extension Latchkey {
     }
 
     /// Ends identity verification: approved → usable; rejected → the registration is removed.
-    /// - Throws: `notFound` (registration, user), `invalidParams`.
-    public func completeVerification(userId: String?, registrationId: String?, approved: Bool) throws -> OnboardingStatus {
+    /// - Throws: `notFound` (registration, user).
+    public func completeVerification(_ target: VerificationTarget, approved: Bool) throws -> OnboardingStatus {
         try transact { tx, effects in
             var registration: RegistrationRecord
-            if let registrationId {
+            switch target {
+            case .registration(let registrationId):
                 registration = try self.registration(tx, registrationId)
-            } else if let userId {
+            case .user(let userId):
                 _ = try user(tx, userId)
                 guard let pending = try tx.fetchAll(RegistrationRecord.self, where: [
                     .equals("userId", userId), .equals("state", RegistrationState.verificationPending.rawValue),
                 ], newestFirst: true, limit: 1).first else { throw DomainError.notFound("registration") }
                 registration = pending
-            } else {
-                throw DomainError.invalidParam("userId", "userId or registrationId is required")
             }
             guard registration.registrationState == .verificationPending else {
                 throw DomainError(.notFound, "The registration is not waiting for verification", [("kind", .string("registration"))])

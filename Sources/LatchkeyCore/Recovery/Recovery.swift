@@ -5,9 +5,6 @@ public struct RecoveryMethodsOutcome: Sendable, Equatable {
 }
 
 extension Latchkey {
-    /// A fresh recovery code of 100 bits for users who would rather not choose one.
-    public func generateRecoveryCode() -> String { RecoveryCode.generate(random) }
-
     /// Opens a recovery add/update (or delete), authorised by a token of the right purpose.
     /// - Throws: `notActivatedLocally`, the state errors, `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
     public func startRecoveryChange(deviceId: String, token: String, purpose: TokenPurpose) throws {

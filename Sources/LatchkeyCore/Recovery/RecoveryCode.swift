@@ -1,12 +1,12 @@
 /// The user's backup recovery code: chosen by the user (6 to 64 characters) or generated.
 /// The server never sees it; the device derives the recovery key from it.
-enum RecoveryCode {
+public enum RecoveryCode {
     static let minLength = 6
     static let maxLength = 64
     static let maxWrongAttempts = 5
 
     /// 4 groups of 5 Base32 characters: 100 bits.
-    static func generate(_ random: RandomSource) -> String {
+    public static func generate(_ random: RandomSource) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         return (0..<4).map { _ in random.string(count: 5, alphabet: alphabet) }.joined(separator: "-")
     }

@@ -19,35 +19,15 @@ struct ResetCodeRecord: StoredRecord {
     static let maxWrongTries = 5
 }
 
-/// Who asks for a reset: an email (email channel) or a phone number (SMS channel).
-public enum ResetIdentifier: Sendable {
-    case email(String)
-    case phoneNumber(String)
-
-    var key: String {
-        switch self {
-        case .email(let email): return "email:" + email.lowercased()
-        case .phoneNumber(let phone): return "phone:" + phone
-        }
-    }
-}
-
 extension Latchkey {
     /// Sends: 1 per 30 s and 5 per hour per identifier.
     static let resetBurstLimit = RateLimit(scope: "resetSend30s", limit: 1, window: 30)
     static let resetHourLimit = RateLimit(scope: "resetSendHour", limit: 5, window: 3600)
 
-    private func resetUser(_ tx: StoreTransaction, _ identifier: ResetIdentifier) throws -> UserRecord? {
-        switch identifier {
-        case .email(let email): return try userByEmail(tx, email)
-        case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)])
-        }
-    }
-
     /// Sends a verification code to the address on file. The answer is the same for unknown
     /// users and over the send limit (then nothing is sent and the previous code stands).
     /// - Throws: `invalidParams` (redirectUrl not under the application's prefixes), `notFound` (application).
-    public func requestReset(_ kind: ResetKind, _ identifier: ResetIdentifier, redirectUrl: String, applicationId: String?) throws {
+    public func requestReset(_ kind: ResetKind, _ identifier: UserIdentifier, redirectUrl: String, applicationId: String?) throws {
         try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
             let subject = try codeHash(tx, identifier.key, purpose: "reset")
@@ -60,7 +40,7 @@ extension Latchkey {
             try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals("subject", subject)])
-            guard let user = try resetUser(tx, identifier) else {
+            guard let user = try user(tx, matching: identifier) else {
                 // An unknown identifier gets a code no one can know, so later answers (remaining
                 // tries, expiry) are the same as for a real user.
                 try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: "", kind: kind.rawValue, codeHash: "none:" + codeId,
@@ -81,6 +61,10 @@ extension Latchkey {
             case .phoneNumber(let phone):
                 message = OutboundMessage(id: messageId, channel: .sms, to: user.phoneNumber ?? phone, purpose: .passwordReset, text: "",
                                           sentAt: now, requestedPhoneNumber: phone)
+            case .userId:
+                // Named by id: the code goes where notices go (email, else SMS).
+                guard let (channel, address) = user.noticeAddress else { return }
+                message = OutboundMessage(id: messageId, channel: channel, to: address, purpose: .passwordReset, text: "", sentAt: now)
             }
             let link = URLQuery.appending(query, to: redirectUrl)
             message.purpose = kind == .accountRecovery ? .accountRecovery : .passwordReset
@@ -99,14 +83,15 @@ extension Latchkey {
     public func checkRedirectUrl(_ redirectUrl: String, applicationId: String?) throws {
         let app = try applicationConfig(applicationId)
         guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
-            throw DomainError.invalidParam("redirectUrl", "must start with one of the application's redirectUrlPrefixes")
+            throw DomainError.invalid(.redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
+                                      "must start with one of the application's redirectUrlPrefixes")
         }
     }
 
     /// Checks a verification code for `kind` (nil: either). A wrong code, or one of the other
     /// flow, counts and is not consumed; an expired one does not count.
     /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
-    private func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: ResetIdentifier, code: String,
+    private func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
                                 kind: ResetKind?) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
@@ -133,7 +118,7 @@ extension Latchkey {
 
     /// Sets a new password with a verification code; every session of the user ends.
     /// - Throws: `policyViolation` (checked first: neither counts nor consumes), the code errors.
-    public func resetPassword(_ identifier: ResetIdentifier, code: String, password: String) throws {
+    public func resetPassword(_ identifier: UserIdentifier, code: String, password: String) throws {
         try Self.checkPasswordPolicy(password)
         let salt = random.bytes(16)
         let hash = PasswordHash.hash(password, salt: salt)
@@ -146,7 +131,7 @@ extension Latchkey {
 
     /// Removes every passkey and registers the new one (if given), with an account-recovery code.
     /// - Throws: the code errors (a password-reset code counts as a wrong try).
-    public func resetPasskeys(_ identifier: ResetIdentifier, code: String, newPasskey: String?) throws -> [Passkey] {
+    public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: String?) throws -> [Passkey] {
         try transact { tx, effects in
             let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery)
             try tx.deleteAll(PasskeyRecord.self, where: [.equals("userId", user.id)])

@@ -13,12 +13,9 @@ public final class FaultInjectingStore: Store {
 
     public var kind: String { base.kind }
 
-    /// Runs `body` with every transaction failing.
-    public func failing<T>(_ body: () throws -> T) rethrows -> T {
-        armed.withLock { $0 = true }
-        defer { armed.withLock { $0 = false } }
-        return try body()
-    }
+    /// From now on every transaction fails, until `disarm`.
+    public func arm() { armed.withLock { $0 = true } }
+    public func disarm() { armed.withLock { $0 = false } }
 
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try base.write { tx in try failIfArmed { try body(tx) } }
@@ -30,8 +27,7 @@ public final class FaultInjectingStore: Store {
 
     public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { try base.secretKey(make: make) }
 
-    /// Runs `body`; armed, any outcome becomes `InjectedStoreFault` (not a `DomainError`, so the
-    /// transaction rolls back).
+    /// Runs `body`; armed, any outcome becomes `InjectedStoreFault` (the transaction rolls back).
     private func failIfArmed<T>(_ body: () throws -> T) throws -> T {
         let outcome = Result { try body() }
         if armed.withLock({ $0 }) { throw InjectedStoreFault() }

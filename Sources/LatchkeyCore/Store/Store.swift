@@ -56,12 +56,13 @@ extension StoreTransaction {
     }
 }
 
-/// The persistent store. `write` runs one immediate (write-locked) transaction: a `DomainError`
-/// thrown by the body commits what was written and is rethrown; any other error rolls back.
+/// The persistent store. `write` runs `body` in one transaction that reads what it writes
+/// consistently (a write lock, or a serializable transaction the store may run again): what the
+/// body returns is committed; an error it throws rolls everything back and is rethrown.
 public protocol Store: AnyObject, Sendable {
     func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T
     func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T
-    /// "sqlite" or "memory".
+    /// "sqlite", "postgresql" or "memory".
     var kind: String { get }
     /// The store's secret key for keyed hashes, made with `make` on first use. It is kept apart
     /// from the tables (a file beside the database), so a copy of the database alone cannot be
@@ -69,7 +70,14 @@ public protocol Store: AnyObject, Sendable {
     func secretKey(make: () -> [UInt8]) throws -> [UInt8]
 }
 
-/// The store could not get its lock in time (another process holds it); nothing was written.
-public struct StoreBusy: Error, Sendable {
-    public init() {}
+/// The store could not be reached, or could not commit in time; nothing was written.
+public struct StoreUnavailable: Error, Sendable {
+    public var retryAfterSeconds: Int64
+    /// What went wrong, for logs (never a value from a row).
+    public var reason: String
+
+    public init(retryAfterSeconds: Int64, reason: String) {
+        self.retryAfterSeconds = retryAfterSeconds
+        self.reason = reason
+    }
 }

@@ -58,3 +58,19 @@ public struct NewUser: Sendable {
         self.attributes = attributes
     }
 }
+
+/// How a user names themselves: an email (compared case-insensitively), a phone number or a userId.
+public enum UserIdentifier: Sendable, Equatable {
+    case email(String)
+    case phoneNumber(String)
+    case userId(String)
+
+    /// A stable key for limits and codes kept per identifier.
+    var key: String {
+        switch self {
+        case .email(let email): return "email:" + email.lowercased()
+        case .phoneNumber(let phone): return "phone:" + phone
+        case .userId(let userId): return "userId:" + userId
+        }
+    }
+}

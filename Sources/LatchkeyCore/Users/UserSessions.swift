@@ -15,19 +15,6 @@ public struct UserProfile: Sendable, Equatable {
     public var accountRecovery: AccountRecoveryStatus?
 }
 
-/// Who signs in: an email or a userId.
-public enum LoginIdentifier: Sendable {
-    case email(String)
-    case userId(String)
-
-    var rateSubject: String {
-        switch self {
-        case .email(let email): return "email:" + email.lowercased()
-        case .userId(let userId): return "userId:" + userId
-        }
-    }
-}
-
 extension Latchkey {
     /// Failed logins: 5 per identifier in 15 minutes, known or not.
     static let loginLimit = RateLimit(scope: "login", limit: 5, window: 900)
@@ -35,16 +22,13 @@ extension Latchkey {
     /// Signs a user in. The password check costs the same for unknown users; a new session
     /// cancels a grace period or an insecure window in progress (state 2, reason 2).
     /// - Throws: `rateLimited`, `invalidCredentials`.
-    public func login(_ identifier: LoginIdentifier, password: String) throws -> (sessionId: String, uid: String) {
-        let subject = try inspect { tx in try codeHash(tx, identifier.rateSubject, purpose: "login") }
+    public func login(_ identifier: UserIdentifier, password: String) throws -> (sessionId: String, uid: String) {
+        let subject = try inspect { tx in try codeHash(tx, identifier.key, purpose: "login") }
         let candidate: UserRecord? = try inspect { tx in
             if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
                 throw DomainError.rateLimited(retryAfter: wait, "too many failed logins")
             }
-            switch identifier {
-            case .email(let email): return try userByEmail(tx, email)
-            case .userId(let userId): return try tx.fetch(UserRecord.self, id: userId)
-            }
+            return try user(tx, matching: identifier)
         }
         // The slow hash runs outside the write lock, and for unknown users too.
         let matches = PasswordHash.verify(password, salt: candidate?.passwordSalt, hash: candidate?.passwordHash)

@@ -1,14 +1,14 @@
 /// Identifier formats of the contract.
-enum Identifiers {
+public enum Identifiers {
     /// E.164: `+` and 2 to 15 digits, not starting with 0.
-    static func isPhoneNumber(_ text: String) -> Bool {
+    public static func isPhoneNumber(_ text: String) -> Bool {
         let chars = Array(text.utf8)
         guard chars.count >= 3, chars.count <= 16, chars[0] == UInt8(ascii: "+"), chars[1] != UInt8(ascii: "0") else { return false }
         return chars.dropFirst().allSatisfy { $0 >= 48 && $0 <= 57 }
     }
 
     /// A plausible address: something, `@`, a domain with a dot; no spaces.
-    static func isEmail(_ text: String) -> Bool {
+    public static func isEmail(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else { return false }
         return !text.contains(where: { $0 == " " || $0.isNewline }) && text.count <= 254
@@ -16,17 +16,10 @@ enum Identifiers {
 }
 
 extension Latchkey {
-    /// Creates a user. Emails compare case-insensitively.
-    /// - Throws: `alreadyExists`, `invalidParams` (email, phoneNumber, birthDate formats).
+    /// Creates a user (the identifiers come in the contract's formats: see `Identifiers`).
+    /// Emails compare case-insensitively.
+    /// - Throws: `alreadyExists`.
     public func createUser(_ new: NewUser) throws -> String {
-        if let email = new.email, !Identifiers.isEmail(email) { throw DomainError.invalidParam("email", "must be an email address") }
-        if let phone = new.phoneNumber, !Identifiers.isPhoneNumber(phone) {
-            throw DomainError.invalidParam("phoneNumber", "must be an E.164 number: + and digits")
-        }
-        if let date = new.birthDate, !Timestamp.isValidDate(date) {
-            throw DomainError.invalidParam("birthDate", "must be a date written YYYY-MM-DD")
-        }
-        if let userId = new.userId, userId.isEmpty { throw DomainError.invalidParam("userId", "must not be empty") }
         // The slow hash is computed before the write lock is taken.
         let salt = new.password.map { _ in random.bytes(16) }
         let hash = new.password.map { PasswordHash.hash($0, salt: salt ?? []) }
@@ -49,6 +42,15 @@ extension Latchkey {
             }
             try audit(tx, effects, .userCreated, userId: userId)
             return userId
+        }
+    }
+
+    /// The user an identifier names, if any.
+    func user(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
+        switch identifier {
+        case .email(let email): return try userByEmail(tx, email)
+        case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)])
+        case .userId(let userId): return try tx.fetch(UserRecord.self, id: userId)
         }
     }
 

@@ -1,119 +1,141 @@
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyRPC
 
-/// Users, sessions, grace-period account recovery and verification-code reset.
+/// Users, sessions and grace-period account recovery.
 enum AccountMethods {
-    static let sessionId = Field("sessionId", .string(minLength: 1))
-    static let accountRecoveryResult: Schema = .object([Field("accountRecovery", CommonSchemas.accountRecovery)])
-    static let passkeySchema: Schema = .named("Passkey", .object([Field("id", .text), Field("friendlyName", .text),
-                                                                  Field("createdAt", CommonSchemas.time)]))
-    static let resetIdentifier: [Field] = [.optional("email", .text, "email channel"), .optional("phoneNumber", .text, "SMS channel, E.164")]
+    static let all: [any RPCMethod.Type] = [
+        Login.self, Logout.self, GetUser.self, Passkeys.self, RecoveryStart.self, RecoveryStatus.self, RecoveryCancel.self,
+        RecoveryResetPassword.self,
+    ]
 
-    static func recovery(_ status: AccountRecoveryStatus?) -> JSON {
-        status.map(Notifications.accountRecoveryJSON) ?? .null
+    /// `{sessionId}`.
+    struct SessionParams: WireReadable {
+        var sessionId = ""
+        static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .identifier)]
     }
 
-    static func passkeys(_ list: [Passkey]) -> JSON {
-        .array(list.map { ["id": .string($0.id), "friendlyName": .string($0.friendlyName), "createdAt": Wire.time($0.createdAt)] })
+    /// `{accountRecovery}`.
+    struct RecoveryResult: WireObject {
+        var accountRecovery: AccountRecoveryStatus
+        static let fields: [WireField<Self>] = [.required("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self))]
     }
 
-    /// Exactly one of `email` and `phoneNumber`.
-    static func resetIdentifier(_ params: Params) throws -> ResetIdentifier {
-        switch (params.optionalString("email"), params.optionalString("phoneNumber")) {
-        case (let email?, nil): return .email(email)
-        case (nil, let phone?): return .phoneNumber(phone)
-        case (nil, nil): throw DomainError.invalidParam("email", "is required when phoneNumber is absent (give one of them)")
-        default: throw DomainError.invalidParam("phoneNumber", "cannot be given together with email (give one of them)")
+    enum Login: RPCMethod {
+        static let name = "user/login"
+        static let summary = "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2)."
+        static let errors: [ErrorReason] = [.invalidCredentials, .rateLimited]
+        struct Params: WireReadable {
+            var email: String?
+            var userId: String?
+            var password = ""
+            static let fields: [WireField<Self>] = [
+                .optional("email", \.email, .text), .optional("userId", \.userId, .text), .required("password", \.password, .text),
+            ]
+            static let rules: [WireRule<Self>] = [.exactlyOne("email", \.email, "userId", \.userId)]
+            var identifier: UserIdentifier { email.map(UserIdentifier.email) ?? .userId(userId ?? "") }
+        }
+        struct Result: WireObject {
+            var sessionId: String
+            var uid: String
+            static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .text), .required("uid", \.uid, .text)]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            let session = try context.core.login(params.identifier, password: params.password)
+            return Result(sessionId: session.sessionId, uid: session.uid)
         }
     }
 
-    static let codeErrors: [ErrorReason] = [.verificationCodeInvalid, .verificationCodeExpired]
+    enum Logout: RPCMethod {
+        static let name = "user/logout"
+        static let summary = "Ends the session, or every session of the user with all."
+        static let errors: [ErrorReason] = [.userSessionInvalid]
+        struct Params: WireReadable {
+            var sessionId = ""
+            var all = false
+            static let fields: [WireField<Self>] = [
+                .required("sessionId", \.sessionId, .identifier), .defaulted("all", \.all, .bool, default: false, "end every session of the user"),
+            ]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
+            try context.core.logout(sessionId: params.sessionId, all: params.all)
+            return EmptyResult()
+        }
+    }
 
-    static let all: [MethodSpec] = [
-        MethodSpec("user/login", "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).",
-                   params: [.optional("email", .text), .optional("userId", .text), Field("password", .text)],
-                   result: .object([Field("sessionId", .text), Field("uid", .text)]),
-                   errors: [.invalidCredentials, .rateLimited]) { params, context in
-            let identifier: LoginIdentifier
-            switch (params.optionalString("email"), params.optionalString("userId")) {
-            case (let email?, nil): identifier = .email(email)
-            case (nil, let userId?): identifier = .userId(userId)
-            case (nil, nil): throw DomainError.invalidParam("email", "is required when userId is absent (give one of them)")
-            default: throw DomainError.invalidParam("userId", "cannot be given together with email (give one of them)")
-            }
-            let session = try context.core.login(identifier, password: params.string("password"))
-            return ["sessionId": .string(session.sessionId), "uid": .string(session.uid)]
-        },
-        MethodSpec("user/logout", "Ends the session, or every session of the user with all.",
-                   params: [sessionId, .optional("all", .boolean, "default false")], result: CommonSchemas.empty,
-                   errors: [.userSessionInvalid]) { params, context in
-            try context.core.logout(sessionId: params.string("sessionId"), all: params.bool("all", default: false))
-            return .object(JSONObject())
-        },
-        MethodSpec("user/get", "The signed-in user, with accountRecovery (null before the first start).", params: [sessionId],
-                   result: .object([Field("uid", .text), Field("email", .nullable(.text)), Field("phoneNumber", .nullable(.text)),
-                                    Field("accountRecovery", .nullable(CommonSchemas.accountRecovery))]),
-                   errors: [.userSessionInvalid]) { params, context in
-            let profile = try context.core.profile(sessionId: params.string("sessionId"))
-            return ["uid": .string(profile.uid), "email": .string(orNull: profile.email),
-                    "phoneNumber": .string(orNull: profile.phoneNumber), "accountRecovery": recovery(profile.accountRecovery)]
-        },
-        MethodSpec("user/passkeys", "The signed-in user's passkeys.", params: [sessionId],
-                   result: .object([Field("passkeys", .array(passkeySchema))]), errors: [.userSessionInvalid]) { params, context in
-            ["passkeys": passkeys(try context.core.passkeys(sessionId: params.string("sessionId")))]
-        },
-        MethodSpec("accountRecovery/start", "Asks for a password reset: a grace period starts (from states 0, 2, 4).", params: [sessionId],
-                   result: accountRecoveryResult, errors: [.userSessionInvalid, .accountRecoveryNotAllowed]) { params, context in
-            ["accountRecovery": recovery(try context.core.startAccountRecovery(sessionId: params.string("sessionId")))]
-        },
-        MethodSpec("accountRecovery/status", "The status and the settings-screen copy for it.", params: [sessionId],
-                   result: .object([Field("accountRecovery", .nullable(CommonSchemas.accountRecovery)),
-                                    Field("settingsItem", .object([Field("title", .text), Field("subtitle", .text),
-                                                                   Field("canCancel", .boolean)]))]),
-                   errors: [.userSessionInvalid]) { params, context in
-            let (status, item) = try context.core.accountRecoveryStatus(sessionId: params.string("sessionId"))
-            return ["accountRecovery": recovery(status),
-                    "settingsItem": ["title": .string(item.title), "subtitle": .string(item.subtitle), "canCancel": .bool(item.canCancel)]]
-        },
-        MethodSpec("accountRecovery/cancel", "Cancels a grace period (state 2, reason 1).", params: [sessionId],
-                   result: accountRecoveryResult, errors: [.userSessionInvalid, .accountRecoveryNotAllowed]) { params, context in
-            ["accountRecovery": recovery(try context.core.cancelAccountRecovery(sessionId: params.string("sessionId")))]
-        },
-        MethodSpec("accountRecovery/resetPassword", "Sets a new password without the old one (state 3 only); back to state 0.",
-                   params: [sessionId, Field("newPassword", .text)], result: accountRecoveryResult,
-                   errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation]) { params, context in
-            ["accountRecovery": recovery(try context.core.resetPasswordInWindow(sessionId: params.string("sessionId"),
-                                                                                newPassword: params.string("newPassword")))]
-        },
-        MethodSpec("reset/requestAccountRecovery", "Sends an account-recovery code and deep link (same answer for unknown users).",
-                   params: resetIdentifier + [Field("redirectUrl", .text), Wire.applicationId], result: CommonSchemas.empty,
-                   errors: [.notFound]) { params, context in
-            try context.core.checkRedirectUrl(params.string("redirectUrl"), applicationId: params.optionalString("applicationId"))
-            try context.core.requestReset(.accountRecovery, try resetIdentifier(params), redirectUrl: params.string("redirectUrl"),
-                                          applicationId: params.optionalString("applicationId"))
-            return .object(JSONObject())
-        },
-        MethodSpec("reset/requestPasswordReset", "Sends a password-reset code and link (same answer for unknown users).",
-                   params: resetIdentifier + [Field("redirectUrl", .text), Wire.applicationId], result: CommonSchemas.empty,
-                   errors: [.notFound]) { params, context in
-            try context.core.checkRedirectUrl(params.string("redirectUrl"), applicationId: params.optionalString("applicationId"))
-            try context.core.requestReset(.passwordReset, try resetIdentifier(params), redirectUrl: params.string("redirectUrl"),
-                                          applicationId: params.optionalString("applicationId"))
-            return .object(JSONObject())
-        },
-        MethodSpec("reset/updatePassword", "Sets a new password with a verification code; every session of the user ends.",
-                   params: resetIdentifier + [Field("verificationCode", .text), Field("password", .text)], result: CommonSchemas.empty,
-                   errors: [.policyViolation] + codeErrors) { params, context in
-            try context.core.resetPassword(try resetIdentifier(params), code: params.string("verificationCode"),
-                                           password: params.string("password"))
-            return .object(JSONObject())
-        },
-        MethodSpec("reset/resetPasskeys", "Removes every passkey and registers the new one, with an account-recovery code.",
-                   params: resetIdentifier + [Field("verificationCode", .text), .optional("passkey", .object([Field("friendlyName", .text)]))],
-                   result: .object([Field("passkeys", .array(passkeySchema))]), errors: codeErrors) { params, context in
-            let list = try context.core.resetPasskeys(try resetIdentifier(params), code: params.string("verificationCode"),
-                                                      newPasskey: params.optionalNested("passkey")?.optionalString("friendlyName"))
-            return ["passkeys": passkeys(list)]
-        },
-    ]
+    enum GetUser: RPCMethod {
+        static let name = "user/get"
+        static let summary = "The signed-in user, with accountRecovery (null before the first start)."
+        static let errors: [ErrorReason] = [.userSessionInvalid]
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> UserProfile {
+            try context.core.profile(sessionId: params.sessionId)
+        }
+    }
+
+    /// `{passkeys}`.
+    struct PasskeyList: WireObject {
+        var passkeys: [Passkey]
+        static let fields: [WireField<Self>] = [.required("passkeys", \.passkeys, .array(.object(Passkey.self)))]
+    }
+
+    enum Passkeys: RPCMethod {
+        static let name = "user/passkeys"
+        static let summary = "The signed-in user's passkeys."
+        static let errors: [ErrorReason] = [.userSessionInvalid]
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> PasskeyList {
+            PasskeyList(passkeys: try context.core.passkeys(sessionId: params.sessionId))
+        }
+    }
+
+    enum RecoveryStart: RPCMethod {
+        static let name = "accountRecovery/start"
+        static let summary = "Asks for a password reset: a grace period starts (from states 0, 2, 4)."
+        static let errors: [ErrorReason] = [.userSessionInvalid, .accountRecoveryNotAllowed]
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> RecoveryResult {
+            RecoveryResult(accountRecovery: try context.core.startAccountRecovery(sessionId: params.sessionId))
+        }
+    }
+
+    enum RecoveryStatus: RPCMethod {
+        static let name = "accountRecovery/status"
+        static let summary = "The status and the settings-screen copy for it."
+        static let errors: [ErrorReason] = [.userSessionInvalid]
+        struct Result: WireObject {
+            var accountRecovery: AccountRecoveryStatus?
+            var settingsItem: SettingsItem
+            static let fields: [WireField<Self>] = [
+                .nullable("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self)),
+                .required("settingsItem", \.settingsItem, .object(SettingsItem.self)),
+            ]
+        }
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> Result {
+            let (status, item) = try context.core.accountRecoveryStatus(sessionId: params.sessionId)
+            return Result(accountRecovery: status, settingsItem: item)
+        }
+    }
+
+    enum RecoveryCancel: RPCMethod {
+        static let name = "accountRecovery/cancel"
+        static let summary = "Cancels a grace period (state 2, reason 1)."
+        static let errors: [ErrorReason] = [.userSessionInvalid, .accountRecoveryNotAllowed]
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> RecoveryResult {
+            RecoveryResult(accountRecovery: try context.core.cancelAccountRecovery(sessionId: params.sessionId))
+        }
+    }
+
+    enum RecoveryResetPassword: RPCMethod {
+        static let name = "accountRecovery/resetPassword"
+        static let summary = "Sets a new password without the old one (state 3 only); back to state 0."
+        static let errors: [ErrorReason] = [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation]
+        struct Params: WireReadable {
+            var sessionId = ""
+            var newPassword = ""
+            static let fields: [WireField<Self>] = [
+                .required("sessionId", \.sessionId, .identifier), .required("newPassword", \.newPassword, .text),
+            ]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryResult {
+            RecoveryResult(accountRecovery: try context.core.resetPasswordInWindow(sessionId: params.sessionId, newPassword: params.newPassword))
+        }
+    }
 }

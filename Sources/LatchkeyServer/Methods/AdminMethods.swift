@@ -1,175 +1,276 @@
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyRPC
 
 /// The server operator's methods (closed by `--no-admin`).
 enum AdminMethods {
-    static let allowedBy: Schema = .object(AuthMethod.allCases.map { Field.optional($0.rawValue, Wire.authMethods) }, additional: false)
+    static let all: [any RPCMethod.Type] = [
+        ConfigureApplication.self, ConfigureServer.self, CreateUser.self, CreateActivationCode.self, GetRegistration.self,
+        ListRegistrations.self, RemoveRegistration.self, LockRegistration.self, UnlockRegistration.self,
+        PushAuthentication.self, GetAuthentication.self, CompleteVerification.self, AuditList.self,
+    ]
 
-    static let applicationSchema: Schema = .named("Application", .object([
-        Field("applicationId", .text), Field("activationCodeLength", .integer(minimum: 6, maximum: 32)),
-        Field("activationCodeType", .enumeration(ActivationCodeType.allCases.map(\.rawValue))),
-        Field("activationCodeTtlSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)),
-        Field("pinCodeType", .enumeration(PinCodeType.allCases.map(\.rawValue))),
-        Field("pinCodeLengthMin", .integer(minimum: 4, maximum: 64)), Field("pinCodeLengthMax", .integer(minimum: 4, maximum: 64)),
-        Field("maxFailedAttempts", .integer(minimum: 3, maximum: 10)), Field("authMethods", Wire.authMethods),
-        Field("addOrUpdateAllowedBy", allowedBy), Field("tokenTtlSeconds", .integer(minimum: 30, maximum: 900)),
-        Field("redirectUrlPrefixes", .array(.text)),
-    ]))
-
-    static func application(_ config: ApplicationConfig) -> JSON {
-        var allowed = JSONObject()
-        for method in AuthMethod.allCases { if let list = config.addOrUpdateAllowedBy[method] { allowed[method.rawValue] = Wire.methods(list) } }
-        return [
-            "applicationId": .string(config.applicationId), "activationCodeLength": .int(config.activationCodeLength),
-            "activationCodeType": .string(config.activationCodeType.rawValue),
-            "activationCodeTtlSeconds": .int(config.activationCodeTtlSeconds), "pinCodeType": .string(config.pinCodeType.rawValue),
-            "pinCodeLengthMin": .int(config.pinCodeLengthMin), "pinCodeLengthMax": .int(config.pinCodeLengthMax),
-            "maxFailedAttempts": .int(config.maxFailedAttempts), "authMethods": Wire.methods(config.authMethods),
-            "addOrUpdateAllowedBy": .object(allowed), "tokenTtlSeconds": .int(config.tokenTtlSeconds),
-            "redirectUrlPrefixes": .strings(config.redirectUrlPrefixes),
-        ]
+    enum ConfigureApplication: RPCMethod {
+        static let name = "admin/configureApplication"
+        static let summary = "Creates or changes an application; absent fields keep their value."
+        static let errors: [ErrorReason] = [.invalidParams]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var applicationId = ""
+            var changes = ApplicationChanges()
+            typealias Bounds = ApplicationConfig.Bounds
+            static let fields: [WireField<Self>] = [
+                .required("applicationId", \.applicationId, .identifier),
+                .optional("activationCodeLength", \.changes.activationCodeLength, .within(Bounds.activationCodeLength)),
+                .optional("activationCodeType", \.changes.activationCodeType, .enumeration(ActivationCodeType.self)),
+                .optional("activationCodeTtlSeconds", \.changes.activationCodeTtlSeconds, .seconds()),
+                .optional("pinCodeType", \.changes.pinCodeType, .enumeration(PinCodeType.self)),
+                .optional("pinCodeLengthMin", \.changes.pinCodeLengthMin, .within(Bounds.pinCodeLength)),
+                .optional("pinCodeLengthMax", \.changes.pinCodeLengthMax, .within(Bounds.pinCodeLength)),
+                .optional("maxFailedAttempts", \.changes.maxFailedAttempts, .within(Bounds.maxFailedAttempts)),
+                .optional("authMethods", \.changes.authMethods, .authMethods, "enabled methods (device always is)"),
+                .optional("addOrUpdateAllowedBy", \.changes.addOrUpdateAllowedBy, .addOrUpdateAllowedBy,
+                          "method proving the user → methods it may add or update"),
+                .optional("tokenTtlSeconds", \.changes.tokenTtlSeconds, .within(Bounds.tokenTtlSeconds)),
+                .optional("redirectUrlPrefixes", \.changes.redirectUrlPrefixes, .array(.identifier)),
+            ]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> ApplicationConfig {
+            try context.core.configureApplication(params.applicationId, params.changes)
+        }
     }
 
-    static let registrationId = Field("registrationId", .string(minLength: 1))
+    enum ConfigureServer: RPCMethod {
+        static let name = "admin/configureServer"
+        static let summary = "Changes the server-wide lifetimes; absent fields keep their value."
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var gracePeriodSeconds: Int64?
+            var insecureWindowSeconds: Int64?
+            var sessionLifetimeSeconds: Int64?
+            static let fields: [WireField<Self>] = [
+                .optional("gracePeriodSeconds", \.gracePeriodSeconds, .seconds()),
+                .optional("insecureWindowSeconds", \.insecureWindowSeconds, .seconds()),
+                .optional("sessionLifetimeSeconds", \.sessionLifetimeSeconds, .seconds()),
+            ]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> ServerConfig {
+            try context.core.configureServer(gracePeriodSeconds: params.gracePeriodSeconds, insecureWindowSeconds: params.insecureWindowSeconds,
+                                             sessionLifetimeSeconds: params.sessionLifetimeSeconds)
+        }
+    }
 
-    static let all: [MethodSpec] = [
-        MethodSpec("admin/configureApplication", "Creates or changes an application; absent fields keep their value.",
-                   params: [
-                       Field("applicationId", .string(minLength: 1)),
-                       .optional("activationCodeLength", .integer(minimum: 6, maximum: 32)),
-                       .optional("activationCodeType", .enumeration(ActivationCodeType.allCases.map(\.rawValue))),
-                       .optional("activationCodeTtlSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)),
-                       .optional("pinCodeType", .enumeration(PinCodeType.allCases.map(\.rawValue))),
-                       .optional("pinCodeLengthMin", .integer(minimum: 4, maximum: 64)),
-                       .optional("pinCodeLengthMax", .integer(minimum: 4, maximum: 64)),
-                       .optional("maxFailedAttempts", .integer(minimum: 3, maximum: 10)),
-                       .optional("authMethods", Wire.authMethods, "enabled methods (device always is)"),
-                       .optional("addOrUpdateAllowedBy", allowedBy, "method proving the user → methods it may add or update"),
-                       .optional("tokenTtlSeconds", .integer(minimum: 30, maximum: 900)),
-                       .optional("redirectUrlPrefixes", .array(.string(minLength: 1))),
-                   ],
-                   result: applicationSchema, errors: [.invalidParams], adminOnly: true) { params, context in
-            var changes = ApplicationChanges()
-            changes.activationCodeLength = params.optionalIntValue("activationCodeLength")
-            changes.activationCodeType = params.value("activationCodeType", as: ActivationCodeType.self)
-            changes.activationCodeTtlSeconds = params.optionalInt("activationCodeTtlSeconds")
-            changes.pinCodeType = params.value("pinCodeType", as: PinCodeType.self)
-            changes.pinCodeLengthMin = params.optionalIntValue("pinCodeLengthMin")
-            changes.pinCodeLengthMax = params.optionalIntValue("pinCodeLengthMax")
-            changes.maxFailedAttempts = params.optionalIntValue("maxFailedAttempts")
-            changes.authMethods = params.optionalStrings("authMethods")?.compactMap(AuthMethod.init(rawValue:))
-            if let allowed = params.optionalNested("addOrUpdateAllowedBy") {
-                var map: [AuthMethod: [AuthMethod]] = [:]
-                for entry in allowed.object.entries {
-                    guard let proof = AuthMethod(rawValue: entry.key) else {
-                        throw DomainError.invalidParam("addOrUpdateAllowedBy.\(entry.key)", "is not an auth method")
-                    }
-                    map[proof] = allowed.strings(entry.key).compactMap(AuthMethod.init(rawValue:))
-                }
-                changes.addOrUpdateAllowedBy = map
-            }
-            changes.tokenTtlSeconds = params.optionalInt("tokenTtlSeconds")
-            changes.redirectUrlPrefixes = params.optionalStrings("redirectUrlPrefixes")
-            return application(try context.core.configureApplication(params.string("applicationId"), changes))
-        },
-        MethodSpec("admin/configureServer", "Changes the server-wide lifetimes; absent fields keep their value.",
-                   params: [.optional("gracePeriodSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)), .optional("insecureWindowSeconds", .integer(minimum: 1, maximum: Wire.maxDuration)),
-                            .optional("sessionLifetimeSeconds", .integer(minimum: 1, maximum: Wire.maxDuration))],
-                   result: .named("ServerConfig", .object([Field("gracePeriodSeconds", .integer()), Field("insecureWindowSeconds", .integer()),
-                                                          Field("sessionLifetimeSeconds", .integer())])),
-                   adminOnly: true) { params, context in
-            let config = try context.core.configureServer(
-                gracePeriodSeconds: params.optionalInt("gracePeriodSeconds"), insecureWindowSeconds: params.optionalInt("insecureWindowSeconds"),
-                sessionLifetimeSeconds: params.optionalInt("sessionLifetimeSeconds"))
-            return ["gracePeriodSeconds": .int(config.gracePeriodSeconds), "insecureWindowSeconds": .int(config.insecureWindowSeconds),
-                    "sessionLifetimeSeconds": .int(config.sessionLifetimeSeconds)]
-        },
-        MethodSpec("admin/createUser", "Creates a user (userId generated when absent).",
-                   params: [.optional("userId", .string(minLength: 1)), .optional("email", .text), .optional("phoneNumber", .text, "E.164"),
-                            .optional("password", .text), .optional("birthDate", .string(format: "date"), "YYYY-MM-DD"),
-                            .optional("passkeys", .array(.object([Field("friendlyName", .text)]))), .optional("attributes", .freeObject)],
-                   result: .object([Field("userId", .text)]), errors: [.alreadyExists], adminOnly: true) { params, context in
-            let passkeys = params.json("passkeys")?.arrayValue?.compactMap { $0["friendlyName"]?.stringValue } ?? []
-            let attributes = params.json("attributes").map { JSONSerializer.string($0) }
-            let userId = try context.core.createUser(NewUser(
-                userId: params.optionalString("userId"), email: params.optionalString("email"),
-                phoneNumber: params.optionalString("phoneNumber"), password: params.optionalString("password"),
-                birthDate: params.optionalString("birthDate"), passkeys: passkeys, attributes: attributes))
-            return ["userId": .string(userId)]
-        },
-        MethodSpec("admin/createActivationCode", "Creates an activation code for a user, in the application's format.",
-                   params: [Field("userId", .string(minLength: 1)), Wire.applicationId],
-                   result: .object([Field("activationCode", .text), Field("expiresAt", CommonSchemas.time)]),
-                   errors: [.notFound], adminOnly: true) { params, context in
-            let created = try context.core.createActivationCode(userId: params.string("userId"),
-                                                                applicationId: params.optionalString("applicationId"))
-            return ["activationCode": .string(created.code), "expiresAt": Wire.time(created.expiresAt)]
-        },
-        MethodSpec("admin/getRegistration", "A registration as the server holds it.", params: [registrationId],
-                   result: Wire.registrationSchema, errors: [.notFound], adminOnly: true) { params, context in
-            Wire.registration(try context.core.registrationInfo(params.string("registrationId")))
-        },
-        MethodSpec("admin/listRegistrations", "Every registration of a user, oldest first.",
-                   params: [Field("userId", .string(minLength: 1))],
-                   result: .object([Field("registrations", .array(Wire.registrationSchema))]), errors: [.notFound],
-                   adminOnly: true) { params, context in
-            ["registrations": .array(try context.core.registrations(userId: params.string("userId")).map(Wire.registration))]
-        },
-        MethodSpec("admin/removeRegistration", "Removes a registration (a stolen phone); its tokens die.", params: [registrationId],
-                   result: Wire.registrationSchema, errors: [.notFound], adminOnly: true) { params, context in
-            Wire.registration(try context.core.removeRegistration(params.string("registrationId")))
-        },
-        MethodSpec("admin/lockRegistration", "Locks a registration (lockedByAdmin); its tokens die.", params: [registrationId],
-                   result: Wire.registrationSchema, errors: [.notFound], adminOnly: true) { params, context in
-            Wire.registration(try context.core.lockRegistration(params.string("registrationId")))
-        },
-        MethodSpec("admin/unlockRegistration", "Unlocks a registration and resets its PIN and recovery counters; never lifts removed.",
-                   params: [registrationId], result: Wire.registrationSchema, errors: [.notFound], adminOnly: true) { params, context in
-            Wire.registration(try context.core.unlockRegistration(params.string("registrationId")))
-        },
-        MethodSpec("admin/pushAuthentication", "Pushes an authentication with a context; the next authentication/start picks it up.",
-                   params: [registrationId, .optional("contextTitle", .text), .optional("contextContent", .text),
-                            .optional("contextMIME", .text), .optional("ttlSeconds", .integer(minimum: 1, maximum: Wire.maxDuration), "default 300")],
-                   result: .object([Field("authenticationId", .text), Field("expiresAt", CommonSchemas.time)]),
-                   errors: [.notFound], adminOnly: true) { params, context in
-            let pushed = try context.core.pushAuthentication(NewPushedAuthentication(
-                registrationId: params.string("registrationId"), contextTitle: params.optionalString("contextTitle"),
-                contextContent: params.optionalString("contextContent"), contextMIME: params.optionalString("contextMIME"),
-                ttlSeconds: params.optionalInt("ttlSeconds") ?? 300))
-            return ["authenticationId": .string(pushed.authenticationId), "expiresAt": Wire.time(pushed.expiresAt)]
-        },
-        MethodSpec("admin/getAuthentication", "A pushed authentication's status.",
-                   params: [Field("authenticationId", .string(minLength: 1))],
-                   result: .object([Field("authenticationId", .text), Field("registrationId", .text),
-                                    Field("status", .enumeration(PushedAuthenticationStatus.allCases.map(\.rawValue))),
-                                    Field("contextTitle", .nullable(.text)), Field("decidedAt", .nullable(CommonSchemas.time))]),
-                   errors: [.notFound], adminOnly: true) { params, context in
-            let info = try context.core.pushedAuthentication(params.string("authenticationId"))
-            return ["authenticationId": .string(info.authenticationId), "registrationId": .string(info.registrationId),
-                    "status": .string(info.status.rawValue), "contextTitle": .string(orNull: info.contextTitle),
-                    "decidedAt": Wire.time(info.decidedAt)]
-        },
-        MethodSpec("admin/completeVerification", "Ends onboarding identity verification; rejected removes the registration.",
-                   params: [.optional("userId", .string(minLength: 1)), .optional("registrationId", .string(minLength: 1)),
-                            Field("approved", .boolean)],
-                   result: .object([Field("status", .enumeration(OnboardingStatus.allCases.map(\.rawValue)))]),
-                   errors: [.notFound], adminOnly: true) { params, context in
-            let userId = params.optionalString("userId")
-            let registrationId = params.optionalString("registrationId")
-            if (userId == nil) == (registrationId == nil) {
-                throw DomainError.invalidParam("userId", "give exactly one of userId and registrationId")
-            }
-            let status = try context.core.completeVerification(userId: userId, registrationId: registrationId,
-                                                               approved: params.bool("approved", default: false))
-            return ["status": .string(status.rawValue)]
-        },
-        MethodSpec("audit/list", "Recorded security events, oldest first; limit keeps the newest.",
-                   params: [.optional("userId", .text), .optional("registrationId", .text), .optional("limit", .integer(minimum: 0))],
-                   result: .object([Field("events", .array(CommonSchemas.auditEvent))]), adminOnly: true) { params, context in
-            let events = try context.core.auditEvents(userId: params.optionalString("userId"),
-                                                      registrationId: params.optionalString("registrationId"),
-                                                      limit: params.optionalIntValue("limit"))
-            return ["events": .array(events.map(Notifications.auditJSON))]
-        },
-    ]
+    enum CreateUser: RPCMethod {
+        static let name = "admin/createUser"
+        static let summary = "Creates a user (userId generated when absent)."
+        static let errors: [ErrorReason] = [.alreadyExists]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var user = NewUser()
+            var passkeys: [PasskeyName]?
+            var attributes: JSON?
+            static let fields: [WireField<Self>] = [
+                .optional("userId", \.user.userId, .identifier),
+                .optional("email", \.user.email, .email),
+                .optional("phoneNumber", \.user.phoneNumber, .phoneNumber, "E.164"),
+                .optional("password", \.user.password, .text),
+                .optional("birthDate", \.user.birthDate, .date, "YYYY-MM-DD"),
+                .optional("passkeys", \.passkeys, .array(.object(PasskeyName.self))),
+                .optional("attributes", \.attributes, .freeObject),
+            ]
+        }
+        struct Result: WireObject {
+            var userId: String
+            static let fields: [WireField<Self>] = [.required("userId", \.userId, .text)]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            var user = params.user
+            user.passkeys = params.passkeys?.map(\.friendlyName) ?? []
+            user.attributes = params.attributes.map(JSONSerializer.string)
+            return Result(userId: try context.core.createUser(user))
+        }
+    }
+
+    /// `{friendlyName}`.
+    struct PasskeyName: WireReadable {
+        var friendlyName = ""
+        static let fields: [WireField<Self>] = [.required("friendlyName", \.friendlyName, .text)]
+    }
+
+    enum CreateActivationCode: RPCMethod {
+        static let name = "admin/createActivationCode"
+        static let summary = "Creates an activation code for a user, in the application's format."
+        static let errors: [ErrorReason] = [.notFound]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var userId = ""
+            var applicationId: String?
+            static let fields: [WireField<Self>] = [.required("userId", \.userId, .identifier), .applicationId(\.applicationId)]
+        }
+        struct Result: WireObject {
+            var activationCode: String
+            var expiresAt: UnixTime
+            static let fields: [WireField<Self>] = [
+                .required("activationCode", \.activationCode, .text), .required("expiresAt", \.expiresAt, .time),
+            ]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            let created = try context.core.createActivationCode(userId: params.userId, applicationId: params.applicationId)
+            return Result(activationCode: created.code, expiresAt: created.expiresAt)
+        }
+    }
+
+    /// `{registrationId}`.
+    struct RegistrationParams: WireReadable {
+        var registrationId = ""
+        static let fields: [WireField<Self>] = [.registrationId(\.registrationId)]
+    }
+
+    enum GetRegistration: RPCMethod {
+        static let name = "admin/getRegistration"
+        static let summary = "A registration as the server holds it."
+        static let errors: [ErrorReason] = [.notFound]
+        static let access = MethodAccess.admin
+        static func handle(_ params: RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
+            try context.core.registrationInfo(params.registrationId)
+        }
+    }
+
+    enum ListRegistrations: RPCMethod {
+        static let name = "admin/listRegistrations"
+        static let summary = "Every registration of a user, oldest first."
+        static let errors: [ErrorReason] = [.notFound]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var userId = ""
+            static let fields: [WireField<Self>] = [.required("userId", \.userId, .identifier)]
+        }
+        struct Result: WireObject {
+            var registrations: [RegistrationInfo]
+            static let fields: [WireField<Self>] = [.required("registrations", \.registrations, .array(.object(RegistrationInfo.self)))]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            Result(registrations: try context.core.registrations(userId: params.userId))
+        }
+    }
+
+    /// An operator's change to one registration: remove, lock or unlock.
+    protocol RegistrationChange: RPCMethod where Params == RegistrationParams, Result == RegistrationInfo {
+        static var change: AdminRegistrationChange { get }
+    }
+
+    enum RemoveRegistration: RegistrationChange {
+        static let name = "admin/removeRegistration"
+        static let summary = "Removes a registration (a stolen phone); its tokens die."
+        static let change = AdminRegistrationChange.remove
+    }
+
+    enum LockRegistration: RegistrationChange {
+        static let name = "admin/lockRegistration"
+        static let summary = "Locks a registration (lockedByAdmin); its tokens die."
+        static let change = AdminRegistrationChange.lock
+    }
+
+    enum UnlockRegistration: RegistrationChange {
+        static let name = "admin/unlockRegistration"
+        static let summary = "Unlocks a registration and resets its PIN and recovery counters; never lifts removed."
+        static let change = AdminRegistrationChange.unlock
+    }
+
+    enum PushAuthentication: RPCMethod {
+        static let name = "admin/pushAuthentication"
+        static let summary = "Pushes an authentication with a context; the next authentication/start picks it up."
+        static let errors: [ErrorReason] = [.notFound]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var push = NewPushedAuthentication()
+            static let fields: [WireField<Self>] = [
+                .registrationId(\.push.registrationId),
+                .optional("contextTitle", \.push.contextTitle, .text),
+                .optional("contextContent", \.push.contextContent, .text),
+                .optional("contextMIME", \.push.contextMIME, .text),
+                .defaulted("ttlSeconds", \.push.ttlSeconds, .seconds(), default: 300),
+            ]
+        }
+        struct Result: WireObject {
+            var authenticationId: String
+            var expiresAt: UnixTime
+            static let fields: [WireField<Self>] = [
+                .required("authenticationId", \.authenticationId, .text), .required("expiresAt", \.expiresAt, .time),
+            ]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            let pushed = try context.core.pushAuthentication(params.push)
+            return Result(authenticationId: pushed.authenticationId, expiresAt: pushed.expiresAt)
+        }
+    }
+
+    enum GetAuthentication: RPCMethod {
+        static let name = "admin/getAuthentication"
+        static let summary = "A pushed authentication's status."
+        static let errors: [ErrorReason] = [.notFound]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var authenticationId = ""
+            static let fields: [WireField<Self>] = [.required("authenticationId", \.authenticationId, .identifier)]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> PushedAuthenticationInfo {
+            try context.core.pushedAuthentication(params.authenticationId)
+        }
+    }
+
+    enum CompleteVerification: RPCMethod {
+        static let name = "admin/completeVerification"
+        static let summary = "Ends onboarding identity verification; rejected removes the registration."
+        static let errors: [ErrorReason] = [.notFound]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var userId: String?
+            var registrationId: String?
+            var approved = false
+            static let fields: [WireField<Self>] = [
+                .optional("userId", \.userId, .identifier), .optional("registrationId", \.registrationId, .identifier),
+                .required("approved", \.approved, .bool),
+            ]
+            static let rules: [WireRule<Self>] = [.exactlyOne("userId", \.userId, "registrationId", \.registrationId)]
+            var target: VerificationTarget { registrationId.map(VerificationTarget.registration) ?? .user(userId ?? "") }
+        }
+        struct Result: WireObject {
+            var status: OnboardingStatus
+            static let fields: [WireField<Self>] = [.required("status", \.status, .enumeration(OnboardingStatus.self))]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            Result(status: try context.core.completeVerification(params.target, approved: params.approved))
+        }
+    }
+
+    enum AuditList: RPCMethod {
+        static let name = "audit/list"
+        static let summary = "Recorded security events, oldest first; limit keeps the newest."
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var userId: String?
+            var registrationId: String?
+            var limit: Int?
+            static let fields: [WireField<Self>] = [
+                .optional("userId", \.userId, .text), .optional("registrationId", \.registrationId, .text),
+                .optional("limit", \.limit, .int(minimum: 0)),
+            ]
+        }
+        struct Result: WireObject {
+            var events: [AuditEvent]
+            static let fields: [WireField<Self>] = [.required("events", \.events, .array(.object(AuditEvent.self)))]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+            Result(events: try context.core.auditEvents(userId: params.userId, registrationId: params.registrationId, limit: params.limit))
+        }
+    }
+}
+
+extension AdminMethods.RegistrationChange {
+    static var errors: [ErrorReason] { [.notFound] }
+    static var access: MethodAccess { .admin }
+    static func handle(_ params: AdminMethods.RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
+        try context.core.changeRegistration(params.registrationId, change)
+    }
 }

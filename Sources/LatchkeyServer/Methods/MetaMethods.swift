@@ -1,53 +1,121 @@
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyRPC
 
 /// `rpc.discover`, `ping`, `server/info`, events and the clock.
 enum MetaMethods {
-    static let all: [MethodSpec] = [
-        MethodSpec("rpc.discover", "The OpenRPC document describing every method.", result: .freeObject) { _, context in
-            context.server.document
-        },
-        MethodSpec("ping", "Answers with what it was given.", params: [.optional("echo", .any, "any value")],
-                   result: .object([Field("echo", .any)])) { params, _ in
-            ["echo": params.object["echo"] ?? .null]
-        },
-        MethodSpec("server/info", "What this process is and how it was started.",
-                   result: .object([Field("name", .text), Field("version", .text), Field("store", .enumeration(["sqlite", "memory"])),
-                                    Field("clock", .enumeration(["system", "manual"])), Field("seeded", .boolean)])) { _, context in
-            [
-                "name": "latchkey", "version": .string(context.server.options.version),
-                "store": .string(context.core.store.kind), "clock": context.core.clock.isManual ? "manual" : "system",
-                "seeded": .bool(context.core.random.isSeeded),
+    static let all: [any RPCMethod.Type] = [Discover.self, Ping.self, ServerInfo.self, Subscribe.self, Unsubscribe.self,
+                                            ClockNow.self, ClockAdvance.self]
+
+    enum Discover: RPCMethod {
+        static let name = "rpc.discover"
+        static let summary = "The OpenRPC document describing every method."
+        static let access = MethodAccess.local
+        static let result = Codec<JSON>.freeObject
+        static func handle(_ params: NoParams, _ context: CallContext) throws -> JSON {
+            OpenRPCDocument.build(version: context.options.version)
+        }
+    }
+
+    enum Ping: RPCMethod {
+        static let name = "ping"
+        static let summary = "Answers with what it was given."
+        static let access = MethodAccess.local
+        struct Params: WireReadable {
+            var echo: JSON?
+            static let fields: [WireField<Self>] = [.optional("echo", \.echo, .any, "any value")]
+        }
+        struct Result: WireObject {
+            var echo: JSON
+            static let fields: [WireField<Self>] = [.required("echo", \.echo, .any)]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Result { Result(echo: params.echo ?? .null) }
+    }
+
+    enum ServerInfo: RPCMethod {
+        static let name = "server/info"
+        static let summary = "What this process is and how it was started."
+        static let access = MethodAccess.local
+        struct Result: WireObject {
+            enum StoreKind: String, CaseIterable, Sendable { case sqlite, postgresql, memory }
+            enum ClockKind: String, CaseIterable, Sendable { case system, manual }
+            var name = "latchkey"
+            var version: String
+            var store: StoreKind
+            var clock: ClockKind
+            var seeded: Bool
+            static let fields: [WireField<Self>] = [
+                .required("name", \.name, .text), .required("version", \.version, .text),
+                .required("store", \.store, .enumeration(StoreKind.self)), .required("clock", \.clock, .enumeration(ClockKind.self)),
+                .required("seeded", \.seeded, .bool),
             ]
-        },
-        MethodSpec("events/subscribe", "Starts notifications for topics; answers with every topic subscribed.",
-                   params: [Field("topics", CommonSchemas.topics)], result: .object([Field("topics", CommonSchemas.topics)]),
-                   errors: [.forbidden]) { params, context in
-            let topics = params.strings("topics").compactMap(EventTopic.init(rawValue:))
-            if context.server.options.noAdmin, let closed = topics.first(where: \.isAdminOnly) {
+        }
+        static func handle(_ params: NoParams, _ context: CallContext) throws -> Result {
+            Result(version: context.options.version, store: Result.StoreKind(rawValue: context.options.storeKind) ?? .memory,
+                   clock: context.clock.isManual ? .manual : .system, seeded: context.random.isSeeded)
+        }
+    }
+
+    /// `{topics}`, in the contract's order.
+    struct Topics: WireReadable {
+        var topics: [EventTopic] = []
+        static let fields: [WireField<Self>] = [.required("topics", \.topics, .array(.enumeration(EventTopic.self)))]
+
+        init() {}
+        init(_ subscribed: Set<EventTopic>) { topics = EventTopic.allCases.filter(subscribed.contains) }
+    }
+
+    enum Subscribe: RPCMethod {
+        static let name = "events/subscribe"
+        static let summary = "Starts notifications for topics; answers with every topic subscribed."
+        static let errors: [ErrorReason] = [.forbidden]
+        static let access = MethodAccess.local
+        static func handle(_ params: Topics, _ context: CallContext) throws -> Topics {
+            if context.options.noAdmin, let closed = params.topics.first(where: \.isAdminOnly) {
                 throw DomainError(.forbidden, "the \(closed.rawValue) topic is closed by --no-admin")
             }
-            context.server.subscribe(topics)
-            return ["topics": .strings(sortedTopics(context.server.subscriptions))]
-        },
-        MethodSpec("events/unsubscribe", "Stops notifications for topics; answers with the topics still subscribed.",
-                   params: [Field("topics", CommonSchemas.topics)], result: .object([Field("topics", CommonSchemas.topics)])) { params, context in
-            context.server.unsubscribe(params.strings("topics").compactMap(EventTopic.init(rawValue:)))
-            return ["topics": .strings(sortedTopics(context.server.subscriptions))]
-        },
-        MethodSpec("clock/now", "The server's current time.", result: .object([Field("now", CommonSchemas.time)])) { _, context in
-            ["now": .string(Timestamp.format(context.core.clock.now))]
-        },
-        MethodSpec("clock/advance", "Moves a manual clock forward; due state changes happen and are notified.",
-                   params: [Field("seconds", .integer(minimum: 0, maximum: Wire.maxDuration))], result: .object([Field("now", CommonSchemas.time)]),
-                   errors: [.forbidden], adminOnly: true) { params, context in
-            try context.core.advanceClock(by: params.int("seconds"))
-            return ["now": .string(Timestamp.format(context.core.clock.now))]
-        },
-    ]
+            context.server.subscribe(params.topics)
+            return Topics(context.server.subscriptions)
+        }
+    }
 
-    /// Topics in the contract's order.
-    static func sortedTopics(_ topics: Set<EventTopic>) -> [String] {
-        EventTopic.allCases.filter(topics.contains).map(\.rawValue)
+    enum Unsubscribe: RPCMethod {
+        static let name = "events/unsubscribe"
+        static let summary = "Stops notifications for topics; answers with the topics still subscribed."
+        static let access = MethodAccess.local
+        static func handle(_ params: Topics, _ context: CallContext) throws -> Topics {
+            context.server.unsubscribe(params.topics)
+            return Topics(context.server.subscriptions)
+        }
+    }
+
+    struct Now: WireObject {
+        var now: UnixTime
+        static let fields: [WireField<Self>] = [.required("now", \.now, .time)]
+    }
+
+    enum ClockNow: RPCMethod {
+        static let name = "clock/now"
+        static let summary = "The server's current time."
+        static let access = MethodAccess.local
+        static func handle(_ params: NoParams, _ context: CallContext) throws -> Now { Now(now: context.clock.now) }
+    }
+
+    enum ClockAdvance: RPCMethod {
+        static let name = "clock/advance"
+        static let summary = "Moves a manual clock forward; due state changes happen and are notified."
+        static let errors: [ErrorReason] = [.forbidden]
+        static let access = MethodAccess.admin
+        struct Params: WireReadable {
+            var seconds: Int64 = 0
+            static let fields: [WireField<Self>] = [.required("seconds", \.seconds, .seconds(minimum: 0))]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> Now {
+            guard context.clock.isManual else {
+                throw DomainError(.forbidden, "clock/advance needs --clock manual; the system clock cannot be moved")
+            }
+            try context.core.advanceClock(by: params.seconds)
+            return Now(now: context.clock.now)
+        }
     }
 }

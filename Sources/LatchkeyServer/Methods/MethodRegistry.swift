@@ -1,5 +1,12 @@
 /// Every method of the contract, in the order the OpenRPC document lists them.
 enum MethodRegistry {
-    static let all: [MethodSpec] = MetaMethods.all + DeliveryMethods.all + AdminMethods.all + DeviceMethods.all
-        + ActivationMethods.all + RecoveryMethods.all + AccountMethods.all + OnboardingMethods.all
+    static let methods: [any RPCMethod.Type] = MetaMethods.all + DeliveryMethods.all + AdminMethods.all + DeviceMethods.all
+        + ActivationMethods.all + RecoveryMethods.all + AccountMethods.all + ResetMethods.all + OnboardingMethods.all
+
+    /// The methods as the dispatch table and the documents hold them.
+    static let entries: [MethodEntry] = methods.map { MethodEntry($0) }
+
+    private static let table: [String: MethodEntry] = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+
+    static func entry(named name: String) -> MethodEntry? { table[name] }
 }

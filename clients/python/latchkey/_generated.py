@@ -111,6 +111,7 @@ ERROR_CODES: Dict[str, int] = {
     'forbidden': 1002,
     'policyViolation': 1003,
     'rateLimited': 1004,
+    'storeUnavailable': 1005,
     'notActivatedLocally': 1100,
     'alreadyActivated': 1101,
     'biometryUnavailable': 1102,
@@ -122,6 +123,7 @@ ERROR_CODES: Dict[str, int] = {
     'activationCodeInvalid': 1300,
     'activationCodeExpired': 1301,
     'authMethodNotAllowed': 1302,
+    'proofInvalid': 1303,
     'authenticationFailed': 1400,
     'registrationLocked': 1401,
     'lockedByAdmin': 1402,
@@ -166,6 +168,7 @@ class errors:
     FORBIDDEN = 1002
     POLICY_VIOLATION = 1003
     RATE_LIMITED = 1004
+    STORE_UNAVAILABLE = 1005
     NOT_ACTIVATED_LOCALLY = 1100
     ALREADY_ACTIVATED = 1101
     BIOMETRY_UNAVAILABLE = 1102
@@ -177,6 +180,7 @@ class errors:
     ACTIVATION_CODE_INVALID = 1300
     ACTIVATION_CODE_EXPIRED = 1301
     AUTH_METHOD_NOT_ALLOWED = 1302
+    PROOF_INVALID = 1303
     AUTHENTICATION_FAILED = 1400
     REGISTRATION_LOCKED = 1401
     LOCKED_BY_ADMIN = 1402
@@ -221,8 +225,8 @@ class AccountRecoveryMethods(_Namespace):
         Params:
             sessionId (str)
 
-        Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), invalidParams
-        (-32602), internalError (-32603).
+        Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), storeUnavailable
+        (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('accountRecovery/cancel', _params({'sessionId': sessionId}), timeout=_timeout)
 
@@ -240,7 +244,7 @@ class AccountRecoveryMethods(_Namespace):
             newPassword (str)
 
         Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), policyViolation
-        (1003), invalidParams (-32602), internalError (-32603).
+        (1003), storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('accountRecovery/resetPassword', _params({
             'sessionId': sessionId,
@@ -253,8 +257,8 @@ class AccountRecoveryMethods(_Namespace):
         Params:
             sessionId (str)
 
-        Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), invalidParams
-        (-32602), internalError (-32603).
+        Errors: userSessionInvalid (1701), accountRecoveryNotAllowed (1700), storeUnavailable
+        (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('accountRecovery/start', _params({'sessionId': sessionId}), timeout=_timeout)
 
@@ -264,7 +268,8 @@ class AccountRecoveryMethods(_Namespace):
         Params:
             sessionId (str)
 
-        Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603).
+        Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('accountRecovery/status', _params({'sessionId': sessionId}), timeout=_timeout)
 
@@ -287,13 +292,13 @@ class ActivationMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
             authParameter (Dict[str, Any])
-            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): default `none`; other purposes return a token
+            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), noSessionInProgress (1200), sessionExpired (1201),
         activationCodeInvalid (1300), activationCodeExpired (1301), authMethodNotAllowed (1302),
         policyViolation (1003), onboardingFailed (1806), biometryUnavailable (1102),
-        biometryFailed (1103), biometryCancelled (1104), invalidParams (-32602), internalError
-        (-32603).
+        biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('activation/finish', _params({
             'deviceId': deviceId,
@@ -317,8 +322,8 @@ class ActivationMethods(_Namespace):
             applicationId (str, optional): defaults to `default`
 
         Errors: notFound (1000), alreadyActivated (1101), rateLimited (1004),
-        activationCodeInvalid (1300), activationCodeExpired (1301), invalidParams (-32602),
-        internalError (-32603).
+        activationCodeInvalid (1300), activationCodeExpired (1301), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('activation/start', _params({
             'deviceId': deviceId,
@@ -347,8 +352,8 @@ class AdminMethods(_Namespace):
             registrationId (str, optional)
             approved (bool)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/completeVerification', _params({
             'userId': userId,
@@ -389,7 +394,8 @@ class AdminMethods(_Namespace):
             tokenTtlSeconds (int, optional)
             redirectUrlPrefixes (List[str], optional)
 
-        Errors: invalidParams (-32602), forbidden (1002), internalError (-32603).
+        Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('admin/configureApplication', _params({
             'applicationId': applicationId,
@@ -421,7 +427,8 @@ class AdminMethods(_Namespace):
             insecureWindowSeconds (int, optional)
             sessionLifetimeSeconds (int, optional)
 
-        Errors: forbidden (1002), invalidParams (-32602), internalError (-32603).
+        Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('admin/configureServer', _params({
             'gracePeriodSeconds': gracePeriodSeconds,
@@ -442,8 +449,8 @@ class AdminMethods(_Namespace):
             userId (str)
             applicationId (str, optional): defaults to `default`
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/createActivationCode', _params({
             'userId': userId,
@@ -473,8 +480,8 @@ class AdminMethods(_Namespace):
             passkeys (List[Dict[str, Any]], optional)
             attributes (Dict[str, Any], optional)
 
-        Errors: alreadyExists (1001), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: alreadyExists (1001), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/createUser', _params({
             'userId': userId,
@@ -497,8 +504,8 @@ class AdminMethods(_Namespace):
         Params:
             authenticationId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/getAuthentication', _params({'authenticationId': authenticationId}), timeout=_timeout)
 
@@ -513,8 +520,8 @@ class AdminMethods(_Namespace):
         Params:
             registrationId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/getRegistration', _params({'registrationId': registrationId}), timeout=_timeout)
 
@@ -529,8 +536,8 @@ class AdminMethods(_Namespace):
         Params:
             userId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/listRegistrations', _params({'userId': userId}), timeout=_timeout)
 
@@ -545,8 +552,8 @@ class AdminMethods(_Namespace):
         Params:
             registrationId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/lockRegistration', _params({'registrationId': registrationId}), timeout=_timeout)
 
@@ -567,10 +574,10 @@ class AdminMethods(_Namespace):
             contextTitle (str, optional)
             contextContent (str, optional)
             contextMIME (str, optional)
-            ttlSeconds (int, optional): default 300
+            ttlSeconds (int, optional)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/pushAuthentication', _params({
             'registrationId': registrationId,
@@ -591,8 +598,8 @@ class AdminMethods(_Namespace):
         Params:
             registrationId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/removeRegistration', _params({'registrationId': registrationId}), timeout=_timeout)
 
@@ -607,8 +614,8 @@ class AdminMethods(_Namespace):
         Params:
             registrationId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('admin/unlockRegistration', _params({'registrationId': registrationId}), timeout=_timeout)
 
@@ -633,7 +640,8 @@ class AuditMethods(_Namespace):
             registrationId (str, optional)
             limit (int, optional)
 
-        Errors: forbidden (1002), invalidParams (-32602), internalError (-32603).
+        Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('audit/list', _params({
             'userId': userId,
@@ -662,8 +670,8 @@ class AuthMethodMethods(_Namespace):
 
         Errors: notFound (1000), notActivatedLocally (1100), cannotDeactivateDevice (1405),
         authMethodNotAllowed (1302), registrationRemoved (1403), lockedByAdmin (1402),
-        registrationLocked (1401), verificationPending (1404), invalidParams (-32602),
-        internalError (-32603).
+        registrationLocked (1401), verificationPending (1404), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('authMethod/deactivate', _params({
             'deviceId': deviceId,
@@ -689,8 +697,8 @@ class AuthMethodMethods(_Namespace):
         sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402),
         registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302),
         policyViolation (1003), authenticationFailed (1400), biometryUnavailable (1102),
-        biometryFailed (1103), biometryCancelled (1104), invalidParams (-32602), internalError
-        (-32603).
+        biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('authMethod/finishAddOrUpdate', _params({
             'deviceId': deviceId,
@@ -711,7 +719,7 @@ class AuthMethodMethods(_Namespace):
 
         Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403),
         lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        invalidParams (-32602), internalError (-32603).
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('authMethod/startAddOrUpdate', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -734,13 +742,14 @@ class AuthenticationMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
             authParameter (Dict[str, Any])
-            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): default `none`; other purposes return a token
+            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200),
         sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402),
         registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302),
         authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103),
-        biometryCancelled (1104), invalidParams (-32602), internalError (-32603).
+        biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('authentication/finish', _params({
             'deviceId': deviceId,
@@ -763,7 +772,7 @@ class AuthenticationMethods(_Namespace):
 
         Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403),
         lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        invalidParams (-32602), internalError (-32603).
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('authentication/start', _params({
             'deviceId': deviceId,
@@ -782,7 +791,8 @@ class ClockMethods(_Namespace):
         Params:
             seconds (int)
 
-        Errors: forbidden (1002), invalidParams (-32602), internalError (-32603).
+        Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('clock/advance', _params({'seconds': seconds}), timeout=_timeout)
 
@@ -810,7 +820,8 @@ class ConfigMethods(_Namespace):
         Params:
             applicationId (str, optional): defaults to `default`
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('config/load', _params({'applicationId': applicationId}), timeout=_timeout)
 
@@ -836,8 +847,8 @@ class DeliveryMethods(_Namespace):
         Params:
             messageId (str)
 
-        Errors: notFound (1000), forbidden (1002), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('delivery/open', _params({'messageId': messageId}), timeout=_timeout)
 
@@ -858,7 +869,8 @@ class DeviceMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('device/activatedRecoveryMethods', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -875,8 +887,8 @@ class DeviceMethods(_Namespace):
             deviceId (str): the simulated device
             kind (Literal['iCloud', 'computerEncrypted', 'computerUnencrypted'])
 
-        Errors: notFound (1000), iCloudKeychainDisabled (1105), invalidParams (-32602),
-        internalError (-32603).
+        Errors: notFound (1000), iCloudKeychainDisabled (1105), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('device/backup', _params({
             'deviceId': deviceId,
@@ -896,11 +908,12 @@ class DeviceMethods(_Namespace):
 
         Params:
             deviceId (str, optional)
-            biometry (Literal['none', 'touchId', 'faceId'], optional): default faceId
-            iCloudKeychain (bool, optional): default true
+            biometry (Literal['none', 'touchId', 'faceId'], optional)
+            iCloudKeychain (bool, optional)
             name (str, optional)
 
-        Errors: alreadyExists (1001), invalidParams (-32602), internalError (-32603).
+        Errors: alreadyExists (1001), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('device/create', _params({
             'deviceId': deviceId,
@@ -920,7 +933,8 @@ class DeviceMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('device/isActivatedLocally', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -935,7 +949,8 @@ class DeviceMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('device/isRecoveryActivated', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -945,7 +960,8 @@ class DeviceMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('device/registrationId', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -966,8 +982,8 @@ class DeviceMethods(_Namespace):
             biometry (Literal['none', 'touchId', 'faceId'], optional)
             iCloudKeychain (bool, optional)
 
-        Errors: notFound (1000), alreadyExists (1001), invalidParams (-32602), internalError
-        (-32603).
+        Errors: notFound (1000), alreadyExists (1001), storeUnavailable (1005), invalidParams
+        (-32602), internalError (-32603).
         """
         return self._client.call('device/restore', _params({
             'backupId': backupId,
@@ -989,7 +1005,8 @@ class DeviceMethods(_Namespace):
             deviceId (str): the simulated device
             outcome (Literal['match', 'noMatch', 'cancel'])
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('device/setBiometricOutcome', _params({
             'deviceId': deviceId,
@@ -1054,8 +1071,8 @@ class OnboardingMethods(_Namespace):
             activationName (str, optional)
 
         Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806),
-        onboardingCannotActivate (1802), otpInvalid (1803), otpExpired (1804), invalidParams
-        (-32602), internalError (-32603).
+        onboardingCannotActivate (1802), otpInvalid (1803), otpExpired (1804), storeUnavailable
+        (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('onboarding/activate', _params({
             'deviceId': deviceId,
@@ -1074,10 +1091,10 @@ class OnboardingMethods(_Namespace):
 
         Params:
             deviceId (str): the simulated device
-            forceCancel (bool, optional): default true
+            forceCancel (bool, optional)
 
-        Errors: notFound (1000), onboardingNotRunning (1801), invalidParams (-32602),
-        internalError (-32603).
+        Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('onboarding/cancel', _params({
             'deviceId': deviceId,
@@ -1095,7 +1112,8 @@ class OnboardingMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('onboarding/hasActiveProcess', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -1106,7 +1124,8 @@ class OnboardingMethods(_Namespace):
             deviceId (str): the simulated device
 
         Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806),
-        resendLimited (1805), invalidParams (-32602), internalError (-32603).
+        resendLimited (1805), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('onboarding/resendOtp', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -1125,10 +1144,10 @@ class OnboardingMethods(_Namespace):
             deviceId (str): the simulated device
             credentials (Dict[str, Any])
             applicationId (str, optional): defaults to `default`
-            canRestoreSession (bool, optional): keep the process across restarts (default false)
+            canRestoreSession (bool, optional): keep the process across restarts
 
         Errors: notFound (1000), onboardingCannotActivate (1802), onboardingInProgress (1800),
-        invalidParams (-32602), internalError (-32603).
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('onboarding/start', _params({
             'deviceId': deviceId,
@@ -1143,8 +1162,8 @@ class OnboardingMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), onboardingNotRunning (1801), invalidParams (-32602),
-        internalError (-32603).
+        Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('onboarding/status', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -1167,7 +1186,8 @@ class PinMethods(_Namespace):
             pin (str)
             applicationId (str, optional): defaults to `default`
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('pin/validate', _params({
             'pin': pin,
@@ -1195,14 +1215,15 @@ class RecoveryMethods(_Namespace):
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
             authParameter (Dict[str, Any])
-            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): default `none`; other purposes return a token
+            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), alreadyActivated (1101), recoveryNotActivated (1600),
         recoveryLocked (1602), recoveryCodeInvalid (1601), authMethodNotAllowed (1302),
         policyViolation (1003), noSessionInProgress (1200), sessionExpired (1201),
         registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401),
         verificationPending (1404), biometryUnavailable (1102), biometryFailed (1103),
-        biometryCancelled (1104), invalidParams (-32602), internalError (-32603).
+        biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('recovery/finish', _params({
             'deviceId': deviceId,
@@ -1224,12 +1245,12 @@ class RecoveryMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
-            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): default `none`; other purposes return a token
+            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), notActivatedLocally (1100), policyViolation (1003),
         noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403),
         lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        invalidParams (-32602), internalError (-32603).
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/finishAddOrUpdate', _params({
             'deviceId': deviceId,
@@ -1250,12 +1271,12 @@ class RecoveryMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
-            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): default `none`; other purposes return a token
+            tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), notActivatedLocally (1100), recoveryNotActivated (1600),
         noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403),
         lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        invalidParams (-32602), internalError (-32603).
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/finishDelete', _params({
             'deviceId': deviceId,
@@ -1266,7 +1287,7 @@ class RecoveryMethods(_Namespace):
     def generateCode(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``recovery/generateCode``: A fresh recovery code of 100 bits (4 groups of 5 Base32 characters).
 
-        Errors: invalidParams (-32602), internalError (-32603).
+        Errors: storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/generateCode', None, timeout=_timeout)
 
@@ -1278,8 +1299,8 @@ class RecoveryMethods(_Namespace):
 
         Errors: notFound (1000), alreadyActivated (1101), recoveryNotActivated (1600),
         recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402),
-        registrationLocked (1401), verificationPending (1404), invalidParams (-32602),
-        internalError (-32603).
+        registrationLocked (1401), verificationPending (1404), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/start', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -1298,8 +1319,8 @@ class RecoveryMethods(_Namespace):
 
         Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403),
         lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), invalidParams
-        (-32602), internalError (-32603).
+        tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), storeUnavailable
+        (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/startAddOrUpdate', _params({
             'deviceId': deviceId,
@@ -1319,10 +1340,11 @@ class RecoveryMethods(_Namespace):
             deviceId (str): the simulated device
             token (str)
 
-        Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403),
-        lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), invalidParams
-        (-32602), internalError (-32603).
+        Errors: notFound (1000), notActivatedLocally (1100), recoveryNotActivated (1600),
+        registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401),
+        verificationPending (1404), tokenInvalid (1500), tokenExpired (1501),
+        tokenPurposeMismatch (1502), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('recovery/startDelete', _params({
             'deviceId': deviceId,
@@ -1346,10 +1368,10 @@ class RegistrationMethods(_Namespace):
 
         Params:
             deviceId (str): the simulated device
-            onlyLocally (bool, optional): default false
+            onlyLocally (bool, optional)
 
         Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403),
-        invalidParams (-32602), internalError (-32603).
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('registration/deactivate', _params({
             'deviceId': deviceId,
@@ -1379,7 +1401,8 @@ class ResetMethods(_Namespace):
             redirectUrl (str)
             applicationId (str, optional): defaults to `default`
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('reset/requestAccountRecovery', _params({
             'email': email,
@@ -1405,7 +1428,8 @@ class ResetMethods(_Namespace):
             redirectUrl (str)
             applicationId (str, optional): defaults to `default`
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('reset/requestPasswordReset', _params({
             'email': email,
@@ -1431,8 +1455,8 @@ class ResetMethods(_Namespace):
             verificationCode (str)
             passkey (Dict[str, Any], optional)
 
-        Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), invalidParams
-        (-32602), internalError (-32603).
+        Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), storeUnavailable
+        (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('reset/resetPasskeys', _params({
             'email': email,
@@ -1459,7 +1483,7 @@ class ResetMethods(_Namespace):
             password (str)
 
         Errors: policyViolation (1003), verificationCodeInvalid (1900), verificationCodeExpired
-        (1901), invalidParams (-32602), internalError (-32603).
+        (1901), storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('reset/updatePassword', _params({
             'email': email,
@@ -1506,7 +1530,8 @@ class SessionMethods(_Namespace):
         Params:
             deviceId (str): the simulated device
 
-        Errors: notFound (1000), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError
+        (-32603).
         """
         return self._client.call('session/cancel', _params({'deviceId': deviceId}), timeout=_timeout)
 
@@ -1522,7 +1547,8 @@ class UserMethods(_Namespace):
         Params:
             sessionId (str)
 
-        Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603).
+        Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('user/get', _params({'sessionId': sessionId}), timeout=_timeout)
 
@@ -1541,8 +1567,8 @@ class UserMethods(_Namespace):
             userId (str, optional)
             password (str)
 
-        Errors: invalidCredentials (1702), rateLimited (1004), invalidParams (-32602),
-        internalError (-32603).
+        Errors: invalidCredentials (1702), rateLimited (1004), storeUnavailable (1005),
+        invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('user/login', _params({
             'email': email,
@@ -1561,9 +1587,10 @@ class UserMethods(_Namespace):
 
         Params:
             sessionId (str)
-            all (bool, optional): default false
+            all (bool, optional): end every session of the user
 
-        Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603).
+        Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('user/logout', _params({
             'sessionId': sessionId,
@@ -1576,7 +1603,8 @@ class UserMethods(_Namespace):
         Params:
             sessionId (str)
 
-        Errors: userSessionInvalid (1701), invalidParams (-32602), internalError (-32603).
+        Errors: userSessionInvalid (1701), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('user/passkeys', _params({'sessionId': sessionId}), timeout=_timeout)
 

@@ -1,0 +1,121 @@
+import LatchkeyCore
+import LatchkeyJSON
+import LatchkeyRPC
+
+/// One method of the contract, declared once: its name and descriptions, the shape of its
+/// params and of its result, the errors it may answer, and its handler. The OpenRPC document,
+/// the error registry, the clients' tables and the MCP tool list all derive from these.
+public protocol RPCMethod {
+    associatedtype Params: WireReadable
+    associatedtype Result
+
+    /// The contract's name (`activation/start`).
+    static var name: String { get }
+    /// One line: what the method does.
+    static var summary: String { get }
+    /// A few sentences for readers and agents: when to call it and what it changes.
+    static var description: String { get }
+    /// The reasons it may answer with besides those every method may give (`invalidParams`,
+    /// `internalError`, and `forbidden` / `storeUnavailable` where `access` says so).
+    static var errors: [ErrorReason] { get }
+    static var access: MethodAccess { get }
+    /// How the result is written (and described).
+    static var result: Codec<Result> { get }
+
+    /// Carries the call out. Throws `DomainError` for the contract's answers.
+    static func handle(_ params: Params, _ context: CallContext) throws -> Result
+}
+
+extension RPCMethod {
+    public static var description: String { summary }
+    public static var errors: [ErrorReason] { [] }
+    public static var access: MethodAccess { .store }
+}
+
+extension RPCMethod where Result: WireObject {
+    public static var result: Codec<Result> { .object(Result.self) }
+}
+
+/// Who may call a method and what it needs.
+public struct MethodAccess: Sendable, Equatable {
+    /// Closed by `--no-admin` (answers `forbidden`).
+    public var adminOnly: Bool
+    /// Reads or writes the store (may answer `storeUnavailable`; opens the store on first use).
+    public var needsStore: Bool
+
+    /// An ordinary method on the store.
+    public static let store = MethodAccess(adminOnly: false, needsStore: true)
+    /// An operator's method on the store.
+    public static let admin = MethodAccess(adminOnly: true, needsStore: true)
+    /// A method that needs no store (it answers while the store is unreachable).
+    public static let local = MethodAccess(adminOnly: false, needsStore: false)
+    /// An operator's method that needs no store.
+    public static let adminLocal = MethodAccess(adminOnly: true, needsStore: false)
+}
+
+/// No params.
+public struct NoParams: WireReadable {
+    public init() {}
+    public static let fields: [WireField<NoParams>] = []
+}
+
+/// An empty result, `{}`.
+public struct EmptyResult: WireObject {
+    public init() {}
+    public static let fields: [WireField<EmptyResult>] = []
+}
+
+/// A method with its types erased, as the dispatch table and the document generators hold it.
+struct MethodEntry: Sendable {
+    let name: String
+    let summary: String
+    let description: String
+    let errors: [ErrorReason]
+    let access: MethodAccess
+    /// The params object's members (built on first use).
+    let params: @Sendable () -> [WireFieldInfo]
+    /// The result's schema (built on first use).
+    let result: @Sendable () -> Schema
+    /// Reads the params (throwing `invalidParams`), runs `prepare`, then the handler.
+    let invoke: @Sendable (JSONObject, CallContext, _ prepare: () throws -> Void) throws -> JSON
+
+    init<M: RPCMethod>(_ method: M.Type) {
+        name = M.name
+        summary = M.summary
+        description = M.description
+        errors = M.errors
+        access = M.access
+        params = { M.Params.fields.map(WireFieldInfo.init) }
+        result = { M.result.schema }
+        invoke = { object, context, prepare in
+            var problems: [ParamProblem] = []
+            guard let params = M.Params.read(object, at: "", into: &problems) else { throw RPCError.invalidParams(problems) }
+            try prepare()
+            return M.result.write(try M.handle(params, context))
+        }
+    }
+
+    /// Every reason this method may answer with, in the order the document lists them.
+    var declaredReasons: [ErrorReason] {
+        var reasons = errors
+        if access.adminOnly { reasons.append(.forbidden) }
+        if access.needsStore { reasons.append(.storeUnavailable) }
+        var seen: Set<ErrorReason> = []
+        return reasons.filter { seen.insert($0).inserted }
+    }
+}
+
+/// A member of a params object, as the documents describe it.
+struct WireFieldInfo {
+    let name: String
+    let required: Bool
+    let summary: String
+    let schema: Schema
+
+    init<Root>(_ field: WireField<Root>) {
+        name = field.name
+        required = field.required
+        summary = field.summary
+        schema = field.schema
+    }
+}

@@ -1,0 +1,97 @@
+import LatchkeyCore
+import LatchkeyJSON
+import LatchkeyRPC
+
+/// Verification-code reset of a password or of passkeys.
+enum ResetMethods {
+    static let all: [any RPCMethod.Type] = [RequestAccountRecovery.self, RequestPasswordReset.self, UpdatePassword.self, ResetPasskeys.self]
+
+    static let codeErrors: [ErrorReason] = [.verificationCodeInvalid, .verificationCodeExpired]
+
+    /// `email` or `phoneNumber`, exactly one: who asks, and by which channel.
+    static func identifier<Root: WireObject>(_ email: WritableKeyPath<Root, String?> & Sendable,
+                                             _ phoneNumber: WritableKeyPath<Root, String?> & Sendable) -> [WireField<Root>] {
+        [.optional("email", email, .text, "email channel"), .optional("phoneNumber", phoneNumber, .text, "SMS channel, E.164")]
+    }
+
+    /// Who a reset is for, named by email or phone number (exactly one).
+    struct Identified: Sendable {
+        var email: String?
+        var phoneNumber: String?
+        var identifier: UserIdentifier { email.map(UserIdentifier.email) ?? .phoneNumber(phoneNumber ?? "") }
+        static let rule = WireRule<Identified>.exactlyOne("email", \.email, "phoneNumber", \.phoneNumber)
+    }
+
+    /// `{email | phoneNumber, redirectUrl, applicationId*}`.
+    struct RequestParams: WireReadable {
+        var who = Identified()
+        var redirectUrl = ""
+        var applicationId: String?
+        static let fields: [WireField<Self>] = identifier(\.who.email, \.who.phoneNumber)
+            + [.required("redirectUrl", \.redirectUrl, .text), .applicationId(\.applicationId)]
+        // The redirect URL is checked before anything else, the identifier rule included (see `handle`).
+    }
+
+    /// A request for a code of one kind.
+    protocol CodeRequest: RPCMethod where Params == RequestParams, Result == EmptyResult {
+        static var kind: ResetKind { get }
+    }
+
+    enum RequestAccountRecovery: CodeRequest {
+        static let name = "reset/requestAccountRecovery"
+        static let summary = "Sends an account-recovery code and deep link (same answer for unknown users)."
+        static let kind = ResetKind.accountRecovery
+    }
+
+    enum RequestPasswordReset: CodeRequest {
+        static let name = "reset/requestPasswordReset"
+        static let summary = "Sends a password-reset code and link (same answer for unknown users)."
+        static let kind = ResetKind.passwordReset
+    }
+
+    enum UpdatePassword: RPCMethod {
+        static let name = "reset/updatePassword"
+        static let summary = "Sets a new password with a verification code; every session of the user ends."
+        static let errors: [ErrorReason] = [.policyViolation] + codeErrors
+        struct Params: WireReadable {
+            var who = Identified()
+            var verificationCode = ""
+            var password = ""
+            static let fields: [WireField<Self>] = identifier(\.who.email, \.who.phoneNumber)
+                + [.required("verificationCode", \.verificationCode, .text), .required("password", \.password, .text)]
+            static let rules: [WireRule<Self>] = [Identified.rule.at(\.who)]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
+            try context.core.resetPassword(params.who.identifier, code: params.verificationCode, password: params.password)
+            return EmptyResult()
+        }
+    }
+
+    enum ResetPasskeys: RPCMethod {
+        static let name = "reset/resetPasskeys"
+        static let summary = "Removes every passkey and registers the new one, with an account-recovery code."
+        static let errors: [ErrorReason] = codeErrors
+        struct Params: WireReadable {
+            var who = Identified()
+            var verificationCode = ""
+            var passkey: AdminMethods.PasskeyName?
+            static let fields: [WireField<Self>] = identifier(\.who.email, \.who.phoneNumber)
+                + [.required("verificationCode", \.verificationCode, .text), .optional("passkey", \.passkey, .object(AdminMethods.PasskeyName.self))]
+            static let rules: [WireRule<Self>] = [Identified.rule.at(\.who)]
+        }
+        static func handle(_ params: Params, _ context: CallContext) throws -> AccountMethods.PasskeyList {
+            AccountMethods.PasskeyList(passkeys: try context.core.resetPasskeys(params.who.identifier, code: params.verificationCode,
+                                                                               newPasskey: params.passkey?.friendlyName))
+        }
+    }
+}
+
+extension ResetMethods.CodeRequest {
+    static var errors: [ErrorReason] { [.notFound] }
+    static func handle(_ params: ResetMethods.RequestParams, _ context: CallContext) throws -> EmptyResult {
+        try context.core.checkRedirectUrl(params.redirectUrl, applicationId: params.applicationId)
+        try ResetMethods.Identified.rule.enforce(params.who)
+        try context.core.requestReset(kind, params.who.identifier, redirectUrl: params.redirectUrl, applicationId: params.applicationId)
+        return EmptyResult()
+    }
+}

@@ -1,0 +1,43 @@
+import LatchkeyCore
+import LatchkeyJSON
+import LatchkeyRPC
+
+extension AccountRecoveryStatus: WireObject {
+    public static let schemaName: String? = "AccountRecovery"
+    public static let fields: [WireField<Self>] = [
+        .required("state", \.state, .integerEnumeration(AccountRecoveryState.self), "0 none, 1 grace period, 2 cancelled, 3 insecure, 4 expired"),
+        .required("reason", \.reason, .integerEnumeration(AccountRecoveryReason.self),
+                  "0 none, 1 cancelled by the user, 2 authenticated in a new session"),
+        .required("startTime", \.startTime, .time),
+        .nullable("endTime", \.endTime, .time),
+        .required("uid", \.uid, .text),
+    ]
+}
+
+extension SettingsItem: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("title", \.title, .text), .required("subtitle", \.subtitle, .text), .required("canCancel", \.canCancel, .bool),
+    ]
+}
+
+extension UserProfile: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("uid", \.uid, .text),
+        .nullable("email", \.email, .text),
+        .nullable("phoneNumber", \.phoneNumber, .text),
+        .nullable("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self)),
+    ]
+}
+
+extension Passkey: WireObject {
+    public static let schemaName: String? = "Passkey"
+    public static let fields: [WireField<Self>] = [
+        .required("id", \.id, .text), .required("friendlyName", \.friendlyName, .text), .required("createdAt", \.createdAt, .time),
+    ]
+}
+
+extension RecoveryMethodsOutcome: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("recoveryMethods", \.recoveryMethods, .recoveryMethods), .token(\.token),
+    ]
+}

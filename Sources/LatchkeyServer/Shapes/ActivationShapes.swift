@@ -1,0 +1,89 @@
+import LatchkeyCore
+import LatchkeyJSON
+import LatchkeyRPC
+
+/// How a user proves themselves: a method, and the PIN for `pin`.
+struct AuthParameterParam: WireReadable {
+    var method = AuthMethod.device
+    var pin: String?
+
+    static let schemaName: String? = "AuthParameter"
+    static let fields: [WireField<Self>] = [
+        .required("method", \.method, .authMethod),
+        .optional("pin", \.pin, .text, "required for method pin"),
+    ]
+    static let rules: [WireRule<Self>] = [
+        .custom { parameter, path, problems in
+            if parameter.method == .pin, parameter.pin == nil { problems.append(ParamProblem("\(path).pin", "is required for method pin")) }
+        },
+    ]
+
+    var domain: AuthParameter { AuthParameter(method: method, pin: pin) }
+}
+
+extension Codec where Value == AuthParameterParam {
+    static let authParameter = Codec.object(AuthParameterParam.self)
+}
+
+extension ActivationOffer: WireObject {
+    public static let schemaName: String? = "ActivationOffer"
+    public static let fields: [WireField<Self>] = [
+        .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods),
+    ] + pinRules(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+}
+
+extension ActivationOutcome: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("registrationId", \.registrationId, .text),
+        .required("activatedAuthMethods", \.activatedAuthMethods, .authMethods),
+        .token(\.token),
+    ]
+}
+
+extension AuthenticationChallengeInfo: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("authenticationMethods", \.authenticationMethods, .authMethods),
+        .nullable("lastAttempt", \.lastAttempt, .time),
+        .required("totalAttemptsPIN", \.totalAttemptsPIN, .int()),
+        .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
+        .optional("authenticationId", \.authenticationId, .text, "when a pushed authentication was picked up"),
+        .nullable("contextTitle", \.contextTitle, .text),
+        .nullable("contextContent", \.contextContent, .text),
+        .nullable("contextMIME", \.contextMIME, .text),
+    ] + pinRules(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+}
+
+extension AuthenticationOutcome: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .computed("responseType", \.responseType, .enumeration(ResponseType.self, [.authenticated])),
+        .nullable("contextContent", \.contextContent, .text),
+        .token(\.token),
+    ]
+    var responseType: ResponseType { .authenticated }
+}
+
+/// What a finish reports it did, as the seed's result objects name it.
+enum ResponseType: String, Sendable, CaseIterable {
+    case activated, authenticated
+}
+
+extension AddOrUpdateOffer: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("allowedAuthMethodsToActivate", \.allowedAuthMethodsToActivate, .authMethods),
+        .required("authenticationMethods", \.authenticationMethods, .authMethods),
+        .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
+    ] + pinRules(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+}
+
+/// The PIN rules of an application, as several results carry them.
+func pinRules<Root>(_ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
+                    _ max: WritableKeyPath<Root, Int> & Sendable) -> [WireField<Root>] {
+    [.required("pinCodeType", type, .enumeration(PinCodeType.self)),
+     .required("pinCodeLengthMin", min, .int()), .required("pinCodeLengthMax", max, .int())]
+}
+
+/// A list of auth methods under one name.
+struct ActivatedAuthMethods: WireObject {
+    var activatedAuthMethods: [AuthMethod]
+    static let fields: [WireField<Self>] = [.required("activatedAuthMethods", \.activatedAuthMethods, .authMethods)]
+}

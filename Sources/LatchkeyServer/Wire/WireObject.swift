@@ -1,0 +1,176 @@
+import LatchkeyJSON
+import LatchkeyRPC
+
+/// A Swift type whose wire form is a JSON object: its members, in the order they are written,
+/// each tied to a stored property. The list drives reading, writing and the schema.
+public protocol WireObject: Sendable {
+    static var fields: [WireField<Self>] { get }
+    /// A name in `components.schemas`, or nil to spell the shape out where it is used.
+    static var schemaName: String? { get }
+    /// Rules over several members (exactly one of two, …), checked after the members.
+    static var rules: [WireRule<Self>] { get }
+}
+
+extension WireObject {
+    public static var schemaName: String? { nil }
+    public static var rules: [WireRule<Self>] { [] }
+}
+
+/// A `WireObject` that can be read: decoding starts from `init()` and sets every declared
+/// member, or fails with a problem for each that is missing or malformed (so the values
+/// `init()` starts from are never seen by a handler).
+public protocol WireReadable: WireObject {
+    init()
+}
+
+/// One member of a wire object: its name, whether it must be there, its schema and how it
+/// is read into and written from the Swift value.
+public struct WireField<Root>: Sendable {
+    public let name: String
+    public let required: Bool
+    public let summary: String
+    public let schema: Schema
+    let read: @Sendable (inout Root, JSON?, String, inout [ParamProblem]) -> Void
+    let write: @Sendable (Root, inout JSONObject) -> Void
+
+    /// A member that is always there.
+    public static func required<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
+                                   _ summary: String = "") -> WireField {
+        WireField(name: name, required: true, summary: summary, schema: codec.schema, read: { root, json, path, problems in
+            guard let json else {
+                problems.append(ParamProblem(path, "is required"))
+                return
+            }
+            if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
+    }
+
+    /// A member that may be left out (null counts as left out); written only when set.
+    public static func optional<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
+                                   _ summary: String = "") -> WireField {
+        WireField(name: name, required: false, summary: summary, schema: codec.schema, read: { root, json, path, problems in
+            guard let json, !json.isNull else { return }
+            if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+        }, write: { root, object in
+            if let value = root[keyPath: keyPath] { object.appendUnchecked(name, codec.write(value)) }
+        })
+    }
+
+    /// A member that may be left out, taking the contract's default then (shown in the schema).
+    public static func defaulted<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
+                                    default value: V, _ summary: String = "") -> WireField where V: Sendable {
+        WireField(name: name, required: false, summary: summary, schema: .defaulted(codec.write(value), codec.schema),
+                  read: { root, json, path, problems in
+            guard let json, !json.isNull else {
+                root[keyPath: keyPath] = value
+                return
+            }
+            if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
+        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
+    }
+
+    /// A member that is always written, from a value the type computes (results only).
+    public static func computed<V>(_ name: String, _ keyPath: KeyPath<Root, V> & Sendable, _ codec: Codec<V>,
+                                   _ summary: String = "") -> WireField {
+        WireField(name: name, required: true, summary: summary, schema: codec.schema, read: { _, json, path, problems in
+            if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
+        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
+    }
+
+    /// A member that is always there and may be null.
+    public static func nullable<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
+                                   _ summary: String = "") -> WireField {
+        .required(name, keyPath, .nullable(codec), summary)
+    }
+}
+
+/// A rule over several members of a wire object, checked once every member was read.
+public struct WireRule<Root>: Sendable {
+    let check: @Sendable (Root, String, inout [ParamProblem]) -> Void
+
+    /// Exactly one of two optional members: `first` is missing when neither is given, `second`
+    /// is the one too many when both are.
+    public static func exactlyOne<A, B>(_ first: String, _ firstPath: KeyPath<Root, A?> & Sendable,
+                                        _ second: String, _ secondPath: KeyPath<Root, B?> & Sendable) -> WireRule {
+        WireRule { root, path, problems in
+            let prefix = path.isEmpty ? "" : path + "."
+            switch (root[keyPath: firstPath] != nil, root[keyPath: secondPath] != nil) {
+            case (false, false):
+                problems.append(ParamProblem(prefix + first, "is required when \(second) is absent (give one of them)"))
+            case (true, true):
+                problems.append(ParamProblem(prefix + second, "cannot be given together with \(first) (give one of them)"))
+            default:
+                break
+            }
+        }
+    }
+
+    /// The rule applied to a part of another object.
+    public func at<Outer>(_ keyPath: KeyPath<Outer, Root> & Sendable) -> WireRule<Outer> {
+        let check = self.check
+        return WireRule<Outer> { outer, path, problems in check(outer[keyPath: keyPath], path, &problems) }
+    }
+
+    /// Applies the rule on its own (when it must wait for a check that comes first).
+    /// - Throws: `invalidParams` with the problems it finds.
+    public func enforce(_ value: Root, at path: String = "") throws {
+        var problems: [ParamProblem] = []
+        check(value, path, &problems)
+        if !problems.isEmpty { throw RPCError.invalidParams(problems) }
+    }
+
+    /// A rule of the method's own, answering the problems it finds.
+    public static func custom(_ check: @escaping @Sendable (Root, String, inout [ParamProblem]) -> Void) -> WireRule {
+        WireRule(check: check)
+    }
+}
+
+extension WireObject {
+    /// The schema of the object's members.
+    public static var objectSchema: Schema {
+        let members = fields.map { Field($0.name, $0.schema, required: $0.required, $0.summary) }
+        let shape = Schema.object(members)
+        return schemaName.map { .named($0, shape) } ?? shape
+    }
+
+    /// Writes the object, members in declaration order.
+    public func wireJSON() -> JSON {
+        var object = JSONObject()
+        for field in Self.fields { field.write(self, &object) }
+        return .object(object)
+    }
+}
+
+extension WireReadable {
+    /// Reads the object from the members of `object`; unknown members are ignored.
+    public static func read(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let before = problems.count
+        var value = Self()
+        let prefix = path.isEmpty ? "" : path + "."
+        for field in fields { field.read(&value, object[field.name], prefix + field.name, &problems) }
+        guard problems.count == before else { return nil }
+        for rule in rules { rule.check(value, path, &problems) }
+        return problems.count == before ? value : nil
+    }
+}
+
+extension Codec {
+    /// A wire object that is only ever written (a result, or a part of one).
+    public static func object(_ type: Value.Type) -> Codec<Value> where Value: WireObject {
+        Codec(schema: Value.objectSchema, read: { _, path, problems in
+            problems.append(ParamProblem(path, "is not accepted here"))
+            return nil
+        }, write: { $0.wireJSON() })
+    }
+
+    /// A wire object that is also read (a param, or a part of one).
+    public static func object(_ type: Value.Type) -> Codec<Value> where Value: WireReadable {
+        Codec(schema: Value.objectSchema, read: { json, path, problems in
+            guard case .object(let object) = json else {
+                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+                return nil
+            }
+            return Value.read(object, at: path, into: &problems)
+        }, write: { $0.wireJSON() })
+    }
+}
