@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(
             name: "CJansson",
             pkgConfig: "jansson",
-            providers: [.apt(["libjansson-dev"])]
+            providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
         // JSON values, parsed and written through jansson. The only importer of CJansson.
         .target(name: "LatchkeyJSON", dependencies: ["CJansson"]),

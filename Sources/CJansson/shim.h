@@ -7,21 +7,11 @@
 /* jansson exposes these as macros, which Swift cannot import. */
 
 static inline int CJansson_typeof(const json_t *json) { return (int)json_typeof(json); }
-static inline int CJansson_is_object(const json_t *json) { return json_is_object(json); }
-static inline int CJansson_is_array(const json_t *json) { return json_is_array(json); }
-static inline int CJansson_is_string(const json_t *json) { return json_is_string(json); }
-static inline int CJansson_is_integer(const json_t *json) { return json_is_integer(json); }
-static inline int CJansson_is_real(const json_t *json) { return json_is_real(json); }
-static inline int CJansson_is_true(const json_t *json) { return json_is_true(json); }
-static inline int CJansson_is_false(const json_t *json) { return json_is_false(json); }
-static inline int CJansson_is_null(const json_t *json) { return json_is_null(json); }
 static inline json_t *CJansson_boolean(int value) { return json_boolean(value); }
 
-/* json_error_t.text arrives in Swift as a tuple; these read it and the position fields. */
-static inline const char *CJansson_error_text(const json_error_t *error) { return error->text; }
+/* json_error_t fields, read through accessors (its text arrives in Swift as a tuple). */
 static inline int CJansson_error_line(const json_error_t *error) { return error->line; }
 static inline int CJansson_error_column(const json_error_t *error) { return error->column; }
-static inline int CJansson_error_position(const json_error_t *error) { return error->position; }
 static inline int CJansson_error_code(const json_error_t *error) { return (int)json_error_code(error); }
 
 /* Flags import as Int32 while the functions take size_t; these are ready to pass. */

@@ -7,6 +7,8 @@ import LatchkeyStore
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One engine over an in-memory store, shared by every input (state accumulates, as in a

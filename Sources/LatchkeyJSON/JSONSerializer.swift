@@ -9,12 +9,26 @@ public enum JSONSerializer {
         return output
     }
 
-    /// Serializes `value` and appends the text to `output`: one `json_dumpb` straight into the
-    /// array's new tail (a second one only when the first guess of the size was short).
+    /// Serializes `value` and appends the text to `output`. Every real is written in the fewest
+    /// digits that read back exactly: one `json_dumpb` of the whole tree when all reals need the
+    /// same precision (nearly always: most documents have none), else each scalar dumped by
+    /// jansson with its own precision and the punctuation between them written here.
     public static func serialize(_ value: JSON, into output: inout [UInt8]) {
+        var precisions = Set<Int>()
+        collectPrecisions(value, into: &precisions)
+        if precisions.count <= 1 {
+            dump(value, precision: precisions.first ?? 1, into: &output)
+        } else {
+            writeMixed(value, into: &output)
+        }
+    }
+
+    /// One `json_dumpb` of the whole value straight into the array's new tail (a second one
+    /// only when the first guess of the size was short).
+    private static func dump(_ value: JSON, precision: Int, into output: inout [UInt8]) {
         guard let node = build(value) else { return }
         defer { json_decref(node) }
-        let flags = CJansson_dump_flags(Int32(realPrecision(value)))
+        let flags = CJansson_dump_flags(Int32(precision))
         let start = output.count
         var room = 512
         while true {
@@ -29,6 +43,32 @@ public enum JSONSerializer {
             }
             output.removeLast(room)
             room = needed
+        }
+    }
+
+    /// Containers written here, every scalar and key dumped by jansson on its own.
+    private static func writeMixed(_ value: JSON, into output: inout [UInt8]) {
+        switch value {
+        case .array(let items):
+            output.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeMixed(item, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            for (index, entry) in object.entries.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                dump(.string(entry.key), precision: 1, into: &output)
+                output.append(UInt8(ascii: ":"))
+                writeMixed(entry.value, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        case .double(let number):
+            dump(value, precision: digitsNeeded(number), into: &output)
+        default:
+            dump(value, precision: 1, into: &output)
         }
     }
 
@@ -78,14 +118,14 @@ public enum JSONSerializer {
         }
     }
 
-    /// The fewest significant digits that print every real in `value` so it reads back exactly
-    /// (jansson's default of 17 prints 0.1 as 0.10000000000000001).
-    static func realPrecision(_ value: JSON) -> Int {
+    /// The precision each real in `value` needs to read back exactly (jansson's default of 17
+    /// prints 0.1 as 0.10000000000000001).
+    private static func collectPrecisions(_ value: JSON, into precisions: inout Set<Int>) {
         switch value {
-        case .double(let number): return digitsNeeded(number)
-        case .array(let items): return items.reduce(1) { max($0, realPrecision($1)) }
-        case .object(let object): return object.entries.reduce(1) { max($0, realPrecision($1.value)) }
-        default: return 1
+        case .double(let number): precisions.insert(digitsNeeded(number))
+        case .array(let items): for item in items { collectPrecisions(item, into: &precisions) }
+        case .object(let object): for entry in object.entries { collectPrecisions(entry.value, into: &precisions) }
+        default: return
         }
     }
 

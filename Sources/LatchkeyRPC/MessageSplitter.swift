@@ -33,6 +33,9 @@ public struct MessageSplitter: Sendable {
     private var pendingBody: Int?
     /// After a bad header block: looking for the next `Content-Length:` (any case).
     private var resyncing = false
+    /// Where whitespace after a line's content was dropped (NDJSON): content after it makes the
+    /// line too large.
+    private var paddedFrom: Int?
 
     /// The longest header block accepted before it is declared bad.
     static let maxHeaderBytes = 8192
@@ -93,8 +96,10 @@ public struct MessageSplitter: Sendable {
         let line = trimmedLine(start, buffer.count)
         start = buffer.count
         scanned = start
+        let padded = paddedFrom
+        paddedFrom = nil
         guard let line else { return nil }
-        if line.count > maxMessageBytes { return .tooLarge }
+        if line.count > maxMessageBytes || (padded.map { line.upperBound > $0 } ?? false) { return .tooLarge }
         return .message(Array(buffer[line]))
     }
 
@@ -123,8 +128,7 @@ public struct MessageSplitter: Sendable {
 
     private mutating func nextLine() -> InPlaceEvent? {
         while true {
-            if let remaining = discarding {
-                _ = remaining
+            if discarding != nil {
                 guard let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
                     start = buffer.count
                     scanned = start
@@ -137,22 +141,41 @@ public struct MessageSplitter: Sendable {
             }
             guard let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
                 scanned = buffer.count
-                if buffer.count - start > maxMessageBytes + 1 {
-                    // Too long already: skip the rest of this line without keeping it.
-                    discarding = .max
-                    start = buffer.count
-                    scanned = start
-                    return .tooLarge
-                }
-                return nil
+                return arrivingLineVerdict()
             }
             let lineStart = start
             start = newline + 1
             scanned = start
+            let padded = paddedFrom
+            paddedFrom = nil
             guard let line = trimmedLine(lineStart, newline) else { continue }
-            if line.count > maxMessageBytes { return .tooLarge }
+            if line.count > maxMessageBytes || (padded.map { line.upperBound > $0 } ?? false) { return .tooLarge }
             return .message(line)
         }
+    }
+
+    /// While a line is still arriving: it is too large as soon as its content (surrounding
+    /// whitespace aside) passes the limit, the verdict it gets when it arrives whole, however it
+    /// is chunked. Whitespace before the content is dropped as it comes; a run of whitespace
+    /// after it longer than the limit is dropped too (remembered in `paddedFrom`: content after
+    /// it makes the line too large), so memory stays bounded.
+    private mutating func arrivingLineVerdict() -> InPlaceEvent? {
+        while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
+        var end = buffer.count
+        while end > start, Self.isWhitespace(buffer[end - 1]) { end -= 1 }
+        if end - start > maxMessageBytes || (paddedFrom.map { end > $0 } ?? false) {
+            discarding = .max
+            paddedFrom = nil
+            start = buffer.count
+            scanned = start
+            return .tooLarge
+        }
+        if buffer.count - end > maxMessageBytes {
+            buffer.removeSubrange(end..<buffer.count)
+            scanned = end
+            paddedFrom = end
+        }
+        return nil
     }
 
     /// The line without its `\r` and surrounding whitespace, or nil when it is blank.
@@ -284,6 +307,7 @@ public struct MessageSplitter: Sendable {
         if start > 0, start >= buffer.count / 2 || start > 65536 {
             buffer.removeSubrange(0..<start)
             scanned -= start
+            paddedFrom = paddedFrom.map { $0 - start }
             start = 0
         }
     }

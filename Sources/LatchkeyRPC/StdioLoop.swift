@@ -15,6 +15,15 @@ nonisolated(unsafe) private var terminationRequested: sig_atomic_t = 0
 nonisolated(unsafe) private var signalInputFD: Int32 = -1
 nonisolated(unsafe) private var signalDevNullFD: Int32 = -1
 
+/// SIGTERM/SIGINT: flag the request, wake the loop, and point the input at /dev/null so a read
+/// that starts after the signal sees end of input instead of blocking (async-signal-safe calls only).
+private func onTerminationSignal(_: Int32) {
+    terminationRequested = 1
+    var byte: UInt8 = 1
+    _ = write(signalPipeWriteFD, &byte, 1)
+    if signalDevNullFD >= 0 { _ = dup2(signalDevNullFD, signalInputFD) }
+}
+
 /// Serves one peer over file descriptors: reads, answers, flushes before blocking, and wakes
 /// for time-driven work and for SIGTERM/SIGINT.
 public final class StdioLoop {
@@ -42,12 +51,9 @@ public final class StdioLoop {
         for signalNumber in [SIGTERM, SIGINT] {
             var action = sigaction()
             #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = { _ in
-                terminationRequested = 1
-                var byte: UInt8 = 1
-                _ = write(signalPipeWriteFD, &byte, 1)
-                if signalDevNullFD >= 0 { _ = dup2(signalDevNullFD, signalInputFD) }
-            }
+            action.__sigaction_handler.sa_handler = onTerminationSignal
+            #elseif canImport(Darwin)
+            action.__sigaction_u.__sa_handler = onTerminationSignal
             #endif
             sigemptyset(&action.sa_mask)
             action.sa_flags = 0

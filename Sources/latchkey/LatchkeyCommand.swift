@@ -165,9 +165,8 @@ struct LatchkeyCommand: ParsableCommand {
     }
 
     static func defaultStorePath() -> String {
-        let environment = ProcessInfoLite.environment
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? ".") + "/.local/share")
+        let base = environmentVariable("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environmentVariable("HOME") ?? ".") + "/.local/share")
         return base + "/latchkey/latchkey.sqlite"
     }
 }
@@ -194,32 +193,20 @@ enum StoreLocation {
 enum ContractCheckSwitch {
     static var enabled: Bool {
         #if DEBUG
-        return getenv("LATCHKEY_CHECK_CONTRACT").map { String(cString: $0) } == "1"
+        return environmentVariable("LATCHKEY_CHECK_CONTRACT") == "1"
         #else
         return false
         #endif
     }
 
     static var logPath: String? {
-        guard enabled, let value = getenv("LATCHKEY_CONTRACT_LOG") else { return nil }
-        return String(cString: value)
+        enabled ? environmentVariable("LATCHKEY_CONTRACT_LOG") : nil
     }
 }
 
-/// Environment variables without Foundation.
-enum ProcessInfoLite {
-    static var environment: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
-    }
+/// An environment variable (nil when unset).
+func environmentVariable(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
 }
 
 /// Writes all of `bytes` to `fd`, retrying partial writes.

@@ -212,13 +212,28 @@ struct NewlineDelimitedTests {
         #expect(eventsByteByByte(input, max: 64) == [.tooLarge, .tooLarge, message("{}")])
     }
 
-    @Test("the verdict on a line does not depend on how it is chunked",
-          .disabled("bug: while a line is still arriving, its untrimmed length (surrounding whitespace included) is compared with the limit, so a line of exactly the limit padded with spaces is tooLarge byte by byte but a message when it arrives whole"))
+    @Test("the verdict on a line does not depend on how it is chunked")
     func paddedLineChunkingIndependent() {
         let exact = "[" + String(repeating: "1", count: 8) + "]"  // 10 bytes
         let input = bytes("   " + exact + "   \n")
         #expect(events([input], max: 10) == [message(exact)])
         #expect(eventsByteByByte(input, max: 10) == [message(exact)])
+        #expect(eventsInChunks(input, size: 4, max: 10) == [message(exact)])
+        let over = bytes("  [" + String(repeating: "1", count: 9) + "] \n{}\n")  // 11 bytes of content
+        #expect(events([over], max: 10) == [.tooLarge, message("{}")])
+        #expect(eventsByteByByte(over, max: 10) == [.tooLarge, message("{}")])
+    }
+
+    @Test("whitespace padding longer than the limit is dropped as it arrives; content after it is too large")
+    func longPadding() {
+        let padding = String(repeating: " ", count: 100)
+        let padded = bytes("[1]" + padding + "\n{}\n")
+        #expect(events([padded], max: 10) == [message("[1]"), message("{}")])
+        #expect(eventsInChunks(padded, size: 7, max: 10) == [message("[1]"), message("{}")])
+        let split = bytes("[1" + padding + "]\n{}\n")
+        #expect(events([split], max: 10) == [.tooLarge, message("{}")])
+        #expect(eventsInChunks(split, size: 7, max: 10) == [.tooLarge, message("{}")])
+        #expect(eventsByteByByte(split, max: 10) == [.tooLarge, message("{}")])
     }
 
     @Test("a long stream of small lines stays correct across buffer compaction")
