@@ -9,16 +9,8 @@ public protocol RPCMethod {
     associatedtype Params: WireReadable
     associatedtype Result
 
-    /// The contract's name (`activation/start`).
-    static var name: String { get }
-    /// One line: what the method does.
-    static var summary: String { get }
-    /// A few sentences for readers and agents: when to call it and what it changes.
-    static var description: String { get }
-    /// The reasons it may answer with besides those every method may give (`invalidParams`,
-    /// `internalError`, and `forbidden` / `storeUnavailable` where `access` says so).
-    static var errors: [ErrorReason] { get }
-    static var access: MethodAccess { get }
+    /// The method's name, descriptions, errors and access.
+    static var declaration: MethodDeclaration { get }
     /// How the result is written (and described).
     static var result: Codec<Result> { get }
 
@@ -26,14 +18,31 @@ public protocol RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> Result
 }
 
-extension RPCMethod {
-    public static var description: String { summary }
-    public static var errors: [ErrorReason] { [] }
-    public static var access: MethodAccess { .store }
-}
-
 extension RPCMethod where Result: WireObject {
     public static var result: Codec<Result> { .object(Result.self) }
+}
+
+/// What a method is, besides its types and its handler.
+public struct MethodDeclaration: Sendable {
+    /// The contract's name (`activation/start`).
+    public let name: String
+    /// One line: what the method does.
+    public let summary: String
+    /// A few sentences for readers and agents: when to call it and what it changes.
+    public let description: String
+    /// The reasons it may answer with besides those every method may give (`invalidParams`,
+    /// `internalError`, and `forbidden` / `storeUnavailable` where `access` says so).
+    public let errors: [ErrorReason]
+    public let access: MethodAccess
+
+    public init(_ name: String, _ summary: String, description: String? = nil, errors: [ErrorReason] = [],
+                access: MethodAccess = .store) {
+        self.name = name
+        self.summary = summary
+        self.description = description ?? summary
+        self.errors = errors
+        self.access = access
+    }
 }
 
 /// Who may call a method and what it needs.
@@ -80,11 +89,12 @@ struct MethodEntry: Sendable {
     let invoke: @Sendable (JSONObject, CallContext, _ prepare: () throws -> Void) throws -> JSON
 
     init<M: RPCMethod>(_ method: M.Type) {
-        name = M.name
-        summary = M.summary
-        description = M.description
-        errors = M.errors
-        access = M.access
+        let declaration = M.declaration
+        name = declaration.name
+        summary = declaration.summary
+        description = declaration.description
+        errors = declaration.errors
+        access = declaration.access
         params = { M.Params.fields.map(WireFieldInfo.init) }
         result = { M.result.schema }
         invoke = { object, context, prepare in

@@ -16,15 +16,12 @@ enum AccountMethods {
     }
 
     /// `{accountRecovery}`.
-    struct RecoveryResult: WireObject {
-        var accountRecovery: AccountRecoveryStatus
-        static let fields: [WireField<Self>] = [.required("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self))]
-    }
+    static let recoveryResult = Codec.member("accountRecovery", Codec<AccountRecoveryStatus>.object(AccountRecoveryStatus.self))
 
     enum Login: RPCMethod {
-        static let name = "user/login"
-        static let summary = "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2)."
-        static let errors: [ErrorReason] = [.invalidCredentials, .rateLimited]
+        static let declaration = MethodDeclaration(
+            "user/login", "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).",
+            errors: [.invalidCredentials, .rateLimited])
         struct Params: WireReadable {
             var email: String?
             var userId: String?
@@ -47,9 +44,9 @@ enum AccountMethods {
     }
 
     enum Logout: RPCMethod {
-        static let name = "user/logout"
-        static let summary = "Ends the session, or every session of the user with all."
-        static let errors: [ErrorReason] = [.userSessionInvalid]
+        static let declaration = MethodDeclaration(
+            "user/logout", "Ends the session, or every session of the user with all.",
+            errors: [.userSessionInvalid])
         struct Params: WireReadable {
             var sessionId = ""
             var all = false
@@ -64,42 +61,39 @@ enum AccountMethods {
     }
 
     enum GetUser: RPCMethod {
-        static let name = "user/get"
-        static let summary = "The signed-in user, with accountRecovery (null before the first start)."
-        static let errors: [ErrorReason] = [.userSessionInvalid]
+        static let declaration = MethodDeclaration(
+            "user/get", "The signed-in user, with accountRecovery (null before the first start).",
+            errors: [.userSessionInvalid])
         static func handle(_ params: SessionParams, _ context: CallContext) throws -> UserProfile {
             try context.core.profile(sessionId: params.sessionId)
         }
     }
 
     /// `{passkeys}`.
-    struct PasskeyList: WireObject {
-        var passkeys: [Passkey]
-        static let fields: [WireField<Self>] = [.required("passkeys", \.passkeys, .array(.object(Passkey.self)))]
-    }
+    static let passkeyList = Codec.member("passkeys", Codec<[Passkey]>.array(.object(Passkey.self)))
 
     enum Passkeys: RPCMethod {
-        static let name = "user/passkeys"
-        static let summary = "The signed-in user's passkeys."
-        static let errors: [ErrorReason] = [.userSessionInvalid]
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> PasskeyList {
-            PasskeyList(passkeys: try context.core.passkeys(sessionId: params.sessionId))
+        static let declaration = MethodDeclaration("user/passkeys", "The signed-in user's passkeys.", errors: [.userSessionInvalid])
+        static let result = passkeyList
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> [Passkey] {
+            try context.core.passkeys(sessionId: params.sessionId)
         }
     }
 
     enum RecoveryStart: RPCMethod {
-        static let name = "accountRecovery/start"
-        static let summary = "Asks for a password reset: a grace period starts (from states 0, 2, 4)."
-        static let errors: [ErrorReason] = [.userSessionInvalid, .accountRecoveryNotAllowed]
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> RecoveryResult {
-            RecoveryResult(accountRecovery: try context.core.startAccountRecovery(sessionId: params.sessionId))
+        static let declaration = MethodDeclaration(
+            "accountRecovery/start", "Asks for a password reset: a grace period starts (from states 0, 2, 4).",
+            errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
+        static let result = recoveryResult
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> AccountRecoveryStatus {
+            try context.core.startAccountRecovery(sessionId: params.sessionId)
         }
     }
 
     enum RecoveryStatus: RPCMethod {
-        static let name = "accountRecovery/status"
-        static let summary = "The status and the settings-screen copy for it."
-        static let errors: [ErrorReason] = [.userSessionInvalid]
+        static let declaration = MethodDeclaration(
+            "accountRecovery/status", "The status and the settings-screen copy for it.",
+            errors: [.userSessionInvalid])
         struct Result: WireObject {
             var accountRecovery: AccountRecoveryStatus?
             var settingsItem: SettingsItem
@@ -115,18 +109,19 @@ enum AccountMethods {
     }
 
     enum RecoveryCancel: RPCMethod {
-        static let name = "accountRecovery/cancel"
-        static let summary = "Cancels a grace period (state 2, reason 1)."
-        static let errors: [ErrorReason] = [.userSessionInvalid, .accountRecoveryNotAllowed]
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> RecoveryResult {
-            RecoveryResult(accountRecovery: try context.core.cancelAccountRecovery(sessionId: params.sessionId))
+        static let declaration = MethodDeclaration(
+            "accountRecovery/cancel", "Cancels a grace period (state 2, reason 1).",
+            errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
+        static let result = recoveryResult
+        static func handle(_ params: SessionParams, _ context: CallContext) throws -> AccountRecoveryStatus {
+            try context.core.cancelAccountRecovery(sessionId: params.sessionId)
         }
     }
 
     enum RecoveryResetPassword: RPCMethod {
-        static let name = "accountRecovery/resetPassword"
-        static let summary = "Sets a new password without the old one (state 3 only); back to state 0."
-        static let errors: [ErrorReason] = [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation]
+        static let declaration = MethodDeclaration(
+            "accountRecovery/resetPassword", "Sets a new password without the old one (state 3 only); back to state 0.",
+            errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation])
         struct Params: WireReadable {
             var sessionId = ""
             var newPassword = ""
@@ -134,8 +129,9 @@ enum AccountMethods {
                 .required("sessionId", \.sessionId, .identifier), .required("newPassword", \.newPassword, .text),
             ]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryResult {
-            RecoveryResult(accountRecovery: try context.core.resetPasswordInWindow(sessionId: params.sessionId, newPassword: params.newPassword))
+        static let result = recoveryResult
+        static func handle(_ params: Params, _ context: CallContext) throws -> AccountRecoveryStatus {
+            try context.core.resetPasswordInWindow(sessionId: params.sessionId, newPassword: params.newPassword)
         }
     }
 }

@@ -21,9 +21,7 @@ enum ActivationMethods {
     }
 
     enum ConfigLoad: RPCMethod {
-        static let name = "config/load"
-        static let summary = "The application's activation code format."
-        static let errors: [ErrorReason] = [.notFound]
+        static let declaration = MethodDeclaration("config/load", "The application's activation code format.", errors: [.notFound])
         struct Result: WireObject {
             var activationCodeLength: Int
             var activationCodeType: ActivationCodeType
@@ -39,9 +37,7 @@ enum ActivationMethods {
     }
 
     enum PinValidate: RPCMethod {
-        static let name = "pin/validate"
-        static let summary = "Checks a PIN against the application's policy."
-        static let errors: [ErrorReason] = [.notFound]
+        static let declaration = MethodDeclaration("pin/validate", "Checks a PIN against the application's policy.", errors: [.notFound])
         struct Params: WireReadable {
             var pin = ""
             var applicationId: String?
@@ -60,9 +56,9 @@ enum ActivationMethods {
     }
 
     enum ActivationStart: RPCMethod {
-        static let name = "activation/start"
-        static let summary = "Checks an activation code and binds it to the device."
-        static let errors: [ErrorReason] = [.notFound, .alreadyActivated, .rateLimited, .activationCodeInvalid, .activationCodeExpired]
+        static let declaration = MethodDeclaration(
+            "activation/start", "Checks an activation code and binds it to the device.",
+            errors: [.notFound, .alreadyActivated, .rateLimited, .activationCodeInvalid, .activationCodeExpired])
         struct Params: WireReadable {
             var deviceId = ""
             var activationCode = ""
@@ -88,20 +84,19 @@ enum ActivationMethods {
     }
 
     enum ActivationFinish: RPCMethod {
-        static let name = "activation/finish"
-        static let summary = "Creates the factor keys and the registration."
-        static let errors: [ErrorReason] = [.notFound, .noSessionInProgress, .sessionExpired, .activationCodeInvalid,
-                                            .activationCodeExpired, .authMethodNotAllowed, .policyViolation, .onboardingFailed]
-            + biometryErrors
+        static let declaration = MethodDeclaration(
+            "activation/finish", "Creates the factor keys and the registration.",
+            errors: [.notFound, .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired,
+                     .authMethodNotAllowed, .policyViolation, .onboardingFailed] + biometryErrors)
         static func handle(_ params: FinishParams, _ context: CallContext) throws -> ActivationOutcome {
             try context.core.finishActivation(deviceId: params.deviceId, params.authParameter.domain, tokenPurpose: params.tokenPurpose)
         }
     }
 
     enum AuthenticationStart: RPCMethod {
-        static let name = "authentication/start"
-        static let summary = "Opens an authentication; picks up a pushed authentication if one is pending."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally] + stateErrors
+        static let declaration = MethodDeclaration(
+            "authentication/start", "Opens an authentication; picks up a pushed authentication if one is pending.",
+            errors: [.notFound, .notActivatedLocally] + stateErrors)
         struct Params: WireReadable {
             var deviceId = ""
             var clientOnly = false
@@ -118,29 +113,27 @@ enum ActivationMethods {
     }
 
     enum AuthenticationFinish: RPCMethod {
-        static let name = "authentication/finish"
-        static let summary = "Answers the challenge; the server verifies and counts."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally] + finishErrors
-            + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors
+        static let declaration = MethodDeclaration(
+            "authentication/finish", "Answers the challenge; the server verifies and counts.",
+            errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors)
         static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
             try context.core.finishAuthentication(deviceId: params.deviceId, params.authParameter.domain, tokenPurpose: params.tokenPurpose)
         }
     }
 
     enum AuthMethodStartAddOrUpdate: RPCMethod {
-        static let name = "authMethod/startAddOrUpdate"
-        static let summary = "Opens an add-or-update of an auth method."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally] + stateErrors
+        static let declaration = MethodDeclaration(
+            "authMethod/startAddOrUpdate", "Opens an add-or-update of an auth method.",
+            errors: [.notFound, .notActivatedLocally] + stateErrors)
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> AddOrUpdateOffer {
             try context.core.startAddOrUpdate(deviceId: params.deviceId)
         }
     }
 
     enum AuthMethodFinishAddOrUpdate: RPCMethod {
-        static let name = "authMethod/finishAddOrUpdate"
-        static let summary = "Adds or updates a method (a new PIN, a biometric method) after the user proves themselves."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally] + finishErrors
-            + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + biometryErrors
+        static let declaration = MethodDeclaration(
+            "authMethod/finishAddOrUpdate", "Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.",
+            errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + biometryErrors)
         struct Params: WireReadable {
             var deviceId = ""
             var activationParameter = AuthParameterParam()
@@ -151,30 +144,32 @@ enum ActivationMethods {
                 .required("authParameter", \.authParameter, .authParameter, "proves the user"),
             ]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> ActivatedAuthMethods {
-            ActivatedAuthMethods(activatedAuthMethods: try context.core.finishAddOrUpdate(
+        static let result = Codec<[AuthMethod]>.activatedAuthMethods
+        static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
+            (try context.core.finishAddOrUpdate(
                 deviceId: params.deviceId, activation: params.activationParameter.domain, proof: params.authParameter.domain))
         }
     }
 
     enum AuthMethodDeactivate: RPCMethod {
-        static let name = "authMethod/deactivate"
-        static let summary = "Removes a method after a device authentication."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + stateErrors
+        static let declaration = MethodDeclaration(
+            "authMethod/deactivate", "Removes a method after a device authentication.",
+            errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + stateErrors)
         struct Params: WireReadable {
             var deviceId = ""
             var authMethod = AuthMethod.device
             static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("authMethod", \.authMethod, .authMethod)]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> ActivatedAuthMethods {
-            ActivatedAuthMethods(activatedAuthMethods: try context.core.deactivateAuthMethod(deviceId: params.deviceId, params.authMethod))
+        static let result = Codec<[AuthMethod]>.activatedAuthMethods
+        static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
+            (try context.core.deactivateAuthMethod(deviceId: params.deviceId, params.authMethod))
         }
     }
 
     enum RegistrationDeactivate: RPCMethod {
-        static let name = "registration/deactivate"
-        static let summary = "Deactivates the registration, on the server too unless onlyLocally."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally, .registrationRemoved]
+        static let declaration = MethodDeclaration(
+            "registration/deactivate", "Deactivates the registration, on the server too unless onlyLocally.",
+            errors: [.notFound, .notActivatedLocally, .registrationRemoved])
         struct Params: WireReadable {
             var deviceId = ""
             var onlyLocally = false
@@ -187,15 +182,12 @@ enum ActivationMethods {
     }
 
     enum SessionCancel: RPCMethod {
-        static let name = "session/cancel"
-        static let summary = "Cancels the operation in progress; a pushed authentication in hand is rejected."
-        static let errors: [ErrorReason] = [.notFound]
-        struct Result: WireObject {
-            var cancelled: Bool
-            static let fields: [WireField<Self>] = [.required("cancelled", \.cancelled, .bool)]
-        }
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Result {
-            Result(cancelled: try context.core.cancelSession(deviceId: params.deviceId))
+        static let declaration = MethodDeclaration(
+            "session/cancel", "Cancels the operation in progress; a pushed authentication in hand is rejected.",
+            errors: [.notFound])
+        static let result = Codec.member("cancelled", .bool)
+        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Bool {
+            try context.core.cancelSession(deviceId: params.deviceId)
         }
     }
 }

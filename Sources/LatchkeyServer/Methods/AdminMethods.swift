@@ -11,10 +11,9 @@ enum AdminMethods {
     ]
 
     enum ConfigureApplication: RPCMethod {
-        static let name = "admin/configureApplication"
-        static let summary = "Creates or changes an application; absent fields keep their value."
-        static let errors: [ErrorReason] = [.invalidParams]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/configureApplication", "Creates or changes an application; absent fields keep their value.",
+            errors: [.invalidParams], access: .admin)
         struct Params: WireReadable {
             var applicationId = ""
             var changes = ApplicationChanges()
@@ -41,9 +40,9 @@ enum AdminMethods {
     }
 
     enum ConfigureServer: RPCMethod {
-        static let name = "admin/configureServer"
-        static let summary = "Changes the server-wide lifetimes; absent fields keep their value."
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/configureServer", "Changes the server-wide lifetimes; absent fields keep their value.",
+            access: .admin)
         struct Params: WireReadable {
             var gracePeriodSeconds: Int64?
             var insecureWindowSeconds: Int64?
@@ -61,10 +60,9 @@ enum AdminMethods {
     }
 
     enum CreateUser: RPCMethod {
-        static let name = "admin/createUser"
-        static let summary = "Creates a user (userId generated when absent)."
-        static let errors: [ErrorReason] = [.alreadyExists]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/createUser", "Creates a user (userId generated when absent).",
+            errors: [.alreadyExists], access: .admin)
         struct Params: WireReadable {
             var user = NewUser()
             var passkeys: [PasskeyName]?
@@ -79,15 +77,12 @@ enum AdminMethods {
                 .optional("attributes", \.attributes, .freeObject),
             ]
         }
-        struct Result: WireObject {
-            var userId: String
-            static let fields: [WireField<Self>] = [.required("userId", \.userId, .text)]
-        }
-        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
+        static let result = Codec.member("userId", .text)
+        static func handle(_ params: Params, _ context: CallContext) throws -> String {
             var user = params.user
             user.passkeys = params.passkeys?.map(\.friendlyName) ?? []
             user.attributes = params.attributes.map(JSONSerializer.string)
-            return Result(userId: try context.core.createUser(user))
+            return try context.core.createUser(user)
         }
     }
 
@@ -98,10 +93,9 @@ enum AdminMethods {
     }
 
     enum CreateActivationCode: RPCMethod {
-        static let name = "admin/createActivationCode"
-        static let summary = "Creates an activation code for a user, in the application's format."
-        static let errors: [ErrorReason] = [.notFound]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/createActivationCode", "Creates an activation code for a user, in the application's format.",
+            errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var userId = ""
             var applicationId: String?
@@ -127,30 +121,25 @@ enum AdminMethods {
     }
 
     enum GetRegistration: RPCMethod {
-        static let name = "admin/getRegistration"
-        static let summary = "A registration as the server holds it."
-        static let errors: [ErrorReason] = [.notFound]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/getRegistration", "A registration as the server holds it.",
+            errors: [.notFound], access: .admin)
         static func handle(_ params: RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
             try context.core.registrationInfo(params.registrationId)
         }
     }
 
     enum ListRegistrations: RPCMethod {
-        static let name = "admin/listRegistrations"
-        static let summary = "Every registration of a user, oldest first."
-        static let errors: [ErrorReason] = [.notFound]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/listRegistrations", "Every registration of a user, oldest first.",
+            errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var userId = ""
             static let fields: [WireField<Self>] = [.required("userId", \.userId, .identifier)]
         }
-        struct Result: WireObject {
-            var registrations: [RegistrationInfo]
-            static let fields: [WireField<Self>] = [.required("registrations", \.registrations, .array(.object(RegistrationInfo.self)))]
-        }
-        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
-            Result(registrations: try context.core.registrations(userId: params.userId))
+        static let result = Codec.member("registrations", .array(.object(RegistrationInfo.self)))
+        static func handle(_ params: Params, _ context: CallContext) throws -> [RegistrationInfo] {
+            try context.core.registrations(userId: params.userId)
         }
     }
 
@@ -160,28 +149,27 @@ enum AdminMethods {
     }
 
     enum RemoveRegistration: RegistrationChange {
-        static let name = "admin/removeRegistration"
-        static let summary = "Removes a registration (a stolen phone); its tokens die."
+        static let declaration = MethodDeclaration(
+            "admin/removeRegistration", "Removes a registration (a stolen phone); its tokens die.", errors: [.notFound], access: .admin)
         static let change = AdminRegistrationChange.remove
     }
 
     enum LockRegistration: RegistrationChange {
-        static let name = "admin/lockRegistration"
-        static let summary = "Locks a registration (lockedByAdmin); its tokens die."
+        static let declaration = MethodDeclaration(
+            "admin/lockRegistration", "Locks a registration (lockedByAdmin); its tokens die.", errors: [.notFound], access: .admin)
         static let change = AdminRegistrationChange.lock
     }
 
     enum UnlockRegistration: RegistrationChange {
-        static let name = "admin/unlockRegistration"
-        static let summary = "Unlocks a registration and resets its PIN and recovery counters; never lifts removed."
+        static let declaration = MethodDeclaration(
+            "admin/unlockRegistration", "Unlocks a registration and resets its PIN and recovery counters; never lifts removed.", errors: [.notFound], access: .admin)
         static let change = AdminRegistrationChange.unlock
     }
 
     enum PushAuthentication: RPCMethod {
-        static let name = "admin/pushAuthentication"
-        static let summary = "Pushes an authentication with a context; the next authentication/start picks it up."
-        static let errors: [ErrorReason] = [.notFound]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/pushAuthentication", "Pushes an authentication with a context; the next authentication/start picks it up.",
+            errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var push = NewPushedAuthentication()
             static let fields: [WireField<Self>] = [
@@ -206,10 +194,9 @@ enum AdminMethods {
     }
 
     enum GetAuthentication: RPCMethod {
-        static let name = "admin/getAuthentication"
-        static let summary = "A pushed authentication's status."
-        static let errors: [ErrorReason] = [.notFound]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/getAuthentication", "A pushed authentication's status.",
+            errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var authenticationId = ""
             static let fields: [WireField<Self>] = [.required("authenticationId", \.authenticationId, .identifier)]
@@ -220,10 +207,9 @@ enum AdminMethods {
     }
 
     enum CompleteVerification: RPCMethod {
-        static let name = "admin/completeVerification"
-        static let summary = "Ends onboarding identity verification; rejected removes the registration."
-        static let errors: [ErrorReason] = [.notFound]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "admin/completeVerification", "Ends onboarding identity verification; rejected removes the registration.",
+            errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var userId: String?
             var registrationId: String?
@@ -235,19 +221,14 @@ enum AdminMethods {
             static let rules: [WireRule<Self>] = [.exactlyOne("userId", \.userId, "registrationId", \.registrationId)]
             var target: VerificationTarget { registrationId.map(VerificationTarget.registration) ?? .user(userId ?? "") }
         }
-        struct Result: WireObject {
-            var status: OnboardingStatus
-            static let fields: [WireField<Self>] = [.required("status", \.status, .enumeration(OnboardingStatus.self))]
-        }
-        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
-            Result(status: try context.core.completeVerification(params.target, approved: params.approved))
+        static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
+        static func handle(_ params: Params, _ context: CallContext) throws -> OnboardingStatus {
+            try context.core.completeVerification(params.target, approved: params.approved)
         }
     }
 
     enum AuditList: RPCMethod {
-        static let name = "audit/list"
-        static let summary = "Recorded security events, oldest first; limit keeps the newest."
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration("audit/list", "Recorded security events, oldest first; limit keeps the newest.", access: .admin)
         struct Params: WireReadable {
             var userId: String?
             var registrationId: String?
@@ -257,19 +238,14 @@ enum AdminMethods {
                 .optional("limit", \.limit, .int(minimum: 0)),
             ]
         }
-        struct Result: WireObject {
-            var events: [AuditEvent]
-            static let fields: [WireField<Self>] = [.required("events", \.events, .array(.object(AuditEvent.self)))]
-        }
-        static func handle(_ params: Params, _ context: CallContext) throws -> Result {
-            Result(events: try context.core.auditEvents(userId: params.userId, registrationId: params.registrationId, limit: params.limit))
+        static let result = Codec.member("events", .array(.object(AuditEvent.self)))
+        static func handle(_ params: Params, _ context: CallContext) throws -> [AuditEvent] {
+            try context.core.auditEvents(userId: params.userId, registrationId: params.registrationId, limit: params.limit)
         }
     }
 }
 
 extension AdminMethods.RegistrationChange {
-    static var errors: [ErrorReason] { [.notFound] }
-    static var access: MethodAccess { .admin }
     static func handle(_ params: AdminMethods.RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
         try context.core.changeRegistration(params.registrationId, change)
     }

@@ -8,9 +8,7 @@ enum MetaMethods {
                                             ClockNow.self, ClockAdvance.self]
 
     enum Discover: RPCMethod {
-        static let name = "rpc.discover"
-        static let summary = "The OpenRPC document describing every method."
-        static let access = MethodAccess.local
+        static let declaration = MethodDeclaration("rpc.discover", "The OpenRPC document describing every method.", access: .local)
         static let result = Codec<JSON>.freeObject
         static func handle(_ params: NoParams, _ context: CallContext) throws -> JSON {
             OpenRPCDocument.build(version: context.options.version)
@@ -18,24 +16,17 @@ enum MetaMethods {
     }
 
     enum Ping: RPCMethod {
-        static let name = "ping"
-        static let summary = "Answers with what it was given."
-        static let access = MethodAccess.local
+        static let declaration = MethodDeclaration("ping", "Answers with what it was given.", access: .local)
         struct Params: WireReadable {
             var echo: JSON?
             static let fields: [WireField<Self>] = [.optional("echo", \.echo, .any, "any value")]
         }
-        struct Result: WireObject {
-            var echo: JSON
-            static let fields: [WireField<Self>] = [.required("echo", \.echo, .any)]
-        }
-        static func handle(_ params: Params, _ context: CallContext) throws -> Result { Result(echo: params.echo ?? .null) }
+        static let result = Codec.member("echo", .any)
+        static func handle(_ params: Params, _ context: CallContext) throws -> JSON { params.echo ?? .null }
     }
 
     enum ServerInfo: RPCMethod {
-        static let name = "server/info"
-        static let summary = "What this process is and how it was started."
-        static let access = MethodAccess.local
+        static let declaration = MethodDeclaration("server/info", "What this process is and how it was started.", access: .local)
         struct Result: WireObject {
             enum StoreKind: String, CaseIterable, Sendable { case sqlite, postgresql, memory }
             enum ClockKind: String, CaseIterable, Sendable { case system, manual }
@@ -66,10 +57,9 @@ enum MetaMethods {
     }
 
     enum Subscribe: RPCMethod {
-        static let name = "events/subscribe"
-        static let summary = "Starts notifications for topics; answers with every topic subscribed."
-        static let errors: [ErrorReason] = [.forbidden]
-        static let access = MethodAccess.local
+        static let declaration = MethodDeclaration(
+            "events/subscribe", "Starts notifications for topics; answers with every topic subscribed.",
+            errors: [.forbidden], access: .local)
         static func handle(_ params: Topics, _ context: CallContext) throws -> Topics {
             if context.options.noAdmin, let closed = params.topics.first(where: \.isAdminOnly) {
                 throw DomainError(.forbidden, "the \(closed.rawValue) topic is closed by --no-admin")
@@ -80,42 +70,39 @@ enum MetaMethods {
     }
 
     enum Unsubscribe: RPCMethod {
-        static let name = "events/unsubscribe"
-        static let summary = "Stops notifications for topics; answers with the topics still subscribed."
-        static let access = MethodAccess.local
+        static let declaration = MethodDeclaration(
+            "events/unsubscribe", "Stops notifications for topics; answers with the topics still subscribed.",
+            access: .local)
         static func handle(_ params: Topics, _ context: CallContext) throws -> Topics {
             context.server.unsubscribe(params.topics)
             return Topics(context.server.subscriptions)
         }
     }
 
-    struct Now: WireObject {
-        var now: UnixTime
-        static let fields: [WireField<Self>] = [.required("now", \.now, .time)]
-    }
+    /// `{now}`.
+    static let now = Codec.member("now", Codec<UnixTime>.time)
 
     enum ClockNow: RPCMethod {
-        static let name = "clock/now"
-        static let summary = "The server's current time."
-        static let access = MethodAccess.local
-        static func handle(_ params: NoParams, _ context: CallContext) throws -> Now { Now(now: context.clock.now) }
+        static let declaration = MethodDeclaration("clock/now", "The server's current time.", access: .local)
+        static let result = now
+        static func handle(_ params: NoParams, _ context: CallContext) throws -> UnixTime { context.clock.now }
     }
 
     enum ClockAdvance: RPCMethod {
-        static let name = "clock/advance"
-        static let summary = "Moves a manual clock forward; due state changes happen and are notified."
-        static let errors: [ErrorReason] = [.forbidden]
-        static let access = MethodAccess.admin
+        static let declaration = MethodDeclaration(
+            "clock/advance", "Moves a manual clock forward; due state changes happen and are notified.",
+            errors: [.forbidden], access: .admin)
         struct Params: WireReadable {
             var seconds: Int64 = 0
             static let fields: [WireField<Self>] = [.required("seconds", \.seconds, .seconds(minimum: 0))]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> Now {
+        static let result = now
+        static func handle(_ params: Params, _ context: CallContext) throws -> UnixTime {
             guard context.clock.isManual else {
                 throw DomainError(.forbidden, "clock/advance needs --clock manual; the system clock cannot be moved")
             }
             try context.core.advanceClock(by: params.seconds)
-            return Now(now: context.clock.now)
+            return context.clock.now
         }
     }
 }

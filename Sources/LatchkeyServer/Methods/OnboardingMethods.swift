@@ -16,9 +16,9 @@ enum OnboardingMethods {
     }
 
     enum Start: RPCMethod {
-        static let name = "onboarding/start"
-        static let summary = "Starts onboarding from identity; the same answer whether or not it matches a user."
-        static let errors: [ErrorReason] = [.notFound, .onboardingCannotActivate, .onboardingInProgress]
+        static let declaration = MethodDeclaration(
+            "onboarding/start", "Starts onboarding from identity; the same answer whether or not it matches a user.",
+            errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
         struct Params: WireReadable {
             var deviceId = ""
             var credentials = Credentials()
@@ -37,36 +37,29 @@ enum OnboardingMethods {
     }
 
     enum HasActiveProcess: RPCMethod {
-        static let name = "onboarding/hasActiveProcess"
-        static let summary = "Whether an onboarding process runs on the device."
-        static let errors: [ErrorReason] = [.notFound]
-        struct Result: WireObject {
-            var active: Bool
-            static let fields: [WireField<Self>] = [.required("active", \.active, .bool)]
-        }
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Result {
-            Result(active: try context.core.hasActiveOnboarding(deviceId: params.deviceId))
+        static let declaration = MethodDeclaration(
+            "onboarding/hasActiveProcess", "Whether an onboarding process runs on the device.",
+            errors: [.notFound])
+        static let result = Codec.member("active", .bool)
+        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Bool {
+            try context.core.hasActiveOnboarding(deviceId: params.deviceId)
         }
     }
 
     enum Status: RPCMethod {
-        static let name = "onboarding/status"
-        static let summary = "Where the device's onboarding process stands."
-        static let errors: [ErrorReason] = [.notFound, .onboardingNotRunning]
-        struct Result: WireObject {
-            var status: OnboardingStatus
-            static let fields: [WireField<Self>] = [.required("status", \.status, .enumeration(OnboardingStatus.self))]
-        }
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Result {
-            Result(status: try context.core.onboardingStatus(deviceId: params.deviceId))
+        static let declaration = MethodDeclaration(
+            "onboarding/status", "Where the device's onboarding process stands.",
+            errors: [.notFound, .onboardingNotRunning])
+        static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
+        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> OnboardingStatus {
+            try context.core.onboardingStatus(deviceId: params.deviceId)
         }
     }
 
     enum Activate: RPCMethod {
-        static let name = "onboarding/activate"
-        static let summary = "Checks the OTP and opens the activation; activation/finish completes it."
-        static let errors: [ErrorReason] = [.notFound, .onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid,
-                                            .otpExpired]
+        static let declaration = MethodDeclaration(
+            "onboarding/activate", "Checks the OTP and opens the activation; activation/finish completes it.",
+            errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
         struct Params: WireReadable {
             var deviceId = ""
             var otp = ""
@@ -81,9 +74,9 @@ enum OnboardingMethods {
     }
 
     enum ResendOtp: RPCMethod {
-        static let name = "onboarding/resendOtp"
-        static let summary = "Sends a new OTP; the previous one dies."
-        static let errors: [ErrorReason] = [.notFound, .onboardingNotRunning, .onboardingFailed, .resendLimited]
+        static let declaration = MethodDeclaration(
+            "onboarding/resendOtp", "Sends a new OTP; the previous one dies.",
+            errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .resendLimited])
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> EmptyResult {
             try context.core.resendOnboardingOtp(deviceId: params.deviceId)
             return EmptyResult()
@@ -91,9 +84,9 @@ enum OnboardingMethods {
     }
 
     enum Cancel: RPCMethod {
-        static let name = "onboarding/cancel"
-        static let summary = "Cancels the device's onboarding process."
-        static let errors: [ErrorReason] = [.notFound, .onboardingNotRunning]
+        static let declaration = MethodDeclaration(
+            "onboarding/cancel", "Cancels the device's onboarding process.",
+            errors: [.notFound, .onboardingNotRunning])
         struct Params: WireReadable {
             var deviceId = ""
             var forceCancel = true

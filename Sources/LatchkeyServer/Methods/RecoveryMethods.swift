@@ -33,15 +33,11 @@ enum RecoveryMethods {
     }
 
     enum GenerateCode: RPCMethod {
-        static let name = "recovery/generateCode"
-        static let summary = "A fresh recovery code of 100 bits (4 groups of 5 Base32 characters)."
-        struct Result: WireObject {
-            var recoveryCode: String
-            static let fields: [WireField<Self>] = [.required("recoveryCode", \.recoveryCode, .text)]
-        }
-        static func handle(_ params: NoParams, _ context: CallContext) throws -> Result {
+        static let declaration = MethodDeclaration("recovery/generateCode", "A fresh recovery code of 100 bits (4 groups of 5 Base32 characters).")
+        static let result = Codec.member("recoveryCode", .text)
+        static func handle(_ params: NoParams, _ context: CallContext) throws -> String {
             // Drawn by the system (whose store holds the keyed-hash key drawn first in a seeded run).
-            Result(recoveryCode: RecoveryCode.generate(try context.core.random))
+            RecoveryCode.generate(try context.core.random)
         }
     }
 
@@ -58,24 +54,23 @@ enum RecoveryMethods {
     }
 
     enum StartAddOrUpdate: TokenStart {
-        static let name = "recovery/startAddOrUpdate"
-        static let summary = "Opens setting the recovery code, authorised by an addOrUpdateRecovery token."
+        static let declaration = MethodDeclaration(
+            "recovery/startAddOrUpdate", "Opens setting the recovery code, authorised by an addOrUpdateRecovery token.",
+            errors: [.notFound, .notActivatedLocally] + ActivationMethods.stateErrors + tokenErrors)
         static let purpose = TokenPurpose.addOrUpdateRecovery
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally] + ActivationMethods.stateErrors + tokenErrors
     }
 
     enum StartDelete: TokenStart {
-        static let name = "recovery/startDelete"
-        static let summary = "Opens deleting the recovery method, authorised by a deleteRecovery token."
+        static let declaration = MethodDeclaration(
+            "recovery/startDelete", "Opens deleting the recovery method, authorised by a deleteRecovery token.",
+            errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + ActivationMethods.stateErrors + tokenErrors)
         static let purpose = TokenPurpose.deleteRecovery
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally, .recoveryNotActivated]
-            + ActivationMethods.stateErrors + tokenErrors
     }
 
     enum FinishAddOrUpdate: RPCMethod {
-        static let name = "recovery/finishAddOrUpdate"
-        static let summary = "Sets or replaces the recovery code; the server keeps only a public key."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally, .policyViolation] + ActivationMethods.finishErrors
+        static let declaration = MethodDeclaration(
+            "recovery/finishAddOrUpdate", "Sets or replaces the recovery code; the server keeps only a public key.",
+            errors: [.notFound, .notActivatedLocally, .policyViolation] + ActivationMethods.finishErrors)
         struct Params: WireReadable {
             var deviceId = ""
             var recoveryParameter = RecoveryParameter()
@@ -92,21 +87,19 @@ enum RecoveryMethods {
     }
 
     enum Start: RPCMethod {
-        static let name = "recovery/start"
-        static let summary = "Opens a recovery on a device restored from backup."
-        static let errors: [ErrorReason] = [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked]
-            + ActivationMethods.stateErrors
+        static let declaration = MethodDeclaration(
+            "recovery/start", "Opens a recovery on a device restored from backup.",
+            errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked] + ActivationMethods.stateErrors)
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> ActivationOffer {
             try context.core.startRecovery(deviceId: params.deviceId)
         }
     }
 
     enum Finish: RPCMethod {
-        static let name = "recovery/finish"
-        static let summary = "Recovers the registration onto this device with the code and exactly one method besides device."
-        static let errors: [ErrorReason] = [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid,
-                                            .authMethodNotAllowed, .policyViolation]
-            + ActivationMethods.finishErrors + ActivationMethods.biometryErrors
+        static let declaration = MethodDeclaration(
+            "recovery/finish", "Recovers the registration onto this device with the code and exactly one method besides device.",
+            errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
+                     .policyViolation] + ActivationMethods.finishErrors + ActivationMethods.biometryErrors)
         struct Params: WireReadable {
             var deviceId = ""
             var recoveryParameter = RecoveryParameter()
@@ -124,9 +117,9 @@ enum RecoveryMethods {
     }
 
     enum FinishDelete: RPCMethod {
-        static let name = "recovery/finishDelete"
-        static let summary = "Deletes the recovery method on both sides (the code given is ignored)."
-        static let errors: [ErrorReason] = [.notFound, .notActivatedLocally, .recoveryNotActivated] + ActivationMethods.finishErrors
+        static let declaration = MethodDeclaration(
+            "recovery/finishDelete", "Deletes the recovery method on both sides (the code given is ignored).",
+            errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + ActivationMethods.finishErrors)
         struct Params: WireReadable {
             var deviceId = ""
             var recoveryParameter = DeleteParameter()

@@ -38,21 +38,21 @@ enum ResetMethods {
     }
 
     enum RequestAccountRecovery: CodeRequest {
-        static let name = "reset/requestAccountRecovery"
-        static let summary = "Sends an account-recovery code and deep link (same answer for unknown users)."
+        static let declaration = MethodDeclaration(
+            "reset/requestAccountRecovery", "Sends an account-recovery code and deep link (same answer for unknown users).", errors: [.notFound])
         static let kind = ResetKind.accountRecovery
     }
 
     enum RequestPasswordReset: CodeRequest {
-        static let name = "reset/requestPasswordReset"
-        static let summary = "Sends a password-reset code and link (same answer for unknown users)."
+        static let declaration = MethodDeclaration(
+            "reset/requestPasswordReset", "Sends a password-reset code and link (same answer for unknown users).", errors: [.notFound])
         static let kind = ResetKind.passwordReset
     }
 
     enum UpdatePassword: RPCMethod {
-        static let name = "reset/updatePassword"
-        static let summary = "Sets a new password with a verification code; every session of the user ends."
-        static let errors: [ErrorReason] = [.policyViolation] + codeErrors
+        static let declaration = MethodDeclaration(
+            "reset/updatePassword", "Sets a new password with a verification code; every session of the user ends.",
+            errors: [.policyViolation] + codeErrors)
         struct Params: WireReadable {
             var who = Identified()
             var verificationCode = ""
@@ -68,9 +68,9 @@ enum ResetMethods {
     }
 
     enum ResetPasskeys: RPCMethod {
-        static let name = "reset/resetPasskeys"
-        static let summary = "Removes every passkey and registers the new one, with an account-recovery code."
-        static let errors: [ErrorReason] = codeErrors
+        static let declaration = MethodDeclaration(
+            "reset/resetPasskeys", "Removes every passkey and registers the new one, with an account-recovery code.",
+            errors: codeErrors)
         struct Params: WireReadable {
             var who = Identified()
             var verificationCode = ""
@@ -79,15 +79,14 @@ enum ResetMethods {
                 + [.required("verificationCode", \.verificationCode, .text), .optional("passkey", \.passkey, .object(AdminMethods.PasskeyName.self))]
             static let rules: [WireRule<Self>] = [Identified.rule.at(\.who)]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> AccountMethods.PasskeyList {
-            AccountMethods.PasskeyList(passkeys: try context.core.resetPasskeys(params.who.identifier, code: params.verificationCode,
-                                                                               newPasskey: params.passkey?.friendlyName))
+        static let result = AccountMethods.passkeyList
+        static func handle(_ params: Params, _ context: CallContext) throws -> [Passkey] {
+            try context.core.resetPasskeys(params.who.identifier, code: params.verificationCode, newPasskey: params.passkey?.friendlyName)
         }
     }
 }
 
 extension ResetMethods.CodeRequest {
-    static var errors: [ErrorReason] { [.notFound] }
     static func handle(_ params: ResetMethods.RequestParams, _ context: CallContext) throws -> EmptyResult {
         try context.core.checkRedirectUrl(params.redirectUrl, applicationId: params.applicationId)
         try ResetMethods.Identified.rule.enforce(params.who)

@@ -82,8 +82,7 @@ func pinRules<Root>(_ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min
      .required("pinCodeLengthMin", min, .int()), .required("pinCodeLengthMax", max, .int())]
 }
 
-/// A list of auth methods under one name.
-struct ActivatedAuthMethods: WireObject {
-    var activatedAuthMethods: [AuthMethod]
-    static let fields: [WireField<Self>] = [.required("activatedAuthMethods", \.activatedAuthMethods, .authMethods)]
+extension Codec where Value == [AuthMethod] {
+    /// `{activatedAuthMethods}`.
+    static let activatedAuthMethods = Codec.member("activatedAuthMethods", .authMethods)
 }

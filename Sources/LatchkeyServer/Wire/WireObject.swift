@@ -155,6 +155,22 @@ extension WireReadable {
 }
 
 extension Codec {
+    /// `{name: value}`: an object of one member, read and written as that member's value.
+    public static func member(_ name: String, _ codec: Codec<Value>, _ summary: String = "") -> Codec<Value> {
+        Codec(schema: .object([Field(name, codec.schema, required: true, summary)]), read: { json, path, problems in
+            guard case .object(let object) = json else {
+                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+                return nil
+            }
+            let memberPath = path.isEmpty ? name : "\(path).\(name)"
+            guard let member = object[name] else {
+                problems.append(ParamProblem(memberPath, "is required"))
+                return nil
+            }
+            return codec.read(member, memberPath, &problems)
+        }, write: { .object(JSONObject([(name, codec.write($0))])) })
+    }
+
     /// A wire object that is only ever written (a result, or a part of one).
     public static func object(_ type: Value.Type) -> Codec<Value> where Value: WireObject {
         Codec(schema: Value.objectSchema, read: { _, path, problems in
