@@ -21,8 +21,10 @@ offer = p.call("activation/start", deviceId="phone", activationCode=code)
 step("activation offers", offer["authMethodsForActivation"])
 done = p.call("activation/finish", deviceId="phone", authParameter={"method": "pin", "pin": "1234"},
               tokenPurpose="addOrUpdateRecovery")
-step("registration", done["registrationId"])
-p.call("authentication/start", deviceId="phone")
+assert done["responseType"] == "activated" and done["contextContent"] is None
+step("registration (an EncapActivateResult)", done["registrationId"])
+started = p.call("authentication/start", deviceId="phone", clientOnly=False)
+assert started["authenticationMethod"] == "pin"
 assert p.call("authentication/finish", deviceId="phone", authParameter={"method": "pin", "pin": "1234"})["responseType"] == "authenticated"
 p.call("authentication/start", deviceId="phone")
 wrong = p.error("authentication/finish", deviceId="phone", authParameter={"method": "pin", "pin": "0000"})
@@ -54,17 +56,33 @@ step("grace period → insecure window → new password", [n["params"]["accountR
 
 print("Identity-based onboarding")
 p.call("admin/createUser", userId="bob", phoneNumber="+4520000000", birthDate="1990-05-17")
-p.call("device/create", deviceId="bobs-phone")
-p.call("onboarding/start", deviceId="bobs-phone", credentials={"phoneNumber": "+4520000000"})
+p.call("device/create", deviceId="bobs-phone", name="Bob's iPhone")
+# The seed's own example: UserData(userID:, birthDate:).
+p.call("onboarding/start", deviceId="bobs-phone", credentials={"userID": "bob", "birthDate": "1990-05-17"})
+assert p.call("onboarding/hasActiveProcess", deviceId="bobs-phone")["active"]
 otp = p.call("delivery/list", to="+4520000000")["messages"][-1]["code"]
 p.call("onboarding/activate", deviceId="bobs-phone", otp=otp)
 bob = p.call("activation/finish", deviceId="bobs-phone", authParameter={"method": "faceId"})
 assert p.error("authentication/start", deviceId="bobs-phone").reason == "verificationPending"
 p.call("admin/completeVerification", registrationId=bob["registrationId"], approved=True)
 assert p.call("onboarding/status", deviceId="bobs-phone")["status"] == "finished"
-step("onboarded by SMS OTP and verified", bob["registrationId"])
+assert not p.call("onboarding/hasActiveProcess", deviceId="bobs-phone")["active"]
+assert p.call("admin/getRegistration", registrationId=bob["registrationId"])["name"] == "Bob's iPhone"
+step("onboarded with userID + birthDate and an SMS OTP, verified; named after the device", bob["registrationId"])
 
 print("Verification-code reset")
+# The seed's redirect scheme, once the operator registers it (ReachFive's console has the list).
+refused = p.error("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="reachfive-clientId://account-recovery")
+assert refused.data["errors"][0]["allowedPrefixes"] == ["app://"]
+p.call("admin/configureApplication", applicationId="default", redirectUrlPrefixes=["app://", "reachfive-clientId://"])
+p.call("events/subscribe", topics=["accountRecoveryCallback"])
+p.call("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="reachfive-clientId://account-recovery")
+recovery = p.call("delivery/list", to="alice@example.com")["messages"][-1]
+p.call("delivery/open", messageId=recovery["id"])
+callback = [n for n in p.notifications if n["method"] == "reset/accountRecoveryCallback"][-1]["params"]
+p.call("reset/resetPasskeys", email="alice@example.com", verificationCode=callback["verificationCode"])
+step("account recovery through the seed's deep link reachfive-clientId://account-recovery", callback["link"])
+p.call("clock/advance", seconds=30)
 p.call("reset/requestPasswordReset", email="alice@example.com", redirectUrl="app://reset")
 message = p.call("delivery/list", to="alice@example.com")["messages"][-1]
 p.call("reset/updatePassword", email="alice@example.com", verificationCode=message["code"], password="a much newer password")

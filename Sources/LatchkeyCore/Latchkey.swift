@@ -91,8 +91,10 @@ public final class Latchkey: Sendable {
 
     /// Records an audit event in the store and queues its notification.
     func audit(_ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
-               registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil) throws {
-        let event = AuditEvent(at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail)
+               registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
+               activationName: String? = nil, installationId: String? = nil) throws {
+        let event = AuditEvent(at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
+                               activationName: activationName, installationId: installationId)
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }

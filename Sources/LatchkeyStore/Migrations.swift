@@ -13,6 +13,9 @@ enum Migrations {
         migrator.registerMigration("v2-byte-blobs") { db in
             try convertByteTextToBlobs(db)
         }
+        migrator.registerMigration("v3-names") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
 
@@ -100,6 +103,17 @@ enum Migrations {
     CREATE TABLE device_backup (id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, kind TEXT NOT NULL, createdAt INTEGER NOT NULL);
     CREATE TABLE device_backup_item (id TEXT PRIMARY KEY NOT NULL, backupId TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL);
     CREATE INDEX device_backup_item_backup ON device_backup_item(backupId);
+    """
+
+    /// Login names for users, names for registrations (the seed's activationName), and the name
+    /// and app installation an audit event concerns.
+    static let v3 = """
+    ALTER TABLE user ADD COLUMN loginName TEXT;
+    CREATE UNIQUE INDEX user_login_name ON user(loginName);
+    ALTER TABLE registration ADD COLUMN name TEXT;
+    ALTER TABLE onboarding_process ADD COLUMN activationName TEXT;
+    ALTER TABLE audit_event ADD COLUMN activationName TEXT;
+    ALTER TABLE audit_event ADD COLUMN installationId TEXT;
     """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

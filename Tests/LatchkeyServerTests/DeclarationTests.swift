@@ -30,8 +30,9 @@ import Testing
             "deviceId": "d", "authParameter": ["method": "faceId", "pin": nil], "tokenPurpose": nil,
         ])
         #expect(problems.isEmpty)
-        #expect(params?.tokenPurpose == TokenPurpose.none)
-        #expect(params?.authParameter.pin == nil)
+        #expect(params?.finish.tokenPurpose == TokenPurpose.none)
+        #expect(params?.finish.authParameter.pin == nil)
+        #expect(params?.activationName == nil)
         let (onboarding, _) = decode(OnboardingMethods.Cancel.self, ["deviceId": "d"])
         #expect(onboarding?.forceCancel == true)
     }

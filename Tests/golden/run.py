@@ -6,6 +6,8 @@ usage: run.py [--binary PATH] [FILTER...]
   line in NAME.args beside it. The input file is fed as raw bytes (so Content-Length framing,
   broken UTF-8 and oversized lines can be tested too).
   LATCHKEY_RECORD=1 re-records every .out.jsonl from the current binary: review the diff.
+  NAME.description (optional) says what the case walks, and which seed it comes from; it is
+  printed when the case fails.
 """
 import difflib, os, subprocess, sys
 
@@ -55,6 +57,8 @@ def main():
             continue
         failed += 1
         print(f"FAIL {rel} (exit {code})")
+        if os.path.exists(base + ".description"):
+            print("  " + open(base + ".description").read().strip().replace("\n", "\n  "))
         if expected is None:
             print("  no .out.jsonl: record it with LATCHKEY_RECORD=1")
         else:

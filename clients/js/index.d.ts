@@ -89,8 +89,8 @@ export interface Latchkey extends LatchkeyMethods {}
 export interface AccountRecovery {
   /** 0 none, 1 grace period, 2 cancelled, 3 insecure, 4 expired */
   state: 0 | 1 | 2 | 3 | 4;
-  /** 0 none, 1 cancelled by the user, 2 authenticated in a new session */
-  reason: 0 | 1 | 2;
+  /** null when no process is ongoing (state 0); 0 none, 1 cancelled by the user, 2 authenticated in a new session */
+  reason: 0 | 1 | 2 | null;
   startTime: string;
   endTime: string | null;
   uid: string;
@@ -130,6 +130,8 @@ export interface AuditEvent {
   registrationId?: string;
   deviceId?: string;
   detail?: string;
+  activationName?: string;
+  installationId?: string;
 }
 
 export interface AuthParameter {
@@ -153,8 +155,12 @@ export interface Message {
 export interface OnboardingCredentials {
   email?: string;
   phoneNumber?: string;
+  loginName?: string;
+  /** with birthDate */
   userId?: string;
-  /** YYYY-MM-DD, with userId */
+  /** the seed's spelling of userId */
+  userID?: string;
+  /** YYYY-MM-DD; required with userId, optional with the others */
   birthDate?: string;
 }
 
@@ -174,6 +180,8 @@ export interface Registration {
   registrationId: string;
   userId: string;
   applicationId: string;
+  /** the activation's name (activationName; the device's name by default) */
+  name: string | null;
   state: "active" | "locked" | "lockedByAdmin" | "verificationPending" | "removed";
   authMethods: Array<"device" | "pin" | "touchId" | "faceId">;
   failedAttempts: number;
@@ -237,9 +245,14 @@ export interface ActivationFinishParams {
   authParameter: AuthParameter;
   /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+  /** names the registration; default: the name given to onboarding/activate, else the device's name */
+  activationName?: string;
 }
 /** Result of `activation/finish`. */
 export type ActivationFinishResult = {
+  responseType: "activated";
+  /** null: an activation carries no context */
+  contextContent: string | null;
   registrationId: string;
   activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
   /** present when tokenPurpose is not none */
@@ -317,6 +330,8 @@ export type AdminCreateActivationCodeResult = {
 /** Params of `admin/createUser`. */
 export interface AdminCreateUserParams {
   userId?: string;
+  /** unique like email, compared exactly */
+  loginName?: string;
   email?: string;
   /** E.164 */
   phoneNumber?: string;
@@ -444,7 +459,16 @@ export interface AuthMethodStartAddOrUpdateParams {
 export type AuthMethodStartAddOrUpdateResult = {
   allowedAuthMethodsToActivate: Array<"device" | "pin" | "touchId" | "faceId">;
   authenticationMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  /** the method of the last successful authentication if still activated, else the strongest activated one */
+  authenticationMethod: "device" | "pin" | "touchId" | "faceId";
+  lastAttempt: string | null;
+  totalAttemptsPIN: number;
   remainingAttemptsPIN: number;
+  /** when a pushed authentication was picked up */
+  authenticationId?: string;
+  contextTitle: string | null;
+  contextContent: string | null;
+  contextMIME: string | null;
   pinCodeType: "numeric" | "alphanumeric";
   pinCodeLengthMin: number;
   pinCodeLengthMax: number;
@@ -476,6 +500,8 @@ export interface AuthenticationStartParams {
 /** Result of `authentication/start`. */
 export type AuthenticationStartResult = {
   authenticationMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  /** the method of the last successful authentication if still activated, else the strongest activated one */
+  authenticationMethod: "device" | "pin" | "touchId" | "faceId";
   lastAttempt: string | null;
   totalAttemptsPIN: number;
   remainingAttemptsPIN: number;
@@ -739,6 +765,9 @@ export interface RecoveryFinishParams {
 }
 /** Result of `recovery/finish`. */
 export type RecoveryFinishResult = {
+  responseType: "activated";
+  /** null: an activation carries no context */
+  contextContent: string | null;
   registrationId: string;
   activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
   /** present when tokenPurpose is not none */
@@ -1155,7 +1184,7 @@ export interface EventsMethods {
 export interface OnboardingMethods {
   /** `onboarding/activate`: Checks the OTP and opens the activation; activation/finish completes it. Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806), onboardingCannotActivate (1802), otpInvalid (1803), otpExpired (1804), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   activate(params: OnboardingActivateParams, options?: CallOptions): Promise<OnboardingActivateResult>;
-  /** `onboarding/cancel`: Cancels the device's onboarding process. Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  /** `onboarding/cancel`: Cancels the device's onboarding process. Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   cancel(params: OnboardingCancelParams, options?: CallOptions): Promise<OnboardingCancelResult>;
   /** `onboarding/hasActiveProcess`: Whether an onboarding process runs on the device. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   hasActiveProcess(params: OnboardingHasActiveProcessParams, options?: CallOptions): Promise<OnboardingHasActiveProcessResult>;

@@ -3,25 +3,38 @@ public enum AccountRecoveryState: Int, Sendable, CaseIterable {
     case none = 0, gracePeriod = 1, cancelled = 2, insecure = 3, expired = 4
 }
 
-/// Why the state is what it is.
+/// Why the state is what it is, while a process is ongoing (the seed's nullable reason).
 public enum AccountRecoveryReason: Int, Sendable, CaseIterable {
-    case none = 0, cancelledByUser = 1, newSession = 2
+    /// The process has not been cancelled (states 1, 3 and 4).
+    case none = 0
+    /// Cancelled by the user (state 2).
+    case cancelledByUser = 1
+    /// Cancelled by a sign-in in a new session (state 2).
+    case newSession = 2
 }
 
 /// A user's account-recovery status: the state, why, and when it began and ends.
 public struct AccountRecoveryStatus: Sendable, Equatable {
     public var uid: String
     public var state: AccountRecoveryState
-    public var reason: AccountRecoveryReason
+    /// nil when no process is ongoing (state 0).
+    public var reason: AccountRecoveryReason?
     public var startTime: UnixTime
     /// When the state ends by itself; nil where it never does.
     public var endTime: UnixTime?
 
-    public init(uid: String, state: AccountRecoveryState, reason: AccountRecoveryReason, startTime: UnixTime, endTime: UnixTime?) {
+    public init(uid: String, state: AccountRecoveryState, reason: AccountRecoveryReason?, startTime: UnixTime, endTime: UnixTime?) {
         self.uid = uid
         self.state = state
-        self.reason = reason
+        self.reason = state == .none ? nil : (reason ?? AccountRecoveryReason.none)
         self.startTime = startTime
         self.endTime = endTime
+    }
+}
+
+extension AccountRecoveryStatus {
+    /// The process cancelled now, for `reason`.
+    func cancelled(_ reason: AccountRecoveryReason, at time: UnixTime) -> AccountRecoveryStatus {
+        AccountRecoveryStatus(uid: uid, state: .cancelled, reason: reason, startTime: time, endTime: nil)
     }
 }

@@ -13,7 +13,7 @@ struct AccountRecoveryRecord: StoredRecord {
     init(_ status: AccountRecoveryStatus) {
         id = status.uid
         state = status.state.rawValue
-        reason = status.reason.rawValue
+        reason = status.reason?.rawValue ?? 0
         startTime = status.startTime
         endTime = status.endTime
     }
@@ -141,13 +141,10 @@ extension Latchkey {
         try transact { tx, effects in
             let (_, user) = try sessionUser(tx, sessionId)
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
-            guard var status = current, status.state == .gracePeriod else {
+            guard let current, current.state == .gracePeriod else {
                 throw notAllowed(current?.state ?? .none, "Only a grace period can be cancelled")
             }
-            status.state = .cancelled
-            status.reason = .cancelledByUser
-            status.startTime = now
-            status.endTime = nil
+            let status = current.cancelled(.cancelledByUser, at: now)
             try saveAccountRecovery(tx, effects, status)
             try audit(tx, effects, .accountRecoveryCancelled, userId: user.id, detail: "user")
             return status
@@ -167,7 +164,7 @@ extension Latchkey {
             }
             try Self.checkPasswordPolicy(newPassword)
             try changePassword(tx, effects, user: user, salt: salt, hash: hash ?? [], keepSession: session.id)
-            let status = AccountRecoveryStatus(uid: user.id, state: .none, reason: .none, startTime: now, endTime: nil)
+            let status = AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil)
             try saveAccountRecovery(tx, effects, status)
             return status
         }

@@ -65,7 +65,8 @@ extension Latchkey {
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `activationCodeInvalid`,
     ///   `activationCodeExpired`, `authMethodNotAllowed`, `biometryUnavailable`, `policyViolation`,
     ///   `biometryFailed`, `biometryCancelled`, `onboardingFailed`.
-    public func finishActivation(deviceId: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose) throws -> ActivationOutcome {
+    public func finishActivation(deviceId: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose,
+                                 activationName: String? = nil) throws -> ActivationOutcome {
         try transact { tx, effects in
             let device = try device(tx, deviceId)
             let session = try openSession(tx, deviceId: deviceId, kinds: [.activation])
@@ -112,7 +113,7 @@ extension Latchkey {
                 authMethods: AuthMethod.text([.device, parameter.method]), failedAttempts: 0, lastAttempt: nil,
                 possessionPublicKey: try factors.createPossessionKey(), pinPublicKey: nil, touchIdPublicKey: nil,
                 faceIdPublicKey: nil, recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0,
-                createdAt: now)
+                createdAt: now, name: activationName ?? onboarding?.activationName ?? device.name)
             if parameter.method.isTwoFactor {
                 registration.setPublicKey(try factors.createFactorKey(parameter), for: parameter.method)
             }
@@ -127,7 +128,7 @@ extension Latchkey {
             if let onboarding { try onboardingActivated(tx, effects, onboarding, registrationId: registrationId) }
             try tx.delete(OperationSessionRecord.self, id: deviceId)
             try audit(tx, effects, .activationCompleted, userId: userId, registrationId: registrationId, deviceId: deviceId,
-                      detail: parameter.method.rawValue)
+                      detail: parameter.method.rawValue, activationName: registration.name)
             if let user = try tx.fetch(UserRecord.self, id: userId) {
                 sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
             }

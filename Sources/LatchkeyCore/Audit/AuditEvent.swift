@@ -26,9 +26,15 @@ public struct AuditEvent: Sendable, Equatable {
     public var deviceId: String?
     /// A short, secret-free description (a method name, a count, a channel).
     public var detail: String?
+    /// The name of the activation the event concerns.
+    public var activationName: String?
+    /// The app installation that asked (devices outside the process).
+    public var installationId: String?
 
     public init(at: UnixTime, type: AuditEventType, userId: String? = nil, registrationId: String? = nil,
-                deviceId: String? = nil, detail: String? = nil) {
+                deviceId: String? = nil, detail: String? = nil, activationName: String? = nil, installationId: String? = nil) {
+        self.activationName = activationName
+        self.installationId = installationId
         self.at = at
         self.type = type
         self.userId = userId
@@ -48,8 +54,12 @@ public struct AuditRecord: StoredRecord {
     public var registrationId: String?
     public var deviceId: String?
     public var detail: String?
+    public var activationName: String?
+    public var installationId: String?
 
     init(id: String, event: AuditEvent) {
+        activationName = event.activationName
+        installationId = event.installationId
         self.id = id
         at = event.at
         type = event.type.rawValue
@@ -61,6 +71,7 @@ public struct AuditRecord: StoredRecord {
 
     var event: AuditEvent? {
         guard let type = AuditEventType(rawValue: type) else { return nil }
-        return AuditEvent(at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail)
+        return AuditEvent(at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
+                          activationName: activationName, installationId: installationId)
     }
 }

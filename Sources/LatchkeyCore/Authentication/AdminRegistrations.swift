@@ -1,6 +1,6 @@
 extension Latchkey {
     func registrationInfo(_ tx: StoreTransaction, _ record: RegistrationRecord) throws -> RegistrationInfo {
-        RegistrationInfo(registrationId: record.id, userId: record.userId, applicationId: record.applicationId,
+        RegistrationInfo(registrationId: record.id, userId: record.userId, applicationId: record.applicationId, name: record.name,
                          state: record.registrationState, authMethods: record.methods, failedAttempts: record.failedAttempts,
                          maxFailedAttempts: try maxFailedAttempts(tx, record),
                          recoveryMethods: record.recoveryPublicKey == nil ? [] : ["backup"], lastAttempt: record.lastAttempt)

@@ -1,11 +1,8 @@
-/// What `authMethod/startAddOrUpdate` tells the app.
+/// What `authMethod/startAddOrUpdate` tells the app: what a started authentication does (no
+/// pushed authentication is picked up), and the methods it may add or update.
 public struct AddOrUpdateOffer: Sendable, Equatable {
     public var allowedAuthMethodsToActivate: [AuthMethod]
-    public var authenticationMethods: [AuthMethod]
-    public var remainingAttemptsPIN: Int
-    public var pinCodeType: PinCodeType
-    public var pinCodeLengthMin: Int
-    public var pinCodeLengthMax: Int
+    public var challenge: AuthenticationChallengeInfo
 }
 
 extension Latchkey {
@@ -16,14 +13,11 @@ extension Latchkey {
             let (device, registration) = try deviceRegistration(tx, deviceId: deviceId)
             try requireActive(registration)
             let app = try application(tx, registration.applicationId)
-            let activated = registration.methods.filter(device.supports)
+            let challenge = try challengeInfo(tx, device, registration, app, pushed: nil)
             let offered = methodsOffered(app, device)
-            let allowed = AuthMethod.canonical(activated.flatMap { app.methodsAddableBy($0) }.filter(offered.contains))
+            let allowed = AuthMethod.canonical(challenge.authenticationMethods.flatMap { app.methodsAddableBy($0) }.filter(offered.contains))
             try startSession(tx, deviceId: deviceId, kind: .addOrUpdate, registration: registration)
-            return AddOrUpdateOffer(allowedAuthMethodsToActivate: allowed, authenticationMethods: activated,
-                                    remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0),
-                                    pinCodeType: app.pinCodeType, pinCodeLengthMin: app.pinCodeLengthMin,
-                                    pinCodeLengthMax: app.pinCodeLengthMax)
+            return AddOrUpdateOffer(allowedAuthMethodsToActivate: allowed, challenge: challenge)
         }
     }
 

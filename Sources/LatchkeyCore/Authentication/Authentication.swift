@@ -1,6 +1,9 @@
 /// What `authentication/start` tells the app.
 public struct AuthenticationChallengeInfo: Sendable, Equatable {
     public var authenticationMethods: [AuthMethod]
+    /// The method of the device's last successful authentication if still activated, else its
+    /// strongest activated one (faceId, touchId, pin, device).
+    public var authenticationMethod: AuthMethod
     public var lastAttempt: UnixTime?
     public var totalAttemptsPIN: Int
     public var remainingAttemptsPIN: Int
@@ -30,14 +33,23 @@ extension Latchkey {
             let pushed = try pendingPushedAuthentication(tx, registrationId: registration.id)
             try startSession(tx, deviceId: deviceId, kind: .authentication, registration: registration,
                              pushedAuthenticationId: pushed?.id)
-            let methods = registration.methods.filter(device.supports)
-            return AuthenticationChallengeInfo(
-                authenticationMethods: methods, lastAttempt: registration.lastAttempt, totalAttemptsPIN: app.maxFailedAttempts,
-                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0),
-                authenticationId: pushed?.id, contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent,
-                contextMIME: pushed?.contextMIME, pinCodeType: app.pinCodeType, pinCodeLengthMin: app.pinCodeLengthMin,
-                pinCodeLengthMax: app.pinCodeLengthMax)
+            return try challengeInfo(tx, device, registration, app, pushed: pushed)
         }
+    }
+
+    /// What a started authentication tells the app (`pushed`: the pushed authentication picked up).
+    func challengeInfo(_ tx: StoreTransaction, _ device: DeviceRecord, _ registration: RegistrationRecord, _ app: ApplicationConfig,
+                       pushed: PushedAuthenticationRecord?) throws -> AuthenticationChallengeInfo {
+        let methods = registration.methods.filter(device.supports)
+        let last = try DeviceKeychain(tx: tx, deviceId: device.id).string(.lastAuthenticationMethod).flatMap(AuthMethod.init(rawValue:))
+        let preferred = last.flatMap { methods.contains($0) ? $0 : nil }
+            ?? [AuthMethod.faceId, .touchId, .pin].first(where: methods.contains) ?? .device
+        return AuthenticationChallengeInfo(
+            authenticationMethods: methods, authenticationMethod: preferred, lastAttempt: registration.lastAttempt,
+            totalAttemptsPIN: app.maxFailedAttempts, remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0),
+            authenticationId: pushed?.id, contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent,
+            contextMIME: pushed?.contextMIME, pinCodeType: app.pinCodeType, pinCodeLengthMin: app.pinCodeLengthMin,
+            pinCodeLengthMax: app.pinCodeLengthMax)
     }
 
     /// Answers the challenge with `parameter`; the server verifies and counts.
@@ -67,6 +79,7 @@ extension Latchkey {
             }
             let context = pushed.map { "\($0.contextTitle ?? "")\u{0}\($0.contextContent ?? "")\u{0}\($0.contextMIME ?? "")" }
             try verifyFactor(tx, effects, device: device, registration: &registration, session: session, parameter, context: context)
+            try DeviceKeychain(tx: tx, deviceId: deviceId).set(.lastAuthenticationMethod, parameter.method.rawValue)
             if var approved = pushed {
                 approved.status = PushedAuthenticationStatus.approved.rawValue
                 approved.decidedAt = now

@@ -26,6 +26,8 @@ struct RegistrationRecord: StoredRecord {
     /// The server's signature counter, covered by every device signature.
     var signCounter: Int64
     var createdAt: Int64
+    /// The activation's name (the seed's `activationName`; the device's name by default).
+    var name: String?
 
     var registrationState: RegistrationState { RegistrationState(rawValue: state) ?? .removed }
     var methods: [AuthMethod] { AuthMethod.list(authMethods) }
@@ -54,6 +56,7 @@ public struct RegistrationInfo: Sendable, Equatable {
     public var registrationId: String
     public var userId: String
     public var applicationId: String
+    public var name: String?
     public var state: RegistrationState
     public var authMethods: [AuthMethod]
     public var failedAttempts: Int

@@ -1,5 +1,9 @@
 /// Names of the items a device keeps, and whether each is bound to this device.
 enum DeviceItem: String, CaseIterable {
+    /// What an item belongs to: the activation and the onboarding process stay on this device;
+    /// the recovery data travels in backups.
+    enum Group { case activation, onboarding, recovery }
+
     // The activation: this-device-only, never backed up.
     case registrationId = "activation.registrationId"
     case activatedMethods = "activation.methods"
@@ -8,12 +12,21 @@ enum DeviceItem: String, CaseIterable {
     case pinMaskedKey = "activation.pinMaskedKey"
     case touchIdKey = "activation.touchIdKey"
     case faceIdKey = "activation.faceIdKey"
+    case lastAuthenticationMethod = "activation.lastMethod"
+    // The onboarding process the device remembers: this-device-only.
+    case onboardingProcessId = "onboarding.processId"
+    case onboardingInstance = "onboarding.instance"
     // Recovery data: backed up, so a restored phone can recover its registration.
     case recoveryRegistrationId = "recovery.registrationId"
     case recoverySalt = "recovery.salt"
     case recoveryMaskedKey = "recovery.maskedKey"
 
-    var thisDeviceOnly: Bool { rawValue.hasPrefix("activation.") }
+    var group: Group {
+        if rawValue.hasPrefix("recovery.") { return .recovery }
+        return rawValue.hasPrefix("onboarding.") ? .onboarding : .activation
+    }
+
+    var thisDeviceOnly: Bool { group != .recovery }
 }
 
 /// A device's keychain within one transaction.
@@ -42,12 +55,12 @@ struct DeviceKeychain {
 
     /// Removes every activation item (a local deactivation).
     func wipeActivation() throws {
-        for item in DeviceItem.allCases where item.thisDeviceOnly { try remove(item) }
+        for item in DeviceItem.allCases where item.group == .activation { try remove(item) }
     }
 
     /// Removes the recovery data.
     func wipeRecovery() throws {
-        for item in DeviceItem.allCases where !item.thisDeviceOnly { try remove(item) }
+        for item in DeviceItem.allCases where item.group == .recovery { try remove(item) }
     }
 
     var activatedMethods: [AuthMethod] {

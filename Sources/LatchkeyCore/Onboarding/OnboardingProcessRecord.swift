@@ -3,7 +3,7 @@ public enum OnboardingStatus: String, Sendable, CaseIterable {
     case activationInProgress, verificationInProgress, failed, finished
 }
 
-/// An onboarding process on one device: the identity it matched (if any), its OTP as a keyed
+/// An onboarding process started by one device or app installation (`deviceId` names it): the identity it matched (if any), its OTP as a keyed
 /// hash, and its counters.
 struct OnboardingProcessRecord: StoredRecord {
     static let table = "onboarding_process"
@@ -28,6 +28,8 @@ struct OnboardingProcessRecord: StoredRecord {
     /// Cancelled or replaced processes are closed.
     var closed: Bool
     var createdAt: Int64
+    /// The name the registration gets (given with the OTP).
+    var activationName: String?
 
     var onboardingStatus: OnboardingStatus { OnboardingStatus(rawValue: status) ?? .failed }
 

@@ -61,8 +61,8 @@ extension Latchkey {
             case .phoneNumber(let phone):
                 message = OutboundMessage(id: messageId, channel: .sms, to: user.phoneNumber ?? phone, purpose: .passwordReset, text: "",
                                           sentAt: now, requestedPhoneNumber: phone)
-            case .userId:
-                // Named by id: the code goes where notices go (email, else SMS).
+            case .userId, .loginName:
+                // Named by id or login name: the code goes where notices go (email, else SMS).
                 guard let (channel, address) = user.noticeAddress else { return }
                 message = OutboundMessage(id: messageId, channel: channel, to: address, purpose: .passwordReset, text: "", sentAt: now)
             }

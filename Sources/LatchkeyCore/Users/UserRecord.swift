@@ -12,6 +12,8 @@ struct UserRecord: StoredRecord {
     /// Operator-supplied attributes, as the caller's JSON text (opaque to the domain).
     var attributes: String?
     var createdAt: Int64
+    /// A login name, unique and compared exactly (nil: none).
+    var loginName: String?
 
     /// Where notices go: the email on file, else the phone.
     var noticeAddress: (DeliveryChannel, String)? {
@@ -46,9 +48,11 @@ public struct NewUser: Sendable {
     public var birthDate: String?
     public var passkeys: [String]
     public var attributes: String?
+    public var loginName: String?
 
     public init(userId: String? = nil, email: String? = nil, phoneNumber: String? = nil, password: String? = nil,
-                birthDate: String? = nil, passkeys: [String] = [], attributes: String? = nil) {
+                birthDate: String? = nil, passkeys: [String] = [], attributes: String? = nil, loginName: String? = nil) {
+        self.loginName = loginName
         self.userId = userId
         self.email = email
         self.phoneNumber = phoneNumber
@@ -59,10 +63,12 @@ public struct NewUser: Sendable {
     }
 }
 
-/// How a user names themselves: an email (compared case-insensitively), a phone number or a userId.
+/// How a user names themselves: an email (compared case-insensitively), a phone number, a login
+/// name or a userId.
 public enum UserIdentifier: Sendable, Equatable {
     case email(String)
     case phoneNumber(String)
+    case loginName(String)
     case userId(String)
 
     /// A stable key for limits and codes kept per identifier.
@@ -70,6 +76,7 @@ public enum UserIdentifier: Sendable, Equatable {
         switch self {
         case .email(let email): return "email:" + email.lowercased()
         case .phoneNumber(let phone): return "phone:" + phone
+        case .loginName(let name): return "login:" + name
         case .userId(let userId): return "userId:" + userId
         }
     }

@@ -46,13 +46,9 @@ extension Latchkey {
             let lifetime = try serverConfig(tx).sessionLifetimeSeconds
             try tx.save(UserSessionRecord(id: SecretHash.digest(sessionId, purpose: "session"), userId: user.id,
                                           createdAt: now, expiresAt: now + lifetime))
-            if var recovery = try settledAccountRecovery(tx, effects, uid: user.id),
+            if let recovery = try settledAccountRecovery(tx, effects, uid: user.id),
                recovery.state == .gracePeriod || recovery.state == .insecure {
-                recovery.state = .cancelled
-                recovery.reason = .newSession
-                recovery.startTime = now
-                recovery.endTime = nil
-                try saveAccountRecovery(tx, effects, recovery)
+                try saveAccountRecovery(tx, effects, recovery.cancelled(.newSession, at: now))
                 try audit(tx, effects, .accountRecoveryCancelled, userId: user.id, detail: "newSession")
             }
             try audit(tx, effects, .loginSucceeded, userId: user.id)

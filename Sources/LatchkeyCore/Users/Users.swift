@@ -31,12 +31,15 @@ extension Latchkey {
             if let email = new.email, try userByEmail(tx, email) != nil {
                 throw DomainError(.alreadyExists, "A user with this email exists already", [("kind", .string("user"))])
             }
-            if let phone = new.phoneNumber, try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)]) != nil {
+            if let phone = new.phoneNumber, try user(tx, matching: .phoneNumber(phone)) != nil {
                 throw DomainError(.alreadyExists, "A user with this phone number exists already", [("kind", .string("user"))])
+            }
+            if let name = new.loginName, try user(tx, matching: .loginName(name)) != nil {
+                throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
             }
             try tx.save(UserRecord(id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
                                    passwordHash: hash, passwordSalt: salt, birthDate: new.birthDate, attributes: new.attributes,
-                                   createdAt: now))
+                                   createdAt: now, loginName: new.loginName))
             for name in new.passkeys {
                 try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: userId, friendlyName: name, createdAt: now))
             }
@@ -50,6 +53,7 @@ extension Latchkey {
         switch identifier {
         case .email(let email): return try userByEmail(tx, email)
         case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)])
+        case .loginName(let name): return try tx.first(UserRecord.self, where: [.equals("loginName", name)])
         case .userId(let userId): return try tx.fetch(UserRecord.self, id: userId)
         }
     }

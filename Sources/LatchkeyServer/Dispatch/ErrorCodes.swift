@@ -127,8 +127,12 @@ enum ErrorCodes {
             return ParamProblem(maxChanged ? "pinCodeLengthMax" : "pinCodeLengthMin", message)
         case .addOrUpdateAllowedBy(let proof, _):
             return ParamProblem("addOrUpdateAllowedBy.\(proof.rawValue)", message)
-        case .redirectUrl:
-            return ParamProblem("redirectUrl", message)
+        case .redirectUrl(let prefixes):
+            // The operator's redirect list is not a secret: naming it tells the integrator what to register.
+            let allowed = prefixes.isEmpty ? "none: the application's redirectUrlPrefixes is empty"
+                : prefixes.joined(separator: ", ")
+            return ParamProblem("redirectUrl", "\(message) (allowed: \(allowed); admin/configureApplication sets them)",
+                                extra: JSONObject([("allowedPrefixes", .strings(prefixes))]))
         }
     }
 

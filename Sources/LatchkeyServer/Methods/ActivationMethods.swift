@@ -83,13 +83,24 @@ enum ActivationMethods {
         ]
     }
 
+    /// `{deviceId, authParameter, tokenPurpose*, activationName*}`.
+    struct ActivationFinishParams: WireReadable {
+        var finish = FinishParams()
+        var activationName: String?
+        static let fields: [WireField<Self>] = FinishParams.fields.map { $0.lifted(\.finish) } + [
+            .optional("activationName", \.activationName, .text,
+                      "names the registration; default: the name given to onboarding/activate, else the device's name"),
+        ]
+    }
+
     enum ActivationFinish: RPCMethod {
         static let declaration = MethodDeclaration(
             "activation/finish", "Creates the factor keys and the registration.",
             errors: [.notFound, .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired,
                      .authMethodNotAllowed, .policyViolation, .onboardingFailed] + biometryErrors)
-        static func handle(_ params: FinishParams, _ context: CallContext) throws -> ActivationOutcome {
-            try context.core.finishActivation(deviceId: params.deviceId, params.authParameter.domain, tokenPurpose: params.tokenPurpose)
+        static func handle(_ params: ActivationFinishParams, _ context: CallContext) throws -> ActivationOutcome {
+            try context.core.finishActivation(deviceId: params.finish.deviceId, params.finish.authParameter.domain,
+                                              tokenPurpose: params.finish.tokenPurpose, activationName: params.activationName)
         }
     }
 

@@ -69,6 +69,7 @@ enum AdminMethods {
             var attributes: JSON?
             static let fields: [WireField<Self>] = [
                 .optional("userId", \.user.userId, .identifier),
+                .optional("loginName", \.user.loginName, .identifier, "unique like email, compared exactly"),
                 .optional("email", \.user.email, .email),
                 .optional("phoneNumber", \.user.phoneNumber, .phoneNumber, "E.164"),
                 .optional("password", \.user.password, .text),

@@ -6,14 +6,59 @@ import LatchkeyRPC
 enum OnboardingMethods {
     static let all: [any RPCMethod.Type] = [Start.self, HasActiveProcess.self, Status.self, Activate.self, ResendOtp.self, Cancel.self]
 
-    struct Credentials: WireReadable {
-        var credentials = OnboardingCredentials()
-        static let schemaName: String? = "OnboardingCredentials"
-        static let fields: [WireField<Self>] = [
-            .optional("email", \.credentials.email, .text), .optional("phoneNumber", \.credentials.phoneNumber, .text),
-            .optional("userId", \.credentials.userId, .text), .optional("birthDate", \.credentials.birthDate, .text, "YYYY-MM-DD, with userId"),
-        ]
-    }
+    /// The identity onboarding starts from, as the seed's `start(credentials:)` sends it: `email`,
+    /// `phoneNumber`, `loginName`, or `userId` (the seed's `userID`) with `birthDate`; `birthDate`
+    /// may come with any of them. Any other shape is refused naming the key (a shape says
+    /// nothing about users).
+    static let credentials = Codec<OnboardingCredentials>(
+        schema: .named("OnboardingCredentials", .object([
+            Field("email", .string(), required: false), Field("phoneNumber", .string(), required: false),
+            Field("loginName", .string(), required: false), Field("userId", .string(), required: false, "with birthDate"),
+            Field("userID", .string(), required: false, "the seed's spelling of userId"),
+            Field("birthDate", .string(format: "date"), required: false, "YYYY-MM-DD; required with userId, optional with the others"),
+        ], additional: false)),
+        read: { json, path, problems in
+            guard case .object(let object) = json else {
+                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+                return nil
+            }
+            let before = problems.count
+            var credentials = OnboardingCredentials()
+            for entry in object.entries {
+                let keyPath = entry.key.count <= 64 && !entry.key.contains(where: \.isNewline) ? "\(path).\(entry.key)" : path
+                guard let slot = credentialSlots[entry.key] else {
+                    problems.append(ParamProblem(keyPath, keyPath == path ? "has a key Latchkey does not know" : unknownCredential))
+                    continue
+                }
+                guard case .string(let value) = entry.value else {
+                    problems.append(ParamProblem(keyPath, "must be a string, not \(entry.value.typeName)"))
+                    continue
+                }
+                if entry.key == "userID", object["userId"] != nil {
+                    problems.append(ParamProblem(keyPath, "is the same key as userId: give one of them"))
+                    continue
+                }
+                credentials[keyPath: slot] = value
+            }
+            guard problems.count == before else { return nil }
+            if credentials.email == nil, credentials.phoneNumber == nil, credentials.loginName == nil, credentials.userId == nil {
+                problems.append(ParamProblem(path, "must name the user: email, phoneNumber, loginName, or userId with birthDate"))
+            } else if credentials.userId != nil, credentials.birthDate == nil {
+                problems.append(ParamProblem("\(path).birthDate", "is required with userId"))
+            }
+            return problems.count == before ? credentials : nil
+        },
+        write: { credentials in
+            var object = JSONObject()
+            for (key, slot) in credentialOrder { if let value = credentials[keyPath: slot] { object.appendUnchecked(key, .string(value)) } }
+            return .object(object)
+        })
+
+    private static let credentialOrder: [(String, WritableKeyPath<OnboardingCredentials, String?> & Sendable)] = [
+        ("email", \.email), ("phoneNumber", \.phoneNumber), ("loginName", \.loginName), ("userId", \.userId), ("birthDate", \.birthDate),
+    ]
+    private static let credentialSlots = Dictionary(uniqueKeysWithValues: credentialOrder + [("userID", \OnboardingCredentials.userId)])
+    private static let unknownCredential = "is not a credential Latchkey knows (email, phoneNumber, loginName, userId with birthDate)"
 
     enum Start: RPCMethod {
         static let declaration = MethodDeclaration(
@@ -21,16 +66,16 @@ enum OnboardingMethods {
             errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
         struct Params: WireReadable {
             var deviceId = ""
-            var credentials = Credentials()
+            var credentials = OnboardingCredentials()
             var applicationId: String?
             var canRestoreSession = false
             static let fields: [WireField<Self>] = [
-                .deviceId(\.deviceId), .required("credentials", \.credentials, .object(Credentials.self)), .applicationId(\.applicationId),
+                .deviceId(\.deviceId), .required("credentials", \.credentials, OnboardingMethods.credentials), .applicationId(\.applicationId),
                 .defaulted("canRestoreSession", \.canRestoreSession, .bool, default: false, "keep the process across restarts"),
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-            try context.core.startOnboarding(deviceId: params.deviceId, credentials: params.credentials.credentials,
+            try context.core.startOnboarding(deviceId: params.deviceId, credentials: params.credentials,
                                              applicationId: params.applicationId, canRestoreSession: params.canRestoreSession)
             return EmptyResult()
         }
@@ -86,7 +131,7 @@ enum OnboardingMethods {
     enum Cancel: RPCMethod {
         static let declaration = MethodDeclaration(
             "onboarding/cancel", "Cancels the device's onboarding process.",
-            errors: [.notFound, .onboardingNotRunning])
+            errors: [.notFound, .onboardingNotRunning, .onboardingFailed])
         struct Params: WireReadable {
             var deviceId = ""
             var forceCancel = true

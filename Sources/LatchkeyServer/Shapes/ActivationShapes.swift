@@ -34,15 +34,21 @@ extension ActivationOffer: WireObject {
 
 extension ActivationOutcome: WireObject {
     public static let fields: [WireField<Self>] = [
+        .computed("responseType", \.responseType, .enumeration(ResponseType.self, [.activated])),
+        .computed("contextContent", \.contextContent, .nullable(.text), "null: an activation carries no context"),
         .required("registrationId", \.registrationId, .text),
         .required("activatedAuthMethods", \.activatedAuthMethods, .authMethods),
         .token(\.token),
     ]
+    var responseType: ResponseType { .activated }
+    var contextContent: String? { nil }
 }
 
 extension AuthenticationChallengeInfo: WireObject {
     public static let fields: [WireField<Self>] = [
         .required("authenticationMethods", \.authenticationMethods, .authMethods),
+        .required("authenticationMethod", \.authenticationMethod, .authMethod,
+                  "the method of the last successful authentication if still activated, else the strongest activated one"),
         .nullable("lastAttempt", \.lastAttempt, .time),
         .required("totalAttemptsPIN", \.totalAttemptsPIN, .int()),
         .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
@@ -70,9 +76,7 @@ enum ResponseType: String, Sendable, CaseIterable {
 extension AddOrUpdateOffer: WireObject {
     public static let fields: [WireField<Self>] = [
         .required("allowedAuthMethodsToActivate", \.allowedAuthMethodsToActivate, .authMethods),
-        .required("authenticationMethods", \.authenticationMethods, .authMethods),
-        .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
-    ] + pinRules(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+    ] + AuthenticationChallengeInfo.fields.map { $0.lifted(\.challenge) }
 }
 
 /// The PIN rules of an application, as several results carry them.

@@ -66,6 +66,7 @@ extension RegistrationInfo: WireObject {
         .required("registrationId", \.registrationId, .text),
         .required("userId", \.userId, .text),
         .required("applicationId", \.applicationId, .text),
+        .nullable("name", \.name, .text, "the activation's name (activationName; the device's name by default)"),
         .required("state", \.state, .enumeration(RegistrationState.self)),
         .required("authMethods", \.authMethods, .authMethods),
         .required("failedAttempts", \.failedAttempts, .int()),
@@ -105,6 +106,8 @@ extension AuditEvent: WireObject {
         .optional("registrationId", \.registrationId, .text),
         .optional("deviceId", \.deviceId, .text),
         .optional("detail", \.detail, .text),
+        .optional("activationName", \.activationName, .text),
+        .optional("installationId", \.installationId, .text),
     ]
 }
 

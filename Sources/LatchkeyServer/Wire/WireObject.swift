@@ -77,6 +77,14 @@ public struct WireField<Root>: Sendable {
         }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
     }
 
+    /// This member as a member of an outer value that holds this one's root at `keyPath`.
+    public func lifted<Outer>(_ keyPath: WritableKeyPath<Outer, Root> & Sendable) -> WireField<Outer> {
+        let read = self.read, write = self.write
+        return WireField<Outer>(name: name, required: required, summary: summary, schema: schema,
+                                read: { outer, json, path, problems in read(&outer[keyPath: keyPath], json, path, &problems) },
+                                write: { outer, object in write(outer[keyPath: keyPath], &object) })
+    }
+
     /// A member that is always there and may be null.
     public static func nullable<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
                                    _ summary: String = "") -> WireField {

@@ -285,6 +285,7 @@ class ActivationMethods(_Namespace):
             deviceId: str,
             authParameter: Dict[str, Any],
             tokenPurpose: Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'] = UNSET,
+            activationName: str = UNSET,
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``activation/finish``: Creates the factor keys and the registration.
@@ -293,6 +294,7 @@ class ActivationMethods(_Namespace):
             deviceId (str): the simulated device
             authParameter (Dict[str, Any])
             tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
+            activationName (str, optional): names the registration; default: the name given to onboarding/activate, else the device's name
 
         Errors: notFound (1000), noSessionInProgress (1200), sessionExpired (1201),
         activationCodeInvalid (1300), activationCodeExpired (1301), authMethodNotAllowed (1302),
@@ -304,6 +306,7 @@ class ActivationMethods(_Namespace):
             'deviceId': deviceId,
             'authParameter': authParameter,
             'tokenPurpose': tokenPurpose,
+            'activationName': activationName,
         }), timeout=_timeout)
 
     def start(
@@ -461,6 +464,7 @@ class AdminMethods(_Namespace):
             self,
             *,
             userId: str = UNSET,
+            loginName: str = UNSET,
             email: str = UNSET,
             phoneNumber: str = UNSET,
             password: str = UNSET,
@@ -473,6 +477,7 @@ class AdminMethods(_Namespace):
 
         Params:
             userId (str, optional)
+            loginName (str, optional): unique like email, compared exactly
             email (str, optional)
             phoneNumber (str, optional): E.164
             password (str, optional)
@@ -485,6 +490,7 @@ class AdminMethods(_Namespace):
         """
         return self._client.call('admin/createUser', _params({
             'userId': userId,
+            'loginName': loginName,
             'email': email,
             'phoneNumber': phoneNumber,
             'password': password,
@@ -1093,8 +1099,8 @@ class OnboardingMethods(_Namespace):
             deviceId (str): the simulated device
             forceCancel (bool, optional)
 
-        Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005),
-        invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), onboardingNotRunning (1801), onboardingFailed (1806),
+        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('onboarding/cancel', _params({
             'deviceId': deviceId,
