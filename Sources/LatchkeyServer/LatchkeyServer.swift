@@ -129,15 +129,10 @@ public final class LatchkeyServer: RPCHandler {
         }
         // Logs name the method and the outcome only: never params, which may hold secrets.
         logger.trace("call", metadata: ["method": "\(method.name)"])
-        let context = CallContext(server: self)
+        let failing = !options.failMethods.isEmpty && options.failMethods.contains(method.name)
+        let context = CallContext(server: self, needsStore: method.access.needsStore, failing: failing)
         do {
-            let prepare = { if method.access.needsStore { try self.runDueWork(try self.core()) } }
-            let result: JSON
-            if options.failMethods.contains(method.name) {
-                result = try failing(method, object, context, prepare)
-            } else {
-                result = try method.invoke(object, context, prepare)
-            }
+            let result = failing ? try fail(method, object, context) : try method.invoke(object, context)
             logger.debug("answered", metadata: ["method": "\(method.name)"])
             return .success(result)
         } catch let error as DomainError {
@@ -153,13 +148,9 @@ public final class LatchkeyServer: RPCHandler {
 
     /// `--fail-method`: every call with valid params fails as a broken store would; what it
     /// wrote is rolled back, and one that never reached the store (or was refused) fails too.
-    private func failing(_ method: MethodEntry, _ object: JSONObject, _ context: CallContext,
-                         _ prepare: @escaping () throws -> Void) throws -> JSON {
+    private func fail(_ method: MethodEntry, _ object: JSONObject, _ context: CallContext) throws -> JSON {
         do {
-            _ = try method.invoke(object, context) {
-                try prepare()
-                if let faults = self.faults { faults.arm() }
-            }
+            _ = try method.invoke(object, context)
             faults?.disarm()
         } catch let invalid as RPCError {
             throw invalid
@@ -178,6 +169,13 @@ public final class LatchkeyServer: RPCHandler {
     public func runDue(emit: (JSON) -> Void) {
         if let opened { try? runDueWork(opened) }
         drainEvents(emit)
+    }
+
+    /// What every call does once its params are read: time-driven work that is due (for calls
+    /// on the store), and, under `--fail-method`, arming the failing store.
+    func prepare(_ context: CallContext) throws {
+        if context.needsStore { try runDueWork(try core()) }
+        if context.failing { faults?.arm() }
     }
 
     private func runDueWork(_ core: Latchkey) throws {
@@ -211,6 +209,12 @@ public final class LatchkeyServer: RPCHandler {
 /// Everything a handler can use besides its params.
 public struct CallContext {
     let server: LatchkeyServer
+    let needsStore: Bool
+    /// Under `--fail-method`: the store fails from the handler on.
+    let failing: Bool
+
+    /// Runs what is due before the handler (see `LatchkeyServer.prepare`).
+    func prepare() throws { try server.prepare(self) }
 
     /// The system (opened on first use; `storeUnavailable` when it cannot be).
     public var core: Latchkey { get throws { try server.core() } }

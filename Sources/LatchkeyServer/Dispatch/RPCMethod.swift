@@ -85,8 +85,8 @@ struct MethodEntry: Sendable {
     let params: @Sendable () -> [WireFieldInfo]
     /// The result's schema (built on first use).
     let result: @Sendable () -> Schema
-    /// Reads the params (throwing `invalidParams`), runs `prepare`, then the handler.
-    let invoke: @Sendable (JSONObject, CallContext, _ prepare: () throws -> Void) throws -> JSON
+    /// Reads the params (throwing `invalidParams`), prepares the context, then runs the handler.
+    let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
 
     init<M: RPCMethod>(_ method: M.Type) {
         let declaration = M.declaration
@@ -97,10 +97,10 @@ struct MethodEntry: Sendable {
         access = declaration.access
         params = { M.Params.fields.map(WireFieldInfo.init) }
         result = { M.result.schema }
-        invoke = { object, context, prepare in
+        invoke = { object, context in
             var problems: [ParamProblem] = []
             guard let params = M.Params.read(object, at: "", into: &problems) else { throw RPCError.invalidParams(problems) }
-            try prepare()
+            try context.prepare()
             return M.result.write(try M.handle(params, context))
         }
     }

@@ -4,9 +4,11 @@ import LatchkeyRPC
 
 /// Users, sessions and grace-period account recovery.
 enum AccountMethods {
-    static let all: [any RPCMethod.Type] = [
-        Login.self, Logout.self, GetUser.self, Passkeys.self, RecoveryStart.self, RecoveryStatus.self, RecoveryCancel.self,
-        RecoveryResetPassword.self,
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(Login.self), .init(Logout.self), .init(GetUser.self), .init(Passkeys.self), .init(RecoveryStart.self),
+        .init(RecoveryStatus.self), .init(RecoveryCancel.self), .init(RecoveryResetPassword.self),
     ]
 
     /// `{sessionId}`.

@@ -4,10 +4,13 @@ import LatchkeyRPC
 
 /// Activation, authentication, methods, deactivation and session cancel on a simulated device.
 enum ActivationMethods {
-    static let all: [any RPCMethod.Type] = [
-        ConfigLoad.self, PinValidate.self, ActivationStart.self, ActivationFinish.self, AuthenticationStart.self,
-        AuthenticationFinish.self, AuthMethodStartAddOrUpdate.self, AuthMethodFinishAddOrUpdate.self, AuthMethodDeactivate.self,
-        RegistrationDeactivate.self, SessionCancel.self,
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(ConfigLoad.self), .init(PinValidate.self), .init(ActivationStart.self), .init(ActivationFinish.self),
+        .init(AuthenticationStart.self), .init(AuthenticationFinish.self), .init(AuthMethodStartAddOrUpdate.self),
+        .init(AuthMethodFinishAddOrUpdate.self), .init(AuthMethodDeactivate.self), .init(RegistrationDeactivate.self),
+        .init(SessionCancel.self),
     ]
 
     static let stateErrors: [ErrorReason] = [.registrationRemoved, .lockedByAdmin, .registrationLocked, .verificationPending]

@@ -4,10 +4,13 @@ import LatchkeyRPC
 
 /// The server operator's methods (closed by `--no-admin`).
 enum AdminMethods {
-    static let all: [any RPCMethod.Type] = [
-        ConfigureApplication.self, ConfigureServer.self, CreateUser.self, CreateActivationCode.self, GetRegistration.self,
-        ListRegistrations.self, RemoveRegistration.self, LockRegistration.self, UnlockRegistration.self,
-        PushAuthentication.self, GetAuthentication.self, CompleteVerification.self, AuditList.self,
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(ConfigureApplication.self), .init(ConfigureServer.self), .init(CreateUser.self),
+        .init(CreateActivationCode.self), .init(GetRegistration.self), .init(ListRegistrations.self),
+        .init(RemoveRegistration.self), .init(LockRegistration.self), .init(UnlockRegistration.self),
+        .init(PushAuthentication.self), .init(GetAuthentication.self), .init(CompleteVerification.self), .init(AuditList.self),
     ]
 
     enum ConfigureApplication: RPCMethod {

@@ -4,7 +4,11 @@ import LatchkeyRPC
 
 /// The simulated email/SMS channel (closed by `--no-admin`).
 enum DeliveryMethods {
-    static let all: [any RPCMethod.Type] = [List.self, Open.self]
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(List.self), .init(Open.self),
+    ]
 
     enum List: RPCMethod {
         static let declaration = MethodDeclaration(

@@ -4,9 +4,11 @@ import LatchkeyRPC
 
 /// The simulated phone's local state, and its backups.
 enum DeviceMethods {
-    static let all: [any RPCMethod.Type] = [
-        Create.self, SetBiometricOutcome.self, IsActivatedLocally.self, RegistrationId.self,
-        IsRecoveryActivated.self, ActivatedRecoveryMethods.self, Backup.self, Restore.self,
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(Create.self), .init(SetBiometricOutcome.self), .init(IsActivatedLocally.self), .init(RegistrationId.self),
+        .init(IsRecoveryActivated.self), .init(ActivatedRecoveryMethods.self), .init(Backup.self), .init(Restore.self),
     ]
 
     /// `{deviceId}`: the params of every call that acts on one device and takes nothing else.

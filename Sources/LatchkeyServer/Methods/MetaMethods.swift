@@ -4,8 +4,12 @@ import LatchkeyRPC
 
 /// `rpc.discover`, `ping`, `server/info`, events and the clock.
 enum MetaMethods {
-    static let all: [any RPCMethod.Type] = [Discover.self, Ping.self, ServerInfo.self, Subscribe.self, Unsubscribe.self,
-                                            ClockNow.self, ClockAdvance.self]
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(Discover.self), .init(Ping.self), .init(ServerInfo.self), .init(Subscribe.self), .init(Unsubscribe.self),
+        .init(ClockNow.self), .init(ClockAdvance.self),
+    ]
 
     enum Discover: RPCMethod {
         static let declaration = MethodDeclaration("rpc.discover", "The OpenRPC document describing every method.", access: .local)

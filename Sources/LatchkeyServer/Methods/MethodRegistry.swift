@@ -1,10 +1,8 @@
 /// Every method of the contract, in the order the OpenRPC document lists them.
 enum MethodRegistry {
-    static let methods: [any RPCMethod.Type] = MetaMethods.all + DeliveryMethods.all + AdminMethods.all + DeviceMethods.all
-        + ActivationMethods.all + RecoveryMethods.all + AccountMethods.all + ResetMethods.all + OnboardingMethods.all
-
     /// The methods as the dispatch table and the documents hold them.
-    static let entries: [MethodEntry] = methods.map { MethodEntry($0) }
+    static let entries: [MethodEntry] = MetaMethods.all + DeliveryMethods.all + AdminMethods.all + DeviceMethods.all
+        + ActivationMethods.all + RecoveryMethods.all + AccountMethods.all + ResetMethods.all + OnboardingMethods.all
 
     private static let table: [String: MethodEntry] = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 

@@ -4,7 +4,12 @@ import LatchkeyRPC
 
 /// Identity-based onboarding with an OTP, on a simulated device.
 enum OnboardingMethods {
-    static let all: [any RPCMethod.Type] = [Start.self, HasActiveProcess.self, Status.self, Activate.self, ResendOtp.self, Cancel.self]
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(Start.self), .init(HasActiveProcess.self), .init(Status.self), .init(Activate.self), .init(ResendOtp.self),
+        .init(Cancel.self),
+    ]
 
     /// The identity onboarding starts from, as the seed's `start(credentials:)` sends it: `email`,
     /// `phoneNumber`, `loginName`, or `userId` (the seed's `userID`) with `birthDate`; `birthDate`

@@ -4,8 +4,11 @@ import LatchkeyRPC
 
 /// Backup-code registration recovery on a simulated device.
 enum RecoveryMethods {
-    static let all: [any RPCMethod.Type] = [
-        GenerateCode.self, StartAddOrUpdate.self, FinishAddOrUpdate.self, Start.self, Finish.self, StartDelete.self, FinishDelete.self,
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(GenerateCode.self), .init(StartAddOrUpdate.self), .init(FinishAddOrUpdate.self), .init(Start.self),
+        .init(Finish.self), .init(StartDelete.self), .init(FinishDelete.self),
     ]
 
     static let tokenErrors: [ErrorReason] = [.tokenInvalid, .tokenExpired, .tokenPurposeMismatch]

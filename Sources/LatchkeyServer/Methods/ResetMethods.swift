@@ -4,7 +4,12 @@ import LatchkeyRPC
 
 /// Verification-code reset of a password or of passkeys.
 enum ResetMethods {
-    static let all: [any RPCMethod.Type] = [RequestAccountRecovery.self, RequestPasswordReset.self, UpdatePassword.self, ResetPasskeys.self]
+    // Concrete types here, so each entry's decoding and encoding is specialised (no generic
+    // metadata lookups per call).
+    static let all: [MethodEntry] = [
+        .init(RequestAccountRecovery.self), .init(RequestPasswordReset.self), .init(UpdatePassword.self),
+        .init(ResetPasskeys.self),
+    ]
 
     static let codeErrors: [ErrorReason] = [.verificationCodeInvalid, .verificationCodeExpired]
 
