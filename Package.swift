@@ -6,12 +6,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "latchkey", targets: ["latchkey"]),
+        // The device half alone: what an app embeds to be a device of a Latchkey server.
+        .library(name: "LatchkeyDevice", targets: ["LatchkeyDevice", "LatchkeyContract"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
@@ -25,16 +26,35 @@ let package = Package(
         .target(name: "LatchkeyJSON", dependencies: ["CJansson"]),
         // Framing, JSON-RPC 2.0 messages, batching and the wire error codes.
         .target(name: "LatchkeyRPC", dependencies: ["LatchkeyJSON"]),
-        // The domain. Knows nothing of JSON, SQL or the wire.
+        // What both halves agree on: methods, purposes, error reasons, the signed payload, key and
+        // signature encodings, the server operations a device calls; time and randomness.
+        .target(
+            name: "LatchkeyContract",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The device half: keys, masking, payloads, local state behind a storage protocol, and
+        // the server reached through a connection protocol. No JSON, no store.
+        .target(
+            name: "LatchkeyDevice",
+            dependencies: [
+                "LatchkeyContract",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The server half, the domain. Knows nothing of JSON, SQL or the wire.
         .target(
             name: "LatchkeyCore",
             dependencies: [
+                "LatchkeyContract",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Collections", package: "swift-collections"),
             ]
         ),
+        // Simulated phones: LatchkeyDevice over an in-process connection to the server half, their
+        // state in the store's device tables.
+        .target(name: "LatchkeySimulator", dependencies: ["LatchkeyCore", "LatchkeyDevice", "LatchkeyContract"]),
         // SQLite through GRDB: migrations and one record mapping per table.
         .target(
             name: "LatchkeyStore",
@@ -44,14 +64,15 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore",
+                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeySimulator", "LatchkeyDevice",
+                "LatchkeyContract",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore",
+                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -61,27 +82,31 @@ let package = Package(
         .target(name: "CFuzzSupport"),
         .executableTarget(
             name: "LatchkeyFuzz",
-            dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeyCore", "CFuzzSupport"]
+            dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "CFuzzSupport"]
         ),
         // Domain benchmarks: crypto floor, authentication and recovery on a file store (`make bench`).
         .executableTarget(
             name: "LatchkeyBench",
             dependencies: [
-                "LatchkeyCore", "LatchkeyStore",
+                "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
-        .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore", "LatchkeyStore"]),
+        .testTarget(name: "LatchkeyContractTests", dependencies: ["LatchkeyContract", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "LatchkeyCoreTests",
+            dependencies: ["LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator"]
+        ),
         .testTarget(
             name: "LatchkeyStoreTests",
-            dependencies: ["LatchkeyStore", "LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LatchkeyServerTests",
-            dependencies: ["LatchkeyServer", "LatchkeyStore", "LatchkeyCore", "LatchkeyJSON", "LatchkeyRPC"]
+            dependencies: ["LatchkeyServer", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyJSON", "LatchkeyRPC", "LatchkeyDevice"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,7 +2,10 @@
 // `make bench` runs it in release mode. Figures go to stdout.
 import Crypto
 import Foundation
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyStore
 import _CryptoExtras
 
@@ -57,26 +60,47 @@ let directory = keep.map { URL(fileURLWithPath: $0) }
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { if keep == nil { try? FileManager.default.removeItem(at: directory) } }
 
-func activatedSystem(_ name: String) throws -> Latchkey {
-    let system = try Latchkey(store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
-                              clock: SystemClock(), random: SystemRandomSource())
-    _ = try system.createUser(NewUser(userId: "alice"))
-    let code = try system.createActivationCode(userId: "alice", applicationId: nil).code
-    _ = try system.createDevice(NewDevice(deviceId: "phone"))
-    _ = try system.startActivation(deviceId: "phone", activationCode: code, applicationId: nil)
-    _ = try system.finishActivation(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
+/// The server half and its simulated phones on one file store.
+struct System {
+    let core: Latchkey
+    let devices: SimulatedDevices
+
+    func on<T>(_ deviceId: String, _ body: (Device) throws -> T) throws -> T { try devices.on(deviceId, body) }
+
+    /// Creates a user with one activated device (`method` its second factor, PIN 1234).
+    func activate(userId: String, deviceId: String, method: AuthMethod) throws {
+        _ = try core.createUser(NewUser(userId: userId))
+        let code = try core.createActivationCode(userId: userId, applicationId: nil).code
+        _ = try devices.create(NewDevice(deviceId: deviceId))
+        _ = try on(deviceId) { try $0.startActivation(code: code, applicationId: nil) }
+        _ = try on(deviceId) {
+            try $0.finishActivation(AuthParameter(method: method, pin: method == .pin ? "1234" : nil), tokenPurpose: .none, activationName: nil)
+        }
+    }
+
+    /// One authentication of `deviceId` with `method`.
+    @discardableResult
+    func authenticate(_ deviceId: String = "phone", _ method: AuthMethod = .pin, tokenPurpose: TokenPurpose = .none) throws -> String? {
+        _ = try on(deviceId) { try $0.startAuthentication() }
+        return try on(deviceId) {
+            try $0.finishAuthentication(AuthParameter(method: method, pin: method == .pin ? "1234" : nil), tokenPurpose: tokenPurpose)
+        }.token
+    }
+}
+
+func activatedSystem(_ name: String) throws -> System {
+    let core = try Latchkey(store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
+                            clock: SystemClock(), random: SystemRandomSource())
+    let system = System(core: core, devices: SimulatedDevices(core: core))
+    try system.activate(userId: "alice", deviceId: "phone", method: .pin)
     return system
 }
 
 report("== flows on a file store (WAL), in process, no JSON")
 let system = try activatedSystem("auth")
-let flow = try measure("authentication start + finish with PIN", count: flowCount) {
-    _ = try system.startAuthentication(deviceId: "phone")
-    _ = try system.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
-}
+let flow = try measure("authentication start + finish with PIN", count: flowCount) { try system.authenticate() }
 let deviceFlow = try measure("authentication start + finish with device only", count: flowCount) {
-    _ = try system.startAuthentication(deviceId: "phone")
-    _ = try system.finishAuthentication(deviceId: "phone", AuthParameter(method: .device), tokenPurpose: .none)
+    try system.authenticate("phone", .device)
 }
 report(String(format: "  non-crypto part of a flow (device flow minus one sign and one verify): %.0f µs", (deviceFlow - sign - verify) * 1e6))
 let share = pinFloor / flow
@@ -97,8 +121,7 @@ for _ in 0..<flowCount {
         _ = key.publicKey.isValidSignature(signature, for: message)
     }
     let t1 = DispatchTime.now().uptimeNanoseconds
-    _ = try system.startAuthentication(deviceId: "phone")
-    _ = try system.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
+    try system.authenticate()
     let t2 = DispatchTime.now().uptimeNanoseconds
     let cryptoTime = Double(t1 - t0), flowTime = Double(t2 - t1)
     overheads.append((flowTime - cryptoTime) / flowTime)
@@ -114,25 +137,24 @@ report(String(format: "  interleaved (%d rounds): flow median %.0f µs; not cryp
              quantile(overheads, 0.25) * 100, quantile(overheads, 0.75) * 100))
 
 // One recovery finish: the recovery-code KDF, the recovery signature and its check, new keys.
-var restored: [Latchkey] = []
+var restored: [System] = []
 for index in 0..<10 {
     let recovery = try activatedSystem("recovery-\(index)")
-    _ = try recovery.startAuthentication(deviceId: "phone")
-    let token = try recovery.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"),
-                                                  tokenPurpose: .addOrUpdateRecovery).token ?? ""
-    try recovery.startRecoveryChange(deviceId: "phone", token: token, purpose: .addOrUpdateRecovery)
-    _ = try recovery.finishRecoveryAddOrUpdate(deviceId: "phone", recoveryCode: "plum-tree-42", tokenPurpose: .none)
-    let backup = try recovery.backupDevice(deviceId: "phone", kind: .computerEncrypted)
-    _ = try recovery.restoreDevice(backupId: backup, NewDevice(deviceId: "new"))
+    let token = try recovery.authenticate(tokenPurpose: .addOrUpdateRecovery) ?? ""
+    try recovery.on("phone") { try $0.startRecoveryChange(token: token, purpose: .addOrUpdateRecovery) }
+    _ = try recovery.on("phone") { try $0.finishRecoveryAddOrUpdate(code: "plum-tree-42", tokenPurpose: .none) }
+    let backup = try recovery.devices.backup(deviceId: "phone", kind: .computerEncrypted)
+    _ = try recovery.devices.restore(backupId: backup, NewDevice(deviceId: "new"))
     restored.append(recovery)
 }
 var next = 0
 let recoveryEach = try measure("recovery start + finish (code + new PIN)", count: restored.count) {
     let recovery = restored[next]
     next += 1
-    _ = try recovery.startRecovery(deviceId: "new")
-    _ = try recovery.finishRecovery(deviceId: "new", recoveryCode: "plum-tree-42", AuthParameter(method: .pin, pin: "2468"),
-                                    tokenPurpose: .none)
+    _ = try recovery.on("new") { try $0.startRecovery() }
+    _ = try recovery.on("new") {
+        try $0.finishRecovery(code: "plum-tree-42", AuthParameter(method: .pin, pin: "2468"), tokenPurpose: .none)
+    }
 }
 let recoveryFloor = recoveryKDF + sign + verify + pbkdf2 + 2 * sign
 report(String(format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
@@ -150,16 +172,8 @@ for count in scaleCounts {
     let scaled = try activatedSystem("scale-\(count)")
     // Device-only activations: real keys and rows, without a PIN KDF each.
     for index in 0..<count {
-        let userId = "user-\(index)"
-        _ = try scaled.createUser(NewUser(userId: userId))
-        let code = try scaled.createActivationCode(userId: userId, applicationId: nil).code
-        _ = try scaled.createDevice(NewDevice(deviceId: "device-\(index)"))
-        _ = try scaled.startActivation(deviceId: "device-\(index)", activationCode: code, applicationId: nil)
-        _ = try scaled.finishActivation(deviceId: "device-\(index)", AuthParameter(method: .device), tokenPurpose: .none)
+        try scaled.activate(userId: "user-\(index)", deviceId: "device-\(index)", method: .device)
     }
-    _ = try measure("authentication start + finish with PIN", count: flowCount) {
-        _ = try scaled.startAuthentication(deviceId: "phone")
-        _ = try scaled.finishAuthentication(deviceId: "phone", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
-    }
+    _ = try measure("authentication start + finish with PIN", count: flowCount) { try scaled.authenticate() }
     report("  peak RSS so far: \(peakRSS())")
 }

@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Logging
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CFuzzSupport
+import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC

@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Foundation
 import LatchkeyCore
 import LatchkeyJSON

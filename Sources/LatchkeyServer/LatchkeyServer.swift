@@ -1,6 +1,8 @@
+import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 import Logging
 import Synchronization
 
@@ -60,6 +62,7 @@ public final class LatchkeyServer: RPCHandler {
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
+    private var simulated: SimulatedDevices?
     private var faults: FaultInjectingStore?
     private lazy var delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
     private lazy var contractCheck = ContractCheck(logger: logger, logPath: options.contractLog)
@@ -97,6 +100,14 @@ public final class LatchkeyServer: RPCHandler {
         core.setEventSink { event in queue.append(event) }
         opened = core
         return core
+    }
+
+    /// The simulated phones, on the system (opened on first use).
+    public func devices() throws -> SimulatedDevices {
+        if let simulated { return simulated }
+        let devices = SimulatedDevices(core: try core())
+        simulated = devices
+        return devices
     }
 
     /// How many answers broke their method's declaration (the contract check, debug builds).
@@ -218,6 +229,8 @@ public struct CallContext {
 
     /// The system (opened on first use; `storeUnavailable` when it cannot be).
     public var core: Latchkey { get throws { try server.core() } }
+    /// The simulated phones.
+    public var devices: SimulatedDevices { get throws { try server.devices() } }
     public var options: ServerOptions { server.options }
     public var clock: Clock { server.environment.clock }
     public var random: RandomSource { server.environment.random }

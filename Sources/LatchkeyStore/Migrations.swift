@@ -13,7 +13,7 @@ enum Migrations {
         migrator.registerMigration("v2-byte-blobs") { db in
             try convertByteTextToBlobs(db)
         }
-        migrator.registerMigration("v3-names") { db in
+        migrator.registerMigration("v3-devices-outside") { db in
             try db.execute(sql: v3)
         }
         return migrator
@@ -105,13 +105,24 @@ enum Migrations {
     CREATE INDEX device_backup_item_backup ON device_backup_item(backupId);
     """
 
-    /// Login names for users, names for registrations (the seed's activationName), and the name
-    /// and app installation an audit event concerns.
+    /// Devices outside the process: activations and challenges of their own (a device holds
+    /// its pending operation; the per-device session table goes), login names for users, names
+    /// for registrations (the seed's activationName), and the name and app installation an
+    /// audit event concerns.
     static let v3 = """
+    CREATE TABLE activation (
+        id TEXT PRIMARY KEY NOT NULL, codeId TEXT, processId TEXT, caller TEXT NOT NULL, challenge TEXT NOT NULL,
+        expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+    CREATE INDEX activation_by_code ON activation(codeId);
+    CREATE TABLE challenge (
+        id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, purpose TEXT NOT NULL, challenge TEXT NOT NULL,
+        contextHash TEXT NOT NULL, pushedAuthenticationId TEXT, tokenExpiresAt INTEGER, expiresAt INTEGER NOT NULL,
+        createdAt INTEGER NOT NULL);
+    CREATE INDEX challenge_registration ON challenge(registrationId, expiresAt);
+    DROP TABLE operation_session;
     ALTER TABLE user ADD COLUMN loginName TEXT;
     CREATE UNIQUE INDEX user_login_name ON user(loginName);
     ALTER TABLE registration ADD COLUMN name TEXT;
-    ALTER TABLE onboarding_process ADD COLUMN activationName TEXT;
     ALTER TABLE audit_event ADD COLUMN activationName TEXT;
     ALTER TABLE audit_event ADD COLUMN installationId TEXT;
     """

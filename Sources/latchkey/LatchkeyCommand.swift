@@ -1,4 +1,5 @@
 import ArgumentParser
+import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC

@@ -1,11 +1,13 @@
 import Testing
+import LatchkeyContract
 @testable import LatchkeyCore
+import LatchkeyDevice
 
 @Suite struct AttemptCountingTests {
-    func failPin(_ system: Latchkey) -> DomainError? {
+    func failPin(_ system: TestSystem) -> DomainError? {
         domainError {
-            _ = try system.startAuthentication(deviceId: "d1")
-            _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .pin, pin: "0000"), tokenPurpose: .none)
+            _ = try system.on { try $0.startAuthentication() }
+            _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "0000"), tokenPurpose: .none) }
         }
     }
 
@@ -21,7 +23,7 @@ import Testing
         #expect(locking?.reason == .registrationLocked)
         #expect(locking?.detail("remainingAttempts") == .int(0))
         #expect(failPin(system)?.reason == .registrationLocked)
-        let info = try system.registrationInfo(registrationId)
+        let info = try system.core.registrationInfo(registrationId)
         #expect(info.state == .locked)
         #expect(info.failedAttempts == 5)
     }
@@ -30,36 +32,36 @@ import Testing
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
         _ = failPin(system)
-        _ = try system.startAuthentication(deviceId: "d1")
-        _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .device), tokenPurpose: .none)
-        #expect(try system.registrationInfo(registrationId).failedAttempts == 1)
-        _ = try system.startAuthentication(deviceId: "d1")
-        _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none)
-        #expect(try system.registrationInfo(registrationId).failedAttempts == 0)
+        _ = try system.on { try $0.startAuthentication() }
+        _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .device), tokenPurpose: .none) }
+        #expect(try system.failedAttempts(registrationId) == 1)
+        _ = try system.on { try $0.startAuthentication() }
+        _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "1234"), tokenPurpose: .none) }
+        #expect(try system.failedAttempts(registrationId) == 0)
     }
 
     @Test func biometricRefusalsNeverReachTheServer() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
-        _ = try system.startAddOrUpdate(deviceId: "d1")
-        _ = try system.finishAddOrUpdate(deviceId: "d1", activation: AuthParameter(method: .faceId), proof: AuthParameter(method: .pin, pin: "1234"))
+        _ = try system.on { try $0.startAddOrUpdate() }
+        _ = try system.on { try $0.finishAddOrUpdate(activation: AuthParameter(method: .faceId), proof: AuthParameter(method: .pin, pin: "1234")) }
         for (outcome, reason) in [(BiometricOutcome.noMatch, ErrorReason.biometryFailed), (.cancel, .biometryCancelled)] {
-            try system.setBiometricOutcome(deviceId: "d1", outcome)
-            _ = try system.startAuthentication(deviceId: "d1")
-            let error = domainError { _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .faceId), tokenPurpose: .none) }
+            try system.devices.setBiometricOutcome(deviceId: "d1", outcome)
+            _ = try system.on { try $0.startAuthentication() }
+            let error = domainError { _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .faceId), tokenPurpose: .none) } }
             #expect(error?.reason == reason)
         }
-        #expect(try system.registrationInfo(registrationId).failedAttempts == 0)
+        #expect(try system.failedAttempts(registrationId) == 0)
     }
 
     @Test func expiredSessionIsRefusedBeforeTheFactor() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
-        _ = try system.startAuthentication(deviceId: "d1")
-        try system.clock.advance(by: 300)
-        let error = domainError { _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .pin, pin: "0000"), tokenPurpose: .none) }
+        _ = try system.on { try $0.startAuthentication() }
+        try system.core.clock.advance(by: 300)
+        let error = domainError { _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "0000"), tokenPurpose: .none) } }
         #expect(error?.reason == .sessionExpired)
-        #expect(try system.registrationInfo(registrationId).failedAttempts == 0)
+        #expect(try system.failedAttempts(registrationId) == 0)
     }
 }
 
@@ -68,25 +70,25 @@ import Testing
         let system = try makeSystem()
         _ = try activatedWithPin(system)
         func token(_ purpose: TokenPurpose) throws -> String {
-            _ = try system.startAuthentication(deviceId: "d1")
-            return try #require(try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .pin, pin: "1234"), tokenPurpose: purpose).token)
+            _ = try system.on { try $0.startAuthentication() }
+            return try #require(try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "1234"), tokenPurpose: purpose) }.token)
         }
         let deletion = try token(.deleteRecovery)
-        #expect(domainError { try system.startRecoveryChange(deviceId: "d1", token: deletion, purpose: .addOrUpdateRecovery) }?.reason == .tokenPurposeMismatch)
+        #expect(domainError { try system.on { try $0.startRecoveryChange(token: deletion, purpose: .addOrUpdateRecovery) } }?.reason == .tokenPurposeMismatch)
         let first = try token(.addOrUpdateRecovery)
-        try system.startRecoveryChange(deviceId: "d1", token: first, purpose: .addOrUpdateRecovery)
-        #expect(domainError { try system.startRecoveryChange(deviceId: "d1", token: first, purpose: .addOrUpdateRecovery) }?.reason == .tokenInvalid)
+        try system.on { try $0.startRecoveryChange(token: first, purpose: .addOrUpdateRecovery) }
+        #expect(domainError { try system.on { try $0.startRecoveryChange(token: first, purpose: .addOrUpdateRecovery) } }?.reason == .tokenInvalid)
         let second = try token(.addOrUpdateRecovery)
-        try system.clock.advance(by: 300)
-        #expect(domainError { try system.startRecoveryChange(deviceId: "d1", token: second, purpose: .addOrUpdateRecovery) }?.reason == .tokenExpired)
-        #expect(domainError { try system.startRecoveryChange(deviceId: "d1", token: "not-a-token", purpose: .addOrUpdateRecovery) }?.reason == .tokenInvalid)
+        try system.core.clock.advance(by: 300)
+        #expect(domainError { try system.on { try $0.startRecoveryChange(token: second, purpose: .addOrUpdateRecovery) } }?.reason == .tokenExpired)
+        #expect(domainError { try system.on { try $0.startRecoveryChange(token: "not-a-token", purpose: .addOrUpdateRecovery) } }?.reason == .tokenInvalid)
     }
 
     @Test func deviceAloneCannotYieldAToken() throws {
         let system = try makeSystem()
         _ = try activatedWithPin(system)
-        _ = try system.startAuthentication(deviceId: "d1")
-        let error = domainError { _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .device), tokenPurpose: .deleteRecovery) }
+        _ = try system.on { try $0.startAuthentication() }
+        let error = domainError { _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .device), tokenPurpose: .deleteRecovery) } }
         #expect(error?.reason == .authMethodNotAllowed)
     }
 }
@@ -94,12 +96,12 @@ import Testing
 @Suite struct GracePeriodTests {
     @Test func oneLongAdvanceWalksThroughBothTransitionsWithExactTimes() throws {
         let system = try makeSystem()
-        _ = try system.createUser(NewUser(userId: "bob", email: "bob@example.com", password: "password1"))
-        let session = try system.login(.userId("bob"), password: "password1").sessionId
-        let started = try system.startAccountRecovery(sessionId: session)
+        _ = try system.core.createUser(NewUser(userId: "bob", email: "bob@example.com", password: "password1"))
+        let session = try system.core.login(.userId("bob"), password: "password1").sessionId
+        let started = try system.core.startAccountRecovery(sessionId: session)
         #expect(started.endTime == started.startTime + 72 * 3600)
-        try system.advanceClock(by: 11 * 86_400)
-        let (status, item) = try system.accountRecoveryStatus(sessionId: session)
+        try system.core.advanceClock(by: 11 * 86_400)
+        let (status, item) = try system.core.accountRecoveryStatus(sessionId: session)
         #expect(status?.state == .expired)
         #expect(status?.startTime == started.startTime + 72 * 3600 + 7 * 86_400)
         #expect(status?.endTime == nil)
@@ -108,14 +110,14 @@ import Testing
 
     @Test func aNewLoginCancelsTheGracePeriod() throws {
         let system = try makeSystem()
-        _ = try system.createUser(NewUser(userId: "bob", password: "password1"))
-        let session = try system.login(.userId("bob"), password: "password1").sessionId
-        _ = try system.startAccountRecovery(sessionId: session)
-        _ = try system.login(.userId("bob"), password: "password1")
-        let status = try system.profile(sessionId: session).accountRecovery
+        _ = try system.core.createUser(NewUser(userId: "bob", password: "password1"))
+        let session = try system.core.login(.userId("bob"), password: "password1").sessionId
+        _ = try system.core.startAccountRecovery(sessionId: session)
+        _ = try system.core.login(.userId("bob"), password: "password1")
+        let status = try system.core.profile(sessionId: session).accountRecovery
         #expect(status?.state == .cancelled)
         #expect(status?.reason == .newSession)
-        let refused = domainError { _ = try system.cancelAccountRecovery(sessionId: session) }
+        let refused = domainError { _ = try system.core.cancelAccountRecovery(sessionId: session) }
         #expect(refused?.reason == .accountRecoveryNotAllowed)
         #expect(refused?.detail("state") == .int(2))
     }

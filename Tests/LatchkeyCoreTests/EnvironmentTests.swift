@@ -1,4 +1,5 @@
 import Testing
+import LatchkeyContract
 @testable import LatchkeyCore
 
 @Suite struct EnvironmentTests {

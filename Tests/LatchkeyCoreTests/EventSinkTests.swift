@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import LatchkeyContract
 @testable import LatchkeyCore
 
 /// Regression: a closure kept directly in a Mutex was re-wrapped on every read, so after tens of
@@ -10,7 +11,7 @@ import Testing
     }
 
     @Test func sinkStaysFlatOverManyPublications() throws {
-        let system = try makeSystem()
+        let system = try makeSystem().core
         let counter = Counter()
         system.setEventSink { _ in counter.count.withLock { $0 += 1 } }
         let empty = Effects()

@@ -1,6 +1,9 @@
 import Crypto
 import Testing
+import LatchkeyContract
 @testable import LatchkeyCore
+@testable import LatchkeyDevice
+@testable import LatchkeySimulator
 
 /// Security property 2: the device's data alone cannot tell a right PIN from a wrong one.
 @Suite struct KeyMaskTests {
@@ -25,8 +28,8 @@ import Testing
     @Test func deviceKeepsNoPublicKeyOrCheckForThePinKey() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
-        let items = try system.store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [.equals("deviceId", "d1")]) }
-        let registration = try system.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) }
+        let items = try system.core.store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [.equals("deviceId", "d1")]) }
+        let registration = try system.core.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) }
         let pinPublic = try #require(registration?.pinPublicKey)
         // Only the masked key and its salt relate to the PIN; no item holds the public key
         // (or any 65-byte point) a guess could be checked against.
@@ -43,11 +46,11 @@ import Testing
     @Test func serverKeepsPublicKeysOnly() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
-        _ = try system.startAddOrUpdate(deviceId: "d1")
-        _ = try system.finishAddOrUpdate(deviceId: "d1", activation: AuthParameter(method: .faceId), proof: AuthParameter(method: .pin, pin: "1234"))
-        let record = try #require(try system.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) })
-        let privateKeys = try system.store.read { tx in
-            try [DeviceItem.possessionKey, .faceIdKey].compactMap { try DeviceKeychain(tx: tx, deviceId: "d1").get($0) }
+        _ = try system.on { try $0.startAddOrUpdate() }
+        _ = try system.on { try $0.finishAddOrUpdate(activation: AuthParameter(method: .faceId), proof: AuthParameter(method: .pin, pin: "1234")) }
+        let record = try #require(try system.core.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) })
+        let privateKeys = try system.core.store.read { tx in
+            try [DeviceItem.possessionKey, .faceIdKey].compactMap { try StoreDeviceStorage(tx: tx, deviceId: "d1").item($0) }
         }
         #expect(privateKeys.count == 2)
         for publicKey in [record.possessionPublicKey, record.pinPublicKey, record.faceIdPublicKey].compactMap({ $0 }) {
@@ -57,17 +60,18 @@ import Testing
                 #expect(FactorKey.publicKey(of: privateKey) != nil)
             }
         }
-        #expect(Set(privateKeys.compactMap(FactorKey.publicKey(of:))).isSubset(of: [record.possessionPublicKey, record.faceIdPublicKey ?? []]))
+        let derived = Set(privateKeys.compactMap { FactorKey.publicKey(of: $0)?.sec1 })
+        #expect(derived == [record.possessionPublicKey, record.faceIdPublicKey ?? []])
     }
 
     @Test func serverTellsAndCountsAWrongPin() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
-        _ = try system.startAuthentication(deviceId: "d1")
-        let error = domainError { _ = try system.finishAuthentication(deviceId: "d1", AuthParameter(method: .pin, pin: "4321"), tokenPurpose: .none) }
+        _ = try system.on { try $0.startAuthentication() }
+        let error = domainError { _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "4321"), tokenPurpose: .none) } }
         #expect(error?.reason == .authenticationFailed)
         #expect(error?.detail("remainingAttempts") == .int(4))
-        #expect(try system.registrationInfo(registrationId).failedAttempts == 1)
+        #expect(try system.failedAttempts(registrationId) == 1)
     }
 }
 

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import LatchkeyContract
 @testable import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyStore
 
 /// Security property 1: the store holds no secret in clear (inspect the SQLite file).
@@ -10,17 +13,20 @@ import LatchkeyStore
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.sqlite").path
         let system = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
+        let devices = SimulatedDevices(core: system)
         let pin = "80512397"
         let password = "correct horse battery"
         _ = try system.createUser(NewUser(userId: "carol", email: "carol@example.com", password: password))
         let code = try system.createActivationCode(userId: "carol", applicationId: nil).code
-        _ = try system.createDevice(NewDevice(deviceId: "phone"))
-        _ = try system.startActivation(deviceId: "phone", activationCode: code, applicationId: nil)
-        let outcome = try system.finishActivation(deviceId: "phone", AuthParameter(method: .pin, pin: pin), tokenPurpose: .addOrUpdateRecovery)
+        _ = try devices.create(NewDevice(deviceId: "phone"))
+        _ = try devices.on("phone") { try $0.startActivation(code: code, applicationId: nil) }
+        let outcome = try devices.on("phone") {
+            try $0.finishActivation(AuthParameter(method: .pin, pin: pin), tokenPurpose: .addOrUpdateRecovery, activationName: nil)
+        }
         let token = try #require(outcome.token)
         let session = try system.login(.email("carol@example.com"), password: password)
-        try system.startRecoveryChange(deviceId: "phone", token: token, purpose: .addOrUpdateRecovery)
-        _ = try system.finishRecoveryAddOrUpdate(deviceId: "phone", recoveryCode: "my recovery words", tokenPurpose: .none)
+        try devices.on("phone") { try $0.startRecoveryChange(token: token, purpose: .addOrUpdateRecovery) }
+        _ = try devices.on("phone") { try $0.finishRecoveryAddOrUpdate(code: "my recovery words", tokenPurpose: .none) }
 
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         if let wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")) { bytes.append(wal) }

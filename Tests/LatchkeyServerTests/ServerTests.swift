@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC

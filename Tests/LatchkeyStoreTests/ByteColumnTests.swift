@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LatchkeyCore
+@testable import LatchkeySimulator
 @testable import LatchkeyStore
 
 /// Byte arrays are stored as BLOBs; stores written as JSON text by v1-era binaries are converted.

@@ -32,19 +32,23 @@ import Testing
 
     @Test func savingNilClearsTheColumn() throws {
         let store = try SQLiteStore.inMemory()
-        var session = OperationSessionRecord(
-            id: "phone", kind: "authentication", registrationId: "reg", activationCodeId: nil, onboardingProcessId: nil,
-            pushedAuthenticationId: "push", challenge: [1, 2, 3], counter: 4, tokenExpiresAt: 99, createdAt: 10)
-        try store.write { tx in try tx.save(session) }
-        session.pushedAuthenticationId = nil
-        session.tokenExpiresAt = nil
-        session.challenge = []
-        try store.write { tx in try tx.save(session) }
-        let read = try store.read { tx in try tx.fetch(OperationSessionRecord.self, id: "phone") }
-        #expect(read?.pushedAuthenticationId == nil)
-        #expect(read?.tokenExpiresAt == nil)
-        #expect(read?.challenge == [])
-        #expect(read?.registrationId == "reg")
-        #expect(read?.counter == 4)
+        var registration = RegistrationRecord(
+            id: "reg", userId: "u", applicationId: "default", deviceId: "phone", state: "active", authMethods: "device,pin",
+            failedAttempts: 4, lastAttempt: 99, possessionPublicKey: [1, 2, 3], pinPublicKey: [4], touchIdPublicKey: nil,
+            faceIdPublicKey: nil, recoveryPublicKey: [5, 6], recoveryFailedAttempts: 0, keyGeneration: 0, signCounter: 7,
+            createdAt: 10, name: "phone")
+        try store.write { tx in try tx.save(registration) }
+        registration.pinPublicKey = nil
+        registration.lastAttempt = nil
+        registration.name = nil
+        registration.possessionPublicKey = []
+        try store.write { tx in try tx.save(registration) }
+        let read = try store.read { tx in try tx.fetch(RegistrationRecord.self, id: "reg") }
+        #expect(read?.pinPublicKey == nil)
+        #expect(read?.lastAttempt == nil)
+        #expect(read?.name == nil)
+        #expect(read?.possessionPublicKey == [])
+        #expect(read?.recoveryPublicKey == [5, 6])
+        #expect(read?.failedAttempts == 4)
     }
 }

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// The grace-period account-recovery states of the contract (written as integers).
 public enum AccountRecoveryState: Int, Sendable, CaseIterable {
     case none = 0, gracePeriod = 1, cancelled = 2, insecure = 3, expired = 4

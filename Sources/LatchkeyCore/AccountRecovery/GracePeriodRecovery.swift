@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Synchronization
 
 /// The stored account-recovery state of one user.

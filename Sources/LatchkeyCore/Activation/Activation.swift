@@ -1,139 +1,145 @@
-/// What a started activation offers: the methods the user may pick and the PIN rules.
-public struct ActivationOffer: Sendable, Equatable {
-    public var authMethodsForActivation: [AuthMethod]
-    public var pinCodeType: PinCodeType
-    public var pinCodeLengthMin: Int
-    public var pinCodeLengthMax: Int
+import LatchkeyContract
+
+/// An activation opened by an activation code or an onboarding OTP, waiting for its keys:
+/// single-use, valid 300 s.
+struct ActivationRecord: StoredRecord {
+    static let table = "activation"
+    /// The activationId: a version-4 UUID.
+    var id: String
+    var codeId: String?
+    var processId: String?
+    /// `Caller.key` of who opened it.
+    var caller: String
+    var challenge: String
+    var expiresAt: Int64
+    var createdAt: Int64
+
+    static let lifetime: Int64 = 300
 }
 
-/// What a finished activation (or recovery) answers.
-public struct ActivationOutcome: Sendable, Equatable {
-    public var registrationId: String
-    public var activatedAuthMethods: [AuthMethod]
-    public var token: String?
-}
+extension ServerSession {
+    /// Wrong activation codes: 5 an hour per caller, and 100 a minute per application over all
+    /// callers (a caller chooses its installationId).
+    static let activationCodeLimit = RateLimit(scope: "activationCode", limit: 5, window: 3600)
+    static let applicationCodeLimit = RateLimit(scope: "activationCodeApp", limit: 100, window: 60)
 
-extension Latchkey {
-    /// Methods enabled for the application and available on the device.
-    func methodsOffered(_ app: ApplicationConfig, _ device: DeviceRecord) -> [AuthMethod] {
-        AuthMethod.canonical(app.authMethods.filter(device.supports))
-    }
-
-    func offer(_ app: ApplicationConfig, _ device: DeviceRecord) -> ActivationOffer {
-        ActivationOffer(authMethodsForActivation: methodsOffered(app, device), pinCodeType: app.pinCodeType,
-                        pinCodeLengthMin: app.pinCodeLengthMin, pinCodeLengthMax: app.pinCodeLengthMax)
-    }
-
-    /// Checks an activation code and binds it to the device.
-    /// - Throws: `notFound` (device, application), `alreadyActivated`, `rateLimited`,
-    ///   `activationCodeInvalid`, `activationCodeExpired`.
-    public func startActivation(deviceId: String, activationCode: String, applicationId: String?) throws -> ActivationOffer {
-        try transact { tx, effects in
-            let device = try device(tx, deviceId)
-            let keychain = DeviceKeychain(tx: tx, deviceId: deviceId)
-            if try keychain.get(.registrationId) != nil {
-                throw DomainError(.alreadyActivated, "This device holds an activation already; deactivate it first")
-            }
-            if let wait = try Self.activationCodeLimit.retryAfter(tx, subject: deviceId, now: now) {
-                throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes on this device")
-            }
-            let app = try application(tx, applicationId)
-            let hash = try codeHash(tx, activationCode, purpose: "activation")
-            // The usable code with this value, else the newest used or expired one (for the answer).
-            let candidates = try tx.fetchAll(ActivationCodeRecord.self, where: [.equals("codeHash", hash)], newestFirst: true, limit: nil)
-            let live = candidates.first { !$0.consumed && now < $0.expiresAt && ($0.boundDeviceId == nil || $0.boundDeviceId == deviceId) }
-            guard var code = live ?? candidates.first,
-                  !code.consumed, code.applicationId == app.applicationId,
-                  code.boundDeviceId == nil || code.boundDeviceId == deviceId else {
-                try Self.activationCodeLimit.record(tx, subject: deviceId, now: now, id: random.identifier("rate"))
-                try audit(tx, effects, .activationCodeRejected, deviceId: deviceId)
-                throw DomainError(.activationCodeInvalid, "The activation code is not valid")
-            }
-            guard now < code.expiresAt else {
-                throw DomainError(.activationCodeExpired, "The activation code has expired; ask for a new one")
-            }
-            code.boundDeviceId = deviceId
-            try tx.save(code)
-            try startSession(tx, deviceId: deviceId, kind: .activation, registration: nil, activationCodeId: code.id)
-            try audit(tx, effects, .activationStarted, userId: code.userId, deviceId: deviceId)
-            return offer(app, device)
+    /// Opens an activation with a code and binds the code to it (the same caller's second prepare
+    /// replaces the first; another caller's, or one of a code bound by another, is refused while
+    /// the activation lives).
+    /// - Throws: `rateLimited`, `notFound` (application), `activationCodeInvalid`, `activationCodeExpired`.
+    public func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> PreparedActivation {
+        let application = applicationId ?? ApplicationConfig.defaultApplicationId
+        if let wait = try Self.activationCodeLimit.retryAfter(tx, subject: caller.key, now: now) {
+            throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes " + (caller.deviceId != nil ? "on this device" : "from this installation"))
         }
+        if let wait = try Self.applicationCodeLimit.retryAfter(tx, subject: application, now: now) {
+            throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes for this application")
+        }
+        let app = try core.application(tx, applicationId)
+        let hash = try core.codeHash(tx, code, purpose: "activation")
+        // The usable code with this value, else the newest used or expired one (for the answer).
+        let candidates = try tx.fetchAll(ActivationCodeRecord.self, where: [.equals("codeHash", hash)], newestFirst: true, limit: nil)
+        let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }
+        guard var found = live ?? candidates.first, !found.consumed, found.applicationId == app.applicationId,
+              try !boundElsewhere(found, caller) else {
+            try Self.activationCodeLimit.record(tx, subject: caller.key, now: now, id: random.identifier("rate"))
+            try Self.applicationCodeLimit.record(tx, subject: application, now: now, id: random.identifier("rate"))
+            try audit(.activationCodeRejected, caller: caller)
+            throw DomainError(.activationCodeInvalid, "The activation code is not valid")
+        }
+        guard now < found.expiresAt else {
+            throw DomainError(.activationCodeExpired, "The activation code has expired; ask for a new one")
+        }
+        try tx.deleteAll(ActivationRecord.self, where: [.equals("codeId", found.id)])
+        found.boundDeviceId = caller.key
+        try tx.save(found)
+        let activation = try openActivation(codeId: found.id, processId: nil, caller: caller)
+        try audit(.activationStarted, userId: found.userId, caller: caller)
+        return PreparedActivation(activationId: activation.id, challenge: activation.challenge, expiresAt: activation.expiresAt,
+                                  authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
     }
 
-    /// Finishes an activation (from an activation code or an onboarding OTP): makes the factor
-    /// keys on the device and the registration on the server.
+    /// Whether a code is bound to a live activation of another caller.
+    private func boundElsewhere(_ code: ActivationCodeRecord, _ caller: Caller) throws -> Bool {
+        guard let bound = code.boundDeviceId, bound != caller.key else { return false }
+        return try tx.first(ActivationRecord.self, where: [
+            .equals("codeId", code.id), StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+        ]) != nil
+    }
+
+    /// A new activation for a code or an onboarding process.
+    func openActivation(codeId: String?, processId: String?, caller: Caller?) throws -> ActivationRecord {
+        let record = ActivationRecord(id: random.uuid(), codeId: codeId, processId: processId, caller: caller?.key ?? "",
+                                      challenge: random.secret(byteCount: 32), expiresAt: now + ActivationRecord.lifetime, createdAt: now)
+        try tx.save(record)
+        return record
+    }
+
+    /// Registers the keys of an activation: `device`, and the two-factor keys given, each with
+    /// its proof. Consumes the code (or makes the onboarding registration, which then waits for
+    /// verification). `activationName` names the registration.
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `activationCodeInvalid`,
-    ///   `activationCodeExpired`, `authMethodNotAllowed`, `biometryUnavailable`, `policyViolation`,
-    ///   `biometryFailed`, `biometryCancelled`, `onboardingFailed`.
-    public func finishActivation(deviceId: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose,
-                                 activationName: String? = nil) throws -> ActivationOutcome {
-        try transact { tx, effects in
-            let device = try device(tx, deviceId)
-            let session = try openSession(tx, deviceId: deviceId, kinds: [.activation])
-            let userId: String
-            let app: ApplicationConfig
-            var code: ActivationCodeRecord?
-            var onboarding: OnboardingProcessRecord?
-            if let codeId = session.activationCodeId {
-                guard let found = try tx.fetch(ActivationCodeRecord.self, id: codeId), !found.consumed,
-                      found.boundDeviceId == deviceId else {
-                    throw DomainError(.activationCodeInvalid, "The activation code is no longer valid")
-                }
-                guard now < found.expiresAt else { throw DomainError(.activationCodeExpired, "The activation code has expired") }
-                code = found
-                userId = found.userId
-                app = try application(tx, found.applicationId)
-            } else if let processId = session.onboardingProcessId {
-                let process = try activatableOnboardingProcess(tx, processId)
-                onboarding = process
-                userId = process.userId ?? ""
-                app = try application(tx, process.applicationId)
-            } else {
-                throw DomainError(.noSessionInProgress, "No activation was started on this device")
-            }
-            let offered = methodsOffered(app, device)
-            guard app.authMethods.contains(parameter.method) else {
-                throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not enabled for this application")
-            }
-            guard offered.contains(parameter.method) else {
-                throw DomainError(.biometryUnavailable, "This device has no \(parameter.method.rawValue)")
-            }
-            if tokenPurpose != .none, !parameter.method.isTwoFactor {
-                throw DomainError(.authMethodNotAllowed, "A token needs a two-factor method; device alone cannot yield one")
-            }
-            if parameter.method == .pin { try PinPolicy(app).check(parameter.pin ?? "") }
-            let factors = DeviceFactors(keychain: DeviceKeychain(tx: tx, deviceId: deviceId), device: device, random: random)
-            try factors.checkBiometry(parameter.method)
-
-            // Device: new keys, kept this-device-only. Server: the public keys only.
-            let registrationId = random.identifier("reg")
-            var registration = RegistrationRecord(
-                id: registrationId, userId: userId, applicationId: app.applicationId, deviceId: deviceId,
-                state: (onboarding != nil ? RegistrationState.verificationPending : .active).rawValue,
-                authMethods: AuthMethod.text([.device, parameter.method]), failedAttempts: 0, lastAttempt: nil,
-                possessionPublicKey: try factors.createPossessionKey(), pinPublicKey: nil, touchIdPublicKey: nil,
-                faceIdPublicKey: nil, recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0,
-                createdAt: now, name: activationName ?? onboarding?.activationName ?? device.name)
-            if parameter.method.isTwoFactor {
-                registration.setPublicKey(try factors.createFactorKey(parameter), for: parameter.method)
-            }
-            try tx.save(registration)
-            try factors.keychain.set(.registrationId, registrationId)
-            try factors.keychain.setActivatedMethods(registration.methods)
-
-            if var code {
-                code.consumed = true
-                try tx.save(code)
-            }
-            if let onboarding { try onboardingActivated(tx, effects, onboarding, registrationId: registrationId) }
-            try tx.delete(OperationSessionRecord.self, id: deviceId)
-            try audit(tx, effects, .activationCompleted, userId: userId, registrationId: registrationId, deviceId: deviceId,
-                      detail: parameter.method.rawValue, activationName: registration.name)
-            if let user = try tx.fetch(UserRecord.self, id: userId) {
-                sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
-            }
-            let token = try issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-            return ActivationOutcome(registrationId: registrationId, activatedAuthMethods: registration.methods, token: token)
+    ///   `activationCodeExpired`, `onboardingFailed`, `authMethodNotAllowed`, `proofInvalid`.
+    public func commitActivation(activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
+                                 caller: Caller?) throws -> ActivationOutcome {
+        guard let activation = try tx.fetch(ActivationRecord.self, id: activationId) else {
+            throw DomainError(.noSessionInProgress, "No activation with this id is waiting for its keys")
         }
+        guard now < activation.expiresAt else {
+            throw DomainError(.sessionExpired, "The activation was opened more than 300 seconds ago; open it again")
+        }
+        let source = try activationSource(activation)
+        if let factor = keys.factors.keys.first(where: { !source.app.authMethods.contains($0) }) {
+            throw DomainError(.authMethodNotAllowed, "\(factor.rawValue) is not enabled for this application")
+        }
+        if tokenPurpose != .none, keys.factors.isEmpty {
+            throw DomainError(.authMethodNotAllowed, "A token needs a two-factor method; device alone cannot yield one")
+        }
+        try checkProofs(keys, SignedPayload(.activate, subject: activationId, challenge: activation.challenge, role: .device),
+                        registrationId: nil, caller: caller)
+        let registration = try register(keys, userId: source.userId, app: source.app, pending: source.process != nil,
+                                        name: activationName, owner: caller)
+        if var code = source.code {
+            code.consumed = true
+            try tx.save(code)
+        }
+        if let process = source.process { try core.onboardingActivated(tx, effects, process, registrationId: registration.id) }
+        try tx.delete(ActivationRecord.self, id: activationId)
+        try audit(.activationCompleted, userId: source.userId, registrationId: registration.id, caller: caller,
+                  detail: keys.factors.isEmpty ? "device" : AuthMethod.text(Array(keys.factors.keys)), activationName: registration.name)
+        if let user = try tx.fetch(UserRecord.self, id: source.userId) {
+            core.sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
+        }
+        let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
+        return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+    }
+
+    /// Where an activation's user and application come from: a code still good, or an onboarding
+    /// process that may still activate.
+    private func activationSource(_ activation: ActivationRecord) throws
+        -> (userId: String, app: ApplicationConfig, code: ActivationCodeRecord?, process: OnboardingProcessRecord?) {
+        if let codeId = activation.codeId {
+            guard let code = try tx.fetch(ActivationCodeRecord.self, id: codeId), !code.consumed, code.boundDeviceId == activation.caller else {
+                throw DomainError(.activationCodeInvalid, "The activation code is no longer valid")
+            }
+            guard now < code.expiresAt else { throw DomainError(.activationCodeExpired, "The activation code has expired") }
+            return (code.userId, try core.application(tx, code.applicationId), code, nil)
+        }
+        let process = try core.activatableOnboardingProcess(tx, activation.processId ?? "")
+        return (process.userId ?? "", try core.application(tx, process.applicationId), nil, process)
+    }
+
+    /// A new registration holding the keys given.
+    private func register(_ keys: KeySet, userId: String, app: ApplicationConfig, pending: Bool, name: String?,
+                          owner: Caller?) throws -> RegistrationRecord {
+        var registration = RegistrationRecord(
+            id: random.unguessableIdentifier("reg"), userId: userId, applicationId: app.applicationId,
+            deviceId: owner?.key ?? "", state: (pending ? RegistrationState.verificationPending : .active).rawValue,
+            authMethods: AuthMethod.text(keys.methods), failedAttempts: 0, lastAttempt: nil,
+            possessionPublicKey: keys.device.publicKey.sec1, pinPublicKey: nil, touchIdPublicKey: nil, faceIdPublicKey: nil,
+            recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0, createdAt: now, name: name)
+        for (method, key) in keys.factors { registration.setPublicKey(key.publicKey.sec1, for: method) }
+        try tx.save(registration)
+        return registration
     }
 }

@@ -1,5 +1,6 @@
-/// An activation code, stored as a keyed hash. Bound to a device by `activation/start`,
-/// consumed by `activation/finish`.
+import LatchkeyContract
+/// An activation code, stored as a keyed hash. Bound to the caller of the activation it opened
+/// (`boundDeviceId` holds its `Caller.key`), consumed when that activation gets its keys.
 struct ActivationCodeRecord: StoredRecord {
     static let table = "activation_code"
     /// A random id (the code itself is only in `codeHash`).
@@ -14,9 +15,6 @@ struct ActivationCodeRecord: StoredRecord {
 }
 
 extension Latchkey {
-    /// Wrong activation codes: 5 an hour per device.
-    static let activationCodeLimit = RateLimit(scope: "activationCode", limit: 5, window: 3600)
-
     /// Creates an activation code for a user, in the application's format and lifetime.
     /// - Throws: `notFound` (user, application).
     public func createActivationCode(userId: String, applicationId: String?) throws -> (code: String, expiresAt: UnixTime) {

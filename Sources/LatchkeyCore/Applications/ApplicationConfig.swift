@@ -1,8 +1,8 @@
+import LatchkeyContract
+
 /// How activation codes are written.
 public enum ActivationCodeType: String, Sendable, CaseIterable { case numeric, alphanumeric }
 
-/// Which characters a PIN may have.
-public enum PinCodeType: String, Sendable, CaseIterable { case numeric, alphanumeric }
 
 /// An application's configuration on the server.
 public struct ApplicationConfig: Sendable, Equatable {
@@ -32,6 +32,9 @@ public struct ApplicationConfig: Sendable, Equatable {
     }
 
     public static let defaultApplicationId = "default"
+
+    /// The PIN rules a device needs to ask for a PIN.
+    public var pinRules: PinRules { PinRules(type: pinCodeType, minLength: pinCodeLengthMin, maxLength: pinCodeLengthMax) }
 
     /// The methods `proof` may add or update, never a two-factor one for a single-factor proof.
     public func methodsAddableBy(_ proof: AuthMethod) -> [AuthMethod] {

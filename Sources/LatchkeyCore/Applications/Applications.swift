@@ -1,3 +1,4 @@
+import LatchkeyContract
 extension Latchkey {
     /// Reads an application; `default` exists from the start.
     func application(_ tx: StoreTransaction, _ applicationId: String?) throws -> ApplicationConfig {
@@ -33,5 +34,13 @@ extension Latchkey {
             try audit(tx, effects, .applicationConfigured, detail: applicationId)
             return config
         }
+    }
+}
+
+extension Latchkey {
+    /// Checks a PIN against an application's policy.
+    /// - Throws: `notFound` (application).
+    public func validatePin(_ pin: String, applicationId: String?) throws -> [PinViolation] {
+        try applicationConfig(applicationId).pinRules.violations(pin)
     }
 }

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// The kinds of security event the audit log records.
 public enum AuditEventType: String, Sendable, CaseIterable {
     case userCreated, applicationConfigured, serverConfigured, activationCodeCreated
@@ -15,6 +16,7 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case onboardingActivated, verificationCompleted
     case resetRequested, resetCodeRejected, resetCompleted
     case deliveryFailed
+    case proofRejected
 }
 
 /// One recorded security event: when, what, and which ids — never a secret.

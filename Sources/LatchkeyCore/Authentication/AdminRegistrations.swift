@@ -1,3 +1,4 @@
+import LatchkeyContract
 extension Latchkey {
     func registrationInfo(_ tx: StoreTransaction, _ record: RegistrationRecord) throws -> RegistrationInfo {
         RegistrationInfo(registrationId: record.id, userId: record.userId, applicationId: record.applicationId, name: record.name,
@@ -6,10 +7,6 @@ extension Latchkey {
                          recoveryMethods: record.recoveryPublicKey == nil ? [] : ["backup"], lastAttempt: record.lastAttempt)
     }
 
-    func registration(_ tx: StoreTransaction, _ registrationId: String) throws -> RegistrationRecord {
-        guard let record = try tx.fetch(RegistrationRecord.self, id: registrationId) else { throw DomainError.notFound("registration") }
-        return record
-    }
 
     /// A registration as an operator sees it.
     /// - Throws: `notFound` (registration).

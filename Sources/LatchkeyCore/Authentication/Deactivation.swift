@@ -1,54 +1,21 @@
-extension Latchkey {
-    /// Deactivates the device's registration: on the server too, unless `onlyLocally`.
-    /// - Throws: `notFound` (device), `notActivatedLocally`, `registrationRemoved` (the keys moved
-    ///   elsewhere: the other device's registration is left alone).
-    public func deactivateRegistration(deviceId: String, onlyLocally: Bool) throws {
-        try transact { tx, effects in
-            let device = try device(tx, deviceId)
-            let keychain = DeviceKeychain(tx: tx, deviceId: deviceId)
-            guard let registrationId = try keychain.string(.registrationId) else {
-                throw DomainError(.notActivatedLocally, "This device holds no activation")
-            }
-            if !onlyLocally, var registration = try tx.fetch(RegistrationRecord.self, id: registrationId) {
-                guard registration.deviceId == deviceId else {
-                    throw DomainError(.registrationRemoved, "The registration was moved to another device")
-                }
-                if registration.registrationState != .removed {
-                    // Proof of possession: the phone signs a fresh challenge (it counts nothing on success).
-                    let message = FactorKey.challengeMessage(challenge: random.bytes(32), registrationId: registration.id,
-                                                             counter: registration.signCounter, context: nil)
-                    let possession = FactorKey.sign(message, with: try keychain.get(.possessionKey) ?? [])
-                    guard FactorKey.verify(possession, over: message, publicKey: registration.possessionPublicKey) else {
-                        throw DomainError(.registrationRemoved, "The device's keys do not match the registration")
-                    }
-                    registration.state = RegistrationState.removed.rawValue
-                    try tx.save(registration)
-                    try revokeTokens(tx, registrationId: registration.id)
-                }
-            }
-            try keychain.wipeActivation()
-            try tx.delete(OperationSessionRecord.self, id: device.id)
-            let owner = try tx.fetch(RegistrationRecord.self, id: registrationId)?.userId
-            try audit(tx, effects, .registrationDeactivated, userId: owner, registrationId: registrationId, deviceId: deviceId,
-                      detail: onlyLocally ? "local" : "server")
-        }
-    }
+import LatchkeyContract
 
-    /// Cancels the operation in progress on the device; a pushed authentication in hand is rejected.
-    /// - Throws: `notFound` (device).
-    public func cancelSession(deviceId: String) throws -> Bool {
-        try transact { tx, effects in
-            _ = try device(tx, deviceId)
-            guard let session = try tx.fetch(OperationSessionRecord.self, id: deviceId) else { return false }
-            try tx.delete(OperationSessionRecord.self, id: deviceId)
-            if let pushedId = session.pushedAuthenticationId, var pushed = try tx.fetch(PushedAuthenticationRecord.self, id: pushedId),
-               pushed.status == PushedAuthenticationStatus.pending.rawValue {
-                pushed.status = PushedAuthenticationStatus.rejected.rawValue
-                pushed.decidedAt = now
-                try tx.save(pushed)
-                try audit(tx, effects, .pushedAuthenticationRejected, registrationId: pushed.registrationId, deviceId: deviceId)
-            }
-            return true
-        }
+extension ServerSession {
+    /// Removes the registration at its device's request (the device signature suffices; a second
+    /// factor, if given, is checked and counts). Its tokens die.
+    /// - Throws: the challenge answers, `registrationRemoved` (already removed, or not this
+    ///   registration's device), `authenticationFailed`, `registrationLocked`.
+    public func removeRegistration(registrationId: String, challengeId: String, signatures: FactorSignatures, caller: Caller?) throws {
+        let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .removeRegistration])
+        var registration = try core.registration(tx, registrationId)
+        guard registration.registrationState != .removed else { throw DomainError(.registrationRemoved, "The registration was removed") }
+        try checkFactor(signatures, registration, push: nil, tokenPurpose: .none)
+        let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device,
+                                    contextHash: challenge.contextHash)
+        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, asAuthentication: false)
+        registration.state = RegistrationState.removed.rawValue
+        try tx.save(registration)
+        try core.revokeTokens(tx, registrationId: registration.id)
+        try audit(.registrationDeactivated, userId: registration.userId, registrationId: registration.id, caller: caller, detail: "server")
     }
 }

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// Where a pushed authentication stands.
 public enum PushedAuthenticationStatus: String, Sendable, CaseIterable { case pending, approved, rejected, expired }
 

@@ -1,7 +1,4 @@
-/// A registration's state on the server.
-public enum RegistrationState: String, Sendable, CaseIterable {
-    case active, locked, lockedByAdmin, verificationPending, removed
-}
+import LatchkeyContract
 
 /// A registration: one user's activation on one device, held as factor public keys.
 struct RegistrationRecord: StoredRecord {

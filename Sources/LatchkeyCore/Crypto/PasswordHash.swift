@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Crypto
 import _CryptoExtras
 

@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Crypto
 
 /// Keyed hashes of low-entropy one-time secrets (activation codes, OTPs, reset codes) and

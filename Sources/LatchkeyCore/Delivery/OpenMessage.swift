@@ -1,3 +1,4 @@
+import LatchkeyContract
 extension Latchkey {
     /// The user opens a message: its link (nil for one without). Opening an account-recovery
     /// message fires the deep-link callback with its code.

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// The channel a message leaves by.
 public enum DeliveryChannel: String, Sendable, CaseIterable { case email, sms }
 

@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Synchronization
 
 /// The simulated out-of-band channel: the last 1000 messages, in process memory only

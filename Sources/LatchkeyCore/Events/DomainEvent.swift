@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// Something that happened which subscribers may be told of. Emitted only after its
 /// transaction commits.
 public enum DomainEvent: Sendable {

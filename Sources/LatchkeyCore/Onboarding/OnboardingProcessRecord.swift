@@ -1,7 +1,5 @@
-/// Where an onboarding process stands.
-public enum OnboardingStatus: String, Sendable, CaseIterable {
-    case activationInProgress, verificationInProgress, failed, finished
-}
+import LatchkeyContract
+
 
 /// An onboarding process started by one device or app installation (`deviceId` names it): the identity it matched (if any), its OTP as a keyed
 /// hash, and its counters.
@@ -28,8 +26,6 @@ struct OnboardingProcessRecord: StoredRecord {
     /// Cancelled or replaced processes are closed.
     var closed: Bool
     var createdAt: Int64
-    /// The name the registration gets (given with the OTP).
-    var activationName: String?
 
     var onboardingStatus: OnboardingStatus { OnboardingStatus(rawValue: status) ?? .failed }
 

@@ -1,21 +1,4 @@
-/// Identity given to start onboarding: any of these identifiers, with `birthDate` optionally
-/// (required with `userId`); every one given must match the same user.
-public struct OnboardingCredentials: Sendable, Equatable {
-    public var email: String?
-    public var phoneNumber: String?
-    public var loginName: String?
-    public var userId: String?
-    public var birthDate: String?
-
-    public init(email: String? = nil, phoneNumber: String? = nil, loginName: String? = nil, userId: String? = nil,
-                birthDate: String? = nil) {
-        self.email = email
-        self.phoneNumber = phoneNumber
-        self.loginName = loginName
-        self.userId = userId
-        self.birthDate = birthDate
-    }
-}
+import LatchkeyContract
 
 /// The server's side of onboarding: processes started from identity, each with its OTP, its
 /// counters and its state. Who asks (a simulated device, an app installation) holds the process id.
@@ -56,14 +39,14 @@ extension Latchkey {
 
     /// Starts a process for whoever the credentials name; sends an OTP to a contact on file when
     /// they name someone. The same answer (and the same random draws) either way.
-    func startOnboardingProcess(_ tx: StoreTransaction, _ effects: Effects, owner: String, credentials: OnboardingCredentials,
-                                app: ApplicationConfig, canRestoreSession: Bool) throws -> OnboardingProcessRecord {
+    func startOnboardingProcess(_ tx: StoreTransaction, _ effects: Effects, owner: Caller, credentials: OnboardingCredentials,
+                                app: ApplicationConfig) throws -> OnboardingProcessRecord {
         let user = try matchCredentials(tx, credentials)
         var process = OnboardingProcessRecord(
-            id: random.identifier("onb"), deviceId: owner, userId: user?.id, applicationId: app.applicationId,
+            id: random.uuid(), deviceId: owner.key, userId: user?.id, applicationId: app.applicationId,
             channel: nil, address: nil, otpHash: nil, otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0,
-            status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: canRestoreSession,
-            instance: instanceId, otpAccepted: false, registrationId: nil, closed: false, createdAt: now, activationName: nil)
+            status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: true,
+            instance: "", otpAccepted: false, registrationId: nil, closed: false, createdAt: now)
         if let user {
             if credentials.phoneNumber != nil || user.email == nil, let phone = user.phoneNumber {
                 process.channel = DeliveryChannel.sms.rawValue
@@ -74,7 +57,7 @@ extension Latchkey {
             }
         }
         try sendOnboardingOtp(tx, effects, &process)
-        try audit(tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner)
+        try audit(tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId)
         return process
     }
 
@@ -90,7 +73,9 @@ extension Latchkey {
             effects.append(.delivery(OutboundMessage(
                 id: messageId, channel: channel, to: address, purpose: .onboardingOtp, code: otp,
                 text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)))
-            try audit(tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: process.deviceId, detail: channel.rawValue)
+            let owner = Caller(key: process.deviceId)
+            try audit(tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
+                      installationId: owner?.installationId)
         } else {
             process.otpHash = nil
         }
@@ -101,7 +86,7 @@ extension Latchkey {
     /// - Throws: `onboardingFailed`, `onboardingCannotActivate`, `otpExpired` (not counted),
     ///   `otpInvalid` (counted; the fifth fails the process).
     func acceptOnboardingOtp(_ tx: StoreTransaction, _ effects: Effects, _ process: inout OnboardingProcessRecord, otp: String,
-                             activationName: String?) throws {
+                             caller: Caller?) throws {
         switch process.onboardingStatus {
         case .failed: throw DomainError(.onboardingFailed, "The onboarding process failed; start again")
         case .verificationInProgress, .finished:
@@ -115,10 +100,12 @@ extension Latchkey {
         guard let expected = process.otpHash, SecretHash.constantTimeEquals(given, expected) else {
             process.wrongOtps += 1
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)
-            try audit(tx, effects, .onboardingOtpRejected, userId: process.userId, deviceId: process.deviceId)
+            try audit(tx, effects, .onboardingOtpRejected, userId: process.userId, deviceId: caller?.deviceId,
+                      installationId: caller?.installationId)
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
-                try audit(tx, effects, .onboardingFailed, userId: process.userId, deviceId: process.deviceId, detail: "otp")
+                try audit(tx, effects, .onboardingFailed, userId: process.userId, deviceId: caller?.deviceId, detail: "otp",
+                          installationId: caller?.installationId)
             }
             try tx.save(process)
             throw DomainError(.otpInvalid, "The OTP is not valid",
@@ -126,9 +113,9 @@ extension Latchkey {
         }
         process.otpAccepted = true
         process.otpHash = nil
-        process.activationName = activationName
         try tx.save(process)
-        try audit(tx, effects, .onboardingActivated, userId: process.userId, deviceId: process.deviceId, activationName: activationName)
+        try audit(tx, effects, .onboardingActivated, userId: process.userId, deviceId: caller?.deviceId,
+                  installationId: caller?.installationId)
     }
 
     /// Sends a new OTP (the previous one dies; wrong tries are not reset).
@@ -146,7 +133,7 @@ extension Latchkey {
 
     /// Ends a process that is still running (removing the registration waiting for verification).
     /// - Throws: `onboardingFailed` (failed or expired), `onboardingNotRunning` (finished).
-    func cancelOnboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ process: OnboardingProcessRecord, forced: Bool) throws {
+    func cancelOnboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ process: OnboardingProcessRecord, caller: Caller?) throws {
         switch process.onboardingStatus {
         case .failed: throw DomainError(.onboardingFailed, "The onboarding process failed already")
         case .finished: throw Self.notRunning("The onboarding process is finished")
@@ -161,7 +148,8 @@ extension Latchkey {
             try tx.save(registration)
             try revokeTokens(tx, registrationId: registrationId)
         }
-        try audit(tx, effects, .onboardingCancelled, userId: process.userId, deviceId: process.deviceId, detail: forced ? "forced" : nil)
+        try audit(tx, effects, .onboardingCancelled, userId: process.userId, deviceId: caller?.deviceId,
+                  installationId: caller?.installationId)
     }
 
     /// The process behind an onboarding activation, if it may still activate.
@@ -220,4 +208,53 @@ extension Latchkey {
 public enum VerificationTarget: Sendable {
     case user(String)
     case registration(String)
+}
+
+extension ServerSession {
+    /// The process by id.
+    /// - Throws: `onboardingNotRunning` (unknown, or cancelled).
+    private func process(_ processId: String) throws -> OnboardingProcessRecord {
+        guard let process = try core.onboardingProcess(tx, processId) else { throw Latchkey.notRunning() }
+        return process
+    }
+
+    /// Starts a process; the same answer whether or not the credentials name a user. One running
+    /// process per caller.
+    /// - Throws: `notFound` (application), `onboardingInProgress`.
+    public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String {
+        let app = try core.application(tx, applicationId)
+        let open = try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals("deviceId", caller.key), .equals("closed", false)])
+        for running in open {
+            guard let current = try core.onboardingProcess(tx, running.id) else { continue }
+            if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {
+                throw DomainError(.onboardingInProgress, "An onboarding process runs for this caller already", [Latchkey.wdoInProgress])
+            }
+        }
+        return try core.startOnboardingProcess(tx, effects, owner: caller, credentials: credentials, app: app).id
+    }
+
+    public func onboardingStatus(processId: String) throws -> OnboardingStatus {
+        try process(processId).onboardingStatus
+    }
+
+    public func resendOnboardingOtp(processId: String) throws {
+        var process = try process(processId)
+        try core.resendOnboardingOtp(tx, effects, &process)
+    }
+
+    public func cancelOnboarding(processId: String, caller: Caller?) throws {
+        try core.cancelOnboardingProcess(tx, effects, try process(processId), caller: caller)
+    }
+
+    /// Checks the OTP; a right one opens an activation that `commitActivation` completes (the
+    /// registration then waits for verification).
+    /// - Throws: `onboardingNotRunning`, `onboardingFailed`, `onboardingCannotActivate`, `otpExpired`, `otpInvalid`.
+    public func activateOnboarding(processId: String, otp: String, caller: Caller?) throws -> PreparedActivation {
+        var process = try process(processId)
+        try core.acceptOnboardingOtp(tx, effects, &process, otp: otp, caller: caller)
+        let app = try core.application(tx, process.applicationId)
+        let activation = try openActivation(codeId: nil, processId: process.id, caller: caller)
+        return PreparedActivation(activationId: activation.id, challenge: activation.challenge, expiresAt: activation.expiresAt,
+                                  authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
+    }
 }

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// One counted event for a rate limit (a wrong activation code, a failed login, a send).
 struct RateEventRecord: StoredRecord {
     static let table = "rate_event"

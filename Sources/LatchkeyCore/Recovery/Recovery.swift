@@ -1,179 +1,202 @@
-/// What a recovery add/update or delete answers.
-public struct RecoveryMethodsOutcome: Sendable, Equatable {
-    public var recoveryMethods: [String]
-    public var token: String?
-}
+import Crypto
+import LatchkeyContract
 
-extension Latchkey {
-    /// Opens a recovery add/update (or delete), authorised by a token of the right purpose.
-    /// - Throws: `notActivatedLocally`, the state errors, `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
-    public func startRecoveryChange(deviceId: String, token: String, purpose: TokenPurpose) throws {
-        try transact { tx, effects in
-            let (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
-            try requireActive(registration)
-            let tokenExpiry = try consumeToken(tx, effects, token, registration: registration, purpose: purpose) {
-                // A valid delete token is not spent when there is nothing to delete.
-                if purpose == .deleteRecovery, registration.recoveryPublicKey == nil,
-                   try DeviceKeychain(tx: tx, deviceId: deviceId).get(.recoveryMaskedKey) == nil {
-                    throw DomainError(.recoveryNotActivated, "No recovery code is set; there is nothing to delete")
-                }
-            }
-            try startSession(tx, deviceId: deviceId, kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate,
-                             registration: registration, tokenExpiresAt: tokenExpiry)
+extension ServerSession {
+    /// Checks a registration may change its recovery, and the token that authorises it.
+    /// - Throws: `notFound` (registration), the state answers.
+    private func changingRegistration(_ registrationId: String) throws -> RegistrationRecord {
+        let registration = try core.registration(tx, registrationId)
+        try core.requireActive(registration)
+        return registration
+    }
+
+    /// A delete has something to delete; a valid delete token is not spent when it has not.
+    private func requireSomethingToDelete(_ registration: RegistrationRecord, _ purpose: TokenPurpose) throws {
+        if purpose == .deleteRecovery, registration.recoveryPublicKey == nil {
+            throw DomainError(.recoveryNotActivated, "No recovery code is set; there is nothing to delete")
         }
     }
 
-    /// Sets (or replaces) the recovery code: the device derives a key from it, the server keeps
-    /// the public key.
-    /// - Throws: `noSessionInProgress`, `sessionExpired`, the state errors, `policyViolation`.
-    public func finishRecoveryAddOrUpdate(deviceId: String, recoveryCode: String, tokenPurpose: TokenPurpose) throws -> RecoveryMethodsOutcome {
-        try transact { tx, effects in
-            let session = try openSession(tx, deviceId: deviceId, kinds: [.recoveryAddOrUpdate])
-            var (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
-            try requireActive(registration)
-            try RecoveryCode.check(recoveryCode)
-            let recovery = DeviceRecovery(keychain: DeviceKeychain(tx: tx, deviceId: deviceId), random: random)
-            registration.recoveryPublicKey = try recovery.create(code: recoveryCode, registrationId: registration.id)
-            registration.recoveryFailedAttempts = 0
-            try tx.save(registration)
-            try tx.delete(OperationSessionRecord.self, id: deviceId)
-            try audit(tx, effects, .recoveryCodeSet, userId: registration.userId, registrationId: registration.id, deviceId: deviceId)
-            let token = try issueToken(tx, effects, registration: registration, purpose: tokenPurpose, notAfter: session.tokenExpiresAt)
-            return RecoveryMethodsOutcome(recoveryMethods: ["backup"], token: token)
+    /// Uses a token of `purpose` and grants one recovery change for 300 s.
+    /// - Throws: the state answers, `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`,
+    ///   `recoveryNotActivated` (a delete with nothing to delete: the token is not spent).
+    public func redeemToken(registrationId: String, token: String, purpose: TokenPurpose, caller: Caller?) throws -> TokenGrant {
+        let registration = try changingRegistration(registrationId)
+        let tokenExpiresAt = try core.consumeToken(tx, effects, token, registration: registration, purpose: purpose) {
+            try requireSomethingToDelete(registration, purpose)
         }
+        guard let kind = ChallengeKind(grant: purpose) else {
+            throw DomainError(.tokenPurposeMismatch, "A token of purpose none authorises nothing")
+        }
+        let secret = Self.digest("grant\n" + token)
+        let grant = try issueChallenge(registration, kind, challenge: Self.digest(secret), tokenExpiresAt: tokenExpiresAt)
+        return TokenGrant(grantId: grant.id, secret: secret, expiresAt: grant.expiresAt)
     }
 
-    /// Deletes the recovery method on both sides.
-    /// - Throws: `noSessionInProgress`, `sessionExpired`, the state errors, `recoveryNotActivated`.
-    public func finishRecoveryDelete(deviceId: String, tokenPurpose: TokenPurpose) throws -> RecoveryMethodsOutcome {
-        try transact { tx, effects in
-            let session = try openSession(tx, deviceId: deviceId, kinds: [.recoveryDelete])
-            var (_, registration) = try deviceRegistration(tx, deviceId: deviceId)
-            try requireActive(registration)
-            let keychain = DeviceKeychain(tx: tx, deviceId: deviceId)
-            let deviceHasRecovery = try keychain.get(.recoveryMaskedKey) != nil
-            guard registration.recoveryPublicKey != nil || deviceHasRecovery else {
-                throw DomainError(.recoveryNotActivated, "No recovery code is set")
-            }
-            registration.recoveryPublicKey = nil
-            registration.recoveryFailedAttempts = 0
-            try tx.save(registration)
-            try keychain.wipeRecovery()
-            try tx.delete(OperationSessionRecord.self, id: deviceId)
-            try audit(tx, effects, .recoveryDeleted, userId: registration.userId, registrationId: registration.id, deviceId: deviceId)
-            let token = try issueToken(tx, effects, registration: registration, purpose: tokenPurpose, notAfter: session.tokenExpiresAt)
-            return RecoveryMethodsOutcome(recoveryMethods: [], token: token)
-        }
+    /// Unpadded base64url SHA-256. A grant's secret is the digest of the token (which cannot be
+    /// recovered from it, and draws nothing from the random source); the store keeps the digest
+    /// of that secret only.
+    private static func digest(_ secret: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Array(secret.utf8))))
     }
 
-    /// The registration a restored device's recovery data names, checked for recovery.
-    private func recoverableRegistration(_ tx: StoreTransaction, deviceId: String) throws -> (DeviceRecord, RegistrationRecord) {
-        let device = try device(tx, deviceId)
-        let keychain = DeviceKeychain(tx: tx, deviceId: deviceId)
-        if try keychain.get(.registrationId) != nil {
-            throw DomainError(.alreadyActivated, "This device holds an activation already")
+    /// The grant of a recovery change, for the token it was given for.
+    private func openGrant(_ grant: TokenGrant, registrationId: String, _ kind: ChallengeKind) throws -> ChallengeRecord {
+        let record = try openChallenge(grant.grantId, registrationId: registrationId, serving: [kind])
+        guard record.challenge == Self.digest(grant.secret) else {
+            throw DomainError(.noSessionInProgress, "This grant did not open the change in hand")
         }
-        guard try keychain.get(.recoveryMaskedKey) != nil, let registrationId = try keychain.string(.recoveryRegistrationId) else {
-            throw DomainError(.recoveryNotActivated, "This device holds no recovery data")
+        return record
+    }
+
+    /// Sets (or replaces) the recovery key, authorised by a grant; the key's proof signs the
+    /// grant's secret as its challenge.
+    /// - Throws: the grant's and the state answers, `proofInvalid`.
+    public func setRecovery(registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
+                            caller: Caller?) throws -> RecoveryMethodsOutcome {
+        let record = try openGrant(grant, registrationId: registrationId, .addOrUpdateRecovery)
+        var registration = try changingRegistration(registrationId)
+        try checkProofs([(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
+                        registrationId: registrationId, caller: caller)
+        try useUp(record)
+        return try setRecoveryKey(key, &registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)
+    }
+
+    private func setRecoveryKey(_ key: KeyWithProof, _ registration: inout RegistrationRecord, notAfter: Int64?,
+                                tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome {
+        registration.recoveryPublicKey = key.publicKey.sec1
+        registration.recoveryFailedAttempts = 0
+        try tx.save(registration)
+        try audit(.recoveryCodeSet, userId: registration.userId, registrationId: registration.id, caller: caller)
+        let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose, notAfter: notAfter)
+        return RecoveryMethodsOutcome(recoveryMethods: registration.recoveryMethods, token: token)
+    }
+
+    /// `server/recovery/set`: the token, then the key's proof, then the token is used and the
+    /// key set (a failing proof spends nothing).
+    public func setRecovery(registrationId: String, token: String, key: KeyWithProof, tokenPurpose: TokenPurpose,
+                            caller: Caller?) throws -> RecoveryMethodsOutcome {
+        var registration = try changingRegistration(registrationId)
+        try core.checkToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
+        try checkProofs([(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: token, role: .recovery),
+                        registrationId: registrationId, caller: caller)
+        let notAfter = try core.consumeToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
+        return try setRecoveryKey(key, &registration, notAfter: notAfter, tokenPurpose: tokenPurpose, caller: caller)
+    }
+
+    /// Deletes the recovery key, authorised by a grant.
+    /// - Throws: the grant's and the state answers, `recoveryNotActivated`.
+    public func deleteRecovery(registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose,
+                               caller: Caller?) throws -> RecoveryMethodsOutcome {
+        let record = try openGrant(grant, registrationId: registrationId, .deleteRecovery)
+        var registration = try changingRegistration(registrationId)
+        try requireSomethingToDelete(registration, .deleteRecovery)
+        try useUp(record)
+        return try deleteRecoveryKey(&registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)
+    }
+
+    private func deleteRecoveryKey(_ registration: inout RegistrationRecord, notAfter: Int64?, tokenPurpose: TokenPurpose,
+                                   caller: Caller?) throws -> RecoveryMethodsOutcome {
+        registration.recoveryPublicKey = nil
+        registration.recoveryFailedAttempts = 0
+        try tx.save(registration)
+        try audit(.recoveryDeleted, userId: registration.userId, registrationId: registration.id, caller: caller)
+        let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose, notAfter: notAfter)
+        return RecoveryMethodsOutcome(recoveryMethods: [], token: token)
+    }
+
+    /// `server/recovery/delete`: the token is used and the key deleted.
+    public func deleteRecovery(registrationId: String, token: String, tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome {
+        var registration = try changingRegistration(registrationId)
+        let notAfter = try core.consumeToken(tx, effects, token, registration: registration, purpose: .deleteRecovery) {
+            try requireSomethingToDelete(registration, .deleteRecovery)
         }
+        return try deleteRecoveryKey(&registration, notAfter: notAfter, tokenPurpose: tokenPurpose, caller: caller)
+    }
+
+    /// A registration that may be recovered: active, with a recovery key, not locked.
+    /// - Throws: `registrationRemoved` (unknown), the state answers, `recoveryNotActivated`, `recoveryLocked`.
+    private func recoverableRegistration(_ registrationId: String) throws -> RegistrationRecord {
         guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId) else {
             throw DomainError(.registrationRemoved, "The registration no longer exists")
         }
-        try requireActive(registration)
+        try core.requireActive(registration)
         guard registration.recoveryPublicKey != nil else {
             throw DomainError(.recoveryNotActivated, "No recovery code is set for this registration")
         }
         guard registration.recoveryFailedAttempts < RecoveryCode.maxWrongAttempts else {
             throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes")
         }
-        return (device, registration)
+        return registration
     }
 
-    /// Opens a recovery on a device restored from backup.
-    /// - Throws: `alreadyActivated`, `recoveryNotActivated`, the state errors, `recoveryLocked`.
-    public func startRecovery(deviceId: String) throws -> ActivationOffer {
-        try transact { tx, _ in
-            let (device, registration) = try recoverableRegistration(tx, deviceId: deviceId)
-            try startSession(tx, deviceId: deviceId, kind: .recovery, registration: registration)
-            return offer(try application(tx, registration.applicationId), device)
+    /// Opens a recovery: what the new keys are to be made for (the enabled two-factor methods).
+    public func recoveryChallenge(registrationId: String, caller: Caller) throws -> RecoveryChallenge {
+        let registration = try recoverableRegistration(registrationId)
+        let app = try core.application(tx, registration.applicationId)
+        let record = try issueChallenge(registration, .recover)
+        return RecoveryChallenge(challengeId: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
+                                 authMethodsForActivation: app.authMethods.filter(\.isTwoFactor), pinRules: app.pinRules)
+    }
+
+    /// Recovers a registration onto new keys (`device` and exactly one two-factor method) with the
+    /// recovery key's signature. A failing one counts against the 5 recovery attempts; success
+    /// uses the recovery key up and re-keys the registration: the old device's keys stop working.
+    /// - Throws: the challenge answers, the recovery answers, `authMethodNotAllowed`, `invalidParams`
+    ///   (other keys), `proofInvalid`, `recoveryCodeInvalid`, `recoveryLocked`.
+    public func recover(registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
+                        tokenPurpose: TokenPurpose, caller: Caller?) throws -> ActivationOutcome {
+        let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.recover])
+        var registration = try recoverableRegistration(registrationId)
+        guard keys.factors.count == 1, let (method, factorKey) = keys.factors.first else {
+            throw DomainError.invalid(.recoveryKeys, "must be device and exactly one two-factor method")
         }
-    }
-
-    /// Recovers the registration onto this device: the code proves the user, one new method is
-    /// activated besides `device`, and the registration is bound to the new keys (the old
-    /// device's stop working). The code is consumed.
-    /// - Throws: the finish checks, `recoveryNotActivated`, `recoveryLocked`, `authMethodNotAllowed`,
-    ///   `policyViolation`, the biometric errors, `recoveryCodeInvalid`.
-    public func finishRecovery(deviceId: String, recoveryCode: String, _ parameter: AuthParameter,
-                               tokenPurpose: TokenPurpose) throws -> ActivationOutcome {
-        try transact { tx, effects in
-            let session = try openSession(tx, deviceId: deviceId, kinds: [.recovery])
-            let (device, found) = try recoverableRegistration(tx, deviceId: deviceId)
-            var registration = found
-            guard registration.id == session.registrationId else {
-                throw DomainError(.noSessionInProgress, "No recovery was started for this registration")
-            }
-            let app = try application(tx, registration.applicationId)
-            guard parameter.method.isTwoFactor, app.authMethods.contains(parameter.method) else {
-                throw DomainError(.authMethodNotAllowed, "Recovery activates exactly one two-factor method besides device")
-            }
-            guard device.supports(parameter.method) else {
-                throw DomainError(.biometryUnavailable, "This device has no \(parameter.method.rawValue)")
-            }
-            if parameter.method == .pin { try PinPolicy(app).check(parameter.pin ?? "") }
-            let keychain = DeviceKeychain(tx: tx, deviceId: deviceId)
-            let factors = DeviceFactors(keychain: keychain, device: device, random: random)
-            try factors.checkBiometry(parameter.method)
-
-            let message = FactorKey.challengeMessage(challenge: session.challenge, registrationId: registration.id,
-                                                     counter: session.counter, context: "recovery")
-            let signature = try DeviceRecovery(keychain: keychain, random: random).sign(message, code: recoveryCode)
-            try tx.delete(OperationSessionRecord.self, id: deviceId)
-            guard let recoveryKey = registration.recoveryPublicKey,
-                  FactorKey.verify(signature, over: message, publicKey: recoveryKey) else {
-                registration.recoveryFailedAttempts += 1
-                try tx.save(registration)
-                try audit(tx, effects, .recoveryCodeRejected, userId: registration.userId, registrationId: registration.id, deviceId: deviceId)
-                let remaining = RecoveryCode.maxWrongAttempts - registration.recoveryFailedAttempts
-                if remaining <= 0 {
-                    try audit(tx, effects, .recoveryLocked, userId: registration.userId, registrationId: registration.id)
-                    throw DomainError(.recoveryLocked, "Too many wrong recovery codes: recovery is now locked")
-                }
-                throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [("remainingAttempts", .int(remaining))])
-            }
-
-            // Re-key: this device's new keys replace the old device's; the code is used up.
-            registration.deviceId = deviceId
-            registration.possessionPublicKey = try factors.createPossessionKey()
-            registration.pinPublicKey = nil
-            registration.touchIdPublicKey = nil
-            registration.faceIdPublicKey = nil
-            registration.setPublicKey(try factors.createFactorKey(parameter), for: parameter.method)
-            registration.authMethods = AuthMethod.text([.device, parameter.method])
-            registration.keyGeneration += 1
-            registration.failedAttempts = 0
-            registration.recoveryPublicKey = nil
-            registration.recoveryFailedAttempts = 0
+        let app = try core.application(tx, registration.applicationId)
+        guard app.authMethods.contains(method) else {
+            throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not enabled for this application")
+        }
+        let payload = SignedPayload(.recover, subject: registrationId, challenge: challenge.challenge, role: .recovery)
+        try checkProofs(keys, payload, registrationId: registrationId, caller: caller)
+        try useUp(challenge)
+        guard let recoveryKey = registration.recoveryPublicKey.flatMap(PublicKey.init(sec1:)),
+              recoveryKey.verifies(recoverySignature, over: payload) else {
+            registration.recoveryFailedAttempts += 1
             try tx.save(registration)
-            try revokeTokens(tx, registrationId: registration.id)
-            try keychain.set(.registrationId, registration.id)
-            try keychain.setActivatedMethods(registration.methods)
-            try keychain.wipeRecovery()
-            try audit(tx, effects, .recoveryCompleted, userId: registration.userId, registrationId: registration.id, deviceId: deviceId,
-                      detail: parameter.method.rawValue)
-            if let user = try tx.fetch(UserRecord.self, id: registration.userId) {
-                sendSecurityNotice(effects, to: user, "Your registration was recovered on a new device. If this was not you, contact support.")
+            try audit(.recoveryCodeRejected, userId: registration.userId, registrationId: registration.id, caller: caller)
+            let remaining = RecoveryCode.maxWrongAttempts - registration.recoveryFailedAttempts
+            if remaining <= 0 {
+                try audit(.recoveryLocked, userId: registration.userId, registrationId: registration.id)
+                throw DomainError(.recoveryLocked, "Too many wrong recovery codes: recovery is now locked")
             }
-            let token = try issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-            return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+            throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [("remainingAttempts", .int(remaining))])
         }
+        registration.rekey(device: keys.device.publicKey.sec1, method, factorKey.publicKey.sec1, owner: caller?.key ?? "")
+        try tx.save(registration)
+        try core.revokeTokens(tx, registrationId: registration.id)
+        try audit(.recoveryCompleted, userId: registration.userId, registrationId: registration.id, caller: caller, detail: method.rawValue)
+        if let user = try tx.fetch(UserRecord.self, id: registration.userId) {
+            core.sendSecurityNotice(effects, to: user, "Your registration was recovered on a new device. If this was not you, contact support.")
+        }
+        let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
+        return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+    }
+}
+
+extension RegistrationRecord {
+    /// New keys after a recovery: `device` and one two-factor method; the recovery key is used up.
+    mutating func rekey(device: [UInt8], _ method: AuthMethod, _ factorKey: [UInt8], owner: String) {
+        deviceId = owner
+        possessionPublicKey = device
+        pinPublicKey = nil
+        touchIdPublicKey = nil
+        faceIdPublicKey = nil
+        setPublicKey(factorKey, for: method)
+        authMethods = AuthMethod.text([.device, method])
+        keyGeneration += 1
+        failedAttempts = 0
+        recoveryPublicKey = nil
+        recoveryFailedAttempts = 0
     }
 
-    /// Whether the device holds recovery data.
-    public func isRecoveryActivated(deviceId: String) throws -> Bool {
-        try inspect { tx in
-            _ = try device(tx, deviceId)
-            return try DeviceRecovery(keychain: DeviceKeychain(tx: tx, deviceId: deviceId), random: random).isActivated
-        }
-    }
+    var recoveryMethods: [String] { recoveryPublicKey == nil ? [] : ["backup"] }
 }

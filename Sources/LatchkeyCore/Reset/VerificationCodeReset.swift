@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// Which reset flow a verification code belongs to.
 public enum ResetKind: String, Sendable { case accountRecovery, passwordReset }
 

@@ -1,3 +1,4 @@
+import LatchkeyContract
 import Synchronization
 
 /// A store whose transactions fail while it is armed, as a broken disk would make them fail:

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// A row of one table: a `Codable` value whose stored properties are the table's columns
 /// (scalars only: text, integers, booleans, blobs) and whose `id` is the primary key.
 public protocol StoredRecord: Codable, Sendable {

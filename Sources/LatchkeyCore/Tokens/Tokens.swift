@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// A purpose-bound one-time token, stored only as its SHA-256.
 struct TokenRecord: StoredRecord {
     static let table = "token"
@@ -27,13 +28,13 @@ extension Latchkey {
         return token
     }
 
-    /// Uses a token once: it must be this registration's, unused, unexpired and of `purpose`.
-    /// Returns when it would have expired.
+    /// A token that may be used now: this registration's, unused, unexpired and of `purpose`.
     /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
-    func consumeToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
-                      purpose: TokenPurpose, before use: () throws -> Void = {}) throws -> Int64 {
+    @discardableResult
+    func checkToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
+                    purpose: TokenPurpose) throws -> TokenRecord {
         let hash = SecretHash.digest(token, purpose: "token")
-        guard var record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId == registration.id,
+        guard let record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId == registration.id,
               record.keyGeneration == registration.keyGeneration else {
             try audit(tx, effects, .tokenRejected, userId: registration.userId, registrationId: registration.id, detail: "invalid")
             throw DomainError(.tokenInvalid, "The token is unknown, used, or not this registration's")
@@ -44,6 +45,15 @@ extension Latchkey {
         guard record.purpose == purpose.rawValue else {
             throw DomainError(.tokenPurposeMismatch, "The token was issued for \(record.purpose), not \(purpose.rawValue)")
         }
+        return record
+    }
+
+    /// Uses a token once (see `checkToken`); `use` runs after the checks, before the token is
+    /// spent. Returns when it would have expired.
+    /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`, what `use` throws.
+    func consumeToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
+                      purpose: TokenPurpose, before use: () throws -> Void = {}) throws -> Int64 {
+        var record = try checkToken(tx, effects, token, registration: registration, purpose: purpose)
         try use()
         record.used = true
         try tx.save(record)

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// Server-wide lifetimes.
 public struct ServerConfig: Sendable, Equatable {
     public var gracePeriodSeconds: Int64

@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// A user on the server. The password is kept only as an scrypt hash.
 struct UserRecord: StoredRecord {
     static let table = "user"

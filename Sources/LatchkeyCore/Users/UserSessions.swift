@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// A signed-in session, stored only as the hash of its id.
 struct UserSessionRecord: StoredRecord {
     static let table = "user_session"

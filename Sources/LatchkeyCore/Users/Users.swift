@@ -1,3 +1,4 @@
+import LatchkeyContract
 /// Identifier formats of the contract.
 public enum Identifiers {
     /// E.164: `+` and 2 to 15 digits, not starting with 0.

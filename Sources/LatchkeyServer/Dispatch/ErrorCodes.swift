@@ -1,3 +1,4 @@
+import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
@@ -127,6 +128,8 @@ enum ErrorCodes {
             return ParamProblem(maxChanged ? "pinCodeLengthMax" : "pinCodeLengthMin", message)
         case .addOrUpdateAllowedBy(let proof, _):
             return ParamProblem("addOrUpdateAllowedBy.\(proof.rawValue)", message)
+        case .recoveryKeys:
+            return ParamProblem("keys", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
             let allowed = prefixes.isEmpty ? "none: the application's redirectUrlPrefixes is empty"

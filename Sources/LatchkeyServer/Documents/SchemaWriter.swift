@@ -1,3 +1,4 @@
+import LatchkeyContract
 import LatchkeyJSON
 
 /// Writes `Schema` descriptions as JSON Schema. Named schemas are written once under their

@@ -1,4 +1,7 @@
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
 
@@ -71,8 +74,7 @@ enum ActivationMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOffer {
-            try context.core.startActivation(deviceId: params.deviceId, activationCode: params.activationCode,
-                                             applicationId: params.applicationId)
+            try context.devices.on(params.deviceId) { try $0.startActivation(code: params.activationCode, applicationId: params.applicationId) }
         }
     }
 
@@ -102,8 +104,10 @@ enum ActivationMethods {
             errors: [.notFound, .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired,
                      .authMethodNotAllowed, .policyViolation, .onboardingFailed] + biometryErrors)
         static func handle(_ params: ActivationFinishParams, _ context: CallContext) throws -> ActivationOutcome {
-            try context.core.finishActivation(deviceId: params.finish.deviceId, params.finish.authParameter.domain,
-                                              tokenPurpose: params.finish.tokenPurpose, activationName: params.activationName)
+            try context.devices.on(params.finish.deviceId) {
+                try $0.finishActivation(params.finish.authParameter.domain, tokenPurpose: params.finish.tokenPurpose,
+                                        activationName: params.activationName)
+            }
         }
     }
 
@@ -122,7 +126,7 @@ enum ActivationMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> AuthenticationChallengeInfo {
-            try context.core.startAuthentication(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.startAuthentication() }
         }
     }
 
@@ -131,7 +135,7 @@ enum ActivationMethods {
             "authentication/finish", "Answers the challenge; the server verifies and counts.",
             errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors)
         static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
-            try context.core.finishAuthentication(deviceId: params.deviceId, params.authParameter.domain, tokenPurpose: params.tokenPurpose)
+            try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.tokenPurpose) }
         }
     }
 
@@ -140,7 +144,7 @@ enum ActivationMethods {
             "authMethod/startAddOrUpdate", "Opens an add-or-update of an auth method.",
             errors: [.notFound, .notActivatedLocally] + stateErrors)
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> AddOrUpdateOffer {
-            try context.core.startAddOrUpdate(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.startAddOrUpdate() }
         }
     }
 
@@ -160,8 +164,9 @@ enum ActivationMethods {
         }
         static let result = Codec<[AuthMethod]>.activatedAuthMethods
         static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
-            (try context.core.finishAddOrUpdate(
-                deviceId: params.deviceId, activation: params.activationParameter.domain, proof: params.authParameter.domain))
+            (try context.devices.on(params.deviceId) {
+                try $0.finishAddOrUpdate(activation: params.activationParameter.domain, proof: params.authParameter.domain)
+            })
         }
     }
 
@@ -176,7 +181,7 @@ enum ActivationMethods {
         }
         static let result = Codec<[AuthMethod]>.activatedAuthMethods
         static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
-            (try context.core.deactivateAuthMethod(deviceId: params.deviceId, params.authMethod))
+            (try context.devices.on(params.deviceId) { try $0.deactivateAuthMethod(params.authMethod) })
         }
     }
 
@@ -190,7 +195,7 @@ enum ActivationMethods {
             static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .defaulted("onlyLocally", \.onlyLocally, .bool, default: false)]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-            try context.core.deactivateRegistration(deviceId: params.deviceId, onlyLocally: params.onlyLocally)
+            try context.devices.deactivate(deviceId: params.deviceId, onlyLocally: params.onlyLocally)
             return EmptyResult()
         }
     }
@@ -201,7 +206,7 @@ enum ActivationMethods {
             errors: [.notFound])
         static let result = Codec.member("cancelled", .bool)
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.core.cancelSession(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.cancelSession() }
         }
     }
 }

@@ -1,4 +1,7 @@
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
 
@@ -40,7 +43,7 @@ enum DeviceMethods {
         }
         static let result = deviceIdResult
         static func handle(_ params: Params, _ context: CallContext) throws -> String {
-            try context.core.createDevice(params.device)
+            try context.devices.create(params.device)
         }
     }
 
@@ -55,7 +58,7 @@ enum DeviceMethods {
         }
         static let result = Codec.member("outcome", .enumeration(BiometricOutcome.self))
         static func handle(_ params: Params, _ context: CallContext) throws -> BiometricOutcome {
-            try context.core.setBiometricOutcome(deviceId: params.deviceId, params.outcome)
+            try context.devices.setBiometricOutcome(deviceId: params.deviceId, params.outcome)
             return params.outcome
         }
     }
@@ -66,7 +69,7 @@ enum DeviceMethods {
             errors: [.notFound])
         static let result = activated
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.core.isActivatedLocally(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.isActivatedLocally }
         }
     }
 
@@ -76,7 +79,7 @@ enum DeviceMethods {
             errors: [.notFound])
         static let result = Codec.member("registrationId", .nullable(.text))
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> String? {
-            try context.core.deviceRegistrationId(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.registrationId }
         }
     }
 
@@ -84,7 +87,7 @@ enum DeviceMethods {
         static let declaration = MethodDeclaration("device/isRecoveryActivated", "Whether the device holds recovery data.", errors: [.notFound])
         static let result = activated
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.core.isRecoveryActivated(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.isRecoveryActivated }
         }
     }
 
@@ -92,7 +95,7 @@ enum DeviceMethods {
         static let declaration = MethodDeclaration("device/activatedRecoveryMethods", "The recovery methods the device holds.", errors: [.notFound])
         static let result = Codec.member("methods", .recoveryMethods)
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> [String] {
-            try context.core.isRecoveryActivated(deviceId: params.deviceId) ? ["backup"] : []
+            try context.devices.on(params.deviceId) { try $0.isRecoveryActivated } ? ["backup"] : []
         }
     }
 
@@ -107,7 +110,7 @@ enum DeviceMethods {
         }
         static let result = Codec.member("backupId", .text)
         static func handle(_ params: Params, _ context: CallContext) throws -> String {
-            try context.core.backupDevice(deviceId: params.deviceId, kind: params.kind)
+            try context.devices.backup(deviceId: params.deviceId, kind: params.kind)
         }
     }
 
@@ -124,7 +127,7 @@ enum DeviceMethods {
         }
         static let result = deviceIdResult
         static func handle(_ params: Params, _ context: CallContext) throws -> String {
-            try context.core.restoreDevice(backupId: params.backupId, params.device)
+            try context.devices.restore(backupId: params.backupId, params.device)
         }
     }
 }

@@ -1,4 +1,7 @@
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
 

@@ -1,4 +1,7 @@
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
 
@@ -80,8 +83,10 @@ enum OnboardingMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-            try context.core.startOnboarding(deviceId: params.deviceId, credentials: params.credentials,
-                                             applicationId: params.applicationId, canRestoreSession: params.canRestoreSession)
+            try context.devices.on(params.deviceId) {
+                try $0.startOnboarding(credentials: params.credentials, applicationId: params.applicationId,
+                                       canRestoreSession: params.canRestoreSession)
+            }
             return EmptyResult()
         }
     }
@@ -92,7 +97,7 @@ enum OnboardingMethods {
             errors: [.notFound])
         static let result = Codec.member("active", .bool)
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.core.hasActiveOnboarding(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.hasActiveOnboarding }
         }
     }
 
@@ -102,7 +107,7 @@ enum OnboardingMethods {
             errors: [.notFound, .onboardingNotRunning])
         static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> OnboardingStatus {
-            try context.core.onboardingStatus(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.onboardingStatus() }
         }
     }
 
@@ -119,7 +124,7 @@ enum OnboardingMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOffer {
-            try context.core.activateOnboarding(deviceId: params.deviceId, otp: params.otp, activationName: params.activationName)
+            try context.devices.on(params.deviceId) { try $0.activateOnboarding(otp: params.otp, activationName: params.activationName) }
         }
     }
 
@@ -128,7 +133,7 @@ enum OnboardingMethods {
             "onboarding/resendOtp", "Sends a new OTP; the previous one dies.",
             errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .resendLimited])
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> EmptyResult {
-            try context.core.resendOnboardingOtp(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.resendOnboardingOtp() }
             return EmptyResult()
         }
     }
@@ -143,7 +148,7 @@ enum OnboardingMethods {
             static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .defaulted("forceCancel", \.forceCancel, .bool, default: true)]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-            try context.core.cancelOnboarding(deviceId: params.deviceId, forceCancel: params.forceCancel)
+            try context.devices.on(params.deviceId) { try $0.cancelOnboarding(forceCancel: params.forceCancel) }
             return EmptyResult()
         }
     }

@@ -1,4 +1,7 @@
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
 
@@ -84,8 +87,9 @@ enum RecoveryMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
-            try context.core.finishRecoveryAddOrUpdate(deviceId: params.deviceId, recoveryCode: params.recoveryParameter.recoveryCode,
-                                                       tokenPurpose: params.tokenPurpose)
+            try context.devices.on(params.deviceId) {
+                try $0.finishRecoveryAddOrUpdate(code: params.recoveryParameter.recoveryCode, tokenPurpose: params.tokenPurpose)
+            }
         }
     }
 
@@ -94,7 +98,7 @@ enum RecoveryMethods {
             "recovery/start", "Opens a recovery on a device restored from backup.",
             errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked] + ActivationMethods.stateErrors)
         static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> ActivationOffer {
-            try context.core.startRecovery(deviceId: params.deviceId)
+            try context.devices.on(params.deviceId) { try $0.startRecovery() }
         }
     }
 
@@ -114,8 +118,9 @@ enum RecoveryMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
-            try context.core.finishRecovery(deviceId: params.deviceId, recoveryCode: params.recoveryParameter.recoveryCode,
-                                            params.authParameter.domain, tokenPurpose: params.tokenPurpose)
+            try context.devices.on(params.deviceId) {
+                try $0.finishRecovery(code: params.recoveryParameter.recoveryCode, params.authParameter.domain, tokenPurpose: params.tokenPurpose)
+            }
         }
     }
 
@@ -133,14 +138,14 @@ enum RecoveryMethods {
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
-            try context.core.finishRecoveryDelete(deviceId: params.deviceId, tokenPurpose: params.tokenPurpose)
+            try context.devices.on(params.deviceId) { try $0.finishRecoveryDelete(tokenPurpose: params.tokenPurpose) }
         }
     }
 }
 
 extension RecoveryMethods.TokenStart {
     static func handle(_ params: RecoveryMethods.TokenParams, _ context: CallContext) throws -> EmptyResult {
-        try context.core.startRecoveryChange(deviceId: params.deviceId, token: params.token, purpose: purpose)
+        try context.devices.on(params.deviceId) { try $0.startRecoveryChange(token: params.token, purpose: purpose) }
         return EmptyResult()
     }
 }

@@ -1,4 +1,6 @@
+import LatchkeyContract
 import LatchkeyCore
+import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
 

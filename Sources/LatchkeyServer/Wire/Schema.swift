@@ -1,3 +1,4 @@
+import LatchkeyContract
 import LatchkeyJSON
 
 /// The shape of a value on the wire, as JSON Schema describes it. Codecs build it; the

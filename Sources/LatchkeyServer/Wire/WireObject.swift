@@ -1,3 +1,4 @@
+import LatchkeyContract
 import LatchkeyJSON
 import LatchkeyRPC
 

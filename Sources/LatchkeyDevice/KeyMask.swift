@@ -1,4 +1,5 @@
 import Crypto
+import LatchkeyContract
 import _CryptoExtras
 
 /// Hides a private key under a secret the user knows (PIN, recovery code): the stored bytes are

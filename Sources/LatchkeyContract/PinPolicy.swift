@@ -3,18 +3,7 @@ public enum PinViolation: String, Sendable, CaseIterable {
     case tooShort, tooLong, notNumeric, notAlphanumeric
 }
 
-/// An application's PIN rules.
-public struct PinPolicy: Sendable {
-    public var type: PinCodeType
-    public var minLength: Int
-    public var maxLength: Int
-
-    init(_ config: ApplicationConfig) {
-        type = config.pinCodeType
-        minLength = config.pinCodeLengthMin
-        maxLength = config.pinCodeLengthMax
-    }
-
+extension PinRules {
     /// The rules `pin` breaks: `tooShort`, `tooLong`, `notNumeric`, `notAlphanumeric`.
     public func violations(_ pin: String) -> [PinViolation] {
         var found: [PinViolation] = []
@@ -31,19 +20,11 @@ public struct PinPolicy: Sendable {
     }
 
     /// - Throws: `policyViolation` with `data.violations`.
-    func check(_ pin: String) throws {
-        let found = violations(pin)
+    public func check(_ pin: String) throws {
+        let found = violations(pin).map(\.rawValue)
         guard found.isEmpty else {
-            let names = found.map(\.rawValue)
-            throw DomainError(.policyViolation, "The PIN does not meet the policy: \(names.joined(separator: ", "))",
-                              [("violations", .strings(names))])
+            throw DomainError(.policyViolation, "The PIN does not meet the policy: \(found.joined(separator: ", "))",
+                              [("violations", .strings(found))])
         }
-    }
-}
-
-extension Latchkey {
-    /// Checks a PIN against an application's policy.
-    public func validatePin(_ pin: String, applicationId: String?) throws -> [PinViolation] {
-        PinPolicy(try applicationConfig(applicationId)).violations(pin)
     }
 }

@@ -35,6 +35,8 @@ public enum InvalidInput: Sendable, Equatable {
     case addOrUpdateAllowedBy(proof: AuthMethod, adds: AuthMethod)
     /// The redirect URL starts with none of the application's prefixes.
     case redirectUrl(allowedPrefixes: [String])
+    /// A recovery's keys are not `device` and exactly one two-factor method.
+    case recoveryKeys
 }
 
 /// An answer the domain gives instead of a result. What a transaction wrote before throwing one

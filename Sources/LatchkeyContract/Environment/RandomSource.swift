@@ -74,9 +74,42 @@ extension RandomSource {
         string(count: count, alphabet: Array("0123456789"))
     }
 
-    /// An identifier: a prefix and 16 lowercase base32 characters (80 bits).
+    /// An identifier: a prefix and 16 lowercase base32 characters (80 bits). For names that
+    /// grant nothing (messages, events, backups); see `unguessableIdentifier`.
     public func identifier(_ prefix: String) -> String {
         prefix + "_" + string(count: 16, alphabet: Array("abcdefghijklmnopqrstuvwxyz234567"))
+    }
+
+    /// An identifier that is presented on someone's behalf (a registration): a prefix and 26
+    /// lowercase base32 characters, 130 random bits.
+    public func unguessableIdentifier(_ prefix: String) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+        let source = bytes(17)
+        var value: UInt32 = 0
+        var bits = 0
+        var out: [UInt8] = []
+        for byte in source where out.count < 26 {
+            value = value << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 5, out.count < 26 {
+                bits -= 5
+                out.append(alphabet[Int(value >> UInt32(bits) & 31)])
+            }
+        }
+        return prefix + "_" + String(decoding: out, as: UTF8.self)
+    }
+
+    /// A version-4 UUID (122 random bits), lower case: activation, challenge and process ids.
+    public func uuid() -> String {
+        var raw = bytes(16)
+        raw[6] = raw[6] & 0x0F | 0x40
+        raw[8] = raw[8] & 0x3F | 0x80
+        let hex = raw.map { byte -> String in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+        }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 
     /// A bearer secret of `byteCount` random bytes as unpadded base64url.

@@ -1,0 +1,56 @@
+/// Unpadded base64url (RFC 4648 §5), as the contract writes tokens, keys and signatures.
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Each character's value, 0xFF for a byte outside the alphabet.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in alphabet.enumerated() { table[Int(character)] = UInt8(index) }
+        return table
+    }()
+
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest == 1 {
+            let n = UInt32(bytes[index]) << 16
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
+        } else if rest == 2 {
+            let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes canonical unpadded base64url: no padding, no other alphabet, no whitespace, and
+    /// the unused bits of the last character zero (so every byte string has one spelling).
+    /// Nil otherwise.
+    public static func decode(_ text: String) -> [UInt8]? {
+        let input = Array(text.utf8)
+        guard input.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(input.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in input {
+            let value = values[Int(character)]
+            guard value != 0xFF else { return nil }
+            buffer = buffer << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
+            }
+        }
+        guard buffer == 0 else { return nil }
+        return out
+    }
+}

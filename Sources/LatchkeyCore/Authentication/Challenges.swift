@@ -1,0 +1,83 @@
+import LatchkeyContract
+
+/// A challenge the server issued for one registration, or a grant a used token gave: single-use,
+/// valid 300 s. Several may be outstanding; a new one voids none.
+struct ChallengeRecord: StoredRecord {
+    static let table = "challenge"
+    /// The challengeId (or grantId): a version-4 UUID.
+    var id: String
+    var registrationId: String
+    /// A `ChallengePurpose`, `recover`, or for a grant the token's purpose.
+    var purpose: String
+    /// The challenge as given (unpadded base64url of 32 random bytes); for a grant, the SHA-256
+    /// of the token.
+    var challenge: String
+    /// `PushContext.hash` of the pushed authentication picked up, or "".
+    var contextHash: String
+    var pushedAuthenticationId: String?
+    /// For a grant: when the token that gave it would have expired (tokens it yields live no longer).
+    var tokenExpiresAt: Int64?
+    var expiresAt: Int64
+    var createdAt: Int64
+
+    static let lifetime: Int64 = 300
+    /// Used-up rows are deleted; expired ones are kept a day (they answer `sessionExpired`).
+    static let keptAfterExpiry: Int64 = 86_400
+}
+
+/// What a challenge was issued for, as the store keeps it.
+enum ChallengeKind: String {
+    case authenticate, removeRegistration, addAuthMethod, recover, addOrUpdateRecovery, deleteRecovery
+
+    init(_ purpose: ChallengePurpose) {
+        switch purpose {
+        case .authenticate: self = .authenticate
+        case .removeRegistration: self = .removeRegistration
+        case .addAuthMethod: self = .addAuthMethod
+        }
+    }
+
+    init?(grant purpose: TokenPurpose) {
+        switch purpose {
+        case .addOrUpdateRecovery: self = .addOrUpdateRecovery
+        case .deleteRecovery: self = .deleteRecovery
+        case .none: return nil
+        }
+    }
+}
+
+extension ServerSession {
+    /// Issues a challenge (or a grant) for a registration.
+    func issueChallenge(_ registration: RegistrationRecord, _ kind: ChallengeKind, challenge: String? = nil, contextHash: String = "",
+                        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil) throws -> ChallengeRecord {
+        try tx.deleteAll(ChallengeRecord.self, where: [
+            .equals("registrationId", registration.id),
+            StoreFilter("expiresAt", .less, .int(now - ChallengeRecord.keptAfterExpiry)),
+        ])
+        let record = ChallengeRecord(
+            id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),
+            contextHash: contextHash, pushedAuthenticationId: pushedAuthenticationId, tokenExpiresAt: tokenExpiresAt,
+            expiresAt: now + ChallengeRecord.lifetime, createdAt: now)
+        try tx.save(record)
+        return record
+    }
+
+    /// A live challenge of this registration that serves one of `kinds`.
+    /// - Throws: `noSessionInProgress` (unknown, used up, another registration's or another
+    ///   operation's), `sessionExpired`.
+    func openChallenge(_ challengeId: String, registrationId: String, serving kinds: [ChallengeKind]) throws -> ChallengeRecord {
+        guard let record = try tx.fetch(ChallengeRecord.self, id: challengeId), record.registrationId == registrationId,
+              let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind) else {
+            throw DomainError(.noSessionInProgress, "No operation of this kind was started for this registration")
+        }
+        guard now < record.expiresAt else {
+            throw DomainError(.sessionExpired, "The operation was started more than 300 seconds ago; start it again")
+        }
+        return record
+    }
+
+    /// Uses a challenge up.
+    func useUp(_ challenge: ChallengeRecord) throws {
+        try tx.delete(ChallengeRecord.self, id: challenge.id)
+    }
+}

@@ -1,0 +1,97 @@
+import LatchkeyContract
+
+/// What a checked proof of possession registers: a key for a role.
+struct CheckedKey {
+    var role: KeyRole
+    var publicKey: [UInt8]
+}
+
+extension ServerSession {
+    /// Checks proofs of possession in the contract's order (`device`, `pin`, `touchId`, `faceId`,
+    /// `recovery`): each key's own signature over `payload` in its role. Nothing is written.
+    /// - Throws: `proofInvalid` naming the first failing role in `data.keyRole`.
+    func checkProofs(_ keys: [(KeyRole, KeyWithProof)], _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
+        let ordered = keys.sorted { lhs, rhs in
+            (KeyRole.allCases.firstIndex(of: lhs.0) ?? 0) < (KeyRole.allCases.firstIndex(of: rhs.0) ?? 0)
+        }
+        for (role, key) in ordered where !key.publicKey.verifies(key.proof, over: payload.signed(by: role)) {
+            try audit(.proofRejected, registrationId: registrationId, caller: caller, detail: role.rawValue)
+            throw DomainError(.proofInvalid, "The proof of possession of the \(role.rawValue) key does not verify; nothing was registered",
+                              [("keyRole", .string(role.rawValue))])
+        }
+    }
+
+    /// The proofs of a key set, `device` first.
+    func checkProofs(_ keys: KeySet, _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
+        try checkProofs([(.device, keys.device)] + keys.factors.map { (KeyRole($0.key), $0.value) }, payload,
+                        registrationId: registrationId, caller: caller)
+    }
+
+    /// The checks before any signature: a second factor given must be activated, a picked-up
+    /// push must still wait and needs a two-factor method, and so does a token.
+    /// - Throws: `authMethodNotAllowed`, `sessionExpired` (the push was decided or expired).
+    func checkFactor(_ signatures: FactorSignatures, _ registration: RegistrationRecord, push: PushedAuthenticationRecord?,
+                     tokenPurpose: TokenPurpose) throws {
+        if let factor = signatures.factor, !registration.methods.contains(factor) {
+            throw DomainError(.authMethodNotAllowed, "\(factor.rawValue) is not activated for this registration")
+        }
+        if let push, push.status != PushedAuthenticationStatus.pending.rawValue || now >= push.expiresAt {
+            throw DomainError(.sessionExpired, "The pushed authentication in hand expired or was decided; start again")
+        }
+        if push != nil, signatures.factor == nil {
+            throw DomainError(.authMethodNotAllowed, "A pushed authentication needs a two-factor method")
+        }
+        if tokenPurpose != .none, signatures.factor == nil {
+            throw DomainError(.authMethodNotAllowed, "A token needs a two-factor method; device alone cannot yield one")
+        }
+    }
+
+    /// Verifies the signatures over `payload` and counts: first the device's (one that fails
+    /// answers `registrationRemoved` and counts nothing: the caller is not, or no longer, this
+    /// registration's device), then the challenge is used up and the second factor's is checked.
+    /// A failure counts one attempt (and locks at the limit); a two-factor success resets the
+    /// counter. What the registration became is saved. A removal (`asAuthentication: false`) is no
+    /// authentication attempt unless a second factor is given: nothing is recorded of it.
+    /// - Throws: `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
+    func verifySignatures(_ signatures: FactorSignatures, over payload: SignedPayload, _ registration: inout RegistrationRecord,
+                          _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true) throws {
+        guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
+              deviceKey.verifies(signatures.device, over: payload.signed(by: .device)) else {
+            throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
+        }
+        try useUp(challenge)
+        let method = signatures.factor ?? .device
+        let attempt = asAuthentication || method.isTwoFactor
+        if attempt { registration.lastAttempt = now }
+        let factorOK: Bool
+        if let factor = signatures.factor, let signature = signatures.factorSignature {
+            factorOK = registration.publicKey(for: factor).flatMap(PublicKey.init(sec1:))?
+                .verifies(signature, over: payload.signed(by: KeyRole(factor))) ?? false
+        } else {
+            factorOK = signatures.factor == nil
+        }
+        guard factorOK else {
+            registration.failedAttempts += 1
+            try audit(.authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller,
+                      detail: method.rawValue)
+            let limit = try core.maxFailedAttempts(tx, registration)
+            if registration.failedAttempts >= limit {
+                registration.state = RegistrationState.locked.rawValue
+                try tx.save(registration)
+                try core.revokeTokens(tx, registrationId: registration.id)
+                try audit(.registrationLocked, userId: registration.userId, registrationId: registration.id)
+                throw DomainError(.registrationLocked, "Too many failed attempts: the registration is now locked",
+                                  [("remainingAttempts", .int(0))])
+            }
+            try tx.save(registration)
+            throw DomainError(.authenticationFailed, "Authentication failed",
+                              [("remainingAttempts", .int(limit - registration.failedAttempts))])
+        }
+        if method.isTwoFactor { registration.failedAttempts = 0 }
+        try tx.save(registration)
+        if attempt {
+            try audit(.authenticationSucceeded, userId: registration.userId, registrationId: registration.id, caller: caller,
+                      detail: method.rawValue)
+        }
+    }
+}

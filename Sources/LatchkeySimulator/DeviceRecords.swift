@@ -1,0 +1,64 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+
+/// A simulated phone. Its state is kept apart from the server's tables (no record crosses them).
+struct DeviceRecord: StoredRecord {
+    static let table = "device"
+    var id: String
+    var biometry: String
+    var iCloudKeychain: Bool
+    var name: String?
+    var biometricOutcome: String
+    var createdAt: Int64
+
+    var profile: DeviceProfile {
+        DeviceProfile(biometry: Biometry(rawValue: biometry) ?? .none, iCloudKeychain: iCloudKeychain, name: name,
+                      biometricOutcome: BiometricOutcome(rawValue: biometricOutcome) ?? .match)
+    }
+}
+
+/// One item of a device's keychain. `thisDeviceOnly` items never leave the phone, not even in
+/// a backup (activation keys); the others travel with backups (recovery data).
+struct DeviceItemRecord: StoredRecord {
+    static let table = "device_item"
+    var id: String
+    var deviceId: String
+    var name: String
+    var value: [UInt8]
+    var thisDeviceOnly: Bool
+}
+
+/// A backup of a device: the items that survive a restore.
+struct DeviceBackupRecord: StoredRecord {
+    static let table = "device_backup"
+    var id: String
+    var deviceId: String
+    var kind: String
+    var createdAt: Int64
+}
+
+/// One item inside a backup.
+struct DeviceBackupItemRecord: StoredRecord {
+    static let table = "device_backup_item"
+    var id: String
+    var backupId: String
+    var name: String
+    var value: [UInt8]
+}
+
+/// A simulated device's keychain: its items in the store, within the transaction in hand.
+struct StoreDeviceStorage: DeviceStorage {
+    let tx: StoreTransaction
+    let deviceId: String
+
+    func item(_ item: DeviceItem) throws -> [UInt8]? {
+        try tx.fetch(DeviceItemRecord.self, id: "\(deviceId)/\(item.rawValue)")?.value
+    }
+
+    func setItem(_ item: DeviceItem, _ value: [UInt8]?) throws {
+        let id = "\(deviceId)/\(item.rawValue)"
+        guard let value else { return try tx.delete(DeviceItemRecord.self, id: id) }
+        try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))
+    }
+}

@@ -1,0 +1,94 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a caller gives to create a simulated phone.
+public struct NewDevice: Sendable {
+    public var deviceId: String?
+    public var biometry: Biometry
+    public var iCloudKeychain: Bool
+    public var name: String?
+
+    public init(deviceId: String? = nil, biometry: Biometry = .faceId, iCloudKeychain: Bool = true, name: String? = nil) {
+        self.deviceId = deviceId
+        self.biometry = biometry
+        self.iCloudKeychain = iCloudKeychain
+        self.name = name
+    }
+}
+
+/// The simulated phones: each is a `Device` over an in-process connection to the server half (a
+/// `ServerSession`) and a keychain in the store's device tables, both in one transaction, so
+/// what the phone keeps and what the server keeps commit together. One server: the phones run
+/// on the same operations as devices outside the process.
+public final class SimulatedDevices: Sendable {
+    public let core: Latchkey
+    /// Names this process as "the running app": an onboarding process started without
+    /// `canRestoreSession` is forgotten by the next process. Not secret, never written out but
+    /// as that marker.
+    let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
+
+    public init(core: Latchkey) { self.core = core }
+
+    /// Runs `body` on device `deviceId` in one transaction.
+    /// - Throws: `notFound` (device), and what `body` throws.
+    public func withDevice<T>(_ deviceId: String, _ body: (Device, ServerSession) throws -> T) throws -> T {
+        try core.session { session in
+            guard let record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
+            return try body(device(record, session), session)
+        }
+    }
+
+    private func device(_ record: DeviceRecord, _ session: ServerSession) -> Device {
+        Device(storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id), server: session, profile: record.profile,
+               random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
+    }
+
+    /// Runs `body` on a device.
+    public func on<T>(_ deviceId: String, _ body: (Device) throws -> T) throws -> T {
+        try withDevice(deviceId) { device, _ in try body(device) }
+    }
+
+    /// Creates a simulated phone.
+    /// - Throws: `alreadyExists`.
+    public func create(_ new: NewDevice) throws -> String {
+        try core.session { session in try insert(session.tx, new) }
+    }
+
+    func insert(_ tx: StoreTransaction, _ new: NewDevice) throws -> String {
+        let deviceId = new.deviceId ?? core.random.identifier("dev")
+        if try tx.fetch(DeviceRecord.self, id: deviceId) != nil {
+            throw DomainError(.alreadyExists, "A device with this deviceId exists already", [("kind", .string("device"))])
+        }
+        try tx.save(DeviceRecord(id: deviceId, biometry: new.biometry.rawValue, iCloudKeychain: new.iCloudKeychain,
+                                 name: new.name, biometricOutcome: BiometricOutcome.match.rawValue, createdAt: core.clock.now))
+        return deviceId
+    }
+
+    /// Sets what the biometric sensor answers from now on.
+    /// - Throws: `notFound` (device).
+    public func setBiometricOutcome(deviceId: String, _ outcome: BiometricOutcome) throws {
+        try core.session { session in
+            guard var record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
+            record.biometricOutcome = outcome.rawValue
+            try session.tx.save(record)
+        }
+    }
+
+    /// Deactivates a device's registration; a local-only deactivation is recorded as the device's event.
+    public func deactivate(deviceId: String, onlyLocally: Bool) throws {
+        try withDevice(deviceId) { device, session in
+            let registrationId = try device.registrationId
+            try device.deactivate(onlyLocally: onlyLocally)
+            if onlyLocally, let registrationId {
+                try session.recordDeviceEvent(.registrationDeactivated, registrationId: registrationId, caller: device.caller, detail: "local")
+            }
+        }
+    }
+}

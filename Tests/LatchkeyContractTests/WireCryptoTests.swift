@@ -1,0 +1,101 @@
+import Crypto
+import Testing
+@testable import LatchkeyContract
+
+/// The contract's wire crypto: keys, signatures and the signed payload, exactly as written.
+@Suite struct WireCryptoTests {
+    let key = P256.Signing.PrivateKey()
+    var sec1: [UInt8] { Array(key.publicKey.x963Representation) }
+
+    @Test("a 65-byte uncompressed point on the curve reads; the canonical base64url round-trips")
+    func validKey() throws {
+        let parsed = try #require(PublicKey(sec1: sec1))
+        #expect(parsed.base64url.count == 87)
+        #expect(PublicKey(base64url: parsed.base64url) == parsed)
+    }
+
+    @Test("every other form of a key is refused: off the curve, infinity, compressed, lengths, x ≥ p")
+    func refusedKeys() {
+        var offCurve = sec1
+        offCurve[64] ^= 0x01
+        #expect(PublicKey(sec1: offCurve) == nil, "a point off the curve")
+        #expect(PublicKey(sec1: [0x00]) == nil, "the point at infinity")
+        #expect(PublicKey(sec1: Array(key.publicKey.compressedRepresentation)) == nil, "a compressed point")
+        #expect(PublicKey(sec1: Array(sec1.prefix(64))) == nil)
+        #expect(PublicKey(sec1: sec1 + [0]) == nil)
+        var wrongPrefix = sec1
+        wrongPrefix[0] = 0x06
+        #expect(PublicKey(sec1: wrongPrefix) == nil, "a hybrid point")
+        // x = p (not reduced): the field prime of P-256.
+        let p: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 12) + [UInt8](repeating: 0xFF, count: 12)
+        #expect(PublicKey(sec1: [0x04] + p + Array(sec1.suffix(32))) == nil, "a coordinate ≥ p")
+    }
+
+    @Test("base64url is canonical: no padding, no other alphabet, no stray bits")
+    func canonicalBase64URL() {
+        let text = Base64URL.encode(sec1)
+        #expect(Base64URL.decode(text) == sec1)
+        #expect(Base64URL.decode(text + "=") == nil)
+        #expect(Base64URL.decode("-_8") == [0xFB, 0xFF])
+        #expect(Base64URL.decode("+_8") == nil, "the standard alphabet's + is not base64url")
+        #expect(Base64URL.decode("-/8") == nil, "the standard alphabet's / is not base64url")
+        #expect(Base64URL.decode("AA") == [0])
+        #expect(Base64URL.decode("AB") == nil, "stray bits")
+        #expect(Base64URL.decode("AF") == nil, "the unused bits of the last character must be zero")
+        #expect(Base64URL.decode("A") == nil)
+        #expect(Base64URL.decode("AA AA") == nil)
+    }
+
+    @Test("the payload is six lines joined by \\n with no final newline")
+    func payloadBytes() {
+        let payload = SignedPayload(.authenticate, subject: "reg_x", challenge: "c-1", role: .pin, contextHash: "h")
+        #expect(String(decoding: payload.bytes, as: UTF8.self) == "LATCHKEY-V1\nauthenticate\nreg_x\nc-1\npin\nh")
+        #expect(String(decoding: payload.signed(by: .device).bytes, as: UTF8.self).hasSuffix("\ndevice\nh"))
+        #expect(String(decoding: SignedPayload(.activate, subject: "a", challenge: "b", role: .device).bytes, as: UTF8.self)
+            == "LATCHKEY-V1\nactivate\na\nb\ndevice\n")
+    }
+
+    @Test("the context hash covers length-prefixed fields, a null field as empty")
+    func contextHash() {
+        var data: [UInt8] = [0, 0, 0, 3] + Array("Pay".utf8) + [0, 0, 0, 0] + [0, 0, 0, 10] + Array("text/plain".utf8)
+        #expect(PushContext.hash(title: "Pay", content: nil, mime: "text/plain") == Base64URL.encode(Array(SHA256.hash(data: data))))
+        data = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        #expect(PushContext.hash(title: nil, content: nil, mime: nil) == Base64URL.encode(Array(SHA256.hash(data: data))))
+        #expect(PushContext.hash(title: "ab", content: "c", mime: nil) != PushContext.hash(title: "a", content: "bc", mime: nil))
+    }
+
+    @Test("raw r‖s and strict DER both verify; a signature for another payload or role does not")
+    func signatures() throws {
+        let payload = SignedPayload(.authenticate, subject: "reg", challenge: "c", role: .device)
+        let signed = try key.signature(for: payload.bytes)
+        let publicKey = try #require(PublicKey(sec1: sec1))
+        let raw = try #require(Signature(encoded: Array(signed.rawRepresentation)))
+        let der = try #require(Signature(encoded: Array(signed.derRepresentation)))
+        #expect(raw == der)
+        #expect(publicKey.verifies(raw, over: payload))
+        #expect(!publicKey.verifies(raw, over: payload.signed(by: .pin)))
+        #expect(!publicKey.verifies(raw, over: SignedPayload(.authenticate, subject: "reg", challenge: "d", role: .device)))
+    }
+
+    @Test("DER that is not strict is refused: trailing bytes, non-minimal or negative integers, long lengths")
+    func strictDER() throws {
+        let der = Array(try key.signature(for: [1, 2, 3]).derRepresentation)
+        #expect(Signature(encoded: der + [0]) == nil, "a byte after the SEQUENCE")
+        #expect(Signature(encoded: [0x30, 0x81, UInt8(der.count - 2)] + der.dropFirst(2)) == nil, "a long-form length")
+        #expect(Signature(encoded: [0x30, 0x08, 0x02, 0x02, 0x00, 0x01, 0x02, 0x02, 0x00, 0x01]) == nil, "a non-minimal integer")
+        #expect(Signature(encoded: [0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x01]) == nil, "a negative integer")
+        #expect(Signature(encoded: [0x31, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]) == nil, "not a SEQUENCE")
+        #expect(Signature(encoded: Array(repeating: 1, count: 63)) == nil)
+    }
+
+    @Test("r or s outside 1…n−1 decodes but never verifies")
+    func outOfRangeScalars() throws {
+        let publicKey = try #require(PublicKey(sec1: sec1))
+        let zero = try #require(Signature(encoded: [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x01]))
+        #expect(!publicKey.verifies(zero, over: [1, 2, 3]))
+        let n: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                          0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51]
+        #expect(!publicKey.verifies(Signature(raw: n + n), over: [1, 2, 3]))
+        #expect(!publicKey.verifies(Signature(raw: [UInt8](repeating: 0, count: 64)), over: [1, 2, 3]))
+    }
+}
