@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system demo bench fuzz fuzz-smoke fuzz-replay clean
+.PHONY: all deps venv build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system demo bench fuzz fuzz-smoke fuzz-replay clean
 
 all: build
 
@@ -24,6 +24,16 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
+# device) and mcp (the official MCP SDK as a client of `latchkey mcp`). Rebuilt when missing.
+VENV := .build/venv
+PY := $(abspath $(VENV))/bin/python
+venv: $(VENV)/.ready
+$(VENV)/.ready:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check pytest cryptography mcp
+	@touch $@
 
 # Release binaries link the Swift runtime and Foundation statically: a faster cold start.
 release: deps
@@ -61,13 +71,13 @@ regen-check: build
 
 schema-check: regen-check
 
-clients-test: build
-	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
+clients-test: build venv
+	PYTHON=$(PY) LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
 
 # Process-level tests: two processes racing on one store, SIGKILL consistency, secret hygiene,
 # signals, time-driven notifications, --deliver-command.
-system: build
-	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 -m pytest -q -p no:cacheprovider Tests/system
+system: build venv
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider Tests/system
 
 test: deps contract-log-reset unit golden regen-check clients-test system fuzz-replay fuzz-smoke demo contract-log-check
 	@echo "make test: all suites passed"
