@@ -140,6 +140,20 @@ export interface AuthParameter {
   pin?: string;
 }
 
+export interface KeySet {
+  device: KeyWithProof;
+  pin?: KeyWithProof;
+  touchId?: KeyWithProof;
+  faceId?: KeyWithProof;
+}
+
+export interface KeyWithProof {
+  /** P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url */
+  publicKey: string;
+  /** the key's own signature over the payload of the operation that registers it */
+  proof: string;
+}
+
 export interface Message {
   id: string;
   channel: "email" | "sms";
@@ -194,6 +208,17 @@ export interface ServerConfig {
   gracePeriodSeconds: number;
   insecureWindowSeconds: number;
   sessionLifetimeSeconds: number;
+}
+
+export interface Signatures {
+  /** checked first; never counted */
+  device: string;
+  /** ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url */
+  pin?: string;
+  /** ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url */
+  touchId?: string;
+  /** ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url */
+  faceId?: string;
 }
 
 /** Params of `accountRecovery/cancel`. */
@@ -923,6 +948,117 @@ export type RpcDiscoverResult = {
   [key: string]: unknown;
 };
 
+/** Params of `server/activation/commit`. */
+export interface ServerActivationCommitParams {
+  activationId: string;
+  keys: KeySet;
+  /** names the registration; null when left out */
+  activationName?: string;
+  /** other purposes return a token */
+  tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+}
+/** Result of `server/activation/commit`. */
+export type ServerActivationCommitResult = {
+  registrationId: string;
+  activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  /** present when tokenPurpose is not none */
+  token?: string;
+};
+
+/** Params of `server/activation/prepare`. */
+export interface ServerActivationPrepareParams {
+  activationCode: string;
+  /** names the app installation that asks; 1–128 printable ASCII characters */
+  installationId: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `server/activation/prepare`. */
+export type ServerActivationPrepareResult = {
+  activationId: string;
+  challenge: string;
+  expiresAt: string;
+  /** the application's enabled methods */
+  authMethodsForActivation: Array<"device" | "pin" | "touchId" | "faceId">;
+  pinCodeType: "numeric" | "alphanumeric";
+  pinCodeLengthMin: number;
+  pinCodeLengthMax: number;
+};
+
+/** Params of `server/authMethod/add`. */
+export interface ServerAuthMethodAddParams {
+  registrationId: string;
+  challengeId: string;
+  signatures: Signatures;
+  method: "device" | "pin" | "touchId" | "faceId";
+  key: KeyWithProof;
+}
+/** Result of `server/authMethod/add`. */
+export type ServerAuthMethodAddResult = {
+  activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+};
+
+/** Params of `server/authMethod/remove`. */
+export interface ServerAuthMethodRemoveParams {
+  registrationId: string;
+  challengeId: string;
+  signatures: Signatures;
+  method: "device" | "pin" | "touchId" | "faceId";
+}
+/** Result of `server/authMethod/remove`. */
+export type ServerAuthMethodRemoveResult = {
+  activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+};
+
+/** Params of `server/authentication/cancel`. */
+export interface ServerAuthenticationCancelParams {
+  registrationId: string;
+  challengeId: string;
+}
+/** Result of `server/authentication/cancel`. */
+export type ServerAuthenticationCancelResult = {
+  cancelled: boolean;
+};
+
+/** Params of `server/authentication/challenge`. */
+export interface ServerAuthenticationChallengeParams {
+  registrationId: string;
+  purpose?: "authenticate" | "removeRegistration";
+}
+/** Result of `server/authentication/challenge`. */
+export type ServerAuthenticationChallengeResult = {
+  challengeId: string;
+  challenge: string;
+  expiresAt: string;
+  authenticationMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  lastAttempt: string | null;
+  totalAttemptsPIN: number;
+  remainingAttemptsPIN: number;
+  /** when a pushed authentication was picked up */
+  authenticationId?: string;
+  contextTitle: string | null;
+  contextContent: string | null;
+  contextMIME: string | null;
+  /** unpadded base64url SHA-256 of the pushed context, or empty */
+  contextHash: string;
+};
+
+/** Params of `server/authentication/verify`. */
+export interface ServerAuthenticationVerifyParams {
+  registrationId: string;
+  challengeId: string;
+  signatures: Signatures;
+  /** other purposes return a token */
+  tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+}
+/** Result of `server/authentication/verify`. */
+export type ServerAuthenticationVerifyResult = {
+  responseType: "authenticated";
+  contextContent: string | null;
+  /** present when tokenPurpose is not none */
+  token?: string;
+};
+
 /** Params of `server/info`. */
 export type ServerInfoParams = Record<string, never>;
 /** Result of `server/info`. */
@@ -932,6 +1068,157 @@ export type ServerInfoResult = {
   store: "sqlite" | "postgresql" | "memory";
   clock: "system" | "manual";
   seeded: boolean;
+};
+
+/** Params of `server/onboarding/activate`. */
+export interface ServerOnboardingActivateParams {
+  processId: string;
+  otp: string;
+}
+/** Result of `server/onboarding/activate`. */
+export type ServerOnboardingActivateResult = {
+  activationId: string;
+  challenge: string;
+  expiresAt: string;
+  /** the application's enabled methods */
+  authMethodsForActivation: Array<"device" | "pin" | "touchId" | "faceId">;
+  pinCodeType: "numeric" | "alphanumeric";
+  pinCodeLengthMin: number;
+  pinCodeLengthMax: number;
+};
+
+/** Params of `server/onboarding/cancel`. */
+export interface ServerOnboardingCancelParams {
+  processId: string;
+}
+/** Result of `server/onboarding/cancel`. */
+export type ServerOnboardingCancelResult = {
+  [key: string]: unknown;
+};
+
+/** Params of `server/onboarding/resendOtp`. */
+export interface ServerOnboardingResendOtpParams {
+  processId: string;
+}
+/** Result of `server/onboarding/resendOtp`. */
+export type ServerOnboardingResendOtpResult = {
+  [key: string]: unknown;
+};
+
+/** Params of `server/onboarding/start`. */
+export interface ServerOnboardingStartParams {
+  credentials: OnboardingCredentials;
+  /** names the app installation that asks; 1–128 printable ASCII characters */
+  installationId: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `server/onboarding/start`. */
+export type ServerOnboardingStartResult = {
+  processId: string;
+};
+
+/** Params of `server/onboarding/status`. */
+export interface ServerOnboardingStatusParams {
+  processId: string;
+}
+/** Result of `server/onboarding/status`. */
+export type ServerOnboardingStatusResult = {
+  status: "activationInProgress" | "verificationInProgress" | "failed" | "finished";
+};
+
+/** Params of `server/recovery/challenge`. */
+export interface ServerRecoveryChallengeParams {
+  registrationId: string;
+  /** names the app installation that asks; 1–128 printable ASCII characters */
+  installationId: string;
+}
+/** Result of `server/recovery/challenge`. */
+export type ServerRecoveryChallengeResult = {
+  challengeId: string;
+  challenge: string;
+  expiresAt: string;
+  /** the application's enabled two-factor methods */
+  authMethodsForActivation: Array<"device" | "pin" | "touchId" | "faceId">;
+  pinCodeType: "numeric" | "alphanumeric";
+  pinCodeLengthMin: number;
+  pinCodeLengthMax: number;
+};
+
+/** Params of `server/recovery/commit`. */
+export interface ServerRecoveryCommitParams {
+  registrationId: string;
+  challengeId: string;
+  /** role recovery, operation recover */
+  recoverySignature: string;
+  /** device and exactly one two-factor method */
+  keys: KeySet;
+  /** other purposes return a token */
+  tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+}
+/** Result of `server/recovery/commit`. */
+export type ServerRecoveryCommitResult = {
+  responseType: "activated";
+  /** null: an activation carries no context */
+  contextContent: string | null;
+  registrationId: string;
+  activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  /** present when tokenPurpose is not none */
+  token?: string;
+};
+
+/** Params of `server/recovery/delete`. */
+export interface ServerRecoveryDeleteParams {
+  registrationId: string;
+  token: string;
+  /** other purposes return a token */
+  tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+}
+/** Result of `server/recovery/delete`. */
+export type ServerRecoveryDeleteResult = {
+  recoveryMethods: "backup"[];
+  /** present when tokenPurpose is not none */
+  token?: string;
+};
+
+/** Params of `server/recovery/set`. */
+export interface ServerRecoverySetParams {
+  registrationId: string;
+  token: string;
+  key: KeyWithProof;
+  /** other purposes return a token */
+  tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+}
+/** Result of `server/recovery/set`. */
+export type ServerRecoverySetResult = {
+  recoveryMethods: "backup"[];
+  /** present when tokenPurpose is not none */
+  token?: string;
+};
+
+/** Params of `server/registration/remove`. */
+export interface ServerRegistrationRemoveParams {
+  registrationId: string;
+  challengeId: string;
+  signatures: Signatures;
+}
+/** Result of `server/registration/remove`. */
+export type ServerRegistrationRemoveResult = {
+  [key: string]: unknown;
+};
+
+/** Params of `server/registration/status`. */
+export interface ServerRegistrationStatusParams {
+  registrationId: string;
+}
+/** Result of `server/registration/status`. */
+export type ServerRegistrationStatusResult = {
+  registrationId: string;
+  state: "active" | "locked" | "lockedByAdmin" | "verificationPending" | "removed";
+  authMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  remainingAttemptsPIN: number;
+  totalAttemptsPIN: number;
+  recoveryMethods: string[];
 };
 
 /** Params of `session/cancel`. */
@@ -1050,7 +1337,25 @@ export interface MethodMap {
   "reset/resetPasskeys": { params: ResetResetPasskeysParams; result: ResetResetPasskeysResult };
   "reset/updatePassword": { params: ResetUpdatePasswordParams; result: ResetUpdatePasswordResult };
   "rpc.discover": { params: RpcDiscoverParams; result: RpcDiscoverResult };
+  "server/activation/commit": { params: ServerActivationCommitParams; result: ServerActivationCommitResult };
+  "server/activation/prepare": { params: ServerActivationPrepareParams; result: ServerActivationPrepareResult };
+  "server/authMethod/add": { params: ServerAuthMethodAddParams; result: ServerAuthMethodAddResult };
+  "server/authMethod/remove": { params: ServerAuthMethodRemoveParams; result: ServerAuthMethodRemoveResult };
+  "server/authentication/cancel": { params: ServerAuthenticationCancelParams; result: ServerAuthenticationCancelResult };
+  "server/authentication/challenge": { params: ServerAuthenticationChallengeParams; result: ServerAuthenticationChallengeResult };
+  "server/authentication/verify": { params: ServerAuthenticationVerifyParams; result: ServerAuthenticationVerifyResult };
   "server/info": { params: ServerInfoParams; result: ServerInfoResult };
+  "server/onboarding/activate": { params: ServerOnboardingActivateParams; result: ServerOnboardingActivateResult };
+  "server/onboarding/cancel": { params: ServerOnboardingCancelParams; result: ServerOnboardingCancelResult };
+  "server/onboarding/resendOtp": { params: ServerOnboardingResendOtpParams; result: ServerOnboardingResendOtpResult };
+  "server/onboarding/start": { params: ServerOnboardingStartParams; result: ServerOnboardingStartResult };
+  "server/onboarding/status": { params: ServerOnboardingStatusParams; result: ServerOnboardingStatusResult };
+  "server/recovery/challenge": { params: ServerRecoveryChallengeParams; result: ServerRecoveryChallengeResult };
+  "server/recovery/commit": { params: ServerRecoveryCommitParams; result: ServerRecoveryCommitResult };
+  "server/recovery/delete": { params: ServerRecoveryDeleteParams; result: ServerRecoveryDeleteResult };
+  "server/recovery/set": { params: ServerRecoverySetParams; result: ServerRecoverySetResult };
+  "server/registration/remove": { params: ServerRegistrationRemoveParams; result: ServerRegistrationRemoveResult };
+  "server/registration/status": { params: ServerRegistrationStatusParams; result: ServerRegistrationStatusResult };
   "session/cancel": { params: SessionCancelParams; result: SessionCancelResult };
   "user/get": { params: UserGetParams; result: UserGetResult };
   "user/login": { params: UserLoginParams; result: UserLoginResult };
@@ -1246,8 +1551,44 @@ export interface RpcMethods {
 
 /** The `server` methods. */
 export interface ServerMethods {
+  /** `server/activation/commit`: Registers the device's public keys, each with its proof, and creates the registration. Errors: noSessionInProgress (1200), sessionExpired (1201), activationCodeInvalid (1300), activationCodeExpired (1301), authMethodNotAllowed (1302), proofInvalid (1303), onboardingFailed (1806), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  activation_commit(params: ServerActivationCommitParams, options?: CallOptions): Promise<ServerActivationCommitResult>;
+  /** `server/activation/prepare`: Checks an activation code and opens an activation for keys made outside the process. Errors: notFound (1000), rateLimited (1004), activationCodeInvalid (1300), activationCodeExpired (1301), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  activation_prepare(params: ServerActivationPrepareParams, options?: CallOptions): Promise<ServerActivationPrepareResult>;
+  /** `server/authMethod/add`: Adds or replaces a two-factor method's key, proved by an allowed second factor. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), proofInvalid (1303), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  authMethod_add(params: ServerAuthMethodAddParams, options?: CallOptions): Promise<ServerAuthMethodAddResult>;
+  /** `server/authMethod/remove`: Removes a two-factor method; the device's signature suffices. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), cannotDeactivateDevice (1405), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  authMethod_remove(params: ServerAuthMethodRemoveParams, options?: CallOptions): Promise<ServerAuthMethodRemoveResult>;
+  /** `server/authentication/cancel`: Uses a challenge up without an answer; a push it picked up becomes rejected. Errors: noSessionInProgress (1200), sessionExpired (1201), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  authentication_cancel(params: ServerAuthenticationCancelParams, options?: CallOptions): Promise<ServerAuthenticationCancelResult>;
+  /** `server/authentication/challenge`: Issues a challenge for the registration and picks up a pending pushed authentication. Errors: notFound (1000), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  authentication_challenge(params: ServerAuthenticationChallengeParams, options?: CallOptions): Promise<ServerAuthenticationChallengeResult>;
+  /** `server/authentication/verify`: Verifies the device's signature, then the second factor's, over the challenge. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  authentication_verify(params: ServerAuthenticationVerifyParams, options?: CallOptions): Promise<ServerAuthenticationVerifyResult>;
   /** `server/info`: What this process is and how it was started. Errors: invalidParams (-32602), internalError (-32603). */
   info(params?: ServerInfoParams, options?: CallOptions): Promise<ServerInfoResult>;
+  /** `server/onboarding/activate`: Checks the OTP and opens the activation; server/activation/commit completes it. Errors: onboardingNotRunning (1801), onboardingFailed (1806), onboardingCannotActivate (1802), otpInvalid (1803), otpExpired (1804), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  onboarding_activate(params: ServerOnboardingActivateParams, options?: CallOptions): Promise<ServerOnboardingActivateResult>;
+  /** `server/onboarding/cancel`: Ends a running process, removing the pending registration it made. Errors: onboardingNotRunning (1801), onboardingFailed (1806), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  onboarding_cancel(params: ServerOnboardingCancelParams, options?: CallOptions): Promise<ServerOnboardingCancelResult>;
+  /** `server/onboarding/resendOtp`: Sends a new OTP for the process; the previous one dies. Errors: onboardingNotRunning (1801), onboardingFailed (1806), resendLimited (1805), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  onboarding_resendOtp(params: ServerOnboardingResendOtpParams, options?: CallOptions): Promise<ServerOnboardingResendOtpResult>;
+  /** `server/onboarding/start`: Starts onboarding from identity for an installation; the same answer whether or not it matches. Errors: notFound (1000), onboardingCannotActivate (1802), onboardingInProgress (1800), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  onboarding_start(params: ServerOnboardingStartParams, options?: CallOptions): Promise<ServerOnboardingStartResult>;
+  /** `server/onboarding/status`: Where an onboarding process stands. Errors: onboardingNotRunning (1801), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  onboarding_status(params: ServerOnboardingStatusParams, options?: CallOptions): Promise<ServerOnboardingStatusResult>;
+  /** `server/recovery/challenge`: Opens a recovery of the registration onto new keys: the challenge the recovery key signs. Errors: recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  recovery_challenge(params: ServerRecoveryChallengeParams, options?: CallOptions): Promise<ServerRecoveryChallengeResult>;
+  /** `server/recovery/commit`: Recovers the registration onto new keys with the recovery key's signature. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), recoveryNotActivated (1600), recoveryLocked (1602), recoveryCodeInvalid (1601), authMethodNotAllowed (1302), proofInvalid (1303), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  recovery_commit(params: ServerRecoveryCommitParams, options?: CallOptions): Promise<ServerRecoveryCommitResult>;
+  /** `server/recovery/delete`: Deletes the recovery key, authorised by a deleteRecovery token. Errors: notFound (1000), recoveryNotActivated (1600), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  recovery_delete(params: ServerRecoveryDeleteParams, options?: CallOptions): Promise<ServerRecoveryDeleteResult>;
+  /** `server/recovery/set`: Sets or replaces the recovery key, authorised by an addOrUpdateRecovery token. Errors: notFound (1000), proofInvalid (1303), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), tokenInvalid (1500), tokenExpired (1501), tokenPurposeMismatch (1502), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  recovery_set(params: ServerRecoverySetParams, options?: CallOptions): Promise<ServerRecoverySetResult>;
+  /** `server/registration/remove`: Removes the registration on the server, signed by the device (a locked one too). Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  registration_remove(params: ServerRegistrationRemoveParams, options?: CallOptions): Promise<ServerRegistrationRemoveResult>;
+  /** `server/registration/status`: What a device shows without authenticating: state, methods, attempts, recovery. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  registration_status(params: ServerRegistrationStatusParams, options?: CallOptions): Promise<ServerRegistrationStatusResult>;
 }
 
 /** The `session` methods. */

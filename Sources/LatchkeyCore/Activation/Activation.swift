@@ -81,10 +81,12 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `activationCodeInvalid`,
     ///   `activationCodeExpired`, `onboardingFailed`, `authMethodNotAllowed`, `proofInvalid`.
     public func commitActivation(activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
-                                 caller: Caller?) throws -> ActivationOutcome {
+                                 caller asker: Caller?) throws -> ActivationOutcome {
         guard let activation = try tx.fetch(ActivationRecord.self, id: activationId) else {
             throw DomainError(.noSessionInProgress, "No activation with this id is waiting for its keys")
         }
+        // The installation that opened the activation asks (a commit names none of its own).
+        let caller = asker ?? Caller(key: activation.caller)
         guard now < activation.expiresAt else {
             throw DomainError(.sessionExpired, "The activation was opened more than 300 seconds ago; open it again")
         }

@@ -249,8 +249,10 @@ extension ServerSession {
     /// Checks the OTP; a right one opens an activation that `commitActivation` completes (the
     /// registration then waits for verification).
     /// - Throws: `onboardingNotRunning`, `onboardingFailed`, `onboardingCannotActivate`, `otpExpired`, `otpInvalid`.
-    public func activateOnboarding(processId: String, otp: String, caller: Caller?) throws -> PreparedActivation {
+    public func activateOnboarding(processId: String, otp: String, caller asker: Caller?) throws -> PreparedActivation {
         var process = try process(processId)
+        // The installation that started the process asks (an activate names none of its own).
+        let caller = asker ?? Caller(key: process.deviceId)
         try core.acceptOnboardingOtp(tx, effects, &process, otp: otp, caller: caller)
         let app = try core.application(tx, process.applicationId)
         let activation = try openActivation(codeId: nil, processId: process.id, caller: caller)

@@ -3,6 +3,7 @@ enum MethodRegistry {
     /// The methods as the dispatch table and the documents hold them.
     static let entries: [MethodEntry] = MetaMethods.all + DeliveryMethods.all + AdminMethods.all + DeviceMethods.all
         + ActivationMethods.all + RecoveryMethods.all + AccountMethods.all + ResetMethods.all + OnboardingMethods.all
+        + ServerMethods.all
 
     private static let table: [String: MethodEntry] = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 

@@ -31,7 +31,7 @@ extension ActivationOffer: WireObject {
     public static let schemaName: String? = "ActivationOffer"
     public static let fields: [WireField<Self>] = [
         .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods),
-    ] + pinRules(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+    ] + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
 extension ActivationOutcome: WireObject {
@@ -58,7 +58,7 @@ extension AuthenticationChallengeInfo: WireObject {
         .nullable("contextTitle", \.contextTitle, .text),
         .nullable("contextContent", \.contextContent, .text),
         .nullable("contextMIME", \.contextMIME, .text),
-    ] + pinRules(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+    ] + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
 extension AuthenticationOutcome: WireObject {
@@ -82,7 +82,7 @@ extension AddOrUpdateOffer: WireObject {
 }
 
 /// The PIN rules of an application, as several results carry them.
-func pinRules<Root>(_ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
+func pinRuleFields<Root>(_ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
                     _ max: WritableKeyPath<Root, Int> & Sendable) -> [WireField<Root>] {
     [.required("pinCodeType", type, .enumeration(PinCodeType.self)),
      .required("pinCodeLengthMin", min, .int()), .required("pinCodeLengthMax", max, .int())]
