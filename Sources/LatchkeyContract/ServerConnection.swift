@@ -138,12 +138,9 @@ public struct ActivationOutcome: Sendable, Equatable {
     }
 }
 
-/// A challenge and what a device shows with it.
-public struct Challenge: Sendable, Equatable {
-    public var challengeId: String
-    public var challenge: String
-    public var expiresAt: UnixTime
-    public var authenticationMethods: [AuthMethod]
+/// Where a registration's attempts stand, and the pushed authentication a challenge picked up:
+/// what a device shows with a challenge.
+public struct ChallengeStanding: Sendable, Equatable {
     public var lastAttempt: UnixTime?
     public var totalAttemptsPIN: Int
     public var remainingAttemptsPIN: Int
@@ -151,6 +148,26 @@ public struct Challenge: Sendable, Equatable {
     public var contextTitle: String?
     public var contextContent: String?
     public var contextMIME: String?
+
+    public init(lastAttempt: UnixTime?, totalAttemptsPIN: Int, remainingAttemptsPIN: Int, authenticationId: String?,
+                contextTitle: String?, contextContent: String?, contextMIME: String?) {
+        self.lastAttempt = lastAttempt
+        self.totalAttemptsPIN = totalAttemptsPIN
+        self.remainingAttemptsPIN = remainingAttemptsPIN
+        self.authenticationId = authenticationId
+        self.contextTitle = contextTitle
+        self.contextContent = contextContent
+        self.contextMIME = contextMIME
+    }
+}
+
+/// A challenge and what a device shows with it.
+public struct Challenge: Sendable, Equatable {
+    public var challengeId: String
+    public var challenge: String
+    public var expiresAt: UnixTime
+    public var authenticationMethods: [AuthMethod]
+    public var standing: ChallengeStanding
     /// `PushContext.hash` of the picked-up context, or "".
     public var contextHash: String
     public var pinRules: PinRules
@@ -160,21 +177,14 @@ public struct Challenge: Sendable, Equatable {
     /// longer this registration's device (a recovery moved it elsewhere).
     public var deviceKeyId: String
 
-    public init(challengeId: String, challenge: String, expiresAt: UnixTime, authenticationMethods: [AuthMethod], lastAttempt: UnixTime?,
-                totalAttemptsPIN: Int, remainingAttemptsPIN: Int, authenticationId: String?, contextTitle: String?,
-                contextContent: String?, contextMIME: String?, contextHash: String, pinRules: PinRules,
-                allowedAuthMethodsToActivate: [AuthMethod]?, deviceKeyId: String) {
+    public init(challengeId: String, challenge: String, expiresAt: UnixTime, authenticationMethods: [AuthMethod],
+                standing: ChallengeStanding, contextHash: String, pinRules: PinRules, allowedAuthMethodsToActivate: [AuthMethod]?,
+                deviceKeyId: String) {
         self.challengeId = challengeId
         self.challenge = challenge
         self.expiresAt = expiresAt
         self.authenticationMethods = authenticationMethods
-        self.lastAttempt = lastAttempt
-        self.totalAttemptsPIN = totalAttemptsPIN
-        self.remainingAttemptsPIN = remainingAttemptsPIN
-        self.authenticationId = authenticationId
-        self.contextTitle = contextTitle
-        self.contextContent = contextContent
-        self.contextMIME = contextMIME
+        self.standing = standing
         self.contextHash = contextHash
         self.pinRules = pinRules
         self.allowedAuthMethodsToActivate = allowedAuthMethodsToActivate

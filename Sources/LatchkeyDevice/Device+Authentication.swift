@@ -6,13 +6,7 @@ public struct AuthenticationChallengeInfo: Sendable, Equatable {
     /// The method of the device's last successful authentication if still activated, else its
     /// strongest activated one (faceId, touchId, pin, device).
     public var authenticationMethod: AuthMethod
-    public var lastAttempt: UnixTime?
-    public var totalAttemptsPIN: Int
-    public var remainingAttemptsPIN: Int
-    public var authenticationId: String?
-    public var contextTitle: String?
-    public var contextContent: String?
-    public var contextMIME: String?
+    public var standing: ChallengeStanding
     public var pinCodeType: PinCodeType
     public var pinCodeLengthMin: Int
     public var pinCodeLengthMax: Int
@@ -52,10 +46,7 @@ extension Device {
         let last = try storage.string(.lastAuthenticationMethod).flatMap(AuthMethod.init(rawValue:))
         let preferred = last.flatMap { methods.contains($0) ? $0 : nil } ?? AuthMethod.strongestFirst.first(where: methods.contains) ?? .device
         return AuthenticationChallengeInfo(
-            authenticationMethods: methods, authenticationMethod: preferred, lastAttempt: challenge.lastAttempt,
-            totalAttemptsPIN: challenge.totalAttemptsPIN, remainingAttemptsPIN: challenge.remainingAttemptsPIN,
-            authenticationId: challenge.authenticationId, contextTitle: challenge.contextTitle, contextContent: challenge.contextContent,
-            contextMIME: challenge.contextMIME, pinCodeType: challenge.pinRules.type, pinCodeLengthMin: challenge.pinRules.minLength,
+            authenticationMethods: methods, authenticationMethod: preferred, standing: challenge.standing, pinCodeType: challenge.pinRules.type, pinCodeLengthMin: challenge.pinRules.minLength,
             pinCodeLengthMax: challenge.pinRules.maxLength)
     }
 

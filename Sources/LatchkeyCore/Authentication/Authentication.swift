@@ -21,9 +21,10 @@ extension ServerSession {
             ? AuthMethod.canonical(registration.methods.flatMap { app.methodsAddableBy($0) }.filter(app.authMethods.contains)) : nil
         return Challenge(
             challengeId: record.id, challenge: record.challenge, expiresAt: record.expiresAt, authenticationMethods: registration.methods,
-            lastAttempt: registration.lastAttempt, totalAttemptsPIN: app.maxFailedAttempts,
-            remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
-            contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME,
+            standing: ChallengeStanding(
+                lastAttempt: registration.lastAttempt, totalAttemptsPIN: app.maxFailedAttempts,
+                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
+                contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
             contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
             deviceKeyId: PublicKey(sec1: registration.possessionPublicKey)?.keyId ?? "")
     }

@@ -51,14 +51,7 @@ extension AuthenticationChallengeInfo: WireObject {
         .required("authenticationMethods", \.authenticationMethods, .authMethods),
         .required("authenticationMethod", \.authenticationMethod, .authMethod,
                   "the method of the last successful authentication if still activated, else the strongest activated one"),
-        .nullable("lastAttempt", \.lastAttempt, .time),
-        .required("totalAttemptsPIN", \.totalAttemptsPIN, .int()),
-        .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
-        .optional("authenticationId", \.authenticationId, .text, "when a pushed authentication was picked up"),
-        .nullable("contextTitle", \.contextTitle, .text),
-        .nullable("contextContent", \.contextContent, .text),
-        .nullable("contextMIME", \.contextMIME, .text),
-    ] + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+    ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
 extension AuthenticationOutcome: WireObject {
@@ -68,6 +61,18 @@ extension AuthenticationOutcome: WireObject {
         .token(\.token),
     ]
     var responseType: ResponseType { .authenticated }
+}
+
+extension ChallengeStanding: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .nullable("lastAttempt", \.lastAttempt, .time),
+        .required("totalAttemptsPIN", \.totalAttemptsPIN, .int()),
+        .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
+        .optional("authenticationId", \.authenticationId, .text, "when a pushed authentication was picked up"),
+        .nullable("contextTitle", \.contextTitle, .text),
+        .nullable("contextContent", \.contextContent, .text),
+        .nullable("contextMIME", \.contextMIME, .text),
+    ]
 }
 
 /// What a finish reports it did, as the seed's result objects name it.

@@ -149,13 +149,7 @@ extension Challenge: WireObject {
         .required("challengeId", \.challengeId, .text), .required("challenge", \.challenge, .text),
         .required("expiresAt", \.expiresAt, .time),
         .required("authenticationMethods", \.authenticationMethods, .authMethods),
-        .nullable("lastAttempt", \.lastAttempt, .time),
-        .required("totalAttemptsPIN", \.totalAttemptsPIN, .int()),
-        .required("remainingAttemptsPIN", \.remainingAttemptsPIN, .int()),
-        .optional("authenticationId", \.authenticationId, .text, "when a pushed authentication was picked up"),
-        .nullable("contextTitle", \.contextTitle, .text),
-        .nullable("contextContent", \.contextContent, .text),
-        .nullable("contextMIME", \.contextMIME, .text),
+    ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + [
         .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty"),
     ]
 }
