@@ -97,7 +97,7 @@ demo: build
 # Protocol benchmarks against the C echo, then the domain benchmarks (crypto floor, flows,
 # scale with BENCH_SCALE registrations in the store).
 BENCH_SCALE ?= 100 100000
-bench: deps release
+bench: deps venv release
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) bash bench/run.sh
 	.build/release/LatchkeyBench 300 $(BENCH_SCALE)
 

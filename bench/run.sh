@@ -4,6 +4,7 @@
 #   2. pipelined.sh   throughput, 200 000 pipelined pings
 #   3. latency.py     interactive round trips, unpinned and pinned to one core
 #   4. coldstart.py   spawn -> one ping -> EOF -> exit
+#   5. external_device.py  an outside device's PIN authentication vs a simulated one
 # Each step has its own time limit; a failed step is reported and the others still run.
 # Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
 # (a figure missing its target does not make the run fail; the summary says so).
@@ -47,6 +48,14 @@ echo "  c-echo:   $ECHO_BIN"
 step pipelined 900 "$BENCH_DIR/pipelined.sh"
 step latency 300 python3 "$BENCH_DIR/latency.py"
 step coldstart 300 python3 "$BENCH_DIR/coldstart.py"
+# An outside device's PIN authentication (server/ challenge + verify, signed outside the timing)
+# against a simulated device's, in one process (needs the venv's cryptography: make venv).
+VENV_PY="$BENCH_DIR/../.build/venv/bin/python"
+if [[ -x "$VENV_PY" ]]; then
+    step external_device 600 "$VENV_PY" "$BENCH_DIR/external_device.py" "$LATCHKEY_BIN" "${EXTERNAL_N:-1000}"
+else
+    echo "external_device: skipped (no .build/venv; run make venv)"
+fi
 
 echo
 python3 "$BENCH_DIR/summary.py"
