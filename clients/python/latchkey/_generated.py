@@ -1638,6 +1638,8 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/authMethod/remove``: Removes a two-factor method; the device's signature suffices.
 
+        Signed with operation removeAuthMethod over a challenge from server/authentication/challenge; device alone suffices (a second factor, if given, is checked and counts). device itself cannot be removed (cannotDeactivateDevice). Answers the activated methods.
+
         Params:
             registrationId (str)
             challengeId (str)
@@ -1664,6 +1666,8 @@ class ServerMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``server/authentication/cancel``: Uses a challenge up without an answer; a push it picked up becomes rejected.
+
+        As session/cancel for a device outside the process: the challenge can no longer be verified, and a pushed authentication it picked up is rejected.
 
         Params:
             registrationId (str)
@@ -1748,6 +1752,8 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/onboarding/activate``: Checks the OTP and opens the activation; server/activation/commit completes it.
 
+        Checks the OTP (wrong tries counted; otpExpired after its lifetime) and opens an activation as server/activation/prepare does; the registration made by server/activation/commit waits in verificationPending until admin/completeVerification.
+
         Params:
             processId (str)
             otp (str)
@@ -1769,6 +1775,8 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/onboarding/cancel``: Ends a running process, removing the pending registration it made.
 
+        Ends a process that is activationInProgress or verificationInProgress (removing the pending registration it made); a failed or expired one answers onboardingFailed, an unknown or finished one onboardingNotRunning.
+
         Params:
             processId (str)
 
@@ -1784,6 +1792,8 @@ class ServerMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``server/onboarding/resendOtp``: Sends a new OTP for the process; the previous one dies.
+
+        Sends a fresh OTP to the same address; at most one every 30 s (resendLimited with retryAfterSeconds). The previous OTP stops working; wrong tries keep counting.
 
         Params:
             processId (str)
@@ -1802,6 +1812,8 @@ class ServerMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``server/onboarding/start``: Starts onboarding from identity for an installation; the same answer whether or not it matches.
+
+        Starts an identity-based onboarding process (email, phoneNumber, loginName, or userId with birthDate); an OTP goes to the address on file when the credentials match a user. One process at a time per installation (onboardingInProgress).
 
         Params:
             credentials (Dict[str, Any])
@@ -1825,6 +1837,8 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/onboarding/status``: Where an onboarding process stands.
 
+        The process's status as onboarding/status answers it (activationInProgress, verificationInProgress, failed, finished); unknown ids answer onboardingNotRunning.
+
         Params:
             processId (str)
 
@@ -1841,6 +1855,8 @@ class ServerMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``server/recovery/challenge``: Opens a recovery of the registration onto new keys: the challenge the recovery key signs.
+
+        For a new phone restored from backup: checks the registration may be recovered (recoveryNotActivated, recoveryLocked as recovery/start) and answers a challenge, valid 300 s, that the recovery key and the new keys sign for server/recovery/commit.
 
         Params:
             registrationId (str)
@@ -1900,6 +1916,8 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/recovery/delete``: Deletes the recovery key, authorised by a deleteRecovery token.
 
+        Uses a deleteRecovery token (from a two-factor verify) and removes the recovery key; with no recovery key set it answers recoveryNotActivated and the token is not spent.
+
         Params:
             registrationId (str)
             token (str)
@@ -1957,6 +1975,8 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/registration/remove``: Removes the registration on the server, signed by the device (a locked one too).
 
+        As registration/deactivate with onlyLocally false: signed with operation removeRegistration, device alone suffices. A removeRegistration challenge is issued in any state but removed, so a locked phone can still remove itself.
+
         Params:
             registrationId (str)
             challengeId (str)
@@ -1980,6 +2000,8 @@ class ServerMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``server/registration/status``: What a device shows without authenticating: state, methods, attempts, recovery.
+
+        Reads the registration's state, activated methods, PIN attempts left and recovery methods, without a challenge or a signature and without counting anything.
 
         Params:
             registrationId (str)
