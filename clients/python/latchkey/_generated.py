@@ -222,6 +222,8 @@ class AccountRecoveryMethods(_Namespace):
     def cancel(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``accountRecovery/cancel``: Cancels a grace period (state 2, reason 1).
 
+        Cancels a grace period (state 2, reason 1).
+
         Params:
             sessionId (str)
 
@@ -239,6 +241,8 @@ class AccountRecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``accountRecovery/resetPassword``: Sets a new password without the old one (state 3 only); back to state 0.
 
+        Sets a new password without the old one (state 3 only); back to state 0.
+
         Params:
             sessionId (str)
             newPassword (str)
@@ -254,6 +258,8 @@ class AccountRecoveryMethods(_Namespace):
     def start(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``accountRecovery/start``: Asks for a password reset: a grace period starts (from states 0, 2, 4).
 
+        Asks for a password reset: a grace period starts (from states 0, 2, 4).
+
         Params:
             sessionId (str)
 
@@ -264,6 +270,8 @@ class AccountRecoveryMethods(_Namespace):
 
     def status(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``accountRecovery/status``: The status and the settings-screen copy for it.
+
+        The status and the settings-screen copy for it.
 
         Params:
             sessionId (str)
@@ -289,6 +297,8 @@ class ActivationMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``activation/finish``: Creates the factor keys and the registration.
+
+        Creates the factor keys and the registration.
 
         Params:
             deviceId (str): the simulated device
@@ -318,6 +328,8 @@ class ActivationMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``activation/start``: Checks an activation code and binds it to the device.
+
+        Checks an activation code and binds it to the device.
 
         Params:
             deviceId (str): the simulated device
@@ -349,6 +361,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/completeVerification``: Ends onboarding identity verification; rejected removes the registration.
+
+        Ends onboarding identity verification; rejected removes the registration.
 
         Params:
             userId (str, optional)
@@ -382,6 +396,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/configureApplication``: Creates or changes an application; absent fields keep their value.
+
+        Creates or changes an application; absent fields keep their value.
 
         Params:
             applicationId (str)
@@ -425,6 +441,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/configureServer``: Changes the server-wide lifetimes; absent fields keep their value.
 
+        Changes the server-wide lifetimes; absent fields keep their value.
+
         Params:
             gracePeriodSeconds (int, optional)
             insecureWindowSeconds (int, optional)
@@ -447,6 +465,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/createActivationCode``: Creates an activation code for a user, in the application's format.
+
+        Creates an activation code for a user, in the application's format.
 
         Params:
             userId (str)
@@ -474,6 +494,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/createUser``: Creates a user (userId generated when absent).
+
+        Creates a user (userId generated when absent).
 
         Params:
             userId (str, optional)
@@ -507,6 +529,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/getAuthentication``: A pushed authentication's status.
 
+        A pushed authentication's status.
+
         Params:
             authenticationId (str)
 
@@ -522,6 +546,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/getRegistration``: A registration as the server holds it.
+
+        A registration as the server holds it.
 
         Params:
             registrationId (str)
@@ -539,6 +565,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/listRegistrations``: Every registration of a user, oldest first.
 
+        Every registration of a user, oldest first.
+
         Params:
             userId (str)
 
@@ -554,6 +582,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/lockRegistration``: Locks a registration (lockedByAdmin); its tokens die.
+
+        Locks a registration (lockedByAdmin); its tokens die.
 
         Params:
             registrationId (str)
@@ -574,6 +604,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/pushAuthentication``: Pushes an authentication with a context; the next authentication/start picks it up.
+
+        Pushes an authentication with a context; the next authentication/start picks it up.
 
         Params:
             registrationId (str)
@@ -601,6 +633,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/removeRegistration``: Removes a registration (a stolen phone); its tokens die.
 
+        Removes a registration (a stolen phone); its tokens die.
+
         Params:
             registrationId (str)
 
@@ -616,6 +650,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/unlockRegistration``: Unlocks a registration and resets its PIN and recovery counters; never lifts removed.
+
+        Unlocks a registration and resets its PIN and recovery counters; never lifts removed.
 
         Params:
             registrationId (str)
@@ -640,6 +676,8 @@ class AuditMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``audit/list``: Recorded security events, oldest first; limit keeps the newest.
+
+        Recorded security events, oldest first; limit keeps the newest.
 
         Params:
             userId (str, optional)
@@ -670,6 +708,8 @@ class AuthMethodMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``authMethod/deactivate``: Removes a method after a device authentication.
 
+        Removes a method after a device authentication.
+
         Params:
             deviceId (str): the simulated device
             authMethod (Literal['device', 'pin', 'touchId', 'faceId'])
@@ -693,6 +733,8 @@ class AuthMethodMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``authMethod/finishAddOrUpdate``: Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.
+
+        Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.
 
         Params:
             deviceId (str): the simulated device
@@ -720,6 +762,8 @@ class AuthMethodMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``authMethod/startAddOrUpdate``: Opens an add-or-update of an auth method.
 
+        Opens an add-or-update of an auth method.
+
         Params:
             deviceId (str): the simulated device
 
@@ -744,6 +788,8 @@ class AuthenticationMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``authentication/finish``: Answers the challenge; the server verifies and counts.
+
+        Answers the challenge; the server verifies and counts.
 
         Params:
             deviceId (str): the simulated device
@@ -772,6 +818,8 @@ class AuthenticationMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``authentication/start``: Opens an authentication; picks up a pushed authentication if one is pending.
 
+        Opens an authentication; picks up a pushed authentication if one is pending.
+
         Params:
             deviceId (str): the simulated device
             clientOnly (bool, optional): must be false
@@ -794,6 +842,8 @@ class ClockMethods(_Namespace):
     def advance(self, *, seconds: int, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``clock/advance``: Moves a manual clock forward; due state changes happen and are notified.
 
+        Moves a manual clock forward; due state changes happen and are notified.
+
         Params:
             seconds (int)
 
@@ -804,6 +854,8 @@ class ClockMethods(_Namespace):
 
     def now(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``clock/now``: The server's current time.
+
+        The server's current time.
 
         Errors: invalidParams (-32602), internalError (-32603).
         """
@@ -823,6 +875,8 @@ class ConfigMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``config/load``: The application's activation code format.
 
+        The application's activation code format.
+
         Params:
             applicationId (str, optional): defaults to `default`
 
@@ -840,6 +894,8 @@ class DeliveryMethods(_Namespace):
     def list(self, *, to: str = UNSET, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``delivery/list``: Messages sent through the channel, newest last (the last 1000, in memory only).
 
+        Messages sent through the channel, newest last (the last 1000, in memory only).
+
         Params:
             to (str, optional): only messages to this address
 
@@ -849,6 +905,8 @@ class DeliveryMethods(_Namespace):
 
     def open(self, *, messageId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``delivery/open``: The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback.
+
+        The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback.
 
         Params:
             messageId (str)
@@ -872,6 +930,8 @@ class DeviceMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``device/activatedRecoveryMethods``: The recovery methods the device holds.
 
+        The recovery methods the device holds.
+
         Params:
             deviceId (str): the simulated device
 
@@ -888,6 +948,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/backup``: Backs up the device: recovery data yes, this-device-only activation keys never.
+
+        Backs up the device: recovery data yes, this-device-only activation keys never.
 
         Params:
             deviceId (str): the simulated device
@@ -911,6 +973,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/create``: Creates a simulated phone (deviceId generated when absent).
+
+        Creates a simulated phone (deviceId generated when absent).
 
         Params:
             deviceId (str, optional)
@@ -936,6 +1000,8 @@ class DeviceMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``device/isActivatedLocally``: Whether the device holds an activation (no server call).
 
+        Whether the device holds an activation (no server call).
+
         Params:
             deviceId (str): the simulated device
 
@@ -952,6 +1018,8 @@ class DeviceMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``device/isRecoveryActivated``: Whether the device holds recovery data.
 
+        Whether the device holds recovery data.
+
         Params:
             deviceId (str): the simulated device
 
@@ -962,6 +1030,8 @@ class DeviceMethods(_Namespace):
 
     def registrationId(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``device/registrationId``: The registration the device holds (null when none).
+
+        The registration the device holds (null when none).
 
         Params:
             deviceId (str): the simulated device
@@ -981,6 +1051,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/restore``: Makes a new device holding what the backup carries.
+
+        Makes a new device holding what the backup carries.
 
         Params:
             backupId (str)
@@ -1006,6 +1078,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/setBiometricOutcome``: Sets what the biometric sensor answers from now on (sticks until changed).
+
+        Sets what the biometric sensor answers from now on (sticks until changed).
 
         Params:
             deviceId (str): the simulated device
@@ -1033,6 +1107,8 @@ class EventsMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``events/subscribe``: Starts notifications for topics; answers with every topic subscribed.
 
+        Starts notifications for topics; answers with every topic subscribed.
+
         Params:
             topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']])
 
@@ -1047,6 +1123,8 @@ class EventsMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``events/unsubscribe``: Stops notifications for topics; answers with the topics still subscribed.
+
+        Stops notifications for topics; answers with the topics still subscribed.
 
         Params:
             topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']])
@@ -1070,6 +1148,8 @@ class OnboardingMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``onboarding/activate``: Checks the OTP and opens the activation; activation/finish completes it.
+
+        Checks the OTP and opens the activation; activation/finish completes it.
 
         Params:
             deviceId (str): the simulated device
@@ -1095,6 +1175,8 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/cancel``: Cancels the device's onboarding process.
 
+        Cancels the device's onboarding process.
+
         Params:
             deviceId (str): the simulated device
             forceCancel (bool, optional)
@@ -1115,6 +1197,8 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/hasActiveProcess``: Whether an onboarding process runs on the device.
 
+        Whether an onboarding process runs on the device.
+
         Params:
             deviceId (str): the simulated device
 
@@ -1125,6 +1209,8 @@ class OnboardingMethods(_Namespace):
 
     def resendOtp(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``onboarding/resendOtp``: Sends a new OTP; the previous one dies.
+
+        Sends a new OTP; the previous one dies.
 
         Params:
             deviceId (str): the simulated device
@@ -1146,6 +1232,8 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/start``: Starts onboarding from identity; the same answer whether or not it matches a user.
 
+        Starts onboarding from identity; the same answer whether or not it matches a user.
+
         Params:
             deviceId (str): the simulated device
             credentials (Dict[str, Any])
@@ -1164,6 +1252,8 @@ class OnboardingMethods(_Namespace):
 
     def status(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``onboarding/status``: Where the device's onboarding process stands.
+
+        Where the device's onboarding process stands.
 
         Params:
             deviceId (str): the simulated device
@@ -1187,6 +1277,8 @@ class PinMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``pin/validate``: Checks a PIN against the application's policy.
+
+        Checks a PIN against the application's policy.
 
         Params:
             pin (str)
@@ -1216,6 +1308,8 @@ class RecoveryMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``recovery/finish``: Recovers the registration onto this device with the code and exactly one method besides device.
+
+        Recovers the registration onto this device with the code and exactly one method besides device.
 
         Params:
             deviceId (str): the simulated device
@@ -1248,6 +1342,8 @@ class RecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``recovery/finishAddOrUpdate``: Sets or replaces the recovery code; the server keeps only a public key.
 
+        Sets or replaces the recovery code; the server keeps only a public key.
+
         Params:
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
@@ -1274,6 +1370,8 @@ class RecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``recovery/finishDelete``: Deletes the recovery method on both sides (the code given is ignored).
 
+        Deletes the recovery method on both sides (the code given is ignored).
+
         Params:
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
@@ -1293,12 +1391,16 @@ class RecoveryMethods(_Namespace):
     def generateCode(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``recovery/generateCode``: A fresh recovery code of 100 bits (4 groups of 5 Base32 characters).
 
+        A fresh recovery code of 100 bits (4 groups of 5 Base32 characters).
+
         Errors: storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/generateCode', None, timeout=_timeout)
 
     def start(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``recovery/start``: Opens a recovery on a device restored from backup.
+
+        Opens a recovery on a device restored from backup.
 
         Params:
             deviceId (str): the simulated device
@@ -1318,6 +1420,8 @@ class RecoveryMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``recovery/startAddOrUpdate``: Opens setting the recovery code, authorised by an addOrUpdateRecovery token.
+
+        Opens setting the recovery code, authorised by an addOrUpdateRecovery token.
 
         Params:
             deviceId (str): the simulated device
@@ -1341,6 +1445,8 @@ class RecoveryMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``recovery/startDelete``: Opens deleting the recovery method, authorised by a deleteRecovery token.
+
+        Opens deleting the recovery method, authorised by a deleteRecovery token.
 
         Params:
             deviceId (str): the simulated device
@@ -1372,6 +1478,8 @@ class RegistrationMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``registration/deactivate``: Deactivates the registration, on the server too unless onlyLocally.
 
+        Deactivates the registration, on the server too unless onlyLocally.
+
         Params:
             deviceId (str): the simulated device
             onlyLocally (bool, optional)
@@ -1401,6 +1509,8 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/requestAccountRecovery``: Sends an account-recovery code and deep link (same answer for unknown users).
 
+        Sends an account-recovery code and deep link (same answer for unknown users).
+
         Params:
             email (str, optional): email channel
             phoneNumber (str, optional): SMS channel, E.164
@@ -1427,6 +1537,8 @@ class ResetMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``reset/requestPasswordReset``: Sends a password-reset code and link (same answer for unknown users).
+
+        Sends a password-reset code and link (same answer for unknown users).
 
         Params:
             email (str, optional): email channel
@@ -1455,6 +1567,8 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/resetPasskeys``: Removes every passkey and registers the new one, with an account-recovery code.
 
+        Removes every passkey and registers the new one, with an account-recovery code.
+
         Params:
             email (str, optional): email channel
             phoneNumber (str, optional): SMS channel, E.164
@@ -1482,6 +1596,8 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/updatePassword``: Sets a new password with a verification code; every session of the user ends.
 
+        Sets a new password with a verification code; every session of the user ends.
+
         Params:
             email (str, optional): email channel
             phoneNumber (str, optional): SMS channel, E.164
@@ -1507,6 +1623,8 @@ class RpcMethods(_Namespace):
     def discover(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``rpc.discover``: The OpenRPC document describing every method.
 
+        The OpenRPC document describing every method.
+
         Errors: invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('rpc.discover', None, timeout=_timeout)
@@ -1520,6 +1638,8 @@ class ServerMethods(_Namespace):
     def info(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``server/info``: What this process is and how it was started.
 
+        What this process is and how it was started.
+
         Errors: invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('server/info', None, timeout=_timeout)
@@ -1532,6 +1652,8 @@ class SessionMethods(_Namespace):
 
     def cancel(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``session/cancel``: Cancels the operation in progress; a pushed authentication in hand is rejected.
+
+        Cancels the operation in progress; a pushed authentication in hand is rejected.
 
         Params:
             deviceId (str): the simulated device
@@ -1550,6 +1672,8 @@ class UserMethods(_Namespace):
     def get(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``user/get``: The signed-in user, with accountRecovery (null before the first start).
 
+        The signed-in user, with accountRecovery (null before the first start).
+
         Params:
             sessionId (str)
 
@@ -1567,6 +1691,8 @@ class UserMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``user/login``: Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).
+
+        Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).
 
         Params:
             email (str, optional)
@@ -1591,6 +1717,8 @@ class UserMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``user/logout``: Ends the session, or every session of the user with all.
 
+        Ends the session, or every session of the user with all.
+
         Params:
             sessionId (str)
             all (bool, optional): end every session of the user
@@ -1605,6 +1733,8 @@ class UserMethods(_Namespace):
 
     def passkeys(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``user/passkeys``: The signed-in user's passkeys.
+
+        The signed-in user's passkeys.
 
         Params:
             sessionId (str)
@@ -1702,6 +1832,8 @@ class GeneratedMethods:
 
     def ping(self, *, echo: Any = UNSET, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``ping``: Answers with what it was given.
+
+        Answers with what it was given.
 
         Params:
             echo (Any, optional): any value
