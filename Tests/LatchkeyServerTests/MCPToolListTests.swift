@@ -21,6 +21,12 @@ import Testing
         #expect(MCPToolList.method(forTool: "rpc.discover") == nil)
     }
 
+    /// A tool's description is what an agent reads to pick it: more than the one-line summary.
+    @Test func everyMethodHasARealDescription() {
+        let missing = MethodRegistry.entries.filter { $0.description.isEmpty || $0.description == $0.summary }.map(\.name)
+        #expect(missing.isEmpty, "add a description: to these declarations: \(missing.joined(separator: ", "))")
+    }
+
     @Test func everyToolHasADescriptionAndObjectSchemas() {
         for tool in tools {
             let name = tool["name"]?.stringValue ?? "?"
