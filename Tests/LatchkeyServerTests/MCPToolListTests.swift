@@ -15,6 +15,12 @@ import Testing
             .map { $0.replacingOccurrences(of: "/", with: "_") }
         #expect(names == expected, "a method has no tool, or a tool no method")
         #expect(Set(names).count == names.count, "two methods map to one tool name")
+        // MCP 2025-11-25 allows 1-128 of [A-Za-z0-9_.-]; hosts that hand tools to a model often
+        // allow only [A-Za-z0-9_-]{1,64}: keep to the narrower set.
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+        for name in names {
+            #expect((1...64).contains(name.count) && name.allSatisfy(allowed.contains), "tool name \(name) is not portable")
+        }
         for method in MethodRegistry.entries where method.name != "rpc.discover" {
             #expect(MCPToolList.method(forTool: MCPToolList.toolName(method.name))?.name == method.name)
         }
