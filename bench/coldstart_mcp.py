@@ -7,7 +7,8 @@ line has been read (then stdin is closed and the process reaped; spawn -> exit i
 The two run alternately, so both see the same machine. Target (issue 19): the MCP median is
 within 1 ms of the plain median.
 
-Environment: LATCHKEY_BIN, LATCHKEY_ARGS (default --in-memory), as for the other benchmarks.
+Environment: LATCHKEY_BIN, LATCHKEY_ARGS (default --in-memory), as for the other benchmarks;
+LATCHKEY_BASELINE_BIN runs the plain variant on another binary (a build from before `mcp`).
 """
 from __future__ import annotations
 
@@ -63,7 +64,9 @@ def main() -> int:
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    variants = [("plain", base, PING), ("mcp", [base[0], "mcp", *base[1:]], INITIALIZE)]
+    baseline = os.environ.get("LATCHKEY_BASELINE_BIN")
+    plain = [os.path.abspath(baseline), *base[1:]] if baseline else base
+    variants = [("plain", plain, PING), ("mcp", [base[0], "mcp", *base[1:]], INITIALIZE)]
     print(f"== cold start, plain ping vs mcp initialize: spawn -> answer; {args.runs} runs each, alternating")
     for name, argv, _ in variants:
         print(f"  {name}: {' '.join(argv)}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 
 import anyio
@@ -27,10 +28,11 @@ MODES = ["auto", "legacy"]
 pytestmark = pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
 
 
-def server() -> StdioServerParameters:
+def server(sent_log: str) -> StdioServerParameters:
+    """`latchkey mcp`, with what the client sends copied to `sent_log` on the way."""
     # The contract check of debug builds (see the Makefile) follows the process.
     env = {k: v for k, v in os.environ.items() if k.startswith("LATCHKEY_") or k in ("PATH", "HOME")}
-    return StdioServerParameters(command=BINARY, args=ARGS, env=env)
+    return StdioServerParameters(command="/bin/sh", args=["-c", 'tee "$0" | exec "$@"', sent_log, BINARY, *ARGS], env=env)
 
 
 def registry_tool_names() -> list[str]:
@@ -41,23 +43,32 @@ def registry_tool_names() -> list[str]:
 
 
 def run(body):
-    """Connects in each mode and runs `body(client, logs)`; returns the seconds connecting took."""
+    """Connects in each mode and runs `body(client, logs)`; returns, per mode, the seconds
+    connecting took and the methods the client sent, in order."""
 
-    async def main(mode: str) -> float:
+    async def main(mode: str, sent_log: str) -> float:
         logs: list = []
 
         async def on_log(params) -> None:
             logs.append(params)
 
         started = time.monotonic()
-        async with Client(server(), mode=mode, logging_callback=on_log, read_timeout_seconds=30) as client:
+        async with Client(server(sent_log), mode=mode, logging_callback=on_log, read_timeout_seconds=30) as client:
             connected = time.monotonic() - started
             assert client.server_info is not None and client.server_info.name == "latchkey"
             assert client.protocol_version in ("2025-06-18", "2025-11-25")
             await body(client, logs)
         return connected
 
-    return {mode: anyio.run(main, mode) for mode in MODES}
+    outcome = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for mode in MODES:
+            sent_log = os.path.join(scratch, f"{mode}.jsonl")
+            connected = anyio.run(main, mode, sent_log)
+            with open(sent_log) as f:
+                sent = [json.loads(line).get("method") for line in f if line.strip()]
+            outcome[mode] = (connected, sent)
+    return outcome
 
 
 def structured(result) -> dict:
@@ -80,10 +91,13 @@ def test_default_mode_falls_back_to_the_handshake_at_once():
         assert client.server_capabilities.tools is not None
         assert client.server_capabilities.logging is not None
 
-    connect = run(body)
-    print(f"connect seconds: {connect}")
+    outcome = run(body)
+    print(f"connect seconds and first methods: {outcome}")
+    # Default mode probes the stateless revision first, then falls back to the handshake.
+    assert outcome["auto"][1][:3] == ["server/discover", "initialize", "notifications/initialized"]
+    assert outcome["legacy"][1][:2] == ["initialize", "notifications/initialized"]
     # The SDK waits 10 s for a server/discover answer; methodNotFound must come at once.
-    assert connect["auto"] < 5, connect
+    assert outcome["auto"][0] < 5, outcome
 
 
 def test_lists_every_tool_with_object_schemas():
