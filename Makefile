@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps venv build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system demo bench fuzz fuzz-smoke fuzz-replay clean
+.PHONY: all deps venv build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system mcp-test demo bench fuzz fuzz-smoke fuzz-replay clean
 
 all: build
 
@@ -79,7 +79,12 @@ clients-test: build venv
 system: build venv
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider Tests/system
 
-test: deps contract-log-reset unit golden regen-check clients-test system fuzz-replay fuzz-smoke demo contract-log-check
+# `latchkey mcp` driven by the official MCP Python SDK as a stdio client, in its default mode
+# (server/discover probe, then the handshake) and in handshake mode.
+mcp-test: build venv
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider Tests/mcp
+
+test: deps contract-log-reset unit golden regen-check clients-test system mcp-test fuzz-replay fuzz-smoke demo contract-log-check
 	@echo "make test: all suites passed"
 
 contract-log-reset:

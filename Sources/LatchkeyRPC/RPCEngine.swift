@@ -8,6 +8,8 @@ public final class RPCEngine {
     private var splitter: MessageSplitter
     /// Set by the `exit` notification: stop once what is in hand is done.
     public private(set) var exitRequested = false
+    /// Whether a JSON array is answered as a batch; when false it is one `invalidRequest`.
+    public var acceptsBatches = true
 
     public init(handler: RPCHandler, writer: FrameWriter, maxMessageBytes: Int) {
         self.handler = handler
@@ -67,6 +69,8 @@ public final class RPCEngine {
             return
         }
         switch parsed {
+        case .array where !acceptsBatches:
+            writer.enqueue(RPCMessage.error(.invalidRequest("batches are not served"), id: .null))
         case .array(let items):
             guard !items.isEmpty else {
                 writer.enqueue(RPCMessage.error(.invalidRequest("an empty batch"), id: .null))

@@ -21,8 +21,11 @@ struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema", abstract: "Print the OpenRPC document (the same as rpc.discover) and exit.")
 
+    @Flag(name: .long, help: "Print the MCP tool list (the tools/list result of latchkey mcp) instead.")
+    var mcpTools = false
+
     func run() throws {
-        var text = JSONSerializer.serialize(LatchkeyServer.document(version: latchkeyVersion))
+        var text = JSONSerializer.serialize(mcpTools ? MCPToolList.document : LatchkeyServer.document(version: latchkeyVersion))
         text.append(UInt8(ascii: "\n"))
         writeAll(fd: 1, text)
     }
@@ -49,7 +52,7 @@ struct LatchkeyCommand: ParsableCommand {
           echo '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"echo":"hi"}}' | latchkey --in-memory
         """,
         version: latchkeyVersion,
-        subcommands: [SchemaCommand.self]
+        subcommands: [SchemaCommand.self, MCPCommand.self]
     )
 
     @Option(name: .long, help: ArgumentHelp("SQLite store path (WAL, mode 0600).",
@@ -116,7 +119,10 @@ struct LatchkeyCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() throws { try serve { $0 } }
+
+    /// Serves stdio with the method table `table` builds on the server (`latchkey mcp`: MCP's).
+    func serve(batches: Bool = true, _ table: (LatchkeyServer) -> RPCHandler) throws {
         let level = Logger.Level(rawValue: logLevel.rawValue) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -140,7 +146,8 @@ struct LatchkeyCommand: ParsableCommand {
                                     checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
         let server = LatchkeyServer(environment: environment, options: options, logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
-        let engine = RPCEngine(handler: server, writer: writer, maxMessageBytes: maxMessageBytes)
+        let engine = RPCEngine(handler: table(server), writer: writer, maxMessageBytes: maxMessageBytes)
+        engine.acceptsBatches = batches
         let loop = StdioLoop(engine: engine, inputFD: 0)
         loop.installSignalHandlers()
         logger.info("serving", metadata: ["store": "\(options.storeKind)", "clock": "\(clock.rawValue)"])

@@ -30,7 +30,7 @@ enum OpenRPCDocument {
     /// One method object: name, descriptions, params by name, result, and every error it may answer.
     private static func method(for entry: MethodEntry, _ writer: inout SchemaWriter) -> JSON {
         var object = JSONObject([("name", .string(entry.name)), ("summary", .string(entry.summary))])
-        if entry.description != entry.summary { object["description"] = .string(entry.description) }
+        object["description"] = .string(entry.description)
         object["params"] = .array(entry.params().map { field in
             var param = JSONObject([("name", .string(field.name)), ("required", .bool(field.required))])
             if !field.summary.isEmpty { param["description"] = .string(field.summary) }

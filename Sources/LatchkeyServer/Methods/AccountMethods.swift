@@ -26,6 +26,7 @@ enum AccountMethods {
     enum Login: RPCMethod {
         static let declaration = MethodDeclaration(
             "user/login", "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).",
+            description: "Signs a user in with email or userId and password and answers a sessionId for the user/ and accountRecovery/ methods. A new session cancels a grace period or insecure window in progress. Five failed logins for one identifier within 15 minutes answer rateLimited.",
             errors: [.invalidCredentials, .rateLimited])
         struct Params: WireReadable {
             var email: String?
@@ -51,6 +52,7 @@ enum AccountMethods {
     enum Logout: RPCMethod {
         static let declaration = MethodDeclaration(
             "user/logout", "Ends the session, or every session of the user with all.",
+            description: "Ends the session, or with all every session of its user.",
             errors: [.userSessionInvalid])
         struct Params: WireReadable {
             var sessionId = ""
@@ -68,6 +70,7 @@ enum AccountMethods {
     enum GetUser: RPCMethod {
         static let declaration = MethodDeclaration(
             "user/get", "The signed-in user, with accountRecovery (null before the first start).",
+            description: "Reads the signed-in user: uid, email, phone number and the account-recovery status (null before the first accountRecovery/start).",
             errors: [.userSessionInvalid])
         static func handle(_ params: SessionParams, _ context: CallContext) throws -> UserProfile {
             try context.core.profile(sessionId: params.sessionId)
@@ -78,7 +81,8 @@ enum AccountMethods {
     static let passkeyList = Codec.member("passkeys", Codec<[Passkey]>.array(.object(Passkey.self)))
 
     enum Passkeys: RPCMethod {
-        static let declaration = MethodDeclaration("user/passkeys", "The signed-in user's passkeys.", errors: [.userSessionInvalid])
+        static let declaration = MethodDeclaration("user/passkeys", "The signed-in user's passkeys.",
+            description: "Lists the signed-in user's passkeys (id, friendly name, creation time).", errors: [.userSessionInvalid])
         static let result = passkeyList
         static func handle(_ params: SessionParams, _ context: CallContext) throws -> [Passkey] {
             try context.core.passkeys(sessionId: params.sessionId)
@@ -88,6 +92,7 @@ enum AccountMethods {
     enum RecoveryStart: RPCMethod {
         static let declaration = MethodDeclaration(
             "accountRecovery/start", "Asks for a password reset: a grace period starts (from states 0, 2, 4).",
+            description: "Asks for a password reset without the old password: a grace period starts (state 1, 72 h by default) and a security notice goes out; when it ends unchallenged the insecure window opens (state 3). Allowed from states none, cancelled and expired.",
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
         static let result = recoveryResult
         static func handle(_ params: SessionParams, _ context: CallContext) throws -> AccountRecoveryStatus {
@@ -98,6 +103,7 @@ enum AccountMethods {
     enum RecoveryStatus: RPCMethod {
         static let declaration = MethodDeclaration(
             "accountRecovery/status", "The status and the settings-screen copy for it.",
+            description: "Reads the account-recovery status (state, reason, start and end times) with the settings-screen copy for it (title, subtitle, whether it can be cancelled). Due transitions are applied first.",
             errors: [.userSessionInvalid])
         struct Result: WireObject {
             var accountRecovery: AccountRecoveryStatus?
@@ -116,6 +122,7 @@ enum AccountMethods {
     enum RecoveryCancel: RPCMethod {
         static let declaration = MethodDeclaration(
             "accountRecovery/cancel", "Cancels a grace period (state 2, reason 1).",
+            description: "Cancels a grace period in progress (state 2, reason 1, cancelled by the user).",
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
         static let result = recoveryResult
         static func handle(_ params: SessionParams, _ context: CallContext) throws -> AccountRecoveryStatus {
@@ -126,6 +133,7 @@ enum AccountMethods {
     enum RecoveryResetPassword: RPCMethod {
         static let declaration = MethodDeclaration(
             "accountRecovery/resetPassword", "Sets a new password without the old one (state 3 only); back to state 0.",
+            description: "Sets a new password without the old one, only while the insecure window is open (state 3); the account returns to state 0 and every other session of the user ends.",
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation])
         struct Params: WireReadable {
             var sessionId = ""

@@ -35,6 +35,7 @@ enum DeviceMethods {
     enum Create: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/create", "Creates a simulated phone (deviceId generated when absent).",
+            description: "Creates a simulated phone with its biometry (none, touchId or faceId), iCloud Keychain setting and name; deviceId is generated when absent. Every device-side method then takes this deviceId.",
             errors: [.alreadyExists])
         struct Params: WireReadable {
             var device = NewDevice()
@@ -50,6 +51,7 @@ enum DeviceMethods {
     enum SetBiometricOutcome: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/setBiometricOutcome", "Sets what the biometric sensor answers from now on (sticks until changed).",
+            description: "Sets what the simulated biometric sensor answers from now on: match, noMatch (the device refuses, biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.",
             errors: [.notFound])
         struct Params: WireReadable {
             var deviceId = ""
@@ -66,6 +68,7 @@ enum DeviceMethods {
     enum IsActivatedLocally: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/isActivatedLocally", "Whether the device holds an activation (no server call).",
+            description: "Whether the simulated device holds an activation, read from its own state with no server call.",
             errors: [.notFound])
         static let result = activated
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Bool {
@@ -76,6 +79,7 @@ enum DeviceMethods {
     enum RegistrationId: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/registrationId", "The registration the device holds (null when none).",
+            description: "The registration the simulated device holds, or null when it holds none (device state only).",
             errors: [.notFound])
         static let result = Codec.member("registrationId", .nullable(.text))
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> String? {
@@ -84,7 +88,8 @@ enum DeviceMethods {
     }
 
     enum IsRecoveryActivated: RPCMethod {
-        static let declaration = MethodDeclaration("device/isRecoveryActivated", "Whether the device holds recovery data.", errors: [.notFound])
+        static let declaration = MethodDeclaration("device/isRecoveryActivated", "Whether the device holds recovery data.",
+            description: "Whether the simulated device holds backup-code recovery data (set by recovery/finishAddOrUpdate, consumed by recovery/finish).", errors: [.notFound])
         static let result = activated
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Bool {
             try context.devices.on(params.deviceId) { try $0.isRecoveryActivated }
@@ -92,7 +97,8 @@ enum DeviceMethods {
     }
 
     enum ActivatedRecoveryMethods: RPCMethod {
-        static let declaration = MethodDeclaration("device/activatedRecoveryMethods", "The recovery methods the device holds.", errors: [.notFound])
+        static let declaration = MethodDeclaration("device/activatedRecoveryMethods", "The recovery methods the device holds.",
+            description: "The recovery methods the simulated device holds: [\"backup\"] or none.", errors: [.notFound])
         static let result = Codec.member("methods", .recoveryMethods)
         static func handle(_ params: DeviceParams, _ context: CallContext) throws -> [String] {
             try context.devices.on(params.deviceId) { try $0.isRecoveryActivated } ? ["backup"] : []
@@ -102,6 +108,7 @@ enum DeviceMethods {
     enum Backup: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/backup", "Backs up the device: recovery data yes, this-device-only activation keys never.",
+            description: "Backs the simulated device up (iCloud, or a computer, encrypted or not) and answers a backupId for device/restore. Recovery data travels; this-device-only activation keys never do. iCloud needs iCloud Keychain.",
             errors: [.notFound, .iCloudKeychainDisabled])
         struct Params: WireReadable {
             var deviceId = ""
@@ -117,6 +124,7 @@ enum DeviceMethods {
     enum Restore: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/restore", "Makes a new device holding what the backup carries.",
+            description: "Creates a new simulated device from a backup: it holds the backup's recovery data but no activation, so it continues with recovery/start and recovery/finish.",
             errors: [.notFound, .alreadyExists])
         struct Params: WireReadable {
             var backupId = ""

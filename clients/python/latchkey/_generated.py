@@ -240,6 +240,8 @@ class AccountRecoveryMethods(_Namespace):
     def cancel(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``accountRecovery/cancel``: Cancels a grace period (state 2, reason 1).
 
+        Cancels a grace period in progress (state 2, reason 1, cancelled by the user).
+
         Params:
             sessionId (str)
 
@@ -257,6 +259,8 @@ class AccountRecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``accountRecovery/resetPassword``: Sets a new password without the old one (state 3 only); back to state 0.
 
+        Sets a new password without the old one, only while the insecure window is open (state 3); the account returns to state 0 and every other session of the user ends.
+
         Params:
             sessionId (str)
             newPassword (str)
@@ -272,6 +276,8 @@ class AccountRecoveryMethods(_Namespace):
     def start(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``accountRecovery/start``: Asks for a password reset: a grace period starts (from states 0, 2, 4).
 
+        Asks for a password reset without the old password: a grace period starts (state 1, 72 h by default) and a security notice goes out; when it ends unchallenged the insecure window opens (state 3). Allowed from states none, cancelled and expired.
+
         Params:
             sessionId (str)
 
@@ -282,6 +288,8 @@ class AccountRecoveryMethods(_Namespace):
 
     def status(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``accountRecovery/status``: The status and the settings-screen copy for it.
+
+        Reads the account-recovery status (state, reason, start and end times) with the settings-screen copy for it (title, subtitle, whether it can be cancelled). Due transitions are applied first.
 
         Params:
             sessionId (str)
@@ -307,6 +315,8 @@ class ActivationMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``activation/finish``: Creates the factor keys and the registration.
+
+        Completes an activation opened by activation/start or onboarding/activate: the device creates its factor keys for the chosen method (device, pin with its PIN, touchId or faceId) and the server creates the registration. Optionally issues a single-use token for a purpose.
 
         Params:
             deviceId (str): the simulated device
@@ -336,6 +346,8 @@ class ActivationMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``activation/start``: Checks an activation code and binds it to the device.
+
+        Redeems an activation code on a device: checks it, binds it to the device and answers the auth methods the device may activate with the PIN policy. Wrong codes are limited to 5 an hour per device. Follow with activation/finish.
 
         Params:
             deviceId (str): the simulated device
@@ -367,6 +379,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/completeVerification``: Ends onboarding identity verification; rejected removes the registration.
+
+        Ends the identity verification of a registration made by onboarding: approved makes it active, rejected removes it. Name the user or the registration.
 
         Params:
             userId (str, optional)
@@ -400,6 +414,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/configureApplication``: Creates or changes an application; absent fields keep their value.
+
+        Creates an application or changes its settings: activation code format and lifetime, PIN policy, failed-attempt limit, enabled auth methods, which method may add or update which, token lifetime and redirect URL prefixes. Absent fields keep their value; the full configuration is returned.
 
         Params:
             applicationId (str)
@@ -443,6 +459,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/configureServer``: Changes the server-wide lifetimes; absent fields keep their value.
 
+        Changes the server-wide lifetimes: the account-recovery grace period, the insecure window after it, and the user session lifetime. Absent fields keep their value; the full configuration is returned.
+
         Params:
             gracePeriodSeconds (int, optional)
             insecureWindowSeconds (int, optional)
@@ -465,6 +483,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/createActivationCode``: Creates an activation code for a user, in the application's format.
+
+        Issues an activation code for a user in the application's format, valid for the application's activationCodeTtlSeconds; a device redeems it with activation/start and activation/finish.
 
         Params:
             userId (str)
@@ -492,6 +512,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/createUser``: Creates a user (userId generated when absent).
+
+        Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, birthDate, passkeys and free attributes. A userId, email, phone number or loginName already taken answers alreadyExists. The first step of every activation flow.
 
         Params:
             userId (str, optional)
@@ -525,6 +547,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/getAuthentication``: A pushed authentication's status.
 
+        Reads a pushed authentication's status: pending, approved, rejected or expired, with when it was decided.
+
         Params:
             authenticationId (str)
 
@@ -540,6 +564,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/getRegistration``: A registration as the server holds it.
+
+        Reads a registration as the server holds it: its user, application, name, state (active, locked, lockedByAdmin, verificationPending, removed), activated auth methods, failed-attempt counter and recovery methods.
 
         Params:
             registrationId (str)
@@ -557,6 +583,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/listRegistrations``: Every registration of a user, oldest first.
 
+        Lists every registration of a user, oldest first, each as admin/getRegistration reads it.
+
         Params:
             userId (str)
 
@@ -572,6 +600,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/lockRegistration``: Locks a registration (lockedByAdmin); its tokens die.
+
+        Locks a registration by the operator's decision (lockedByAdmin): its tokens are revoked and authentications answer lockedByAdmin until admin/unlockRegistration.
 
         Params:
             registrationId (str)
@@ -592,6 +622,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/pushAuthentication``: Pushes an authentication with a context; the next authentication/start picks it up.
+
+        Pushes an authentication request with a context (title, content, MIME type) to a registration; the device's next authentication/start picks it up and a two-factor authentication/finish approves it (session/cancel rejects it). Poll it with admin/getAuthentication.
 
         Params:
             registrationId (str)
@@ -619,6 +651,8 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/removeRegistration``: Removes a registration (a stolen phone); its tokens die.
 
+        Removes a registration for good, as for a stolen phone: its tokens are revoked and the device's later calls answer registrationRemoved.
+
         Params:
             registrationId (str)
 
@@ -634,6 +668,8 @@ class AdminMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``admin/unlockRegistration``: Unlocks a registration and resets its PIN and recovery counters; never lifts removed.
+
+        Unlocks a locked registration and resets its failed-PIN and recovery counters. It never brings back a removed registration.
 
         Params:
             registrationId (str)
@@ -658,6 +694,8 @@ class AuditMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``audit/list``: Recorded security events, oldest first; limit keeps the newest.
+
+        Lists recorded security events (logins, activations, failed attempts, locks, recoveries, resets, …), oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.
 
         Params:
             userId (str, optional)
@@ -688,6 +726,8 @@ class AuthMethodMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``authMethod/deactivate``: Removes a method after a device authentication.
 
+        Removes an auth method from the registration after a device authentication. The device method itself cannot be removed (cannotDeactivateDevice).
+
         Params:
             deviceId (str): the simulated device
             authMethod (Literal['device', 'pin', 'touchId', 'faceId'])
@@ -711,6 +751,8 @@ class AuthMethodMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``authMethod/finishAddOrUpdate``: Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.
+
+        Adds or updates an auth method (activationParameter) once the user proves themselves with another (authParameter), within what the application's addOrUpdateAllowedBy allows; a wrong PIN counts as in authentication/finish.
 
         Params:
             deviceId (str): the simulated device
@@ -738,6 +780,8 @@ class AuthMethodMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``authMethod/startAddOrUpdate``: Opens an add-or-update of an auth method.
 
+        Opens adding or updating an auth method (a new PIN, a biometric method): answers what authentication/start answers plus the methods the user may activate. Follow with authMethod/finishAddOrUpdate.
+
         Params:
             deviceId (str): the simulated device
 
@@ -762,6 +806,8 @@ class AuthenticationMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``authentication/finish``: Answers the challenge; the server verifies and counts.
+
+        Answers the open authentication's challenge with a method (a PIN, biometry or the device key). The server verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) and the last allowed failure locks the registration. Optionally issues a single-use token.
 
         Params:
             deviceId (str): the simulated device
@@ -790,6 +836,8 @@ class AuthenticationMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``authentication/start``: Opens an authentication; picks up a pushed authentication if one is pending.
 
+        Opens an authentication on an activated device: answers the activated methods, the suggested one, the PIN attempts left and, when an operator pushed an authentication, its id and context. Follow with authentication/finish within 300 s.
+
         Params:
             deviceId (str): the simulated device
             clientOnly (bool, optional): must be false
@@ -812,6 +860,8 @@ class ClockMethods(_Namespace):
     def advance(self, *, seconds: int, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``clock/advance``: Moves a manual clock forward; due state changes happen and are notified.
 
+        Moves a manual clock forward by the given seconds; every time-driven change that falls due (grace periods ending, insecure windows closing) happens and is notified. Refused (forbidden) on the system clock and under --no-admin.
+
         Params:
             seconds (int)
 
@@ -822,6 +872,8 @@ class ClockMethods(_Namespace):
 
     def now(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``clock/now``: The server's current time.
+
+        The server's current time (RFC 3339). Under --clock manual it stands still and moves only with clock/advance.
 
         Errors: invalidParams (-32602), internalError (-32603).
         """
@@ -841,6 +893,8 @@ class ConfigMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``config/load``: The application's activation code format.
 
+        Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape its code entry before activation/start.
+
         Params:
             applicationId (str, optional): defaults to `default`
 
@@ -858,6 +912,8 @@ class DeliveryMethods(_Namespace):
     def list(self, *, to: str = UNSET, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``delivery/list``: Messages sent through the channel, newest last (the last 1000, in memory only).
 
+        Lists the messages the simulated email/SMS channel has sent, newest last, optionally only those to one address; each carries its one-time code and link, as the recipient would see them. Kept in process memory only (the last 1000). An operator's tool.
+
         Params:
             to (str, optional): only messages to this address
 
@@ -867,6 +923,8 @@ class DeliveryMethods(_Namespace):
 
     def open(self, *, messageId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``delivery/open``: The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback.
+
+        Acts as the recipient tapping a message's link and answers the link (null when the message has none). Opening an account-recovery message fires the reset/accountRecoveryCallback notification with its verification code.
 
         Params:
             messageId (str)
@@ -890,6 +948,8 @@ class DeviceMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``device/activatedRecoveryMethods``: The recovery methods the device holds.
 
+        The recovery methods the simulated device holds: ["backup"] or none.
+
         Params:
             deviceId (str): the simulated device
 
@@ -906,6 +966,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/backup``: Backs up the device: recovery data yes, this-device-only activation keys never.
+
+        Backs the simulated device up (iCloud, or a computer, encrypted or not) and answers a backupId for device/restore. Recovery data travels; this-device-only activation keys never do. iCloud needs iCloud Keychain.
 
         Params:
             deviceId (str): the simulated device
@@ -929,6 +991,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/create``: Creates a simulated phone (deviceId generated when absent).
+
+        Creates a simulated phone with its biometry (none, touchId or faceId), iCloud Keychain setting and name; deviceId is generated when absent. Every device-side method then takes this deviceId.
 
         Params:
             deviceId (str, optional)
@@ -954,6 +1018,8 @@ class DeviceMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``device/isActivatedLocally``: Whether the device holds an activation (no server call).
 
+        Whether the simulated device holds an activation, read from its own state with no server call.
+
         Params:
             deviceId (str): the simulated device
 
@@ -970,6 +1036,8 @@ class DeviceMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``device/isRecoveryActivated``: Whether the device holds recovery data.
 
+        Whether the simulated device holds backup-code recovery data (set by recovery/finishAddOrUpdate, consumed by recovery/finish).
+
         Params:
             deviceId (str): the simulated device
 
@@ -980,6 +1048,8 @@ class DeviceMethods(_Namespace):
 
     def registrationId(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``device/registrationId``: The registration the device holds (null when none).
+
+        The registration the simulated device holds, or null when it holds none (device state only).
 
         Params:
             deviceId (str): the simulated device
@@ -999,6 +1069,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/restore``: Makes a new device holding what the backup carries.
+
+        Creates a new simulated device from a backup: it holds the backup's recovery data but no activation, so it continues with recovery/start and recovery/finish.
 
         Params:
             backupId (str)
@@ -1024,6 +1096,8 @@ class DeviceMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``device/setBiometricOutcome``: Sets what the biometric sensor answers from now on (sticks until changed).
+
+        Sets what the simulated biometric sensor answers from now on: match, noMatch (the device refuses, biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.
 
         Params:
             deviceId (str): the simulated device
@@ -1051,6 +1125,8 @@ class EventsMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``events/subscribe``: Starts notifications for topics; answers with every topic subscribed.
 
+        Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's subscriptions; from then on the matching notifications are sent before the response of the call that caused them. The delivery and audit topics are closed by --no-admin.
+
         Params:
             topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']])
 
@@ -1065,6 +1141,8 @@ class EventsMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``events/unsubscribe``: Stops notifications for topics; answers with the topics still subscribed.
+
+        Removes topics from this connection's subscriptions and answers with the topics still subscribed. Unsubscribing from a topic not subscribed is not an error.
 
         Params:
             topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']])
@@ -1088,6 +1166,8 @@ class OnboardingMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``onboarding/activate``: Checks the OTP and opens the activation; activation/finish completes it.
+
+        Checks the onboarding OTP and opens the activation, answering as activation/start does; activation/finish completes it and the registration stays verificationPending until admin/completeVerification. The fifth wrong OTP fails the process.
 
         Params:
             deviceId (str): the simulated device
@@ -1113,6 +1193,8 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/cancel``: Cancels the device's onboarding process.
 
+        Cancels the device's onboarding process on the server and the device. With forceCancel (the default) the device forgets its process even when the server cannot cancel it.
+
         Params:
             deviceId (str): the simulated device
             forceCancel (bool, optional)
@@ -1133,6 +1215,8 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/hasActiveProcess``: Whether an onboarding process runs on the device.
 
+        Whether the device remembers an onboarding process, from its own state with no server call.
+
         Params:
             deviceId (str): the simulated device
 
@@ -1143,6 +1227,8 @@ class OnboardingMethods(_Namespace):
 
     def resendOtp(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``onboarding/resendOtp``: Sends a new OTP; the previous one dies.
+
+        Sends a new onboarding OTP; the previous one stops working. Wrong tries are not reset, and a resend within 30 s of the last send answers resendLimited.
 
         Params:
             deviceId (str): the simulated device
@@ -1164,6 +1250,8 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/start``: Starts onboarding from identity; the same answer whether or not it matches a user.
 
+        Starts identity-based onboarding on a device from credentials (email, phone number, loginName, or userId with birthDate): an 8-digit OTP goes to the contact on file. Answers the same whether or not the credentials match a user. Follow with onboarding/activate.
+
         Params:
             deviceId (str): the simulated device
             credentials (Dict[str, Any])
@@ -1182,6 +1270,8 @@ class OnboardingMethods(_Namespace):
 
     def status(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``onboarding/status``: Where the device's onboarding process stands.
+
+        Where the device's onboarding process stands: activationInProgress, verificationInProgress, failed or finished. A finished or failed answer ends the device's process.
 
         Params:
             deviceId (str): the simulated device
@@ -1205,6 +1295,8 @@ class PinMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``pin/validate``: Checks a PIN against the application's policy.
+
+        Checks a candidate PIN against the application's PIN policy (numeric or alphanumeric, minimum and maximum length) and lists every violation. Stores nothing; the same policy applies in activation/finish and authMethod/finishAddOrUpdate.
 
         Params:
             pin (str)
@@ -1234,6 +1326,8 @@ class RecoveryMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``recovery/finish``: Recovers the registration onto this device with the code and exactly one method besides device.
+
+        Recovers the registration onto this device with the recovery code and exactly one auth method besides device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask tokenPurpose addOrUpdateRecovery to set a new one).
 
         Params:
             deviceId (str): the simulated device
@@ -1266,6 +1360,8 @@ class RecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``recovery/finishAddOrUpdate``: Sets or replaces the recovery code; the server keeps only a public key.
 
+        Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, the server only a public key, never the code.
+
         Params:
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
@@ -1292,6 +1388,8 @@ class RecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``recovery/finishDelete``: Deletes the recovery method on both sides (the code given is ignored).
 
+        Deletes the backup recovery method on the device and on the server (the code given is not checked).
+
         Params:
             deviceId (str): the simulated device
             recoveryParameter (Dict[str, Any])
@@ -1311,12 +1409,16 @@ class RecoveryMethods(_Namespace):
     def generateCode(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``recovery/generateCode``: A fresh recovery code of 100 bits (4 groups of 5 Base32 characters).
 
+        Draws a fresh recovery code of 100 bits (4 groups of 5 Base32 characters) for users who would rather not choose one. Stores nothing; set it with recovery/startAddOrUpdate and recovery/finishAddOrUpdate.
+
         Errors: storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
         """
         return self._client.call('recovery/generateCode', None, timeout=_timeout)
 
     def start(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``recovery/start``: Opens a recovery on a device restored from backup.
+
+        Opens a recovery on a device restored from a backup that carries recovery data: answers the auth methods it may activate and the PIN policy. Five wrong codes lock recovery for the registration. Follow with recovery/finish.
 
         Params:
             deviceId (str): the simulated device
@@ -1336,6 +1438,8 @@ class RecoveryMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``recovery/startAddOrUpdate``: Opens setting the recovery code, authorised by an addOrUpdateRecovery token.
+
+        Opens setting or replacing the backup recovery code on an activated device, authorised by a single-use token of purpose addOrUpdateRecovery (from an authentication/finish or activation/finish). Follow with recovery/finishAddOrUpdate.
 
         Params:
             deviceId (str): the simulated device
@@ -1359,6 +1463,8 @@ class RecoveryMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``recovery/startDelete``: Opens deleting the recovery method, authorised by a deleteRecovery token.
+
+        Opens deleting the backup recovery method, authorised by a single-use token of purpose deleteRecovery. Follow with recovery/finishDelete.
 
         Params:
             deviceId (str): the simulated device
@@ -1390,6 +1496,8 @@ class RegistrationMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``registration/deactivate``: Deactivates the registration, on the server too unless onlyLocally.
 
+        Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server removes the registration too.
+
         Params:
             deviceId (str): the simulated device
             onlyLocally (bool, optional)
@@ -1419,6 +1527,8 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/requestAccountRecovery``: Sends an account-recovery code and deep link (same answer for unknown users).
 
+        Sends an account-recovery verification code (6 digits, 600 s) and deep link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; sends are rate limited. Opening the message fires reset/accountRecoveryCallback.
+
         Params:
             email (str, optional): email channel
             phoneNumber (str, optional): SMS channel, E.164
@@ -1445,6 +1555,8 @@ class ResetMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``reset/requestPasswordReset``: Sends a password-reset code and link (same answer for unknown users).
+
+        Sends a password-reset verification code (6 digits, 600 s) and link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; sends are rate limited.
 
         Params:
             email (str, optional): email channel
@@ -1473,6 +1585,8 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/resetPasskeys``: Removes every passkey and registers the new one, with an account-recovery code.
 
+        With an account-recovery verification code, removes every passkey of the user and registers the new one when given.
+
         Params:
             email (str, optional): email channel
             phoneNumber (str, optional): SMS channel, E.164
@@ -1500,6 +1614,8 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/updatePassword``: Sets a new password with a verification code; every session of the user ends.
 
+        Sets a new password with a verification code from reset/requestPasswordReset or reset/requestAccountRecovery; every session of the user ends. The password policy is checked before the code; a wrong code counts against 5 tries.
+
         Params:
             email (str, optional): email channel
             phoneNumber (str, optional): SMS channel, E.164
@@ -1524,6 +1640,8 @@ class RpcMethods(_Namespace):
 
     def discover(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``rpc.discover``: The OpenRPC document describing every method.
+
+        Returns the OpenRPC 1.3 document of this server: every method with its params, result and errors, the notifications and the error registry. Generated from the same registry that dispatches calls.
 
         Errors: invalidParams (-32602), internalError (-32603).
         """
@@ -1738,6 +1856,8 @@ class ServerMethods(_Namespace):
 
     def info(self, *, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``server/info``: What this process is and how it was started.
+
+        Reports the server's name and version, which store it runs on (sqlite, postgresql or memory), whether the clock is the system's or manual, and whether randomness is seeded (a test mode). Changes nothing.
 
         Errors: invalidParams (-32602), internalError (-32603).
         """
@@ -2020,6 +2140,8 @@ class SessionMethods(_Namespace):
     def cancel(self, *, deviceId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``session/cancel``: Cancels the operation in progress; a pushed authentication in hand is rejected.
 
+        Cancels the device's operation in progress (an activation, authentication or add-or-update); a pushed authentication in hand becomes rejected. Answers whether there was one to cancel.
+
         Params:
             deviceId (str): the simulated device
 
@@ -2036,6 +2158,8 @@ class UserMethods(_Namespace):
 
     def get(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``user/get``: The signed-in user, with accountRecovery (null before the first start).
+
+        Reads the signed-in user: uid, email, phone number and the account-recovery status (null before the first accountRecovery/start).
 
         Params:
             sessionId (str)
@@ -2054,6 +2178,8 @@ class UserMethods(_Namespace):
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``user/login``: Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).
+
+        Signs a user in with email or userId and password and answers a sessionId for the user/ and accountRecovery/ methods. A new session cancels a grace period or insecure window in progress. Five failed logins for one identifier within 15 minutes answer rateLimited.
 
         Params:
             email (str, optional)
@@ -2078,6 +2204,8 @@ class UserMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``user/logout``: Ends the session, or every session of the user with all.
 
+        Ends the session, or with all every session of its user.
+
         Params:
             sessionId (str)
             all (bool, optional): end every session of the user
@@ -2092,6 +2220,8 @@ class UserMethods(_Namespace):
 
     def passkeys(self, *, sessionId: str, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``user/passkeys``: The signed-in user's passkeys.
+
+        Lists the signed-in user's passkeys (id, friendly name, creation time).
 
         Params:
             sessionId (str)
@@ -2189,6 +2319,8 @@ class GeneratedMethods:
 
     def ping(self, *, echo: Any = UNSET, _timeout: Optional[float] = None) -> Dict[str, Any]:
         """``ping``: Answers with what it was given.
+
+        Echoes the optional `echo` value back unchanged. Needs no store, so it answers even while the store is unreachable; use it to check that the process is alive.
 
         Params:
             echo (Any, optional): any value
