@@ -12,11 +12,8 @@ public struct AuthenticationChallengeInfo: Sendable, Equatable {
     public var pinCodeLengthMax: Int
 }
 
-/// What `authentication/finish` answers.
-public struct AuthenticationOutcome: Sendable, Equatable {
-    public var contextContent: String?
-    public var token: String?
-}
+/// What `authentication/finish` answers: the server's verification as it is.
+public typealias AuthenticationOutcome = Verification
 
 /// What `authMethod/startAddOrUpdate` tells the app: what a started authentication does (no
 /// pushed authentication is picked up), and the methods it may add or update.
@@ -72,7 +69,7 @@ extension Device {
                               tokenPurpose: tokenPurpose, caller: caller)
         }
         try storage.set(.lastAuthenticationMethod, parameter.method.rawValue)
-        return AuthenticationOutcome(contextContent: verified.contextContent, token: verified.token)
+        return verified
     }
 
     /// The answers of a factor check that counted: the challenge is used up.

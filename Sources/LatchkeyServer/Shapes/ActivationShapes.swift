@@ -54,15 +54,6 @@ extension AuthenticationChallengeInfo: WireObject {
     ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
-extension AuthenticationOutcome: WireObject {
-    public static let fields: [WireField<Self>] = [
-        .computed("responseType", \.responseType, .enumeration(ResponseType.self, [.authenticated])),
-        .nullable("contextContent", \.contextContent, .text),
-        .token(\.token),
-    ]
-    var responseType: ResponseType { .authenticated }
-}
-
 extension ChallengeStanding: WireObject {
     public static let fields: [WireField<Self>] = [
         .nullable("lastAttempt", \.lastAttempt, .time),
