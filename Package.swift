@@ -60,6 +60,13 @@ let package = Package(
             name: "LatchkeyStore",
             dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros.
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // PostgreSQL through libpq: the same Store, for many processes on many machines.
+        .target(
+            name: "LatchkeyPostgres",
+            dependencies: ["LatchkeyCore", "CLibpq", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The method table: contract name → params → Core call → result or error.
         .target(
             name: "LatchkeyServer",
@@ -72,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract",
+                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "LatchkeyBench",
             dependencies: [
-                "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator",
+                "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator", "LatchkeyPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -102,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyStoreTests",
-            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LatchkeyServerTests",

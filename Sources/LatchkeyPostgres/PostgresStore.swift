@@ -1,0 +1,148 @@
+import LatchkeyCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The PostgreSQL store, through libpq: one connection per process, opened and migrated on
+/// first use and reopened by itself after the server went away.
+///
+/// Every write is a SERIALIZABLE transaction. When PostgreSQL refuses it (40001 serialization
+/// failure, 40P01 deadlock) the whole body runs again from scratch, on a fresh snapshot, up to
+/// `maxAttempts` times with a short jittered pause; the domain publishes a transaction's
+/// effects only after the store returns, so a body run twice publishes once. Reads are
+/// REPEATABLE READ READ ONLY snapshots. A lost connection (class 08, 57P01–57P03) is
+/// `StoreUnavailable`: nothing half-written stays (PostgreSQL rolls back a transaction whose
+/// connection is gone), and the next call reconnects.
+public final class PostgresStore: Store, @unchecked Sendable {
+    public let kind = "postgresql"
+    private let conninfo: String
+    private let key: [UInt8]
+    /// Guards `slot`: one transaction at a time on the one connection.
+    private let lock = NSLock()
+    private var slot = ConnectionSlot()
+    /// How often one body may run before the call answers `StoreUnavailable`.
+    static let maxAttempts = 12
+    /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
+    static let reconnectPauseMilliseconds: Int64 = 500
+
+    /// Connects and migrates. `key` is the keyed-hash key (from `--key-file`; never stored in
+    /// the database).
+    /// - Throws: `StoreUnavailable` when the server cannot be reached.
+    public init(conninfo: String, key: [UInt8]) throws {
+        self.conninfo = conninfo
+        self.key = key
+        try lock.withLock { _ = try connection(&slot) }
+    }
+
+    public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { key }
+
+    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+    }
+
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    /// How many transactions ran again after a serialization failure or deadlock (benchmarks).
+    public var retries: Int { lock.withLock { slot.retries } }
+
+    private func transaction<T>(begin: String, _ body: (StoreTransaction) throws -> T) throws -> T {
+        try lock.withLock {
+            var attempt = 0
+            var reconnected = false
+            while true {
+                attempt += 1
+                let connection = try connection(&slot)
+                let tx = PostgresTransaction(connection: connection)
+                var committing = false
+                do {
+                    try connection.execute(begin)
+                    let outcome: T
+                    do {
+                        outcome = try body(tx)
+                    } catch {
+                        // The statement failure decides (the body may have wrapped or swallowed it).
+                        if let failure = tx.failure { throw failure }
+                        _ = try? connection.execute("ROLLBACK")
+                        throw error
+                    }
+                    if let failure = tx.failure { throw failure }
+                    committing = true
+                    try connection.execute("COMMIT")
+                    return outcome
+                } catch let error as PostgresError {
+                    if error.isConnectionLost {
+                        slot.connection = nil
+                        slot.downSince = Self.nowMilliseconds()
+                        // Lost before COMMIT went out: nothing was written; one fresh connection
+                        // may run it (a server restart between two calls). Lost during COMMIT:
+                        // the outcome is unknown, so the caller hears so.
+                        if !committing, !reconnected {
+                            reconnected = true
+                            slot.downSince = nil
+                            continue
+                        }
+                        throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
+                    }
+                    _ = try? connection.execute("ROLLBACK")
+                    if error.isRetryable, attempt < Self.maxAttempts {
+                        slot.retries += 1
+                        Self.pause(attempt: attempt)
+                        continue
+                    }
+                    if error.isRetryable {
+                        throw StoreUnavailable(retryAfterSeconds: 1, reason: "too many concurrent writers (serialization failures)")
+                    }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The open connection, or a new one (migrated on the first connection of this process).
+    private func connection(_ slot: inout ConnectionSlot) throws -> PostgresConnection {
+        if let open = slot.connection, open.isUp { return open }
+        slot.connection = nil
+        if let since = slot.downSince, Self.nowMilliseconds() - since < Self.reconnectPauseMilliseconds {
+            throw StoreUnavailable(retryAfterSeconds: 1, reason: "PostgreSQL cannot be reached")
+        }
+        do {
+            let connection = try PostgresConnection(conninfo: conninfo)
+            if !slot.migrated {
+                try PostgresMigrations.migrate(connection)
+                slot.migrated = true
+            }
+            slot.connection = connection
+            slot.downSince = nil
+            return connection
+        } catch let error as PostgresError where error.isConnectionLost {
+            slot.downSince = Self.nowMilliseconds()
+            throw StoreUnavailable(retryAfterSeconds: 1, reason: "PostgreSQL cannot be reached")
+        }
+    }
+
+    /// Sleeps 1–4 ms the first time, doubling per attempt up to ~64 ms, with jitter, so
+    /// processes that collided do not collide again in step.
+    private static func pause(attempt: Int) {
+        let ceiling = UInt32(1000 << min(attempt, 6))
+        usleep(ceiling / 2 + UInt32.random(in: 0...ceiling))
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}
+
+/// The store's one connection and what it knows about it.
+struct ConnectionSlot {
+    var connection: PostgresConnection?
+    var migrated = false
+    var downSince: Int64?
+    var retries = 0
+}
