@@ -5,7 +5,8 @@
 #
 #   cluster.sh install            install PostgreSQL from Debian when missing
 #   cluster.sh run CMD [ARG…]     start a cluster, run CMD with LATCHKEY_TEST_POSTGRES (its URI)
-#                                 and LATCHKEY_PG_CLUSTER (its dir) set, stop it, exit with CMD's status
+#                                 and LATCHKEY_PG_CLUSTER (its dir) set, stop it, exit with CMD's status;
+#                                 with LATCHKEY_TEST_POSTGRES already set, run CMD on that database
 #   cluster.sh pause DIR | resume DIR   stop / start the server of a running cluster (restart tests)
 set -euo pipefail
 
@@ -61,6 +62,8 @@ case "${1:-}" in
   install) install ;;
   run)
     shift
+    # Your own database: LATCHKEY_TEST_POSTGRES already set is used as it is (no restart test).
+    if [ -n "${LATCHKEY_TEST_POSTGRES:-}" ] && [ -z "${LATCHKEY_PG_CLUSTER:-}" ]; then exec "$@"; fi
     install
     dir=$(start)
     trap 'stop "$dir"' EXIT
