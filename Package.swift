@@ -60,8 +60,9 @@ let package = Package(
             name: "LatchkeyStore",
             dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros.
-        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
+        // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).
+        .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // PostgreSQL through libpq: the same Store, for many processes on many machines.
         .target(
             name: "LatchkeyPostgres",

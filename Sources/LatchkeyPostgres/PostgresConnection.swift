@@ -15,42 +15,45 @@ struct PostgresRows {
 /// prepared once per connection (named by their text) and run with text-format parameters.
 /// Not thread-safe: its owner serialises access.
 final class PostgresConnection {
+    private let pq: UnsafePointer<CLibpq_table>
     private let conn: OpaquePointer
     private var prepared: [String: String] = [:]
 
     /// Connects with `conninfo` (a URI or key=value string); `connect_timeout` bounds the wait.
     /// - Throws: `PostgresError` with an empty SQLSTATE when the server cannot be reached.
     init(conninfo: String, connectTimeoutSeconds: Int = 3, applicationName: String = "latchkey") throws {
+        guard let pq = libpq else { throw PostgresError(sqlState: "", context: "loading libpq (is it installed?)") }
+        self.pq = pq
         let keywords = ["dbname", "connect_timeout", "application_name"]
         let values = [conninfo, String(connectTimeoutSeconds), applicationName]
         let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in
-                PQconnectdbParams(keywordPointers, valuePointers, 1)
+                CLibpq_connectdbParams(pq, keywordPointers, valuePointers, 1)
             }
         }
         guard let connection else { throw PostgresError(sqlState: "", context: "connect") }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            PQfinish(connection)
+        guard CLibpq_status(pq, connection) == CONNECTION_OK else {
+            CLibpq_finish(pq, connection)
             throw PostgresError(sqlState: "", context: "connect")
         }
         conn = connection
         // bytea comes back as hex; integers as decimal text; no notices on stderr.
         _ = try? execute("SET bytea_output = 'hex'")
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        CLibpq_setNoticeProcessor(pq, conn, { _, _ in }, nil)
     }
 
-    deinit { PQfinish(conn) }
+    deinit { CLibpq_finish(pq, conn) }
 
     /// Whether libpq still believes the connection is up.
-    var isUp: Bool { PQstatus(conn) == CONNECTION_OK }
+    var isUp: Bool { CLibpq_status(pq, conn) == CONNECTION_OK }
 
     /// The socket, for poll(2) (-1 when closed).
-    var socket: Int32 { PQsocket(conn) }
+    var socket: Int32 { CLibpq_socket(pq, conn) }
 
     /// Runs SQL without parameters (may hold several statements).
     @discardableResult
     func execute(_ sql: String) throws -> PostgresRows {
-        try consume(PQexec(conn, sql), context: "statement")
+        try consume(CLibpq_exec(pq, conn, sql), context: "statement")
     }
 
     /// Runs one statement with parameters, prepared on first use on this connection.
@@ -61,23 +64,23 @@ final class PostgresConnection {
             name = known
         } else {
             name = "lk\(prepared.count)"
-            _ = try consume(PQprepare(conn, name, sql, Int32(parameters.count), nil), context: "prepare")
+            _ = try consume(CLibpq_prepare(pq, conn, name, sql, Int32(parameters.count), nil), context: "prepare")
             prepared[sql] = name
         }
         let texts = parameters.map(\.parameter)
         let result = withOptionalCStrings(texts) { pointers in
-            PQexecPrepared(conn, name, Int32(texts.count), pointers, nil, nil, 0)
+            CLibpq_execPrepared(pq, conn, name, Int32(texts.count), pointers, nil, nil, 0)
         }
         return try consume(result, context: "query")
     }
 
     /// Reads what arrived on the socket and returns the notifications received (channel, payload).
     func notifications() throws -> [(channel: String, payload: String)] {
-        guard PQconsumeInput(conn) == 1 else { throw PostgresError(sqlState: "", context: "listen") }
+        guard CLibpq_consumeInput(pq, conn) == 1 else { throw PostgresError(sqlState: "", context: "listen") }
         var received: [(String, String)] = []
-        while let notice = PQnotifies(conn) {
+        while let notice = CLibpq_notifies(pq, conn) {
             received.append((String(cString: notice.pointee.relname), String(cString: notice.pointee.extra)))
-            PQfreemem(notice)
+            CLibpq_freemem(pq, notice)
         }
         return received
     }
@@ -85,27 +88,27 @@ final class PostgresConnection {
     /// Turns a result into rows, or a `PostgresError` named by its SQLSTATE; always clears it.
     private func consume(_ result: OpaquePointer?, context: String) throws -> PostgresRows {
         guard let result else { throw PostgresError(sqlState: "", context: context) }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        defer { CLibpq_clear(pq, result) }
+        switch CLibpq_resultStatus(pq, result) {
         case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
             return PostgresRows(columns: [], rows: [])
         case PGRES_TUPLES_OK:
             return rows(of: result)
         default:
-            let state = PQresultErrorField(result, CLibpq_diag_sqlstate()).map { String(cString: $0) } ?? ""
+            let state = CLibpq_resultErrorField(pq, result, CLibpq_diag_sqlstate()).map { String(cString: $0) } ?? ""
             // A fatal error with no SQLSTATE, or on a dead connection, is a lost connection.
             throw PostgresError(sqlState: isUp ? state : "", context: context)
         }
     }
 
     private func rows(of result: OpaquePointer) -> PostgresRows {
-        let fieldCount = PQnfields(result)
-        let rowCount = PQntuples(result)
+        let fieldCount = CLibpq_nfields(pq, result)
+        let rowCount = CLibpq_ntuples(pq, result)
         var columns: [String] = []
         var types: [UInt32] = []
         for field in 0..<fieldCount {
-            columns.append(PQfname(result, field).map { String(cString: $0) } ?? "")
-            types.append(UInt32(PQftype(result, field)))
+            columns.append(CLibpq_fname(pq, result, field).map { String(cString: $0) } ?? "")
+            types.append(UInt32(CLibpq_ftype(pq, result, field)))
         }
         var rows: [[PostgresValue]] = []
         rows.reserveCapacity(Int(rowCount))
@@ -113,10 +116,10 @@ final class PostgresConnection {
             var values: [PostgresValue] = []
             values.reserveCapacity(Int(fieldCount))
             for field in 0..<fieldCount {
-                if PQgetisnull(result, row, field) == 1 {
+                if CLibpq_getisnull(pq, result, row, field) == 1 {
                     values.append(.null)
-                } else if let text = PQgetvalue(result, row, field) {
-                    let value = PostgresValue.field(text, length: Int(PQgetlength(result, row, field)), type: types[Int(field)])
+                } else if let text = CLibpq_getvalue(pq, result, row, field) {
+                    let value = PostgresValue.field(text, length: Int(CLibpq_getlength(pq, result, row, field)), type: types[Int(field)])
                     values.append(value ?? .null)
                 } else {
                     values.append(.null)
@@ -127,6 +130,11 @@ final class PostgresConnection {
         return PostgresRows(columns: columns, rows: rows)
     }
 }
+
+/// libpq's functions, loaded on first use (nil: libpq is not installed). Loaded, not linked:
+/// latchkey on SQLite starts without loading libpq and the libraries it pulls in.
+/// (Never written after its one-time initialisation, so shared across threads safely.)
+nonisolated(unsafe) let libpq: UnsafePointer<CLibpq_table>? = CLibpq_load()
 
 /// Calls `body` with C strings for `strings`, valid for the call only.
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {

@@ -10,8 +10,8 @@ import Darwin
 /// first use and reopened by itself after the server went away.
 ///
 /// Every write is a SERIALIZABLE transaction. When PostgreSQL refuses it (40001 serialization
-/// failure, 40P01 deadlock) the whole body runs again from scratch, on a fresh snapshot, up to
-/// `maxAttempts` times with a short jittered pause; the domain publishes a transaction's
+/// failure, 40P01 deadlock) the whole body runs again from scratch, on a fresh snapshot, with
+/// a short jittered pause, up to `maxAttempts` times within `retryBudgetMilliseconds`; the domain publishes a transaction's
 /// effects only after the store returns, so a body run twice publishes once. Reads are
 /// REPEATABLE READ READ ONLY snapshots. A lost connection (class 08, 57P01–57P03) is
 /// `StoreUnavailable`: nothing half-written stays (PostgreSQL rolls back a transaction whose
@@ -23,8 +23,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// Guards `slot`: one transaction at a time on the one connection.
     private let lock = NSLock()
     private var slot = ConnectionSlot()
-    /// How often one body may run before the call answers `StoreUnavailable`.
-    static let maxAttempts = 12
+    /// How often one body may run, and for how long, before the call answers `StoreUnavailable`.
+    /// Serialization failures include false positives (predicate locks are kept per index
+    /// page, so writers of neighbouring rows can fail each other): a generous budget.
+    static let maxAttempts = 60
+    static let retryBudgetMilliseconds: Int64 = 3000
     /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
     static let reconnectPauseMilliseconds: Int64 = 500
 
@@ -54,6 +57,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         try lock.withLock {
             var attempt = 0
             var reconnected = false
+            let started = Self.nowMilliseconds()
             while true {
                 attempt += 1
                 let connection = try connection(&slot)
@@ -89,7 +93,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
                         throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
                     }
                     _ = try? connection.execute("ROLLBACK")
-                    if error.isRetryable, attempt < Self.maxAttempts {
+                    if error.isRetryable, attempt < Self.maxAttempts,
+                       Self.nowMilliseconds() - started < Self.retryBudgetMilliseconds {
                         slot.retries += 1
                         Self.pause(attempt: attempt)
                         continue
@@ -112,6 +117,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
         do {
             let connection = try PostgresConnection(conninfo: conninfo)
+            // A sequential scan takes a predicate lock on the whole table, so two processes
+            // working on different rows of a small table would fail each other's SERIALIZABLE
+            // transactions; every lookup of the domain has an index (PostgreSQL manual 13.2.3
+            // advises steering the planner to index scans for this).
+            try connection.execute("SET enable_seqscan = off")
             if !slot.migrated {
                 try PostgresMigrations.migrate(connection)
                 slot.migrated = true
@@ -125,10 +135,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    /// Sleeps 1–4 ms the first time, doubling per attempt up to ~64 ms, with jitter, so
+    /// Sleeps 0.25–0.75 ms the first time, doubling per attempt up to 8–24 ms, with jitter, so
     /// processes that collided do not collide again in step.
     private static func pause(attempt: Int) {
-        let ceiling = UInt32(1000 << min(attempt, 6))
+        let ceiling = UInt32(500 << min(attempt - 1, 5))
         usleep(ceiling / 2 + UInt32.random(in: 0...ceiling))
     }
 
