@@ -31,6 +31,7 @@ BIN = os.environ.get("LATCHKEY_BIN", os.path.join(HERE, "..", ".build", "release
 URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
 SECONDS = float(os.environ.get("STORES_SECONDS", "4"))
 COLD_RUNS = int(os.environ.get("COLD_RUNS", "30"))
+RETRIES = {}  # processes -> serialization failures (each a transaction run again) per authentication
 
 
 def psql(sql):
@@ -49,6 +50,16 @@ def store_args(kind, place):
     if kind == "sqlite":
         return ["--db", os.path.join(place, "bench.sqlite")]
     return ["--db", place["uri"], "--key-file", place["key"]]
+
+
+def serialization_failures():
+    """Serialization failures so far, from the private cluster's log (None: not ours)."""
+    cluster = os.environ.get("LATCHKEY_PG_CLUSTER")
+    try:
+        with open(os.path.join(cluster, "server.log"), errors="replace") as f:
+            return sum("could not serialize" in line for line in f)
+    except (TypeError, OSError):
+        return None
 
 
 def throughput(kind, processes, workdir):
@@ -74,12 +85,16 @@ def throughput(kind, processes, workdir):
                 counts[i] += 1
 
         threads = [threading.Thread(target=drive, args=(i,)) for i in range(processes)]
+        failures_before = serialization_failures()
         t0 = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - t0
+        failures_after = serialization_failures()
+        if kind == "postgresql" and failures_before is not None:
+            RETRIES[processes] = (failures_after - failures_before) / max(sum(counts), 1)
         return sum(counts) / elapsed, statistics.mean([x for l in latencies for x in l])
     finally:
         for lk in procs:
@@ -115,6 +130,10 @@ def main():
                     result["latency_ms"][kind] = mean * 1000
             result["throughput"][kind] = row
             print(f"  {kind:<12}{row[1]:>12.0f}{row[2]:>14.0f}{row[4]:>14.0f}")
+        if RETRIES:
+            result["pg_retries_per_auth"] = RETRIES
+            print("  postgresql transactions run again per authentication: "
+                  + ", ".join(f"{n} process{'es' if n > 1 else ''} {r:.2f}" for n, r in sorted(RETRIES.items())))
         _, memory = throughput("memory", 1, workdir)
         result["latency_ms"]["memory"] = memory * 1000
         print("== the store's share of one PIN authentication (1 process, mean round trip of start + finish)")
