@@ -23,6 +23,10 @@ public final class PostgresNotifier: @unchecked Sendable {
     private var publisher: PostgresConnection?
     private var listener: PostgresConnection?
     private var listening = false
+    /// When connecting last failed (monotonic ms): no new attempt for `reconnectPause`, so an
+    /// unreachable server does not stall every request and every idle poll.
+    private var downSince: Int64?
+    static let reconnectPauseMilliseconds: Int64 = 1000
     /// Notifications that could not be sent or heard (too large, connection down).
     public private(set) var dropped = 0
 
@@ -61,7 +65,7 @@ public final class PostgresNotifier: @unchecked Sendable {
             let array = "{" + payloads.map { "\"\($0)\"" }.joined(separator: ",") + "}"
             for attempt in 0..<2 {
                 do {
-                    let connection = try publisher ?? PostgresConnection(conninfo: conninfo, applicationName: "latchkey-notify")
+                    let connection = try publisher ?? connect(applicationName: "latchkey-notify")
                     publisher = connection
                     try connection.query("SELECT pg_notify('\(Self.channel)', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
                                          [.text(array)])
@@ -93,10 +97,24 @@ public final class PostgresNotifier: @unchecked Sendable {
     private func listenerConnection() throws -> PostgresConnection {
         if let listener, listener.isUp { return listener }
         listener = nil
-        let connection = try PostgresConnection(conninfo: conninfo, applicationName: "latchkey-listen")
+        let connection = try connect(applicationName: "latchkey-listen")
         try connection.execute("LISTEN \(Self.channel)")
         listener = connection
         return connection
+    }
+
+    private func connect(applicationName: String) throws -> PostgresConnection {
+        if let since = downSince, PostgresStore.nowMilliseconds() - since < Self.reconnectPauseMilliseconds {
+            throw PostgresError(sqlState: "", context: "connect (paused after a failure)")
+        }
+        do {
+            let connection = try PostgresConnection(conninfo: conninfo, applicationName: applicationName)
+            downSince = nil
+            return connection
+        } catch {
+            downSince = PostgresStore.nowMilliseconds()
+            throw error
+        }
     }
 
     /// origin (16) · topic length (1) · topic · message, sealed, in base64.
