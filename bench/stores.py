@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 import time
 import uuid
 
@@ -41,7 +42,8 @@ def psql(sql):
 def fresh_database():
     name = "bench_" + uuid.uuid4().hex[:10]
     psql(f"CREATE DATABASE {name}")
-    return URI.replace("/postgres?", f"/{name}?", 1)
+    parts = urllib.parse.urlsplit(URI)
+    return f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query else "")
 
 
 def store_args(kind, place):

@@ -28,7 +28,11 @@ final class PostgresTransaction: StoreTransaction {
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
         var (sql, parameters) = Self.select("SELECT * FROM \(quoted(R.table))", filters)
         sql += newestFirst ? " ORDER BY \"_seq\" DESC" : " ORDER BY \"_seq\""
-        if let limit { sql += " LIMIT \(max(limit, 0))" }
+        // A parameter, not a literal: one prepared statement whatever limit a caller asks for.
+        if let limit {
+            parameters.append(.int(Int64(max(limit, 0))))
+            sql += " LIMIT $\(parameters.count)"
+        }
         let rows = try run(sql, parameters)
         return try rows.rows.map { try R(from: PostgresRecordDecoder(row: $0, columns: rows.columns)) }
     }

@@ -12,6 +12,7 @@ state change, and a time-driven change exactly once though four idle processes r
 """
 import os
 import subprocess
+import urllib.parse
 import threading
 import time
 import uuid
@@ -34,12 +35,19 @@ def psql(sql, uri=None):
                           check=True, capture_output=True, text=True).stdout.strip()
 
 
+def with_database(uri, name):
+    """The URI with its database name replaced."""
+    parts = urllib.parse.urlsplit(uri)
+    # urlunsplit drops the "//" of an empty host (postgresql:///db?host=/socket/dir).
+    return f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query else "")
+
+
 @pytest.fixture
 def database():
-    """A fresh database of the cluster; its URI."""
+    """A fresh database on the server (the role needs CREATEDB); its URI."""
     name = "lk_" + uuid.uuid4().hex[:12]
     psql(f"CREATE DATABASE {name}")
-    yield URI.replace("/postgres?", f"/{name}?", 1)
+    yield with_database(URI, name)
     psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
