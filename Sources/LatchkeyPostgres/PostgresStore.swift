@@ -43,17 +43,17 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { key }
 
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+        try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", writes: true, body)
     }
 
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writes: false, body)
     }
 
     /// How many transactions ran again after a serialization failure or deadlock (benchmarks).
     public var retries: Int { lock.withLock { slot.retries } }
 
-    private func transaction<T>(begin: String, _ body: (StoreTransaction) throws -> T) throws -> T {
+    private func transaction<T>(begin: String, writes: Bool, _ body: (StoreTransaction) throws -> T) throws -> T {
         try lock.withLock {
             var attempt = 0
             var reconnected = false
@@ -63,9 +63,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 let connection = try connection(&slot)
                 let tx = PostgresTransaction(connection: connection)
                 var committing = false
+                var outcome: T?
+                var transactionId: Int64?
                 do {
                     try connection.execute(begin)
-                    let outcome: T
                     do {
                         outcome = try body(tx)
                     } catch {
@@ -75,20 +76,29 @@ public final class PostgresStore: Store, @unchecked Sendable {
                         throw error
                     }
                     if let failure = tx.failure { throw failure }
+                    if writes, case .int(let id)? = try connection.execute("SELECT txid_current()").rows.first?.first {
+                        transactionId = id
+                    }
                     committing = true
                     try connection.execute("COMMIT")
-                    return outcome
+                    if let outcome { return outcome }
+                    throw StoreFailureWithoutOutcome()
                 } catch let error as PostgresError {
                     if error.isConnectionLost {
                         slot.connection = nil
                         slot.downSince = Self.nowMilliseconds()
                         // Lost before COMMIT went out: nothing was written; one fresh connection
                         // may run it (a server restart between two calls). Lost during COMMIT:
-                        // the outcome is unknown, so the caller hears so.
+                        // a new connection asks the server what became of the transaction
+                        // (txid_status), so a committed one is answered as done and only one
+                        // that did not commit answers "nothing was written".
                         if !committing, !reconnected {
                             reconnected = true
                             slot.downSince = nil
                             continue
+                        }
+                        if committing, let transactionId, let outcome, committed(transactionId, &slot) {
+                            return outcome
                         }
                         throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
                     }
@@ -106,6 +116,16 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Whether the transaction committed, asked on a new connection. False when it did not, or
+    /// when the server cannot be asked: only then is the outcome unknown to the caller (the
+    /// server must fail between receiving COMMIT and answering it, and stay down).
+    private func committed(_ transactionId: Int64, _ slot: inout ConnectionSlot) -> Bool {
+        slot.downSince = nil
+        guard let connection = try? connection(&slot),
+              let status = try? connection.query("SELECT txid_status($1)", [.int(transactionId)]) else { return false }
+        return status.rows.first?.first == .text("committed")
     }
 
     /// The open connection, or a new one (migrated on the first connection of this process).
@@ -148,6 +168,9 @@ public final class PostgresStore: Store, @unchecked Sendable {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 }
+
+/// A transaction committed without the body's value (cannot happen: the body returned it).
+struct StoreFailureWithoutOutcome: Error {}
 
 /// The store's one connection and what it knows about it.
 struct ConnectionSlot {

@@ -278,3 +278,44 @@ def test_notifications_in_the_database_are_sealed(group):
     out, _ = listener.communicate(timeout=10)
     assert "Asynchronous notification" in out, out
     assert code not in out and "olivia" not in out, out
+
+
+def test_connections_cut_mid_run_leave_nothing_half_written(group):
+    """The server ends every latchkey connection, again and again, while four processes write:
+    every answer is a success or storeUnavailable, each process reconnects by itself, and every
+    acknowledged write is there."""
+    procs = group()
+    acknowledged, refused = [], []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def pump(lk):
+        n = 0
+        while not stop.is_set():
+            user = f"cut-{lk.name}-{n:05d}"
+            reply = lk.recv(lk.send("admin/createUser", {"userId": user}), timeout=30)
+            check_not_internal(reply, lk.name)
+            with lock:
+                if "result" in reply:
+                    acknowledged.append(user)
+                else:
+                    assert reply["error"]["code"] == 1005, reply
+                    refused.append(user)
+            n += 1
+
+    threads = [threading.Thread(target=pump, args=(lk,), daemon=True) for lk in procs]
+    for t in threads:
+        t.start()
+    for _ in range(8):
+        time.sleep(0.25)
+        psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+             "WHERE application_name LIKE 'latchkey%' AND pid <> pg_backend_pid()")
+    time.sleep(0.5)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert len(acknowledged) > 20
+    for user in acknowledged:
+        assert reason(procs[0].request("admin/createUser", userId=user)) == "alreadyExists", user
+    for user in refused:
+        assert "result" in procs[1].request("admin/createUser", userId=user), user
