@@ -27,7 +27,11 @@ public final class PostgresStore: Store, @unchecked Sendable {
     /// Serialization failures include false positives (predicate locks are kept per index
     /// page, so writers of neighbouring rows can fail each other): a generous budget.
     static let maxAttempts = 60
-    static let retryBudgetMilliseconds: Int64 = 3000
+    static let retryBudgetMilliseconds: Int64 = 5000
+    /// Attempts before a body runs alone (see `transaction`).
+    static let attemptsBeforeQueueing = 8
+    /// The writers' advisory lock ("latchkew" in ASCII; the migration lock is "latchkey").
+    static let writerLockKey: Int64 = 0x6C61_7463_686B_6577
     /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
     static let reconnectPauseMilliseconds: Int64 = 500
 
@@ -65,8 +69,21 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 var committing = false
                 var outcome: T?
                 var transactionId: Int64?
+                // Writers share one advisory lock; a body that failed `attemptsBeforeQueueing`
+                // times takes it alone (session-level, before its snapshot is taken), waits for
+                // the writers in flight, holds back new ones, and so cannot fail again: every
+                // write gets through however hot the rows. Read-only snapshots take no part.
+                let alone = writes && attempt > Self.attemptsBeforeQueueing
+                defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
                 do {
-                    try connection.execute(begin)
+                    if alone {
+                        try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))")
+                        try connection.execute(begin)
+                    } else if writes {
+                        try connection.execute(begin + "; SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))")
+                    } else {
+                        try connection.execute(begin)
+                    }
                     do {
                         outcome = try body(tx)
                     } catch {
