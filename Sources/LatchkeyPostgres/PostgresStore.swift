@@ -93,7 +93,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
                         throw error
                     }
                     if let failure = tx.failure { throw failure }
-                    if writes, case .int(let id)? = try connection.execute("SELECT txid_current()").rows.first?.first {
+                    if writes, case .int(let id)? = try connection.execute("SELECT txid_current_if_assigned()").rows.first?.first {
                         transactionId = id
                     }
                     committing = true
@@ -104,6 +104,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
                     if error.isConnectionLost {
                         slot.connection = nil
                         slot.downSince = Self.nowMilliseconds()
+                        // (A transaction that wrote nothing has no id: losing its COMMIT loses nothing.)
                         // Lost before COMMIT went out: nothing was written; one fresh connection
                         // may run it (a server restart between two calls). Lost during COMMIT:
                         // a new connection asks the server what became of the transaction
