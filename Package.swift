@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "LatchkeyBench",
             dependencies: [
-                "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator", "LatchkeyPostgres",
+                "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
