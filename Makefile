@@ -5,14 +5,15 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps venv build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system mcp-test demo bench fuzz fuzz-smoke fuzz-replay clean
+.PHONY: all deps pg-deps venv build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system mcp-test demo bench fuzz fuzz-smoke fuzz-replay clean
 
 all: build
 
-# System libraries: jansson (JSON, required), SQLite headers (GRDB), pkg-config.
+# System libraries: jansson (JSON, required), SQLite headers (GRDB), libpq (PostgreSQL store), pkg-config.
 deps:
 	@missing=""; \
 	pkg-config --exists jansson 2>/dev/null || missing="$$missing libjansson-dev"; \
+	pkg-config --exists libpq 2>/dev/null || missing="$$missing libpq-dev"; \
 	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	if [ -n "$$missing" ]; then \
@@ -43,9 +44,15 @@ release: deps
 run: release
 	@$(BIN_RELEASE)
 
-unit: deps
+# PostgreSQL server binaries for the tests and benchmarks (Debian's postgresql when missing);
+# PG_RUN runs a command with a private cluster started for it, stopped after (see Tests/pg/cluster.sh).
+PG_RUN := bash Tests/pg/cluster.sh run
+pg-deps:
+	@bash Tests/pg/cluster.sh install
+
+unit: deps pg-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(PG_RUN) $(SWIFT) test --skip-build
 
 # The debug binary checks every answer against its method's declaration in these suites
 # (undeclared errors, results off their schema); findings land in CONTRACT_LOG.
@@ -76,8 +83,8 @@ clients-test: build venv
 
 # Process-level tests: two processes racing on one store, SIGKILL consistency, secret hygiene,
 # signals, time-driven notifications, --deliver-command.
-system: build venv
-	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider Tests/system
+system: build venv pg-deps
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PG_RUN) $(PY) -m pytest -q -p no:cacheprovider Tests/system
 
 # `latchkey mcp` driven by the official MCP Python SDK as a stdio client, in its default mode
 # (server/discover probe, then the handshake) and in handshake mode.
@@ -102,8 +109,9 @@ demo: build
 # Protocol benchmarks against the C echo, then the domain benchmarks (crypto floor, flows,
 # scale with BENCH_SCALE registrations in the store).
 BENCH_SCALE ?= 100 100000
-bench: deps venv release
+bench: deps venv pg-deps release
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) bash bench/run.sh
+	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) $(PG_RUN) python3 bench/stores.py
 	.build/release/LatchkeyBench 300 $(BENCH_SCALE)
 
 clean:

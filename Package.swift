@@ -60,6 +60,14 @@ let package = Package(
             name: "LatchkeyStore",
             dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
+        // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).
+        .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // PostgreSQL through libpq: the same Store, for many processes on many machines.
+        .target(
+            name: "LatchkeyPostgres",
+            dependencies: ["LatchkeyCore", "CLibpq", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The method table: contract name → params → Core call → result or error.
         .target(
             name: "LatchkeyServer",
@@ -72,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract",
+                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -102,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyStoreTests",
-            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LatchkeyServerTests",

@@ -43,11 +43,14 @@ public struct Environment: Sendable {
     public var clock: Clock
     public var random: RandomSource
     public var openStore: @Sendable () throws -> Store
+    /// Notifications to and from other processes on the same store (nil: this process alone).
+    public var relay: EventRelay?
 
-    public init(clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store) {
+    public init(clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil) {
         self.clock = clock
         self.random = random
         self.openStore = openStore
+        self.relay = relay
     }
 }
 
@@ -172,9 +175,10 @@ public final class LatchkeyServer: RPCHandler {
     }
 
     public func millisecondsUntilDue() -> Int? {
-        guard let opened, let due = opened.nextDueTime(), !environment.clock.isManual else { return nil }
-        let remaining = due * 1000 - environment.clock.nowMilliseconds
-        return Int(clamping: max(remaining, 0) + 5)
+        let relayPoll = environment.relay.map { $0.isListening && !subscriptions.isEmpty } == true ? relayPollMilliseconds : nil
+        guard let opened, let due = opened.nextDueTime(), !environment.clock.isManual else { return relayPoll }
+        let remaining = Int(clamping: max(due * 1000 - environment.clock.nowMilliseconds, 0) + 5)
+        return min(remaining, relayPoll ?? remaining)
     }
 
     public func runDue(emit: (JSON) -> Void) {
@@ -201,10 +205,14 @@ public final class LatchkeyServer: RPCHandler {
 
     // MARK: events
 
-    func subscribe(_ topics: [EventTopic]) { subscriptions.formUnion(topics) }
+    func subscribe(_ topics: [EventTopic]) {
+        subscriptions.formUnion(topics)
+        if !topics.isEmpty { environment.relay?.start() }
+    }
     func unsubscribe(_ topics: [EventTopic]) { subscriptions.subtract(topics) }
 
     private func drainEvents(_ emit: (JSON) -> Void) {
+        if let relay = environment.relay { relayEvents(relay, emit) }
         for event in pendingEvents.takeAll() {
             if case .delivery(let message) = event, let delivery, !delivery.run(message) {
                 opened?.recordAudit(.deliveryFailed, detail: message.purpose.rawValue)
@@ -213,6 +221,21 @@ public final class LatchkeyServer: RPCHandler {
             guard subscriptions.contains(event.topic) else { continue }
             if options.noAdmin, event.topic.isAdminOnly { continue }
             emit(Notifications.message(for: event))
+        }
+    }
+
+    /// With other processes on the store: first what they caused (committed before this
+    /// process's own events were drained), then this process's events handed on to them.
+    private func relayEvents(_ relay: EventRelay, _ emit: (JSON) -> Void) {
+        for (topic, message) in relay.receive() {
+            guard let topic = EventTopic(rawValue: topic), subscriptions.contains(topic) else { continue }
+            if options.noAdmin, topic.isAdminOnly { continue }
+            guard let notification = try? JSONParser.parse(message) else { continue }
+            emit(notification)
+        }
+        let own = pendingEvents.peekAll()
+        if !own.isEmpty {
+            relay.publish(own.map { ($0.topic.rawValue, JSONSerializer.serialize(Notifications.message(for: $0))) })
         }
     }
 }
@@ -242,6 +265,8 @@ final class EventQueue: Sendable {
     private let events = Mutex<[DomainEvent]>([])
 
     func append(_ event: DomainEvent) { events.withLock { $0.append(event) } }
+
+    func peekAll() -> [DomainEvent] { events.withLock { $0 } }
 
     func takeAll() -> [DomainEvent] {
         events.withLock { list in

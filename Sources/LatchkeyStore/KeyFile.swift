@@ -1,11 +1,11 @@
 import Foundation
 
-/// The keyed-hash key in a file beside the database (mode 0600), created once: the first
+/// The keyed-hash key in a file (beside a SQLite database, or `--key-file`; mode 0600), created once: the first
 /// process writes it under a temporary name and links it into place; the others read it.
-enum KeyFile {
-    static let length = 32
+public enum KeyFile {
+    public static let length = 32
 
-    static func readOrCreate(at path: String, make: () -> [UInt8]) throws -> [UInt8] {
+    public static func readOrCreate(at path: String, make: () -> [UInt8]) throws -> [UInt8] {
         for _ in 0..<100 {
             if let key = read(path) { return key }
             let temporary = path + ".\(getpid()).tmp"

@@ -55,10 +55,15 @@ struct LatchkeyCommand: ParsableCommand {
         subcommands: [SchemaCommand.self, MCPCommand.self]
     )
 
-    @Option(name: .long, help: ArgumentHelp("SQLite store path (WAL, mode 0600).",
+    @Option(name: .long, help: ArgumentHelp("SQLite store path (WAL, mode 0600), or a PostgreSQL URI (postgresql://… or postgres://…; needs --key-file).",
                                             discussion: "Default: $XDG_DATA_HOME/latchkey/latchkey.sqlite (~/.local/share when unset).",
-                                            valueName: "path"))
+                                            valueName: "path|uri"))
     var db: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "With a PostgreSQL store: the keyed-hash key, kept out of the database (32 random bytes, created with mode 0600 when absent; every process of one deployment uses a copy of the same file).",
+        valueName: "path"))
+    var keyFile: String?
 
     @Flag(name: .long, help: "Use a private store that dies with the process.")
     var inMemory = false
@@ -108,8 +113,14 @@ struct LatchkeyCommand: ParsableCommand {
         if maxMessageBytes < 64 {
             throw ValidationError("--max-message-bytes must be at least 64")
         }
-        if let db, let scheme = StoreLocation.scheme(of: db) {
-            throw ValidationError("--db: Latchkey serves SQLite files (a path); the scheme \"\(scheme)\" is not served")
+        if let db, let scheme = StoreLocation.scheme(of: db), !StoreLocation.isPostgres(scheme) {
+            throw ValidationError("--db: Latchkey serves SQLite files (a path) and PostgreSQL (postgresql://… or postgres://…); the scheme \"\(scheme)\" is not served")
+        }
+        if postgresURI != nil, keyFile == nil {
+            throw ValidationError("--db postgresql://… needs --key-file PATH: the keyed-hash key is kept in a file, never in the database (created with 32 random bytes and mode 0600 when absent; give every process of the deployment the same file)")
+        }
+        if keyFile != nil, postgresURI == nil {
+            throw ValidationError("--key-file goes with a PostgreSQL store (--db postgresql://…); a SQLite store keeps its key beside its file")
         }
         if failMethod != nil {
             let unknown = ServerOptions.unknownMethods(failMethods)
@@ -137,12 +148,16 @@ struct LatchkeyCommand: ParsableCommand {
 
         // The store is opened on the first call that needs it: `ping` needs none.
         let path = inMemory ? nil : (db ?? Self.defaultStorePath())
-        let environment = Environment(
+        var environment = Environment(
             clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
             random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
             openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() })
+        if let postgresURI, let keyFile {
+            try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
+        }
+        let storeKind = postgresURI != nil ? "postgresql" : (path == nil ? "memory" : "sqlite")
         let options = ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
-                                    failMethods: Set(failMethods), storeKind: path == nil ? "memory" : "sqlite",
+                                    failMethods: Set(failMethods), storeKind: storeKind,
                                     checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
         let server = LatchkeyServer(environment: environment, options: options, logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
@@ -172,6 +187,12 @@ struct LatchkeyCommand: ParsableCommand {
         }
     }
 
+    /// `--db` when it is a PostgreSQL URI.
+    var postgresURI: String? {
+        guard let db, let scheme = StoreLocation.scheme(of: db), StoreLocation.isPostgres(scheme) else { return nil }
+        return db
+    }
+
     static func defaultStorePath() -> String {
         let base = environmentVariable("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environmentVariable("HOME") ?? ".") + "/.local/share")
@@ -186,6 +207,9 @@ func exitProcess(_ status: Int32) -> Never {
 
 /// Where `--db` points: a file path, or a URI whose scheme names another kind of store.
 enum StoreLocation {
+    /// Schemes that name a PostgreSQL database (any libpq connection URI).
+    static func isPostgres(_ scheme: String) -> Bool { scheme == "postgresql" || scheme == "postgres" }
+
     /// The scheme of a `scheme://…` location, or nil for a path.
     static func scheme(of location: String) -> String? {
         guard let separator = location.range(of: "://") else { return nil }

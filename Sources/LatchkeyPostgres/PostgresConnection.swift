@@ -1,0 +1,154 @@
+import CLibpq
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Rows of one result: column names, then each row's values in column order.
+struct PostgresRows {
+    var columns: [String]
+    var rows: [[PostgresValue]]
+}
+
+/// One libpq connection, synchronous like the stdio loop. Statements with parameters are
+/// prepared once per connection (named by their text) and run with text-format parameters.
+/// Not thread-safe: its owner serialises access.
+final class PostgresConnection {
+    private let pq: UnsafePointer<CLibpq_table>
+    private let conn: OpaquePointer
+    private var prepared: [String: String] = [:]
+
+    /// Connects with `conninfo` (a URI or key=value string); `connect_timeout` bounds the wait.
+    /// - Throws: `PostgresError` with an empty SQLSTATE when the server cannot be reached.
+    init(conninfo: String, connectTimeoutSeconds: Int = 3, applicationName: String = "latchkey") throws {
+        guard let pq = libpq else { throw PostgresError(sqlState: "", context: "loading libpq (is it installed?)") }
+        self.pq = pq
+        let keywords = ["dbname", "connect_timeout", "application_name"]
+        let values = [conninfo, String(connectTimeoutSeconds), applicationName]
+        let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in
+                CLibpq_connectdbParams(pq, keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else { throw PostgresError(sqlState: "", context: "connect") }
+        guard CLibpq_status(pq, connection) == CONNECTION_OK else {
+            CLibpq_finish(pq, connection)
+            throw PostgresError(sqlState: "", context: "connect")
+        }
+        conn = connection
+        // bytea comes back as hex; integers as decimal text; no notices on stderr.
+        _ = try? execute("SET bytea_output = 'hex'")
+        CLibpq_setNoticeProcessor(pq, conn, { _, _ in }, nil)
+    }
+
+    deinit { CLibpq_finish(pq, conn) }
+
+    /// Whether libpq still believes the connection is up.
+    var isUp: Bool { CLibpq_status(pq, conn) == CONNECTION_OK }
+
+    /// The socket, for poll(2) (-1 when closed).
+    var socket: Int32 { CLibpq_socket(pq, conn) }
+
+    /// Runs SQL without parameters (may hold several statements).
+    @discardableResult
+    func execute(_ sql: String) throws -> PostgresRows {
+        try consume(CLibpq_exec(pq, conn, sql), context: "statement")
+    }
+
+    /// Runs one statement with parameters, prepared on first use on this connection.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresRows {
+        let name: String
+        if let known = prepared[sql] {
+            name = known
+        } else {
+            name = "lk\(prepared.count)"
+            _ = try consume(CLibpq_prepare(pq, conn, name, sql, Int32(parameters.count), nil), context: "prepare")
+            prepared[sql] = name
+        }
+        let texts = parameters.map(\.parameter)
+        let result = withOptionalCStrings(texts) { pointers in
+            CLibpq_execPrepared(pq, conn, name, Int32(texts.count), pointers, nil, nil, 0)
+        }
+        return try consume(result, context: "query")
+    }
+
+    /// Reads what arrived on the socket and returns the notifications received (channel, payload).
+    func notifications() throws -> [(channel: String, payload: String)] {
+        guard CLibpq_consumeInput(pq, conn) == 1 else { throw PostgresError(sqlState: "", context: "listen") }
+        var received: [(String, String)] = []
+        while let notice = CLibpq_notifies(pq, conn) {
+            received.append((String(cString: notice.pointee.relname), String(cString: notice.pointee.extra)))
+            CLibpq_freemem(pq, notice)
+        }
+        return received
+    }
+
+    /// Turns a result into rows, or a `PostgresError` named by its SQLSTATE; always clears it.
+    private func consume(_ result: OpaquePointer?, context: String) throws -> PostgresRows {
+        guard let result else { throw PostgresError(sqlState: "", context: context) }
+        defer { CLibpq_clear(pq, result) }
+        switch CLibpq_resultStatus(pq, result) {
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return PostgresRows(columns: [], rows: [])
+        case PGRES_TUPLES_OK:
+            return rows(of: result)
+        default:
+            let state = CLibpq_resultErrorField(pq, result, CLibpq_diag_sqlstate()).map { String(cString: $0) } ?? ""
+            // A fatal error with no SQLSTATE, or on a dead connection, is a lost connection.
+            throw PostgresError(sqlState: isUp ? state : "", context: context)
+        }
+    }
+
+    private func rows(of result: OpaquePointer) -> PostgresRows {
+        let fieldCount = CLibpq_nfields(pq, result)
+        let rowCount = CLibpq_ntuples(pq, result)
+        var columns: [String] = []
+        var types: [UInt32] = []
+        for field in 0..<fieldCount {
+            columns.append(CLibpq_fname(pq, result, field).map { String(cString: $0) } ?? "")
+            types.append(UInt32(CLibpq_ftype(pq, result, field)))
+        }
+        var rows: [[PostgresValue]] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [PostgresValue] = []
+            values.reserveCapacity(Int(fieldCount))
+            for field in 0..<fieldCount {
+                if CLibpq_getisnull(pq, result, row, field) == 1 {
+                    values.append(.null)
+                } else if let text = CLibpq_getvalue(pq, result, row, field) {
+                    let value = PostgresValue.field(text, length: Int(CLibpq_getlength(pq, result, row, field)), type: types[Int(field)])
+                    values.append(value ?? .null)
+                } else {
+                    values.append(.null)
+                }
+            }
+            rows.append(values)
+        }
+        return PostgresRows(columns: columns, rows: rows)
+    }
+}
+
+/// libpq's functions, loaded on first use (nil: libpq is not installed). Loaded, not linked:
+/// latchkey on SQLite starts without loading libpq and the libraries it pulls in.
+/// (Never written after its one-time initialisation, so shared across threads safely.)
+nonisolated(unsafe) let libpq: UnsafePointer<CLibpq_table>? = CLibpq_load()
+
+/// Calls `body` with C strings for `strings`, valid for the call only.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    withOptionalCStrings(strings.map { Optional($0) } + [nil], body)
+}
+
+private func withOptionalCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+    defer { for copy in copies { free(copy) } }
+    let pointers = copies.map { $0.map { UnsafePointer($0) } }
+    return pointers.withUnsafeBufferPointer { buffer in
+        // An empty buffer has no base address: hand libpq a pointer to a NULL instead.
+        if let base = buffer.baseAddress { return body(base) }
+        var none: UnsafePointer<CChar>? = nil
+        return withUnsafePointer(to: &none) { body($0) }
+    }
+}

@@ -1,0 +1,199 @@
+import LatchkeyCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The PostgreSQL store, through libpq: one connection per process, opened and migrated on
+/// first use and reopened by itself after the server went away.
+///
+/// Every write is a SERIALIZABLE transaction. When PostgreSQL refuses it (40001 serialization
+/// failure, 40P01 deadlock) the whole body runs again from scratch, on a fresh snapshot, with
+/// a short jittered pause, up to `maxAttempts` times within `retryBudgetMilliseconds`; the domain publishes a transaction's
+/// effects only after the store returns, so a body run twice publishes once. Reads are
+/// REPEATABLE READ READ ONLY snapshots. A lost connection (class 08, 57P01–57P03) is
+/// `StoreUnavailable`: nothing half-written stays (PostgreSQL rolls back a transaction whose
+/// connection is gone), and the next call reconnects.
+public final class PostgresStore: Store, @unchecked Sendable {
+    public let kind = "postgresql"
+    private let conninfo: String
+    private let key: [UInt8]
+    /// Guards `slot`: one transaction at a time on the one connection.
+    private let lock = NSLock()
+    private var slot = ConnectionSlot()
+    /// How often one body may run, and for how long, before the call answers `StoreUnavailable`.
+    /// Serialization failures include false positives (predicate locks are kept per index
+    /// page, so writers of neighbouring rows can fail each other): a generous budget.
+    static let maxAttempts = 60
+    static let retryBudgetMilliseconds: Int64 = 5000
+    /// Attempts before a body runs alone (see `transaction`).
+    static let attemptsBeforeQueueing = 8
+    /// The writers' advisory lock ("latchkew" in ASCII; the migration lock is "latchkey").
+    static let writerLockKey: Int64 = 0x6C61_7463_686B_6577
+    /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
+    static let reconnectPauseMilliseconds: Int64 = 500
+
+    /// Connects and migrates. `key` is the keyed-hash key (from `--key-file`; never stored in
+    /// the database).
+    /// - Throws: `StoreUnavailable` when the server cannot be reached.
+    public init(conninfo: String, key: [UInt8]) throws {
+        self.conninfo = conninfo
+        self.key = key
+        try lock.withLock { _ = try connection(&slot) }
+    }
+
+    public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { key }
+
+    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", writes: true, body)
+    }
+
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writes: false, body)
+    }
+
+    /// How many transactions ran again after a serialization failure or deadlock (benchmarks).
+    public var retries: Int { lock.withLock { slot.retries } }
+
+    private func transaction<T>(begin: String, writes: Bool, _ body: (StoreTransaction) throws -> T) throws -> T {
+        try lock.withLock {
+            var attempt = 0
+            var reconnected = false
+            let started = Self.nowMilliseconds()
+            while true {
+                attempt += 1
+                let connection = try connection(&slot)
+                let tx = PostgresTransaction(connection: connection)
+                var committing = false
+                var outcome: T?
+                var transactionId: Int64?
+                // Writers share one advisory lock; a body that failed `attemptsBeforeQueueing`
+                // times takes it alone (session-level, before its snapshot is taken), waits for
+                // the writers in flight, holds back new ones, and so cannot fail again: every
+                // write gets through however hot the rows. Read-only snapshots take no part.
+                let alone = writes && attempt > Self.attemptsBeforeQueueing
+                defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
+                do {
+                    if alone {
+                        try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))")
+                        try connection.execute(begin)
+                    } else if writes {
+                        try connection.execute(begin + "; SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))")
+                    } else {
+                        try connection.execute(begin)
+                    }
+                    do {
+                        outcome = try body(tx)
+                    } catch {
+                        // The statement failure decides (the body may have wrapped or swallowed it).
+                        if let failure = tx.failure { throw failure }
+                        _ = try? connection.execute("ROLLBACK")
+                        throw error
+                    }
+                    if let failure = tx.failure { throw failure }
+                    if writes, case .int(let id)? = try connection.execute("SELECT txid_current_if_assigned()").rows.first?.first {
+                        transactionId = id
+                    }
+                    committing = true
+                    try connection.execute("COMMIT")
+                    if let outcome { return outcome }
+                    throw StoreFailureWithoutOutcome()
+                } catch let error as PostgresError {
+                    if error.isConnectionLost {
+                        slot.connection = nil
+                        slot.downSince = Self.nowMilliseconds()
+                        // (A transaction that wrote nothing has no id: losing its COMMIT loses nothing.)
+                        // Lost before COMMIT went out: nothing was written; one fresh connection
+                        // may run it (a server restart between two calls). Lost during COMMIT:
+                        // a new connection asks the server what became of the transaction
+                        // (txid_status), so a committed one is answered as done and only one
+                        // that did not commit answers "nothing was written".
+                        if !committing, !reconnected {
+                            reconnected = true
+                            slot.downSince = nil
+                            continue
+                        }
+                        if committing, let transactionId, let outcome, committed(transactionId, &slot) {
+                            return outcome
+                        }
+                        throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
+                    }
+                    _ = try? connection.execute("ROLLBACK")
+                    if error.isRetryable, attempt < Self.maxAttempts,
+                       Self.nowMilliseconds() - started < Self.retryBudgetMilliseconds {
+                        slot.retries += 1
+                        Self.pause(attempt: attempt)
+                        continue
+                    }
+                    if error.isRetryable {
+                        throw StoreUnavailable(retryAfterSeconds: 1, reason: "too many concurrent writers (serialization failures)")
+                    }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Whether the transaction committed, asked on a new connection. False when it did not, or
+    /// when the server cannot be asked: only then is the outcome unknown to the caller (the
+    /// server must fail between receiving COMMIT and answering it, and stay down).
+    private func committed(_ transactionId: Int64, _ slot: inout ConnectionSlot) -> Bool {
+        slot.downSince = nil
+        guard let connection = try? connection(&slot),
+              let status = try? connection.query("SELECT txid_status($1)", [.int(transactionId)]) else { return false }
+        return status.rows.first?.first == .text("committed")
+    }
+
+    /// The open connection, or a new one (migrated on the first connection of this process).
+    private func connection(_ slot: inout ConnectionSlot) throws -> PostgresConnection {
+        if let open = slot.connection, open.isUp { return open }
+        slot.connection = nil
+        if let since = slot.downSince, Self.nowMilliseconds() - since < Self.reconnectPauseMilliseconds {
+            throw StoreUnavailable(retryAfterSeconds: 1, reason: "PostgreSQL cannot be reached")
+        }
+        do {
+            let connection = try PostgresConnection(conninfo: conninfo)
+            // A sequential scan takes a predicate lock on the whole table, so two processes
+            // working on different rows of a small table would fail each other's SERIALIZABLE
+            // transactions; every lookup of the domain has an index (PostgreSQL manual 13.2.3
+            // advises steering the planner to index scans for this).
+            try connection.execute("SET enable_seqscan = off")
+            if !slot.migrated {
+                try PostgresMigrations.migrate(connection)
+                slot.migrated = true
+            }
+            slot.connection = connection
+            slot.downSince = nil
+            return connection
+        } catch let error as PostgresError where error.isConnectionLost {
+            slot.downSince = Self.nowMilliseconds()
+            throw StoreUnavailable(retryAfterSeconds: 1, reason: "PostgreSQL cannot be reached")
+        }
+    }
+
+    /// Sleeps 0.25–0.75 ms the first time, doubling per attempt up to 8–24 ms, with jitter, so
+    /// processes that collided do not collide again in step.
+    private static func pause(attempt: Int) {
+        let ceiling = UInt32(500 << min(attempt - 1, 5))
+        usleep(ceiling / 2 + UInt32.random(in: 0...ceiling))
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}
+
+/// A transaction committed without the body's value (cannot happen: the body returned it).
+struct StoreFailureWithoutOutcome: Error {}
+
+/// The store's one connection and what it knows about it.
+struct ConnectionSlot {
+    var connection: PostgresConnection?
+    var migrated = false
+    var downSince: Int64?
+    var retries = 0
+}

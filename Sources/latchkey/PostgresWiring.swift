@@ -1,0 +1,26 @@
+import ArgumentParser
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyPostgres
+import LatchkeyServer
+import LatchkeyStore
+
+extension PostgresNotifier: EventRelay {}
+
+/// `--db postgresql://…`: the store and the notification relay on one database, the keyed-hash
+/// key from `--key-file`.
+enum PostgresWiring {
+    /// Reads (or creates) the key file and points the environment at the database. The URI is
+    /// never logged or echoed: it may hold a password.
+    /// - Throws: `ValidationError` (exit 2) when the key file cannot be read or created.
+    static func configure(_ environment: inout Environment, uri: String, keyFile: String) throws {
+        let key: [UInt8]
+        do {
+            key = try KeyFile.readOrCreate(at: keyFile) { SystemRandomSource().bytes(KeyFile.length) }
+        } catch {
+            throw ValidationError("--key-file: cannot read or create a 32-byte key file at that path")
+        }
+        environment.openStore = { try PostgresStore(conninfo: uri, key: key) }
+        environment.relay = PostgresNotifier(conninfo: uri, key: key)
+    }
+}

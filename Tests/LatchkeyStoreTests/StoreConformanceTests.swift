@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import LatchkeyCore
+@testable import LatchkeyPostgres
+@testable import LatchkeySimulator
+@testable import LatchkeyStore
+
+/// The stores the conformance suite runs on: a SQLite file always, and PostgreSQL when
+/// `LATCHKEY_TEST_POSTGRES` names a database (`make test` starts a private cluster and sets it).
+enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgresql
+
+    var testDescription: String { rawValue }
+
+    static var postgresURI: String? {
+        ProcessInfo.processInfo.environment["LATCHKEY_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static let available: [StoreUnderTest] = {
+        if postgresURI == nil {
+            print("StoreConformanceTests: LATCHKEY_TEST_POSTGRES is not set; the PostgreSQL store is not tested here (make test sets it)")
+            return [.sqlite]
+        }
+        return [.sqlite, .postgresql]
+    }()
+
+    /// A store of this kind; two calls give two handles (two connections) on the same data.
+    func open(_ place: String) throws -> Store {
+        switch self {
+        case .sqlite: return try SQLiteStore.file(at: place + "/store.sqlite")
+        case .postgresql: return try PostgresStore(conninfo: Self.postgresURI ?? "", key: Array(repeating: 7, count: 32))
+        }
+    }
+
+    static func place() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-conformance-\(UUID().uuidString)").path
+    }
+}
+
+/// One suite, every store: what the domain relies on from `Store`.
+@Suite struct StoreConformanceTests {
+    /// Ids unique to one test, so tests share a PostgreSQL database without seeing each other.
+    private let tag = UUID().uuidString.prefix(8).lowercased()
+
+    private func item(_ n: Int, device: String, value: [UInt8] = [0, 1, 255], local: Bool = true) -> DeviceItemRecord {
+        DeviceItemRecord(id: "\(tag)-item-\(n)", deviceId: "\(tag)-\(device)", name: "n\(n)", value: value, thisDeviceOnly: local)
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func savedRecordsReadBackWithBytesFlagsAndNulls(_ kind: StoreUnderTest) throws {
+        let store = try kind.open(StoreUnderTest.place())
+        let bytes = (0...255).map { UInt8($0) }
+        try store.write { tx in
+            try tx.save(item(1, device: "d", value: bytes, local: false))
+            try tx.save(RecoveryRow(id: "\(tag)-u", state: 1, reason: 0, startTime: 10, endTime: nil))
+        }
+        let (read, recovery) = try store.read { tx in
+            (try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1"), try tx.fetch(RecoveryRow.self, id: "\(tag)-u"))
+        }
+        #expect(read?.value == bytes)
+        #expect(read?.thisDeviceOnly == false)
+        #expect(recovery?.endTime == nil)
+        #expect(recovery?.state == 1)
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-missing") } == nil)
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func saveReplacesInPlaceAndFetchAllKeepsInsertionOrder(_ kind: StoreUnderTest) throws {
+        let store = try kind.open(StoreUnderTest.place())
+        try store.write { tx in
+            for n in 1...4 { try tx.save(item(n, device: "d")) }
+            try tx.save(item(2, device: "d", value: [9]))
+        }
+        let filter = [StoreFilter.equals("deviceId", "\(tag)-d")]
+        let oldest = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: filter) }
+        #expect(oldest.map(\.name) == ["n1", "n2", "n3", "n4"])
+        #expect(oldest[1].value == [9])
+        let newest = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: filter, newestFirst: true, limit: 2) }
+        #expect(newest.map(\.name) == ["n4", "n3"])
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func filtersCountAndDelete(_ kind: StoreUnderTest) throws {
+        let store = try kind.open(StoreUnderTest.place())
+        try store.write { tx in
+            for n in 1...5 {
+                try tx.save(RateEventRecord(id: "\(tag)-r\(n)", scope: "s", subject: "\(tag)-x", at: Int64(n * 10)))
+            }
+            try tx.save(item(1, device: "d", local: true))
+            try tx.save(item(2, device: "d", local: false))
+        }
+        let subject = StoreFilter.equals("subject", "\(tag)-x")
+        let counts = try store.read { tx in
+            [
+                try tx.count(RateEventRecord.self, where: [subject]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .less, .int(30))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .lessOrEqual, .int(30))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .greaterOrEqual, .int(40))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .notEqual, .int(40))]),
+            ]
+        }
+        #expect(counts == [5, 2, 3, 2, 4])
+        let device = StoreFilter.equals("deviceId", "\(tag)-d")
+        let remote = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals("thisDeviceOnly", false)]) }
+        #expect(remote.map(\.name) == ["n2"])
+        try store.write { tx in
+            try tx.delete(RateEventRecord.self, id: "\(tag)-r1")
+            try tx.deleteAll(RateEventRecord.self, where: [subject, StoreFilter("at", .greaterOrEqual, .int(40))])
+        }
+        #expect(try store.read { tx in try tx.count(RateEventRecord.self, where: [subject]) } == 2)
+    }
+
+    @Test(arguments: StoreUnderTest.available)
+    func aThrowingBodyWritesNothing(_ kind: StoreUnderTest) throws {
+        struct Refused: Error {}
+        let store = try kind.open(StoreUnderTest.place())
+        #expect(throws: Refused.self) {
+            try store.write { tx in
+                try tx.save(item(1, device: "d"))
+                throw Refused()
+            }
+        }
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1") } == nil)
+    }
+
+    /// Four handles (four connections) add to one counter at once: no increment is lost.
+    @Test(arguments: StoreUnderTest.available)
+    func concurrentReadModifyWritesStayExact(_ kind: StoreUnderTest) throws {
+        let place = StoreUnderTest.place()
+        let stores = try (0..<4).map { _ in try kind.open(place) }
+        let id = "\(tag)-counter"
+        try stores[0].write { tx in try tx.save(RecoveryRow(id: id, state: 0, reason: 0, startTime: 0, endTime: nil)) }
+        let perWorker = 25
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: stores.count) { worker in
+            for _ in 0..<perWorker {
+                do {
+                    try stores[worker].write { tx in
+                        guard var row = try tx.fetch(RecoveryRow.self, id: id) else { return }
+                        row.startTime += 1
+                        try tx.save(row)
+                    }
+                } catch {
+                    failures.add()
+                }
+            }
+        }
+        let total = try stores[0].read { tx in try tx.fetch(RecoveryRow.self, id: id)?.startTime }
+        #expect(total == Int64(stores.count * perWorker - failures.count))
+        #expect(failures.count == 0)
+    }
+
+    @Test func thePostgresStoreKeepsItsKeyOutOfTheDatabaseAndMigratesOnce() throws {
+        guard let uri = StoreUnderTest.postgresURI else { return }
+        let key = (0..<32).map { UInt8($0) }
+        let stores = try (0..<3).map { _ in try PostgresStore(conninfo: uri, key: key) }
+        #expect(try stores[0].secretKey { [] } == key)
+        #expect(stores[0].kind == "postgresql")
+        let connection = try PostgresConnection(conninfo: uri)
+        let migrations = try connection.execute("SELECT count(*) FROM latchkey_migration")
+        #expect(migrations.rows.first?.first == .int(Int64(PostgresMigrations.all.count)))
+    }
+
+    @Test func anUnreachablePostgresIsStoreUnavailable() throws {
+        #expect(throws: StoreUnavailable.self) {
+            _ = try PostgresStore(conninfo: "postgresql:///postgres?host=/nonexistent-latchkey&user=postgres", key: [])
+        }
+    }
+}
+
+/// A counter shared by worker threads.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
+}
+
+/// A row of `account_recovery` with a memberwise initializer (nullable integer, integers).
+struct RecoveryRow: StoredRecord {
+    static let table = "account_recovery"
+    var id: String
+    var state: Int
+    var reason: Int
+    var startTime: Int64
+    var endTime: Int64?
+}

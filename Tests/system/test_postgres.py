@@ -1,0 +1,321 @@
+"""Four latchkey processes on one PostgreSQL database (issue 18).
+
+The database is the private cluster `make test` starts (Tests/pg/cluster.sh): its URI in
+LATCHKEY_TEST_POSTGRES, its directory in LATCHKEY_PG_CLUSTER. Without them these tests skip
+with a message. Each test works in a fresh database of that cluster.
+
+Covered: wrong PINs from four processes never count past the limit; four processes racing
+one token use it once; kill -9 mid-run loses nothing acknowledged; the database restarting
+mid-run answers storeUnavailable (ping, rpc.discover, clock/now keep answering) and then
+recovers with no restart of latchkey; a subscriber in one process hears another process's
+state change, and a time-driven change exactly once though four idle processes race for it.
+"""
+import os
+import subprocess
+import urllib.parse
+import threading
+import time
+import uuid
+
+import pytest
+
+from lkharness import activate, check_not_internal, pin, reason
+
+URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
+CLUSTER = os.environ.get("LATCHKEY_PG_CLUSTER")
+CLUSTER_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pg", "cluster.sh")
+MAX_FAILED = 5
+PROCESSES = 4
+
+pytestmark = pytest.mark.skipif(not URI, reason="LATCHKEY_TEST_POSTGRES is not set (make test starts a private cluster)")
+
+
+def psql(sql, uri=None):
+    return subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", uri or URI, "-c", sql],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def with_database(uri, name):
+    """The URI with its database name replaced."""
+    parts = urllib.parse.urlsplit(uri)
+    # urlunsplit drops the "//" of an empty host (postgresql:///db?host=/socket/dir).
+    return f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query else "")
+
+
+@pytest.fixture
+def database():
+    """A fresh database on the server (the role needs CREATEDB); its URI."""
+    name = "lk_" + uuid.uuid4().hex[:12]
+    psql(f"CREATE DATABASE {name}")
+    yield with_database(URI, name)
+    psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def group(spawn, database, workdir):
+    """Four processes on the database, one key file."""
+    key_file = os.path.join(workdir, "latchkey.key")
+
+    def start(n=PROCESSES, first=0):
+        procs = [spawn("--db", database, "--key-file", key_file, name=f"P{first + i}") for i in range(n)]
+        for lk in procs:
+            lk.ok("ping")
+        return procs
+    start.key_file = key_file
+    start.database = database
+    return start
+
+
+def run_threads(*targets):
+    errors = []
+
+    def wrap(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as e:
+                errors.append(e)
+        return run
+
+    threads = [threading.Thread(target=wrap(t), daemon=True) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+        assert not t.is_alive(), "a racing thread did not finish in 60 s"
+    if errors:
+        raise errors[0]
+
+
+def test_the_key_file_is_made_with_mode_0600_and_the_store_reports_postgresql(group):
+    a, = group(1)
+    assert a.ok("server/info")["store"] == "postgresql"
+    activate(a, "key-owner")
+    assert os.stat(group.key_file).st_mode & 0o777 == 0o600
+    assert os.path.getsize(group.key_file) == 32
+    key = open(group.key_file, "rb").read()
+    # The key is nowhere in the database.
+    dump = subprocess.run(["pg_dump", "--data-only", group.database], check=True, capture_output=True).stdout
+    assert key not in dump and key.hex().encode() not in dump
+
+
+def test_wrong_pins_from_four_processes_never_count_past_the_limit(group):
+    procs = group()
+    dev, reg, _ = activate(procs[0], "pin-racer")
+    barrier = threading.Barrier(len(procs), timeout=20)
+    failed = []
+    lock = threading.Lock()
+
+    def hammer(lk):
+        barrier.wait()
+        locked = 0
+        for _ in range(200):
+            s = lk.request("authentication/start", deviceId=dev)
+            check_not_internal(s, lk.name)
+            if reason(s) == "registrationLocked":
+                locked += 1
+                if locked >= 2:
+                    return
+                continue
+            assert reason(s) == "ok", s
+            f = lk.request("authentication/finish", deviceId=dev, authParameter=pin("9999"))
+            check_not_internal(f, lk.name)
+            r = reason(f)
+            assert r in ("authenticationFailed", "registrationLocked", "noSessionInProgress"), f
+            if r == "authenticationFailed":
+                with lock:
+                    failed.append(f["error"]["data"]["remainingAttempts"])
+            if r == "registrationLocked":
+                locked += 1
+                if locked >= 2:
+                    return
+        raise AssertionError(f"{lk.name}: never locked")
+
+    run_threads(*[(lambda lk=lk: hammer(lk)) for lk in procs])
+    assert sorted(failed) == list(range(1, MAX_FAILED)), failed
+    for lk in procs:
+        r = lk.ok("admin/getRegistration", registrationId=reg)
+        assert r["state"] == "locked" and r["failedAttempts"] == MAX_FAILED, r
+
+
+def test_four_processes_racing_one_token_use_it_once(group):
+    procs = group()
+    dev, _, _ = activate(procs[0], "token-racer")
+    for round_ in range(6):
+        procs[0].ok("authentication/start", deviceId=dev)
+        token = procs[0].ok("authentication/finish", deviceId=dev, authParameter=pin("1234"),
+                            tokenPurpose="addOrUpdateRecovery")["token"]
+        order = procs[round_ % PROCESSES:] + procs[:round_ % PROCESSES]
+        ids = [(lk, lk.send("recovery/startAddOrUpdate", {"deviceId": dev, "token": token})) for lk in order]
+        answers = [reason(lk.recv(i, 30)) for lk, i in ids]
+        assert sorted(answers) == ["ok"] + ["tokenInvalid"] * (PROCESSES - 1), answers
+
+
+def test_kill_9_mid_run_loses_nothing_acknowledged(group):
+    procs = group()
+    acknowledged = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def pump(lk, prefix):
+        n = 0
+        try:
+            while not stop.is_set():
+                user = f"{prefix}-{n:05d}"
+                reply = lk.recv(lk.send("admin/createUser", {"userId": user}), timeout=30)
+                if "result" in reply:
+                    with lock:
+                        acknowledged.append(user)
+                n += 1
+        except Exception:
+            pass  # the process was killed under it
+
+    threads = [threading.Thread(target=pump, args=(lk, f"kill-{lk.name}"), daemon=True) for lk in procs]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    procs[1].p.kill()
+    procs[2].p.kill()
+    time.sleep(1.0)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    survivor = procs[0]
+    assert len(acknowledged) > 20
+    for user in acknowledged:
+        assert reason(survivor.request("admin/createUser", userId=user)) == "alreadyExists", user
+    # Nothing half-written: every user row is whole.
+    assert psql('SELECT count(*) FROM "user" WHERE "createdAt" IS NULL', group.database) == "0"
+
+
+def test_a_database_restart_answers_store_unavailable_then_recovers(group):
+    if not CLUSTER:
+        pytest.skip("LATCHKEY_PG_CLUSTER is not set")
+    a, b = group(2)
+    dev, _, _ = activate(a, "restart-survivor")
+    subprocess.run(["bash", CLUSTER_SH, "pause", CLUSTER], check=True)
+    try:
+        r = a.request("authentication/start", deviceId=dev)
+        assert r.get("error", {}).get("code") == 1005, r
+        assert r["error"]["data"]["reason"] == "storeUnavailable"
+        assert r["error"]["data"]["retryAfterSeconds"] >= 1
+        r = b.request("admin/createUser", userId="while-down")
+        assert r.get("error", {}).get("code") == 1005, r
+        for lk in (a, b):
+            assert "result" in lk.request("ping")
+            assert "result" in lk.request("clock/now")
+            assert "result" in lk.request("rpc.discover")
+    finally:
+        subprocess.run(["bash", CLUSTER_SH, "resume", CLUSTER], check=True)
+    deadline = time.time() + 20
+    while True:
+        r = a.request("authentication/start", deviceId=dev)
+        if "result" in r or time.time() > deadline:
+            break
+        assert r["error"]["code"] == 1005, r
+        time.sleep(0.3)
+    assert "result" in r, r
+    assert reason(a.request("authentication/finish", deviceId=dev, authParameter=pin("1234"))) == "ok"
+    # Nothing from the outage was half-done: the refused user does not exist.
+    assert "result" in b.request("admin/createUser", userId="while-down")
+
+
+def wait_for(lk, predicate, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with lk._cond:
+            found = [n for n in lk.notifications if predicate(n)]
+        if found:
+            return found
+        time.sleep(0.05)
+    return []
+
+
+def recovery_changes(lk, uid, state):
+    with lk._cond:
+        return [n for n in lk.notifications if n.get("method") == "accountRecovery/stateChanged"
+                and n["params"]["uid"] == uid and n["params"]["accountRecovery"]["state"] == state]
+
+
+def test_a_subscriber_hears_another_process_and_a_time_driven_change_once(group):
+    a, = group(1)
+    a.ok("admin/configureServer", gracePeriodSeconds=2, insecureWindowSeconds=3600)
+    a.ok("admin/createUser", userId="sam", email="sam@example.com", password="password1")
+    session = a.ok("user/login", userId="sam", password="password1")["sessionId"]
+    others = group(PROCESSES - 1, first=1)
+    everyone = [a] + others
+    for lk in everyone:
+        lk.ok("events/subscribe", topics=["accountRecovery"])
+    started = a.ok("accountRecovery/start", sessionId=session)["accountRecovery"]
+    assert started["state"] == 1
+    # Another process's state change reaches every subscriber, once.
+    for lk in others:
+        assert wait_for(lk, lambda n: n.get("method") == "accountRecovery/stateChanged", 5), f"{lk.name} heard nothing"
+    # Every process now knows when the grace period ends (a store call reads it) and idles.
+    for lk in others:
+        lk.ok("accountRecovery/status", sessionId=session)
+    time.sleep(4.5)  # the grace period (2 s) ends while all four idle
+    for lk in everyone:
+        assert len(recovery_changes(lk, "sam", 1)) == 1, (lk.name, lk.notifications)
+        assert len(recovery_changes(lk, "sam", 3)) == 1, (lk.name, lk.notifications)
+    # The audit trail holds the transition once.
+    assert int(psql("SELECT count(*) FROM account_recovery WHERE state = 3", group.database)) == 1
+
+
+def test_notifications_in_the_database_are_sealed(group):
+    """NOTIFY payloads are visible to any database user: a one-time code must not show."""
+    a, = group(1)
+    listener = subprocess.Popen(["psql", "-X", "-q", group.database], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    listener.stdin.write("LISTEN latchkey;\n")
+    listener.stdin.flush()
+    time.sleep(0.3)
+    a.ok("admin/createUser", userId="olivia", email="olivia@example.com")
+    code = a.ok("admin/createActivationCode", userId="olivia")["activationCode"]
+    time.sleep(0.3)
+    listener.stdin.write("SELECT 1;\n\\q\n")
+    listener.stdin.flush()
+    out, _ = listener.communicate(timeout=10)
+    assert "Asynchronous notification" in out, out
+    assert code not in out and "olivia" not in out, out
+
+
+def test_connections_cut_mid_run_leave_nothing_half_written(group):
+    """The server ends every latchkey connection, again and again, while four processes write:
+    every answer is a success or storeUnavailable, each process reconnects by itself, and every
+    acknowledged write is there."""
+    procs = group()
+    acknowledged, refused = [], []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def pump(lk):
+        n = 0
+        while not stop.is_set():
+            user = f"cut-{lk.name}-{n:05d}"
+            reply = lk.recv(lk.send("admin/createUser", {"userId": user}), timeout=30)
+            check_not_internal(reply, lk.name)
+            with lock:
+                if "result" in reply:
+                    acknowledged.append(user)
+                else:
+                    assert reply["error"]["code"] == 1005, reply
+                    refused.append(user)
+            n += 1
+
+    threads = [threading.Thread(target=pump, args=(lk,), daemon=True) for lk in procs]
+    for t in threads:
+        t.start()
+    for _ in range(8):
+        time.sleep(0.25)
+        psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+             "WHERE application_name LIKE 'latchkey%' AND pid <> pg_backend_pid()")
+    time.sleep(0.5)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert len(acknowledged) > 20
+    for user in acknowledged:
+        assert reason(procs[0].request("admin/createUser", userId=user)) == "alreadyExists", user
+    for user in refused:
+        assert "result" in procs[1].request("admin/createUser", userId=user), user

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""PostgreSQL and SQLite side by side (issue 18), in one run:
+
+1. PIN authentications per second (authentication/start + authentication/finish with the right
+   PIN) with 1, 2 and 4 latchkey processes sharing one store, each process driven by its own
+   client thread with one request in flight, each on its own activated device.
+2. The store's share of one authentication: the mean round trip of one PIN authentication on
+   each store against the same on --in-memory (whose store costs next to nothing).
+3. Cold start: spawn -> one call -> EOF -> exit, for `ping` (no store touched) and for a call
+   that opens the store (connect and check the migrations), on a SQLite file and on PostgreSQL.
+
+Needs LATCHKEY_TEST_POSTGRES (a database URI; `make bench` starts a private cluster through
+Tests/pg/cluster.sh). Environment: LATCHKEY_BIN, STORES_SECONDS (per point, default 4),
+COLD_RUNS (default 30). Writes bench/out/stores.json.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.parse
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "Tests", "system"))
+from lkharness import LK, activate, pin  # noqa: E402
+
+BIN = os.environ.get("LATCHKEY_BIN", os.path.join(HERE, "..", ".build", "release", "latchkey"))
+URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
+SECONDS = float(os.environ.get("STORES_SECONDS", "4"))
+COLD_RUNS = int(os.environ.get("COLD_RUNS", "30"))
+UNAVAILABLE = {}  # store kind -> storeUnavailable answers during the throughput runs
+RETRIES = {}  # processes -> serialization failures (each a transaction run again) per authentication
+
+
+def psql(sql):
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", URI, "-c", sql], check=True, capture_output=True)
+
+
+def fresh_database():
+    name = "bench_" + uuid.uuid4().hex[:10]
+    psql(f"CREATE DATABASE {name}")
+    parts = urllib.parse.urlsplit(URI)
+    return f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query else "")
+
+
+def store_args(kind, place):
+    if kind == "memory":
+        return ["--in-memory"]
+    if kind == "sqlite":
+        return ["--db", os.path.join(place, "bench.sqlite")]
+    return ["--db", place["uri"], "--key-file", place["key"]]
+
+
+def serialization_failures():
+    """Serialization failures so far, from the private cluster's log (None: not ours)."""
+    cluster = os.environ.get("LATCHKEY_PG_CLUSTER")
+    try:
+        with open(os.path.join(cluster, "server.log"), errors="replace") as f:
+            return sum("could not serialize" in line for line in f)
+    except (TypeError, OSError):
+        return None
+
+
+def throughput(kind, processes, workdir):
+    place = workdir
+    if kind == "postgresql":
+        place = {"uri": fresh_database(), "key": os.path.join(workdir, "pg.key")}
+    elif kind == "sqlite":
+        place = tempfile.mkdtemp(dir=workdir)
+    procs = [LK(*store_args(kind, place), binary=BIN, name=f"{kind}{i}",
+                stderr_path=os.environ.get("STORES_STDERR", os.devnull)) for i in range(processes)]
+    try:
+        devices = [activate(lk, f"bench-{kind}-{processes}-{i}")[0] for i, lk in enumerate(procs)]
+        for lk, dev in zip(procs, devices):  # warm up: prepared statements, caches, a first checkpoint
+            for _ in range(30):
+                lk.request("authentication/start", deviceId=dev)
+                lk.request("authentication/finish", deviceId=dev, authParameter=pin("1234"))
+        counts = [0] * processes
+        latencies = [[] for _ in range(processes)]
+        stop = time.perf_counter() + SECONDS
+
+        def drive(i):
+            lk, dev = procs[i], devices[i]
+            while time.perf_counter() < stop:
+                t0 = time.perf_counter()
+                started = lk.request("authentication/start", deviceId=dev)
+                finished = lk.request("authentication/finish", deviceId=dev, authParameter=pin("1234")) if "result" in started else started
+                if "error" in finished:
+                    # storeUnavailable is an answer a client retries; anything else is a bug.
+                    if finished["error"].get("code") != 1005:
+                        raise RuntimeError(f"{lk.name}: {finished['error']}")
+                    UNAVAILABLE[kind] = UNAVAILABLE.get(kind, 0) + 1
+                    continue
+                latencies[i].append(time.perf_counter() - t0)
+                counts[i] += 1
+
+        threads = [threading.Thread(target=drive, args=(i,)) for i in range(processes)]
+        failures_before = serialization_failures()
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+        failures_after = serialization_failures()
+        if kind == "postgresql" and failures_before is not None:
+            RETRIES[processes] = (failures_after - failures_before) / max(sum(counts), 1)
+        return sum(counts) / elapsed, statistics.mean([x for l in latencies for x in l])
+    finally:
+        for lk in procs:
+            lk.kill()
+
+
+def cold(argv, request):
+    samples = []
+    for _ in range(COLD_RUNS):
+        t0 = time.perf_counter()
+        p = subprocess.run(argv, input=request, capture_output=True, timeout=30)
+        samples.append(time.perf_counter() - t0)
+        if b'"result"' not in p.stdout and b'"error"' not in p.stdout:
+            raise RuntimeError(f"cold start: no answer from {argv[1:]}: {p.stderr[-300:]!r}")
+    samples.sort()
+    return statistics.median(samples) * 1000, samples[int(len(samples) * 0.9) - 1] * 1000
+
+
+def main():
+    if not URI:
+        print("stores.py: LATCHKEY_TEST_POSTGRES is not set; skipping the PostgreSQL/SQLite comparison")
+        return 0
+    result = {"throughput": {}, "latency_ms": {}, "cold_ms": {}}
+    with tempfile.TemporaryDirectory(prefix="latchkey-stores-") as workdir:
+        print(f"== PIN authentications/s, processes sharing one store ({SECONDS:.0f} s a point, {os.cpu_count()} CPUs)")
+        print(f"  {'store':<12}{'1 process':>12}{'2 processes':>14}{'4 processes':>14}")
+        for kind in ("sqlite", "postgresql"):
+            row = {}
+            for n in (1, 2, 4):
+                rate, mean = throughput(kind, n, workdir)
+                row[n] = rate
+                if n == 1:
+                    result["latency_ms"][kind] = mean * 1000
+            result["throughput"][kind] = row
+            print(f"  {kind:<12}{row[1]:>12.0f}{row[2]:>14.0f}{row[4]:>14.0f}")
+        if UNAVAILABLE:
+            result["store_unavailable"] = UNAVAILABLE
+            print(f"  storeUnavailable answers (not counted): {UNAVAILABLE}")
+        if RETRIES:
+            result["pg_retries_per_auth"] = RETRIES
+            print("  postgresql transactions run again per authentication: "
+                  + ", ".join(f"{n} process{'es' if n > 1 else ''} {r:.2f}" for n, r in sorted(RETRIES.items())))
+        _, memory = throughput("memory", 1, workdir)
+        result["latency_ms"]["memory"] = memory * 1000
+        print("== the store's share of one PIN authentication (1 process, mean round trip of start + finish)")
+        for kind in ("memory", "sqlite", "postgresql"):
+            ms = result["latency_ms"][kind]
+            share = max(0.0, 1 - result["latency_ms"]["memory"] / ms)
+            result.setdefault("store_share", {})[kind] = share
+            print(f"  {kind:<12}{ms:8.2f} ms   store share {share * 100:5.1f} %")
+
+        print(f"== cold start: spawn -> one call -> EOF -> exit (median / p90 of {COLD_RUNS})")
+        ping = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}\n'
+        opens = b'{"jsonrpc":"2.0","id":1,"method":"admin/getRegistration","params":{"registrationId":"reg_none"}}\n'
+        pg = {"uri": fresh_database(), "key": os.path.join(workdir, "cold.key")}
+        sqlite_dir = tempfile.mkdtemp(dir=workdir)
+        subprocess.run([BIN, *store_args("postgresql", pg)], input=opens, capture_output=True)  # schema made once
+        subprocess.run([BIN, *store_args("sqlite", sqlite_dir)], input=opens, capture_output=True)
+        for label, argv, request in [
+            ("ping, --in-memory", [BIN, "--in-memory"], ping),
+            ("ping, postgresql URI", [BIN, *store_args("postgresql", pg)], ping),
+            ("store call, sqlite file", [BIN, *store_args("sqlite", sqlite_dir)], opens),
+            ("store call, postgresql", [BIN, *store_args("postgresql", pg)], opens),
+        ]:
+            med, p90 = cold(argv, request)
+            result["cold_ms"][label] = {"median": med, "p90": p90}
+            print(f"  {label:<26}{med:8.1f} ms {p90:8.1f} ms")
+    os.makedirs(os.path.join(HERE, "out"), exist_ok=True)
+    with open(os.path.join(HERE, "out", "stores.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
