@@ -22,7 +22,7 @@ final class PostgresTransaction: StoreTransaction {
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
         let rows = try run("SELECT * FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])
         guard let row = rows.rows.first else { return nil }
-        return try R(from: PostgresRecordDecoder(row: row, columns: rows.columns))
+        return try R(from: RecordDecoder(row: row, columns: rows.columns))
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
@@ -34,7 +34,7 @@ final class PostgresTransaction: StoreTransaction {
             sql += " LIMIT $\(parameters.count)"
         }
         let rows = try run(sql, parameters)
-        return try rows.rows.map { try R(from: PostgresRecordDecoder(row: $0, columns: rows.columns)) }
+        return try rows.rows.map { try R(from: RecordDecoder(row: $0, columns: rows.columns)) }
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {

@@ -144,7 +144,7 @@ struct Transaction: StoreTransaction {
 
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
     func save<R: StoredRecord>(_ record: R) throws {
-        let (columns, values) = try RecordEncoder.columns(of: record)
+        let (columns, values) = try SQLiteRecordEncoder.columns(of: record)
         let statement = try statements.upsert(R.self, columns: columns, in: db)
         try statement.execute(arguments: StatementArguments(values))
         // A cached statement would keep its last arguments (keys, hashes) until its next use.

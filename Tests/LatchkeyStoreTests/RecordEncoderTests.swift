@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func everyPropertyIsAColumnInOrderAndNilIsNull() throws {
-        let (names, values) = try RecordEncoder.columns(of: Sample())
+        let (names, values) = try RecordEncoder<SQLiteColumnValues>.columns(of: Sample())
         #expect(names == ["id", "count", "flag", "note", "bytes", "maybeBytes"])
         #expect(values == ["a".databaseValue, 5.databaseValue, true.databaseValue, .null, Data([0, 255]).databaseValue, .null])
     }
@@ -26,8 +26,8 @@ import Testing
             var id = "a"
             var inner = Sample()
         }
-        #expect(throws: EncodingError.self) { _ = try RecordEncoder.columns(of: Nested()) }
-        #expect(throws: EncodingError.self) { _ = try RecordEncoder.columns(of: [1, 2]) }
+        #expect(throws: EncodingError.self) { _ = try RecordEncoder<SQLiteColumnValues>.columns(of: Nested()) }
+        #expect(throws: EncodingError.self) { _ = try RecordEncoder<SQLiteColumnValues>.columns(of: [1, 2]) }
     }
 
     @Test func savingNilClearsTheColumn() throws {
