@@ -319,3 +319,41 @@ def test_connections_cut_mid_run_leave_nothing_half_written(group):
         assert reason(procs[0].request("admin/createUser", userId=user)) == "alreadyExists", user
     for user in refused:
         assert "result" in procs[1].request("admin/createUser", userId=user), user
+
+
+def test_the_database_holds_no_secret_in_clear(group):
+    """Security property 1 on PostgreSQL: after PINs (right and wrong), a recovery code, a
+    token, an activation code, a password, a session and a reset code have passed through,
+    a dump of the database holds none of them, in clear or in an obvious encoding."""
+    from test_secrets import INPUT, ISSUED, ONE_TIME, Secret, find_secrets
+
+    a, = group(1)
+    secrets = []
+    pin_code, wrong_pin = "73915408", "26048137"
+    secrets += [Secret("pin", pin_code, INPUT), Secret("wrongPin", wrong_pin, INPUT)]
+    a.ok("admin/createUser", userId="sam", email="sam@example.com", password="Pw-correct-horse-91")
+    secrets.append(Secret("password", "Pw-correct-horse-91", INPUT))
+    code = a.ok("admin/createActivationCode", userId="sam")["activationCode"]
+    secrets.append(Secret("activationCode", code, ISSUED))
+    dev = a.ok("device/create")["deviceId"]
+    a.ok("activation/start", deviceId=dev, activationCode=code)
+    token = a.ok("activation/finish", deviceId=dev, authParameter=pin(pin_code), tokenPurpose="addOrUpdateRecovery")["token"]
+    secrets.append(Secret("token", token, ISSUED))
+    a.ok("authentication/start", deviceId=dev)
+    assert reason(a.request("authentication/finish", deviceId=dev, authParameter=pin(wrong_pin))) == "authenticationFailed"
+    recovery_code = "My-Own-Recovery-Code-42"
+    secrets.append(Secret("recoveryCode", recovery_code, INPUT))
+    a.ok("recovery/startAddOrUpdate", deviceId=dev, token=token)
+    a.ok("recovery/finishAddOrUpdate", deviceId=dev, recoveryParameter={"method": "backup", "recoveryCode": recovery_code})
+    session = a.ok("user/login", email="sam@example.com", password="Pw-correct-horse-91")["sessionId"]
+    secrets.append(Secret("sessionId", session, ISSUED))
+    a.ok("reset/requestPasswordReset", email="sam@example.com", redirectUrl="app://reset")
+    reset_code = [m for m in a.ok("delivery/list", to="sam@example.com")["messages"] if m["purpose"] == "passwordReset"][-1]["code"]
+    secrets.append(Secret("resetCode", reset_code, ONE_TIME))
+    a.ok("reset/updatePassword", email="sam@example.com", verificationCode=reset_code, password="Pw-new-battery-staple-7")
+    secrets.append(Secret("newPassword", "Pw-new-battery-staple-7", INPUT))
+
+    dump = subprocess.run(["pg_dump", "--data-only", group.database], check=True, capture_output=True).stdout
+    assert b"COPY public.registration" in dump or b"registration" in dump, "the dump holds no registration: wrong database?"
+    leaks = find_secrets(dump, secrets)
+    assert not leaks, "the database holds secrets: " + ", ".join(f"{s[0]} as {s[2]!r}" for s in leaks)
