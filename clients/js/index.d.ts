@@ -140,6 +140,14 @@ export interface AuthParameter {
   pin?: string;
 }
 
+export interface FinishAuthParameter {
+  method: "device" | "pin" | "touchId" | "faceId";
+  /** required for method pin */
+  pin?: string;
+  /** the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose */
+  tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
+}
+
 export interface KeySet {
   device: KeyWithProof;
   pin?: KeyWithProof;
@@ -267,7 +275,7 @@ export type AccountRecoveryStatusResult = {
 export interface ActivationFinishParams {
   /** the simulated device */
   deviceId: string;
-  authParameter: AuthParameter;
+  authParameter: FinishAuthParameter;
   /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
   /** names the registration; default: the name given to onboarding/activate, else the device's name */
@@ -503,7 +511,7 @@ export type AuthMethodStartAddOrUpdateResult = {
 export interface AuthenticationFinishParams {
   /** the simulated device */
   deviceId: string;
-  authParameter: AuthParameter;
+  authParameter: FinishAuthParameter;
   /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }
@@ -784,7 +792,7 @@ export interface RecoveryFinishParams {
   /** the simulated device */
   deviceId: string;
   recoveryParameter: RecoveryParameter;
-  authParameter: AuthParameter;
+  authParameter: FinishAuthParameter;
   /** other purposes return a token */
   tokenPurpose?: "none" | "addOrUpdateRecovery" | "deleteRecovery";
 }

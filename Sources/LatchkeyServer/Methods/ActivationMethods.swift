@@ -84,11 +84,13 @@ enum ActivationMethods {
     /// `{deviceId, authParameter, tokenPurpose*}`.
     struct FinishParams: WireReadable {
         var deviceId = ""
-        var authParameter = AuthParameterParam()
+        var authParameter = FinishAuthParameterParam()
         var tokenPurpose = TokenPurpose.none
         static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("authParameter", \.authParameter, .authParameter), .tokenPurpose(\.tokenPurpose),
+            .deviceId(\.deviceId), .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
         ]
+        static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
+        var purpose: TokenPurpose { requestedTokenPurpose(tokenPurpose, authParameter) }
     }
 
     /// `{deviceId, authParameter, tokenPurpose*, activationName*}`.
@@ -99,6 +101,7 @@ enum ActivationMethods {
             .optional("activationName", \.activationName, .text,
                       "names the registration; default: the name given to onboarding/activate, else the device's name"),
         ]
+        static let rules: [WireRule<Self>] = FinishParams.rules.map { $0.at(\.finish) }
     }
 
     enum ActivationFinish: RPCMethod {
@@ -109,7 +112,7 @@ enum ActivationMethods {
                      .authMethodNotAllowed, .policyViolation, .onboardingFailed] + biometryErrors)
         static func handle(_ params: ActivationFinishParams, _ context: CallContext) throws -> ActivationOutcome {
             try context.devices.on(params.finish.deviceId) {
-                try $0.finishActivation(params.finish.authParameter.domain, tokenPurpose: params.finish.tokenPurpose,
+                try $0.finishActivation(params.finish.authParameter.domain, tokenPurpose: params.finish.purpose,
                                         activationName: params.activationName)
             }
         }
@@ -141,7 +144,7 @@ enum ActivationMethods {
             description: "Answers the open authentication's challenge with a method (a PIN, biometry or the device key). The server verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) and the last allowed failure locks the registration. Optionally issues a single-use token.",
             errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors)
         static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
-            try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.tokenPurpose) }
+            try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.purpose) }
         }
     }
 

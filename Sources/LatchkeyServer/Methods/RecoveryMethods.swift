@@ -116,16 +116,18 @@ enum RecoveryMethods {
         struct Params: WireReadable {
             var deviceId = ""
             var recoveryParameter = RecoveryParameter()
-            var authParameter = AuthParameterParam()
+            var authParameter = FinishAuthParameterParam()
             var tokenPurpose = TokenPurpose.none
             static let fields: [WireField<Self>] = [
                 .deviceId(\.deviceId), .required("recoveryParameter", \.recoveryParameter, .object(RecoveryParameter.self)),
-                .required("authParameter", \.authParameter, .authParameter), .tokenPurpose(\.tokenPurpose),
+                .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
             ]
+            static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
             try context.devices.on(params.deviceId) {
-                try $0.finishRecovery(code: params.recoveryParameter.recoveryCode, params.authParameter.domain, tokenPurpose: params.tokenPurpose)
+                try $0.finishRecovery(code: params.recoveryParameter.recoveryCode, params.authParameter.domain,
+                                   tokenPurpose: requestedTokenPurpose(params.tokenPurpose, params.authParameter))
             }
         }
     }

@@ -23,6 +23,48 @@ struct AuthParameterParam: WireReadable {
     var domain: AuthParameter { AuthParameter(method: method, pin: pin) }
 }
 
+/// The authParameter of a finish that may yield a token. The seed's `EncapAuthParameter` carries
+/// the token purpose (000: `authParameter.tokenPurpose = .addOrUpdateRecovery`), so it is
+/// accepted there too, as the same thing as the call's own `tokenPurpose`.
+struct FinishAuthParameterParam: WireReadable {
+    var parameter = AuthParameterParam()
+    var tokenPurpose: TokenPurpose?
+
+    static let schemaName: String? = "FinishAuthParameter"
+    static let fields: [WireField<Self>] = AuthParameterParam.fields.map { $0.lifted(\.parameter) } + [
+        .optional("tokenPurpose", \.tokenPurpose, .enumeration(TokenPurpose.self),
+                  "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose"),
+    ]
+    static let rules: [WireRule<Self>] = AuthParameterParam.rules.map { $0.at(\.parameter) }
+
+    var domain: AuthParameter { parameter.domain }
+}
+
+extension WireField {
+    /// `authParameter` and `tokenPurpose` of a finish that may yield a token.
+    static func finishAuthParameter(_ keyPath: WritableKeyPath<Root, FinishAuthParameterParam> & Sendable) -> WireField {
+        .required("authParameter", keyPath, .object(FinishAuthParameterParam.self))
+    }
+}
+
+extension WireRule {
+    /// The call's `tokenPurpose` and its authParameter's agree when both are given.
+    static func oneTokenPurpose(_ outer: KeyPath<Root, TokenPurpose> & Sendable,
+                                _ inner: KeyPath<Root, FinishAuthParameterParam> & Sendable) -> WireRule {
+        .custom { root, path, problems in
+            let prefix = path.isEmpty ? "" : path + "."
+            if let given = root[keyPath: inner].tokenPurpose, root[keyPath: outer] != .none, given != root[keyPath: outer] {
+                problems.append(ParamProblem(prefix + "authParameter.tokenPurpose", "differs from tokenPurpose: give one of them"))
+            }
+        }
+    }
+}
+
+/// The token purpose a finish asks for: the call's, else its authParameter's.
+func requestedTokenPurpose(_ outer: TokenPurpose, _ parameter: FinishAuthParameterParam) -> TokenPurpose {
+    outer != .none ? outer : parameter.tokenPurpose ?? .none
+}
+
 extension Codec where Value == AuthParameterParam {
     static let authParameter = Codec.object(AuthParameterParam.self)
 }
