@@ -1,4 +1,3 @@
-import Crypto
 import LatchkeyContract
 
 extension ServerSession {
@@ -28,22 +27,19 @@ extension ServerSession {
         guard let kind = ChallengeKind(grant: purpose) else {
             throw DomainError(.tokenPurposeMismatch, "A token of purpose none authorises nothing")
         }
-        let secret = Self.digest("grant\n" + token)
-        let grant = try issueChallenge(registration, kind, challenge: Self.digest(secret), tokenExpiresAt: tokenExpiresAt)
+        // The grant's secret is a one-way digest of the token (the device keeps it while the
+        // change is in hand, never the token; nothing is drawn from the random source); the
+        // store keeps only the digest of that secret.
+        let secret = SecretHash.digest(token, purpose: "grant")
+        let grant = try issueChallenge(registration, kind, challenge: SecretHash.digest(secret, purpose: "grantSecret"),
+                                       tokenExpiresAt: tokenExpiresAt)
         return TokenGrant(grantId: grant.id, secret: secret, expiresAt: grant.expiresAt)
-    }
-
-    /// Unpadded base64url SHA-256. A grant's secret is the digest of the token (which cannot be
-    /// recovered from it, and draws nothing from the random source); the store keeps the digest
-    /// of that secret only.
-    private static func digest(_ secret: String) -> String {
-        Base64URL.encode(Array(SHA256.hash(data: Array(secret.utf8))))
     }
 
     /// The grant of a recovery change, for the token it was given for.
     private func openGrant(_ grant: TokenGrant, registrationId: String, _ kind: ChallengeKind) throws -> ChallengeRecord {
         let record = try openChallenge(grant.grantId, registrationId: registrationId, serving: [kind])
-        guard record.challenge == Self.digest(grant.secret) else {
+        guard SecretHash.constantTimeEquals(record.challenge, SecretHash.digest(grant.secret, purpose: "grantSecret")) else {
             throw DomainError(.noSessionInProgress, "This grant did not open the change in hand")
         }
         return record
