@@ -20,6 +20,7 @@ import uuid
 import pytest
 
 from lkharness import activate, check_not_internal, pin, reason
+from test_races import run_threads
 
 URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
 CLUSTER = os.environ.get("LATCHKEY_PG_CLUSTER")
@@ -64,27 +65,6 @@ def group(spawn, database, workdir):
     start.key_file = key_file
     start.database = database
     return start
-
-
-def run_threads(*targets):
-    errors = []
-
-    def wrap(fn):
-        def run():
-            try:
-                fn()
-            except BaseException as e:
-                errors.append(e)
-        return run
-
-    threads = [threading.Thread(target=wrap(t), daemon=True) for t in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-        assert not t.is_alive(), "a racing thread did not finish in 60 s"
-    if errors:
-        raise errors[0]
 
 
 def test_the_key_file_is_made_with_mode_0600_and_the_store_reports_postgresql(group):

@@ -1,6 +1,7 @@
 // Types for the reference device (device.js), written by hand.
 
 import { LatchkeyError } from "./index.js";
+import type { ServerAuthenticationChallengeResult } from "./index.js";
 
 /** Anything that calls a method: a `Latchkey` process, or the app's own transport to its back end. */
 export interface DeviceClient {
@@ -41,21 +42,8 @@ export interface Offer {
   pinCodeLengthMax: number;
 }
 
-/** A server/authentication/challenge answer; `contextHash` checked by the device. */
-export interface Challenge {
-  challengeId: string;
-  challenge: string;
-  expiresAt: string;
-  authenticationMethods: AuthMethod[];
-  lastAttempt: string | null;
-  totalAttemptsPIN: number;
-  remainingAttemptsPIN: number;
-  authenticationId?: string;
-  contextTitle: string | null;
-  contextContent: string | null;
-  contextMIME: string | null;
-  contextHash: string;
-}
+/** A server/authentication/challenge answer (the generated result type); `contextHash` checked by the device. */
+export type Challenge = ServerAuthenticationChallengeResult;
 
 export interface Activated {
   registrationId: string;
