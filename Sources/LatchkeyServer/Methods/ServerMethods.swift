@@ -319,11 +319,11 @@ enum ServerMethods {
             errors: challengeErrors + [.recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed, .proofInvalid])
         struct Params: WireReadable {
             var challenge = ChallengeParams()
-            var recoverySignature = ""
+            var recoverySignature: Signature?
             var keys = KeySetParam()
             var tokenPurpose = TokenPurpose.none
             static let fields: [WireField<Self>] = ChallengeParams.fields.map { $0.lifted(\.challenge) } + [
-                .required("recoverySignature", \.recoverySignature, .signature, "role recovery, operation recover"),
+                .required("recoverySignature", \.recoverySignature, Codec.signature.stored, "role recovery, operation recover"),
                 .required("keys", \.keys, .object(KeySetParam.self), "device and exactly one two-factor method"),
                 .tokenPurpose(\.tokenPurpose),
             ]
@@ -331,9 +331,7 @@ enum ServerMethods {
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
             let keys = try params.keys.domain(at: "keys")
-            guard let signature = Signature(base64url: params.recoverySignature) else {
-                throw RPCError.invalidParams([ParamProblem("recoverySignature", "does not decode")])
-            }
+            let signature = try readValue(params.recoverySignature, at: "recoverySignature")
             return try session(context) {
                 try $0.recover(registrationId: params.challenge.registrationId, challengeId: params.challenge.challengeId,
                                recoverySignature: signature, keys: keys, tokenPurpose: params.tokenPurpose, caller: nil)

@@ -6,47 +6,73 @@ import LatchkeyRPC
 // The wire forms of the `server/` methods: keys, proofs and signatures as unpadded base64url,
 // the installation that asks, and the results of the server half's operations.
 
-extension Codec where Value == String {
+extension Codec {
+    /// A value written as text and parsed once, here at the edge; `message` names the problem
+    /// when the text does not parse.
+    static func parsedText(_ summary: String, _ message: String, parse: @escaping @Sendable (String) -> Value?,
+                           format: @escaping @Sendable (Value) -> String) -> Codec<Value> {
+        let text = Codec<String>.text
+        return Codec(schema: text.described(summary).schema, read: { json, path, problems in
+            guard let string = text.read(json, path, &problems) else { return nil }
+            guard let value = parse(string) else {
+                problems.append(ParamProblem(path, message))
+                return nil
+            }
+            return value
+        }, write: { .string(format($0)) })
+    }
+
+    /// The same wire form kept in an optional slot: a required member whose type has no
+    /// default value to start decoding from (nil only until the member is read).
+    var stored: Codec<Value?> {
+        let read = self.read, write = self.write
+        return Codec<Value?>(schema: schema, read: { json, path, problems in read(json, path, &problems).map { .some($0) } },
+                             write: { $0.map(write) ?? .null })
+    }
+}
+
+extension Codec where Value == PublicKey {
     /// A P-256 public key: the 65-byte uncompressed SEC1 point, unpadded base64url, on the curve.
-    static let publicKey = Codec.text.described(
-        "P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url"
-    ).checked {
-        PublicKey(base64url: $0) == nil
-            ? "must be a P-256 public key: the 65-byte uncompressed SEC1 point on the curve, unpadded base64url" : nil
-    }
+    static let publicKey = Codec.parsedText(
+        "P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url",
+        "must be a P-256 public key: the 65-byte uncompressed SEC1 point on the curve, unpadded base64url",
+        parse: PublicKey.init(base64url:), format: \.base64url)
+}
 
+extension Codec where Value == Signature {
     /// An ECDSA P-256 signature: 64 bytes raw `r‖s`, or strict DER; unpadded base64url.
-    static let signature = Codec.text.described(
-        "ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url"
-    ).checked {
-        Signature(base64url: $0) == nil ? "must be an ECDSA signature: 64 bytes raw r‖s or strict DER, unpadded base64url" : nil
-    }
+    static let signature = Codec.parsedText(
+        "ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url",
+        "must be an ECDSA signature: 64 bytes raw r‖s or strict DER, unpadded base64url",
+        parse: Signature.init(base64url:), format: \.base64url)
+}
 
+extension Codec where Value == String {
     /// Names the app installation that asks: 1–128 characters U+0020–U+007E.
     static let installationId = Codec.string(minLength: 1, maxLength: 128).checked {
         $0.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) } ? nil : "must be printable ASCII (U+0020 to U+007E)"
     }
 }
 
-/// Reads a key or a signature that its codec has already checked.
-private func decoded<T>(_ text: String, at path: String, _ parse: (String) -> T?) throws -> T {
-    guard let value = parse(text) else { throw RPCError.invalidParams([ParamProblem(path, "does not decode")]) }
+/// A required member's value, which reading set (its slot is nil only before that).
+func readValue<T>(_ value: T?, at path: String) throws -> T {
+    guard let value else { throw RPCError.invalidParams([ParamProblem(path, "is required")]) }
     return value
 }
 
 /// `{publicKey, proof}`: a key handed over with its proof of possession.
 struct KeyParam: WireReadable {
-    var publicKey = ""
-    var proof = ""
+    var publicKey: PublicKey?
+    var proof: Signature?
     static let schemaName: String? = "KeyWithProof"
     static let fields: [WireField<Self>] = [
-        .required("publicKey", \.publicKey, .publicKey),
-        .required("proof", \.proof, .signature, "the key's own signature over the payload of the operation that registers it"),
+        .required("publicKey", \.publicKey, Codec.publicKey.stored),
+        .required("proof", \.proof, Codec.signature.stored,
+                  "the key's own signature over the payload of the operation that registers it"),
     ]
 
     func domain(at path: String) throws -> KeyWithProof {
-        KeyWithProof(publicKey: try decoded(publicKey, at: path + ".publicKey", PublicKey.init(base64url:)),
-                     proof: try decoded(proof, at: path + ".proof", Signature.init(base64url:)))
+        KeyWithProof(publicKey: try readValue(publicKey, at: path + ".publicKey"), proof: try readValue(proof, at: path + ".proof"))
     }
 }
 
@@ -82,13 +108,13 @@ struct KeySetParam: WireReadable {
 
 /// `{device, pin*|touchId*|faceId*}`: the device's signature and at most one second factor.
 struct SignaturesParam: WireReadable {
-    var device = ""
-    var pin: String?
-    var touchId: String?
-    var faceId: String?
+    var device: Signature?
+    var pin: Signature?
+    var touchId: Signature?
+    var faceId: Signature?
     static let schemaName: String? = "Signatures"
     static let fields: [WireField<Self>] = [
-        .required("device", \.device, .signature, "checked first; never counted"),
+        .required("device", \.device, Codec.signature.stored, "checked first; never counted"),
         .optional("pin", \.pin, .signature), .optional("touchId", \.touchId, .signature), .optional("faceId", \.faceId, .signature),
     ]
     static let rules: [WireRule<Self>] = [
@@ -101,14 +127,12 @@ struct SignaturesParam: WireReadable {
         },
     ]
 
-    var factors: [(AuthMethod, String)] {
-        [(AuthMethod.pin, pin), (.touchId, touchId), (.faceId, faceId)].compactMap { method, text in text.map { (method, $0) } }
+    var factors: [(AuthMethod, Signature)] {
+        [(AuthMethod.pin, pin), (.touchId, touchId), (.faceId, faceId)].compactMap { method, signature in signature.map { (method, $0) } }
     }
 
     func domain(at path: String) throws -> FactorSignatures {
-        let device = try decoded(device, at: path + ".device", Signature.init(base64url:))
-        guard let (method, text) = factors.first else { return FactorSignatures(device: device) }
-        return FactorSignatures(device: device, factor: (method, try decoded(text, at: "\(path).\(method.rawValue)", Signature.init(base64url:))))
+        FactorSignatures(device: try readValue(device, at: path + ".device"), factor: factors.first)
     }
 }
 
