@@ -14,12 +14,6 @@ enum AccountMethods {
         .init(RecoveryStatus.self), .init(RecoveryCancel.self), .init(RecoveryResetPassword.self),
     ]
 
-    /// `{sessionId}`.
-    struct SessionParams: WireReadable {
-        var sessionId = ""
-        static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .identifier)]
-    }
-
     /// `{accountRecovery}`.
     static let recoveryResult = Codec.member("accountRecovery", Codec<AccountRecoveryStatus>.object(AccountRecoveryStatus.self))
 
@@ -67,40 +61,37 @@ enum AccountMethods {
         }
     }
 
-    enum GetUser: RPCMethod {
+    enum GetUser: SessionCall {
         static let declaration = MethodDeclaration(
             "user/get", "The signed-in user, with accountRecovery (null before the first start).",
             description: "Reads the signed-in user: uid, email, phone number and the account-recovery status (null before the first accountRecovery/start).",
             errors: [.userSessionInvalid])
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> UserProfile {
-            try context.core.profile(sessionId: params.sessionId)
-        }
+        typealias Result = UserProfile
+        static func call(_ core: Latchkey, sessionId: String) throws -> UserProfile { try core.profile(sessionId: sessionId) }
     }
 
     /// `{passkeys}`.
     static let passkeyList = Codec.member("passkeys", Codec<[Passkey]>.array(.object(Passkey.self)))
 
-    enum Passkeys: RPCMethod {
+    enum Passkeys: SessionCall {
         static let declaration = MethodDeclaration("user/passkeys", "The signed-in user's passkeys.",
             description: "Lists the signed-in user's passkeys (id, friendly name, creation time).", errors: [.userSessionInvalid])
         static let result = passkeyList
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> [Passkey] {
-            try context.core.passkeys(sessionId: params.sessionId)
-        }
+        static func call(_ core: Latchkey, sessionId: String) throws -> [Passkey] { try core.passkeys(sessionId: sessionId) }
     }
 
-    enum RecoveryStart: RPCMethod {
+    enum RecoveryStart: SessionCall {
         static let declaration = MethodDeclaration(
             "accountRecovery/start", "Asks for a password reset: a grace period starts (from states 0, 2, 4).",
             description: "Asks for a password reset without the old password: a grace period starts (state 1, 72 h by default) and a security notice goes out; when it ends unchallenged the insecure window opens (state 3). Allowed from states none, cancelled and expired.",
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
         static let result = recoveryResult
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> AccountRecoveryStatus {
-            try context.core.startAccountRecovery(sessionId: params.sessionId)
+        static func call(_ core: Latchkey, sessionId: String) throws -> AccountRecoveryStatus {
+            try core.startAccountRecovery(sessionId: sessionId)
         }
     }
 
-    enum RecoveryStatus: RPCMethod {
+    enum RecoveryStatus: SessionCall {
         static let declaration = MethodDeclaration(
             "accountRecovery/status", "The status and the settings-screen copy for it.",
             description: "Reads the account-recovery status (state, reason, start and end times) with the settings-screen copy for it (title, subtitle, whether it can be cancelled). Due transitions are applied first.",
@@ -113,20 +104,20 @@ enum AccountMethods {
                 .required("settingsItem", \.settingsItem, .object(SettingsItem.self)),
             ]
         }
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> Result {
-            let (status, item) = try context.core.accountRecoveryStatus(sessionId: params.sessionId)
+        static func call(_ core: Latchkey, sessionId: String) throws -> Result {
+            let (status, item) = try core.accountRecoveryStatus(sessionId: sessionId)
             return Result(accountRecovery: status, settingsItem: item)
         }
     }
 
-    enum RecoveryCancel: RPCMethod {
+    enum RecoveryCancel: SessionCall {
         static let declaration = MethodDeclaration(
             "accountRecovery/cancel", "Cancels a grace period (state 2, reason 1).",
             description: "Cancels a grace period in progress (state 2, reason 1, cancelled by the user).",
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
         static let result = recoveryResult
-        static func handle(_ params: SessionParams, _ context: CallContext) throws -> AccountRecoveryStatus {
-            try context.core.cancelAccountRecovery(sessionId: params.sessionId)
+        static func call(_ core: Latchkey, sessionId: String) throws -> AccountRecoveryStatus {
+            try core.cancelAccountRecovery(sessionId: sessionId)
         }
     }
 

@@ -20,12 +20,6 @@ enum ActivationMethods {
     static let finishErrors: [ErrorReason] = [.noSessionInProgress, .sessionExpired] + stateErrors
     static let biometryErrors: [ErrorReason] = [.biometryUnavailable, .biometryFailed, .biometryCancelled]
 
-    /// `{applicationId*}`.
-    struct ApplicationParams: WireReadable {
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [.applicationId(\.applicationId)]
-    }
-
     enum ConfigLoad: RPCMethod {
         static let declaration = MethodDeclaration("config/load", "The application's activation code format.",
             description: "Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape its code entry before activation/start.", errors: [.notFound])
@@ -148,14 +142,13 @@ enum ActivationMethods {
         }
     }
 
-    enum AuthMethodStartAddOrUpdate: RPCMethod {
+    enum AuthMethodStartAddOrUpdate: DeviceCall {
         static let declaration = MethodDeclaration(
             "authMethod/startAddOrUpdate", "Opens an add-or-update of an auth method.",
             description: "Opens adding or updating an auth method (a new PIN, a biometric method): answers what authentication/start answers plus the methods the user may activate. Follow with authMethod/finishAddOrUpdate.",
             errors: [.notFound, .notActivatedLocally] + stateErrors)
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> AddOrUpdateOffer {
-            try context.devices.on(params.deviceId) { try $0.startAddOrUpdate() }
-        }
+        typealias Result = AddOrUpdateOffer
+        static func call(_ device: Device) throws -> AddOrUpdateOffer { try device.startAddOrUpdate() }
     }
 
     enum AuthMethodFinishAddOrUpdate: RPCMethod {
@@ -213,14 +206,12 @@ enum ActivationMethods {
         }
     }
 
-    enum SessionCancel: RPCMethod {
+    enum SessionCancel: DeviceCall {
         static let declaration = MethodDeclaration(
             "session/cancel", "Cancels the operation in progress; a pushed authentication in hand is rejected.",
             description: "Cancels the device's operation in progress (an activation, authentication or add-or-update); a pushed authentication in hand becomes rejected. Answers whether there was one to cancel.",
             errors: [.notFound])
         static let result = Codec.member("cancelled", .bool)
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.devices.on(params.deviceId) { try $0.cancelSession() }
-        }
+        static func call(_ device: Device) throws -> Bool { try device.cancelSession() }
     }
 }

@@ -96,12 +96,6 @@ enum AdminMethods {
         }
     }
 
-    /// `{friendlyName}`.
-    struct PasskeyName: WireReadable {
-        var friendlyName = ""
-        static let fields: [WireField<Self>] = [.required("friendlyName", \.friendlyName, .text)]
-    }
-
     enum CreateActivationCode: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/createActivationCode", "Creates an activation code for a user, in the application's format.",
@@ -123,12 +117,6 @@ enum AdminMethods {
             let created = try context.core.createActivationCode(userId: params.userId, applicationId: params.applicationId)
             return Result(activationCode: created.code, expiresAt: created.expiresAt)
         }
-    }
-
-    /// `{registrationId}`.
-    struct RegistrationParams: WireReadable {
-        var registrationId = ""
-        static let fields: [WireField<Self>] = [.registrationId(\.registrationId)]
     }
 
     enum GetRegistration: RPCMethod {
@@ -266,7 +254,7 @@ enum AdminMethods {
 }
 
 extension AdminMethods.RegistrationChange {
-    static func handle(_ params: AdminMethods.RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
+    static func handle(_ params: RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
         try context.core.changeRegistration(params.registrationId, change)
     }
 }

@@ -14,12 +14,6 @@ enum DeviceMethods {
         .init(IsRecoveryActivated.self), .init(ActivatedRecoveryMethods.self), .init(Backup.self), .init(Restore.self),
     ]
 
-    /// `{deviceId}`: the params of every call that acts on one device and takes nothing else.
-    struct DeviceParams: WireReadable {
-        var deviceId = ""
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId)]
-    }
-
     /// `{deviceId}` as a result.
     static let deviceIdResult = Codec.member("deviceId", Codec<String>.text)
     /// `{activated}`.
@@ -65,44 +59,36 @@ enum DeviceMethods {
         }
     }
 
-    enum IsActivatedLocally: RPCMethod {
+    enum IsActivatedLocally: DeviceCall {
         static let declaration = MethodDeclaration(
             "device/isActivatedLocally", "Whether the device holds an activation (no server call).",
             description: "Whether the simulated device holds an activation, read from its own state with no server call.",
             errors: [.notFound])
         static let result = activated
-        static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.devices.on(params.deviceId) { try $0.isActivatedLocally }
-        }
+        static func call(_ device: Device) throws -> Bool { try device.isActivatedLocally }
     }
 
-    enum RegistrationId: RPCMethod {
+    enum RegistrationId: DeviceCall {
         static let declaration = MethodDeclaration(
             "device/registrationId", "The registration the device holds (null when none).",
             description: "The registration the simulated device holds, or null when it holds none (device state only).",
             errors: [.notFound])
         static let result = Codec.member("registrationId", .nullable(.text))
-        static func handle(_ params: DeviceParams, _ context: CallContext) throws -> String? {
-            try context.devices.on(params.deviceId) { try $0.registrationId }
-        }
+        static func call(_ device: Device) throws -> String? { try device.registrationId }
     }
 
-    enum IsRecoveryActivated: RPCMethod {
+    enum IsRecoveryActivated: DeviceCall {
         static let declaration = MethodDeclaration("device/isRecoveryActivated", "Whether the device holds recovery data.",
             description: "Whether the simulated device holds backup-code recovery data (set by recovery/finishAddOrUpdate, consumed by recovery/finish).", errors: [.notFound])
         static let result = activated
-        static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.devices.on(params.deviceId) { try $0.isRecoveryActivated }
-        }
+        static func call(_ device: Device) throws -> Bool { try device.isRecoveryActivated }
     }
 
-    enum ActivatedRecoveryMethods: RPCMethod {
+    enum ActivatedRecoveryMethods: DeviceCall {
         static let declaration = MethodDeclaration("device/activatedRecoveryMethods", "The recovery methods the device holds.",
             description: "The recovery methods the simulated device holds: [\"backup\"] or none.", errors: [.notFound])
         static let result = Codec.member("methods", .recoveryMethods)
-        static func handle(_ params: DeviceParams, _ context: CallContext) throws -> [String] {
-            try context.devices.on(params.deviceId) { try $0.isRecoveryActivated } ? ["backup"] : []
-        }
+        static func call(_ device: Device) throws -> [String] { try device.isRecoveryActivated ? ["backup"] : [] }
     }
 
     enum Backup: RPCMethod {

@@ -92,26 +92,22 @@ enum OnboardingMethods {
         }
     }
 
-    enum HasActiveProcess: RPCMethod {
+    enum HasActiveProcess: DeviceCall {
         static let declaration = MethodDeclaration(
             "onboarding/hasActiveProcess", "Whether an onboarding process runs on the device.",
             description: "Whether the device remembers an onboarding process, from its own state with no server call.",
             errors: [.notFound])
         static let result = Codec.member("active", .bool)
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> Bool {
-            try context.devices.on(params.deviceId) { try $0.hasActiveOnboarding }
-        }
+        static func call(_ device: Device) throws -> Bool { try device.hasActiveOnboarding }
     }
 
-    enum Status: RPCMethod {
+    enum Status: DeviceCall {
         static let declaration = MethodDeclaration(
             "onboarding/status", "Where the device's onboarding process stands.",
             description: "Where the device's onboarding process stands: activationInProgress, verificationInProgress, failed or finished. A finished or failed answer ends the device's process.",
             errors: [.notFound, .onboardingNotRunning])
         static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> OnboardingStatus {
-            try context.devices.on(params.deviceId) { try $0.onboardingStatus() }
-        }
+        static func call(_ device: Device) throws -> OnboardingStatus { try device.onboardingStatus() }
     }
 
     enum Activate: RPCMethod {
@@ -132,13 +128,14 @@ enum OnboardingMethods {
         }
     }
 
-    enum ResendOtp: RPCMethod {
+    enum ResendOtp: DeviceCall {
         static let declaration = MethodDeclaration(
             "onboarding/resendOtp", "Sends a new OTP; the previous one dies.",
             description: "Sends a new onboarding OTP; the previous one stops working. Wrong tries are not reset, and a resend within 30 s of the last send answers resendLimited.",
             errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .resendLimited])
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> EmptyResult {
-            try context.devices.on(params.deviceId) { try $0.resendOnboardingOtp() }
+        typealias Result = EmptyResult
+        static func call(_ device: Device) throws -> EmptyResult {
+            try device.resendOnboardingOtp()
             return EmptyResult()
         }
     }

@@ -97,14 +97,13 @@ enum RecoveryMethods {
         }
     }
 
-    enum Start: RPCMethod {
+    enum Start: DeviceCall {
         static let declaration = MethodDeclaration(
             "recovery/start", "Opens a recovery on a device restored from backup.",
             description: "Opens a recovery on a device restored from a backup that carries recovery data: answers the auth methods it may activate and the PIN policy. Five wrong codes lock recovery for the registration. Follow with recovery/finish.",
             errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked] + ActivationMethods.stateErrors)
-        static func handle(_ params: DeviceMethods.DeviceParams, _ context: CallContext) throws -> ActivationOffer {
-            try context.devices.on(params.deviceId) { try $0.startRecovery() }
-        }
+        typealias Result = ActivationOffer
+        static func call(_ device: Device) throws -> ActivationOffer { try device.startRecovery() }
     }
 
     enum Finish: RPCMethod {

@@ -86,9 +86,9 @@ enum ResetMethods {
         struct Params: WireReadable {
             var who = Identified()
             var verificationCode = ""
-            var passkey: AdminMethods.PasskeyName?
+            var passkey: PasskeyName?
             static let fields: [WireField<Self>] = identifier(\.who.email, \.who.phoneNumber)
-                + [.required("verificationCode", \.verificationCode, .text), .optional("passkey", \.passkey, .object(AdminMethods.PasskeyName.self))]
+                + [.required("verificationCode", \.verificationCode, .text), .optional("passkey", \.passkey, .object(PasskeyName.self))]
             static let rules: [WireRule<Self>] = [Identified.rule.at(\.who)]
         }
         static let result = AccountMethods.passkeyList

@@ -210,12 +210,6 @@ enum ServerMethods {
 
     // MARK: registration
 
-    /// `{registrationId}`.
-    struct RegistrationParams: WireReadable {
-        var registrationId = ""
-        static let fields: [WireField<Self>] = [.registrationId(\.registrationId)]
-    }
-
     enum RegistrationStatusMethod: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/registration/status", "What a device shows without authenticating: state, methods, attempts, recovery.",
@@ -341,12 +335,6 @@ enum ServerMethods {
 
     // MARK: onboarding
 
-    /// `{processId}`.
-    struct ProcessParams: WireReadable {
-        var processId = ""
-        static let fields: [WireField<Self>] = [.required("processId", \.processId, .identifier)]
-    }
-
     enum OnboardingStart: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/onboarding/start", "Starts onboarding from identity for an installation; the same answer whether or not it matches.",
@@ -370,35 +358,37 @@ enum ServerMethods {
         }
     }
 
-    enum OnboardingStatusMethod: RPCMethod {
+    enum OnboardingStatusMethod: ProcessCall {
         static let declaration = MethodDeclaration(
             "server/onboarding/status", "Where an onboarding process stands.",
             description: "The process's status as onboarding/status answers it (activationInProgress, verificationInProgress, failed, finished); unknown ids answer onboardingNotRunning.",
             errors: [.onboardingNotRunning])
         static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
-        static func handle(_ params: ProcessParams, _ context: CallContext) throws -> OnboardingStatus {
-            try session(context) { try $0.onboardingStatus(processId: params.processId) }
+        static func call(_ session: ServerSession, processId: String) throws -> OnboardingStatus {
+            try session.onboardingStatus(processId: processId)
         }
     }
 
-    enum OnboardingResendOtp: RPCMethod {
+    enum OnboardingResendOtp: ProcessCall {
         static let declaration = MethodDeclaration(
             "server/onboarding/resendOtp", "Sends a new OTP for the process; the previous one dies.",
             description: "Sends a fresh OTP to the same address; at most one every 30 s (resendLimited with retryAfterSeconds). The previous OTP stops working; wrong tries keep counting.",
             errors: [.onboardingNotRunning, .onboardingFailed, .resendLimited])
-        static func handle(_ params: ProcessParams, _ context: CallContext) throws -> EmptyResult {
-            try session(context) { try $0.resendOnboardingOtp(processId: params.processId) }
+        typealias Result = EmptyResult
+        static func call(_ session: ServerSession, processId: String) throws -> EmptyResult {
+            try session.resendOnboardingOtp(processId: processId)
             return EmptyResult()
         }
     }
 
-    enum OnboardingCancel: RPCMethod {
+    enum OnboardingCancel: ProcessCall {
         static let declaration = MethodDeclaration(
             "server/onboarding/cancel", "Ends a running process, removing the pending registration it made.",
             description: "Ends a process that is activationInProgress or verificationInProgress (removing the pending registration it made); a failed or expired one answers onboardingFailed, an unknown or finished one onboardingNotRunning.",
             errors: [.onboardingNotRunning, .onboardingFailed])
-        static func handle(_ params: ProcessParams, _ context: CallContext) throws -> EmptyResult {
-            try session(context) { try $0.cancelOnboarding(processId: params.processId, caller: nil) }
+        typealias Result = EmptyResult
+        static func call(_ session: ServerSession, processId: String) throws -> EmptyResult {
+            try session.cancelOnboarding(processId: processId, caller: nil)
             return EmptyResult()
         }
     }
