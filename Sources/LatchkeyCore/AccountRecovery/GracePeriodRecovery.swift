@@ -1,16 +1,7 @@
 import LatchkeyContract
 import Synchronization
 
-/// The stored account-recovery state of one user.
-struct AccountRecoveryRecord: StoredRecord {
-    static let table = "account_recovery"
-    /// The user id.
-    var id: String
-    var state: Int
-    var reason: Int
-    var startTime: Int64
-    var endTime: Int64?
-
+extension AccountRecoveryRecord {
     init(_ status: AccountRecoveryStatus) {
         id = status.uid
         state = status.state.rawValue

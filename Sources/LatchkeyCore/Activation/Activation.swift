@@ -1,19 +1,6 @@
 import LatchkeyContract
 
-/// An activation opened by an activation code or an onboarding OTP, waiting for its keys:
-/// single-use, valid 300 s.
-struct ActivationRecord: StoredRecord {
-    static let table = "activation"
-    /// The activationId: a version-4 UUID.
-    var id: String
-    var codeId: String?
-    var processId: String?
-    /// `Caller.key` of who opened it.
-    var caller: String
-    var challenge: String
-    var expiresAt: Int64
-    var createdAt: Int64
-
+extension ActivationRecord {
     static let lifetime: Int64 = 300
 }
 

@@ -1,18 +1,4 @@
 import LatchkeyContract
-/// An activation code, stored as a keyed hash. Bound to the caller of the activation it opened
-/// (`boundDeviceId` holds its `Caller.key`), consumed when that activation gets its keys.
-struct ActivationCodeRecord: StoredRecord {
-    static let table = "activation_code"
-    /// A random id (the code itself is only in `codeHash`).
-    var id: String
-    var codeHash: String
-    var userId: String
-    var applicationId: String
-    var expiresAt: Int64
-    var boundDeviceId: String?
-    var consumed: Bool
-    var createdAt: Int64
-}
 
 extension Latchkey {
     /// Creates an activation code for a user, in the application's format and lifetime.

@@ -3,7 +3,6 @@ import LatchkeyContract
 /// How activation codes are written.
 public enum ActivationCodeType: String, Sendable, CaseIterable { case numeric, alphanumeric }
 
-
 /// An application's configuration on the server.
 public struct ApplicationConfig: Sendable, Equatable {
     public var applicationId: String
@@ -86,24 +85,7 @@ public struct ApplicationChanges: Sendable {
     public init() {}
 }
 
-/// The stored form of an application.
-struct ApplicationRecord: StoredRecord {
-    static let table = "application"
-    var id: String
-    var activationCodeLength: Int
-    var activationCodeType: String
-    var activationCodeTtlSeconds: Int64
-    var pinCodeType: String
-    var pinCodeLengthMin: Int
-    var pinCodeLengthMax: Int
-    var maxFailedAttempts: Int
-    var authMethods: String
-    /// `pin:pin,touchId,faceId;faceId:touchId`
-    var addOrUpdateAllowedBy: String
-    var tokenTtlSeconds: Int64
-    /// One prefix a line.
-    var redirectUrlPrefixes: String
-
+extension ApplicationRecord {
     init(_ config: ApplicationConfig) {
         id = config.applicationId
         activationCodeLength = config.activationCodeLength

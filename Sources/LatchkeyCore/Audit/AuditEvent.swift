@@ -46,19 +46,7 @@ public struct AuditEvent: Sendable, Equatable {
     }
 }
 
-/// The stored form of an audit event.
-public struct AuditRecord: StoredRecord {
-    public static let table = "audit_event"
-    public var id: String
-    public var at: Int64
-    public var type: String
-    public var userId: String?
-    public var registrationId: String?
-    public var deviceId: String?
-    public var detail: String?
-    public var activationName: String?
-    public var installationId: String?
-
+extension AuditRecord {
     init(id: String, event: AuditEvent) {
         activationName = event.activationName
         installationId = event.installationId

@@ -1,25 +1,6 @@
 import LatchkeyContract
 
-/// A challenge the server issued for one registration, or a grant a used token gave: single-use,
-/// valid 300 s. Several may be outstanding; a new one voids none.
-struct ChallengeRecord: StoredRecord {
-    static let table = "challenge"
-    /// The challengeId (or grantId): a version-4 UUID.
-    var id: String
-    var registrationId: String
-    /// A `ChallengePurpose`, `recover`, or for a grant the token's purpose.
-    var purpose: String
-    /// The challenge as given (unpadded base64url of 32 random bytes); for a grant, the SHA-256
-    /// of the token.
-    var challenge: String
-    /// `PushContext.hash` of the pushed authentication picked up, or "".
-    var contextHash: String
-    var pushedAuthenticationId: String?
-    /// For a grant: when the token that gave it would have expired (tokens it yields live no longer).
-    var tokenExpiresAt: Int64?
-    var expiresAt: Int64
-    var createdAt: Int64
-
+extension ChallengeRecord {
     static let lifetime: Int64 = 300
     /// Used-up rows are deleted; expired ones are kept a day (they answer `sessionExpired`).
     static let keptAfterExpiry: Int64 = 86_400

@@ -2,20 +2,6 @@ import LatchkeyContract
 /// Where a pushed authentication stands.
 public enum PushedAuthenticationStatus: String, Sendable, CaseIterable { case pending, approved, rejected, expired }
 
-/// An authentication the server pushed to a registration, with the context the user approves.
-struct PushedAuthenticationRecord: StoredRecord {
-    static let table = "pushed_authentication"
-    var id: String
-    var registrationId: String
-    var contextTitle: String?
-    var contextContent: String?
-    var contextMIME: String?
-    var status: String
-    var expiresAt: Int64
-    var decidedAt: Int64?
-    var createdAt: Int64
-}
-
 /// A pushed authentication as an operator sees it.
 public struct PushedAuthenticationInfo: Sendable, Equatable {
     public var authenticationId: String

@@ -1,31 +1,6 @@
 import LatchkeyContract
 
-/// A registration: one user's activation on one device, held as factor public keys.
-struct RegistrationRecord: StoredRecord {
-    static let table = "registration"
-    var id: String
-    var userId: String
-    var applicationId: String
-    /// The device whose keys the registration is bound to.
-    var deviceId: String
-    var state: String
-    var authMethods: String
-    var failedAttempts: Int
-    var lastAttempt: Int64?
-    var possessionPublicKey: [UInt8]
-    var pinPublicKey: [UInt8]?
-    var touchIdPublicKey: [UInt8]?
-    var faceIdPublicKey: [UInt8]?
-    var recoveryPublicKey: [UInt8]?
-    var recoveryFailedAttempts: Int
-    /// Bumped whenever the keys are replaced (recovery); tokens of older generations die.
-    var keyGeneration: Int
-    /// The server's signature counter, covered by every device signature.
-    var signCounter: Int64
-    var createdAt: Int64
-    /// The activation's name (the seed's `activationName`; the device's name by default).
-    var name: String?
-
+extension RegistrationRecord {
     var registrationState: RegistrationState { RegistrationState(rawValue: state) ?? .removed }
     var methods: [AuthMethod] { AuthMethod.list(authMethods) }
 

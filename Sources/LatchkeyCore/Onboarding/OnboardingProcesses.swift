@@ -1,5 +1,14 @@
 import LatchkeyContract
 
+extension OnboardingProcessRecord {
+    var onboardingStatus: OnboardingStatus { OnboardingStatus(rawValue: status) ?? .failed }
+
+    static let lifetime: Int64 = 3 * 3600
+    static let otpLifetime: Int64 = 300
+    static let resendInterval: Int64 = 30
+    static let maxWrongOtps = 5
+}
+
 /// The server's side of onboarding: processes started from identity, each with its OTP, its
 /// counters and its state. Who asks (a simulated device, an app installation) holds the process id.
 extension Latchkey {

@@ -1,13 +1,4 @@
 import LatchkeyContract
-/// One counted event for a rate limit (a wrong activation code, a failed login, a send).
-struct RateEventRecord: StoredRecord {
-    static let table = "rate_event"
-    var id: String
-    var scope: String
-    /// What is limited: a device id, or a keyed hash of an identifier.
-    var subject: String
-    var at: Int64
-}
 
 /// A limit of `limit` events per `window` seconds for one subject.
 struct RateLimit {

@@ -2,20 +2,7 @@ import LatchkeyContract
 /// Which reset flow a verification code belongs to.
 public enum ResetKind: String, Sendable { case accountRecovery, passwordReset }
 
-/// A verification code, stored as a keyed hash. One per identifier at a time.
-struct ResetCodeRecord: StoredRecord {
-    static let table = "reset_code"
-    var id: String
-    /// The keyed hash of the identifier it was requested for.
-    var subject: String
-    var userId: String
-    var kind: String
-    var codeHash: String
-    var expiresAt: Int64
-    var wrongTries: Int
-    var consumed: Bool
-    var createdAt: Int64
-
+extension ResetCodeRecord {
     static let lifetime: Int64 = 600
     static let maxWrongTries = 5
 }

@@ -1,16 +1,4 @@
 import LatchkeyContract
-/// A purpose-bound one-time token, stored only as its SHA-256.
-struct TokenRecord: StoredRecord {
-    static let table = "token"
-    /// The hash of the token.
-    var id: String
-    var registrationId: String
-    var purpose: String
-    var keyGeneration: Int
-    var expiresAt: Int64
-    var used: Bool
-    var createdAt: Int64
-}
 
 extension Latchkey {
     /// Issues a token for `purpose` (nil for `none`), never outliving `notAfter`.

@@ -10,14 +10,6 @@ public struct ServerConfig: Sendable, Equatable {
                                               sessionLifetimeSeconds: 30 * 86_400)
 }
 
-struct ServerConfigRecord: StoredRecord {
-    static let table = "server_config"
-    var id: String
-    var gracePeriodSeconds: Int64
-    var insecureWindowSeconds: Int64
-    var sessionLifetimeSeconds: Int64
-}
-
 extension Latchkey {
     func serverConfig(_ tx: StoreTransaction) throws -> ServerConfig {
         guard let record = try tx.fetch(ServerConfigRecord.self, id: "server") else { return .defaults }

@@ -1,36 +1,11 @@
 import LatchkeyContract
-/// A user on the server. The password is kept only as an scrypt hash.
-struct UserRecord: StoredRecord {
-    static let table = "user"
-    var id: String
-    var email: String?
-    /// The email lowercased, for case-insensitive lookups.
-    var emailKey: String?
-    var phoneNumber: String?
-    var passwordHash: [UInt8]?
-    var passwordSalt: [UInt8]?
-    var birthDate: String?
-    /// Operator-supplied attributes, as the caller's JSON text (opaque to the domain).
-    var attributes: String?
-    var createdAt: Int64
-    /// A login name, unique and compared exactly (nil: none).
-    var loginName: String?
-
+extension UserRecord {
     /// Where notices go: the email on file, else the phone.
     var noticeAddress: (DeliveryChannel, String)? {
         if let email { return (.email, email) }
         if let phoneNumber { return (.sms, phoneNumber) }
         return nil
     }
-}
-
-/// A passkey registered for a user (its public-key material is out of scope here).
-struct PasskeyRecord: StoredRecord {
-    static let table = "passkey"
-    var id: String
-    var userId: String
-    var friendlyName: String
-    var createdAt: Int64
 }
 
 /// A passkey as the caller sees it.

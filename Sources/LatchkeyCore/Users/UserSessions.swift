@@ -1,12 +1,4 @@
 import LatchkeyContract
-/// A signed-in session, stored only as the hash of its id.
-struct UserSessionRecord: StoredRecord {
-    static let table = "user_session"
-    var id: String
-    var userId: String
-    var createdAt: Int64
-    var expiresAt: Int64
-}
 
 /// A user as `user/get` shows them.
 public struct UserProfile: Sendable, Equatable {
