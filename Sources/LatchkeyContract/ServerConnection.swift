@@ -2,7 +2,8 @@
 /// methods expose on the wire, and what a device (`LatchkeyDevice`) calls through whatever
 /// carries its requests. Every method throws `DomainError` for the contract's answers.
 public protocol ServerConnection {
-    func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> PreparedActivation
+    /// Opens an activation: the request's id is the activationId.
+    func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest
     func commitActivation(activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
                           caller: Caller?) throws -> ActivationOutcome
     func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge
@@ -21,14 +22,16 @@ public protocol ServerConnection {
     func setRecovery(registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
                      caller: Caller?) throws -> RecoveryMethodsOutcome
     func deleteRecovery(registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome
-    func recoveryChallenge(registrationId: String, caller: Caller) throws -> RecoveryChallenge
+    /// Opens a recovery onto new keys: the request's id is the challengeId.
+    func recoveryChallenge(registrationId: String, caller: Caller) throws -> KeyRequest
     func recover(registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
                  tokenPurpose: TokenPurpose, caller: Caller?) throws -> ActivationOutcome
     func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String
     func onboardingStatus(processId: String) throws -> OnboardingStatus
     func resendOnboardingOtp(processId: String) throws
     func cancelOnboarding(processId: String, caller: Caller?) throws
-    func activateOnboarding(processId: String, otp: String, caller: Caller?) throws -> PreparedActivation
+    /// Checks the OTP and opens an activation: the request's id is the activationId.
+    func activateOnboarding(processId: String, otp: String, caller: Caller?) throws -> KeyRequest
 }
 
 /// Who asks: a simulated device of this process, or an app installation outside it. Limits kept
@@ -107,17 +110,19 @@ public enum ChallengePurpose: String, Sendable, CaseIterable {
     case addAuthMethod
 }
 
-/// An activation opened by a code or an onboarding OTP: what the keys are to be made for.
-public struct PreparedActivation: Sendable, Equatable {
-    public var activationId: String
+/// What new keys are to be made for, in an activation (opened by a code or an onboarding OTP) or
+/// a recovery: the challenge their proofs sign, until when, for which methods, under which PIN rules.
+public struct KeyRequest: Sendable, Equatable {
+    /// The activationId, or the recovery's challengeId.
+    public var id: String
     public var challenge: String
     public var expiresAt: UnixTime
-    /// The application's enabled methods.
+    /// The application's enabled methods (for a recovery, its two-factor ones).
     public var authMethodsForActivation: [AuthMethod]
     public var pinRules: PinRules
 
-    public init(activationId: String, challenge: String, expiresAt: UnixTime, authMethodsForActivation: [AuthMethod], pinRules: PinRules) {
-        self.activationId = activationId
+    public init(id: String, challenge: String, expiresAt: UnixTime, authMethodsForActivation: [AuthMethod], pinRules: PinRules) {
+        self.id = id
         self.challenge = challenge
         self.expiresAt = expiresAt
         self.authMethodsForActivation = authMethodsForActivation
@@ -247,23 +252,5 @@ public struct RecoveryMethodsOutcome: Sendable, Equatable {
     public init(recoveryMethods: [String], token: String?) {
         self.recoveryMethods = recoveryMethods
         self.token = token
-    }
-}
-
-/// A recovery opened: what the new keys are to be made for.
-public struct RecoveryChallenge: Sendable, Equatable {
-    public var challengeId: String
-    public var challenge: String
-    public var expiresAt: UnixTime
-    /// The application's enabled two-factor methods.
-    public var authMethodsForActivation: [AuthMethod]
-    public var pinRules: PinRules
-
-    public init(challengeId: String, challenge: String, expiresAt: UnixTime, authMethodsForActivation: [AuthMethod], pinRules: PinRules) {
-        self.challengeId = challengeId
-        self.challenge = challenge
-        self.expiresAt = expiresAt
-        self.authMethodsForActivation = authMethodsForActivation
-        self.pinRules = pinRules
     }
 }

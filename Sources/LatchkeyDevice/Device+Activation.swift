@@ -14,11 +14,8 @@ extension Device {
     }
 
     /// Keeps a prepared activation as the operation in hand and answers its offer.
-    func openActivation(_ prepared: PreparedActivation, name: String? = nil, processId: String? = nil) throws -> ActivationOffer {
-        var operation = PendingOperation(kind: .activation, id: prepared.activationId, challenge: prepared.challenge,
-                                         expiresAt: prepared.expiresAt)
-        operation.methods = prepared.authMethodsForActivation
-        operation.pinRules = prepared.pinRules
+    func openActivation(_ prepared: KeyRequest, name: String? = nil, processId: String? = nil) throws -> ActivationOffer {
+        var operation = PendingOperation(kind: .activation, prepared)
         operation.activationName = name
         operation.processId = processId
         try storage.setPendingOperation(operation)

@@ -67,11 +67,8 @@ extension Device {
     public func startRecovery() throws -> ActivationOffer {
         let registrationId = try recoverableRegistration()
         let challenge = try server.recoveryChallenge(registrationId: registrationId, caller: caller)
-        var operation = PendingOperation(kind: .recovery, id: challenge.challengeId, challenge: challenge.challenge,
-                                         expiresAt: challenge.expiresAt)
+        var operation = PendingOperation(kind: .recovery, challenge)
         operation.registrationId = registrationId
-        operation.methods = challenge.authMethodsForActivation
-        operation.pinRules = challenge.pinRules
         try storage.setPendingOperation(operation)
         return ActivationOffer(([.device] + challenge.authMethodsForActivation).filter(profile.supports), challenge.pinRules)
     }

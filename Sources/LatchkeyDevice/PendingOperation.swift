@@ -46,6 +46,13 @@ struct PendingOperation: Equatable {
         self.expiresAt = expiresAt
     }
 
+    /// An activation or a recovery: new keys for `request`'s methods, under its PIN rules.
+    init(kind: Kind, _ request: KeyRequest) {
+        self.init(kind: kind, id: request.id, challenge: request.challenge, expiresAt: request.expiresAt)
+        methods = request.authMethodsForActivation
+        pinRules = request.pinRules
+    }
+
     /// Reads what `encoded` wrote; nil for anything else.
     init?(encoded bytes: [UInt8]) {
         var fields: [String: String] = [:]

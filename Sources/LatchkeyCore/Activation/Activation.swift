@@ -14,7 +14,7 @@ extension ServerSession {
     /// replaces the first; another caller's, or one of a code bound by another, is refused while
     /// the activation lives).
     /// - Throws: `rateLimited`, `notFound` (application), `activationCodeInvalid`, `activationCodeExpired`.
-    public func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> PreparedActivation {
+    public func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest {
         let application = applicationId ?? ApplicationConfig.defaultApplicationId
         if let wait = try Self.activationCodeLimit.retryAfter(tx, subject: caller.key, now: now) {
             throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes " + (caller.deviceId != nil ? "on this device" : "from this installation"))
@@ -40,10 +40,9 @@ extension ServerSession {
         try tx.deleteAll(ActivationRecord.self, where: [.equals("codeId", found.id)])
         found.boundDeviceId = caller.key
         try tx.save(found)
-        let activation = try openActivation(codeId: found.id, processId: nil, caller: caller)
+        let request = try openActivation(codeId: found.id, processId: nil, caller: caller, app)
         try audit(.activationStarted, userId: found.userId, caller: caller)
-        return PreparedActivation(activationId: activation.id, challenge: activation.challenge, expiresAt: activation.expiresAt,
-                                  authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
+        return request
     }
 
     /// Whether a code is bound to a live activation of another caller.
@@ -54,12 +53,13 @@ extension ServerSession {
         ]) != nil
     }
 
-    /// A new activation for a code or an onboarding process.
-    func openActivation(codeId: String?, processId: String?, caller: Caller?) throws -> ActivationRecord {
+    /// A new activation for a code or an onboarding process: keys for the application's enabled methods.
+    func openActivation(codeId: String?, processId: String?, caller: Caller?, _ app: ApplicationConfig) throws -> KeyRequest {
         let record = ActivationRecord(id: random.uuid(), codeId: codeId, processId: processId, caller: caller?.key ?? "",
                                       challenge: random.secret(byteCount: 32), expiresAt: now + ActivationRecord.lifetime, createdAt: now)
         try tx.save(record)
-        return record
+        return KeyRequest(id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
+                          authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
     }
 
     /// Registers the keys of an activation: `device`, and the two-factor keys given, each with

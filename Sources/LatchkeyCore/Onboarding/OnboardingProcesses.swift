@@ -258,14 +258,12 @@ extension ServerSession {
     /// Checks the OTP; a right one opens an activation that `commitActivation` completes (the
     /// registration then waits for verification).
     /// - Throws: `onboardingNotRunning`, `onboardingFailed`, `onboardingCannotActivate`, `otpExpired`, `otpInvalid`.
-    public func activateOnboarding(processId: String, otp: String, caller asker: Caller?) throws -> PreparedActivation {
+    public func activateOnboarding(processId: String, otp: String, caller asker: Caller?) throws -> KeyRequest {
         var process = try process(processId)
         // The installation that started the process asks (an activate names none of its own).
         let caller = asker ?? Caller(key: process.deviceId)
         try core.acceptOnboardingOtp(tx, effects, &process, otp: otp, caller: caller)
         let app = try core.application(tx, process.applicationId)
-        let activation = try openActivation(codeId: nil, processId: process.id, caller: caller)
-        return PreparedActivation(activationId: activation.id, challenge: activation.challenge, expiresAt: activation.expiresAt,
-                                  authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
+        return try openActivation(codeId: nil, processId: process.id, caller: caller, app)
     }
 }

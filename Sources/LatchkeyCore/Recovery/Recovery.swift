@@ -127,12 +127,12 @@ extension ServerSession {
     }
 
     /// Opens a recovery: what the new keys are to be made for (the enabled two-factor methods).
-    public func recoveryChallenge(registrationId: String, caller: Caller) throws -> RecoveryChallenge {
+    public func recoveryChallenge(registrationId: String, caller: Caller) throws -> KeyRequest {
         let registration = try recoverableRegistration(registrationId)
         let app = try core.application(tx, registration.applicationId)
         let record = try issueChallenge(registration, .recover)
-        return RecoveryChallenge(challengeId: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
-                                 authMethodsForActivation: app.authMethods.filter(\.isTwoFactor), pinRules: app.pinRules)
+        return KeyRequest(id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
+                          authMethodsForActivation: app.authMethods.filter(\.isTwoFactor), pinRules: app.pinRules)
     }
 
     /// Recovers a registration onto new keys (`device` and exactly one two-factor method) with the

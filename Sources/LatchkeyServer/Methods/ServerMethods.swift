@@ -43,7 +43,8 @@ enum ServerMethods {
                 .required("activationCode", \.activationCode, .text), .installationId(\.installationId), .applicationId(\.applicationId),
             ]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> PreparedActivation {
+        static let result = Codec.preparedActivation
+        static func handle(_ params: Params, _ context: CallContext) throws -> KeyRequest {
             try session(context) {
                 try $0.prepareActivation(code: params.activationCode, applicationId: params.applicationId,
                                          caller: .installation(params.installationId))
@@ -297,7 +298,8 @@ enum ServerMethods {
             var installationId = ""
             static let fields: [WireField<Self>] = [.registrationId(\.registrationId), .installationId(\.installationId)]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryChallenge {
+        static let result = Codec.recoveryChallenge
+        static func handle(_ params: Params, _ context: CallContext) throws -> KeyRequest {
             try session(context) { try $0.recoveryChallenge(registrationId: params.registrationId, caller: .installation(params.installationId)) }
         }
     }
@@ -403,7 +405,8 @@ enum ServerMethods {
             var otp = ""
             static let fields: [WireField<Self>] = ProcessParams.fields.map { $0.lifted(\.process) } + [.required("otp", \.otp, .text)]
         }
-        static func handle(_ params: Params, _ context: CallContext) throws -> PreparedActivation {
+        static let result = Codec.preparedActivation
+        static func handle(_ params: Params, _ context: CallContext) throws -> KeyRequest {
             try session(context) { try $0.activateOnboarding(processId: params.process.processId, otp: params.otp, caller: nil) }
         }
     }

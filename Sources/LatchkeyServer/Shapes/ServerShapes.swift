@@ -143,20 +143,20 @@ extension Codec where Value == ChallengePurpose {
 
 // MARK: - results
 
-extension PreparedActivation: WireObject {
-    public static let fields: [WireField<Self>] = [
-        .required("activationId", \.activationId, .text), .required("challenge", \.challenge, .text),
-        .required("expiresAt", \.expiresAt, .time),
-        .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, "the application's enabled methods"),
-    ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength)
-}
+extension Codec where Value == KeyRequest {
+    /// A request for new keys, its id named `id` (`activationId`, `challengeId`), `methods`
+    /// saying which methods it offers.
+    static func keyRequest(id: String, methods: String) -> Codec<KeyRequest> {
+        .members([
+            .required(id, \.id, .text), .required("challenge", \.challenge, .text), .required("expiresAt", \.expiresAt, .time),
+            .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, methods),
+        ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength))
+    }
 
-extension RecoveryChallenge: WireObject {
-    public static let fields: [WireField<Self>] = [
-        .required("challengeId", \.challengeId, .text), .required("challenge", \.challenge, .text),
-        .required("expiresAt", \.expiresAt, .time),
-        .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, "the application's enabled two-factor methods"),
-    ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength)
+    /// What `server/activation/prepare` and `server/onboarding/activate` answer.
+    static let preparedActivation = keyRequest(id: "activationId", methods: "the application's enabled methods")
+    /// What `server/recovery/challenge` answers.
+    static let recoveryChallenge = keyRequest(id: "challengeId", methods: "the application's enabled two-factor methods")
 }
 
 /// What `server/activation/commit` answers.

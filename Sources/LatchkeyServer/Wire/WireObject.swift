@@ -134,20 +134,29 @@ public struct WireRule<Root>: Sendable {
     }
 }
 
+extension Array {
+    /// The schema of an object with these members.
+    func objectSchema<Root>() -> Schema where Element == WireField<Root> {
+        .object(map { Field($0.name, $0.schema, required: $0.required, $0.summary) })
+    }
+
+    /// Writes `root` as an object with these members, in this order.
+    func write<Root>(_ root: Root) -> JSON where Element == WireField<Root> {
+        var object = JSONObject()
+        for field in self { field.write(root, &object) }
+        return .object(object)
+    }
+}
+
 extension WireObject {
     /// The schema of the object's members.
     public static var objectSchema: Schema {
-        let members = fields.map { Field($0.name, $0.schema, required: $0.required, $0.summary) }
-        let shape = Schema.object(members)
+        let shape = fields.objectSchema()
         return schemaName.map { .named($0, shape) } ?? shape
     }
 
     /// Writes the object, members in declaration order.
-    public func wireJSON() -> JSON {
-        var object = JSONObject()
-        for field in Self.fields { field.write(self, &object) }
-        return .object(object)
-    }
+    public func wireJSON() -> JSON { Self.fields.write(self) }
 }
 
 extension WireReadable {
@@ -182,10 +191,20 @@ extension Codec {
 
     /// A wire object that is only ever written (a result, or a part of one).
     public static func object(_ type: Value.Type) -> Codec<Value> where Value: WireObject {
-        Codec(schema: Value.objectSchema, read: { _, path, problems in
+        written(Value.objectSchema) { $0.wireJSON() }
+    }
+
+    /// An object with these members, only ever written: the wire form of a value whose type has
+    /// more than one (the same request for keys answered as an activation or as a recovery).
+    public static func members(_ fields: [WireField<Value>]) -> Codec<Value> {
+        written(fields.objectSchema()) { fields.write($0) }
+    }
+
+    private static func written(_ schema: Schema, _ write: @escaping @Sendable (Value) -> JSON) -> Codec<Value> {
+        Codec(schema: schema, read: { _, path, problems in
             problems.append(ParamProblem(path, "is not accepted here"))
             return nil
-        }, write: { $0.wireJSON() })
+        }, write: write)
     }
 
     /// A wire object that is also read (a param, or a part of one).
