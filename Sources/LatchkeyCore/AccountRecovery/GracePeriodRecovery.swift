@@ -166,26 +166,22 @@ extension Latchkey {
         DomainError(.accountRecoveryNotAllowed, message, [("state", .int(state.rawValue))])
     }
 
+    /// The settings screen's copy for a status (none before the first start).
     func settingsItem(_ status: AccountRecoveryStatus?) -> SettingsItem {
-        guard let status else {
-            return SettingsItem(title: "Account recovery", subtitle: "If you forget your password, you can ask to reset it here.", canCancel: false)
-        }
-        switch status.state {
+        let end = status?.endTime ?? now
+        let left = Self.describe(seconds: end - now), until = Timestamp.format(end)
+        switch status?.state ?? .none {
         case .none:
             return SettingsItem(title: "Account recovery", subtitle: "If you forget your password, you can ask to reset it here.", canCancel: false)
         case .gracePeriod:
-            let left = Self.describe(seconds: (status.endTime ?? now) - now)
             return SettingsItem(title: "Password reset requested",
-                                subtitle: "You can reset your password in \(left), on \(Timestamp.format(status.endTime ?? now)). Cancel it if this was not you.",
-                                canCancel: true)
+                                subtitle: "You can reset your password in \(left), on \(until). Cancel it if this was not you.", canCancel: true)
         case .cancelled:
-            let why = status.reason == .newSession ? "because you signed in on a new session" : "by you"
+            let why = status?.reason == .newSession ? "because you signed in on a new session" : "by you"
             return SettingsItem(title: "Password reset cancelled", subtitle: "The password reset was cancelled \(why).", canCancel: false)
         case .insecure:
-            let left = Self.describe(seconds: (status.endTime ?? now) - now)
             return SettingsItem(title: "Reset your password",
-                                subtitle: "You can set a new password without the old one for \(left), until \(Timestamp.format(status.endTime ?? now)).",
-                                canCancel: false)
+                                subtitle: "You can set a new password without the old one for \(left), until \(until).", canCancel: false)
         case .expired:
             return SettingsItem(title: "Password reset expired",
                                 subtitle: "The time to reset your password has passed. Ask again if you still need it.", canCancel: false)

@@ -55,6 +55,23 @@ public struct Codec<Value>: Sendable {
 
 // MARK: - scalars
 
+/// Whether `value` keeps both bounds; a problem for each it breaks ("must have at least 6
+/// characters", "must be at most 10").
+private func keepsBounds<T: Comparable>(_ value: T, _ minimum: T?, _ maximum: T?, _ path: String, _ problems: inout [ParamProblem],
+                                   unit: String = "") -> Bool {
+    let verb = unit.isEmpty ? "be" : "have"
+    var fits = true
+    if let minimum, value < minimum {
+        problems.append(ParamProblem(path, "must \(verb) at least \(minimum)\(unit)"))
+        fits = false
+    }
+    if let maximum, value > maximum {
+        problems.append(ParamProblem(path, "must \(verb) at most \(maximum)\(unit)"))
+        fits = false
+    }
+    return fits
+}
+
 extension Codec where Value == String {
     /// A string, optionally bounded in length (counted in characters).
     public static func string(minLength: Int? = nil, maxLength: Int? = nil, format: String? = nil) -> Codec<String> {
@@ -63,19 +80,9 @@ extension Codec where Value == String {
                 problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
                 return nil
             }
-            if minLength != nil || maxLength != nil {
-                let length = text.count
-                var fits = true
-                if let minLength, length < minLength {
-                    problems.append(ParamProblem(path, "must have at least \(minLength) characters"))
-                    fits = false
-                }
-                if let maxLength, length > maxLength {
-                    problems.append(ParamProblem(path, "must have at most \(maxLength) characters"))
-                    fits = false
-                }
-                if !fits { return nil }
-            }
+            // Counting characters walks the string: only when there is a bound.
+            if minLength != nil || maxLength != nil,
+               !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: " characters") { return nil }
             return text
         }, write: { .string($0) })
     }
@@ -94,16 +101,7 @@ extension Codec where Value == Int64 {
                 problems.append(ParamProblem(path, "must be an integer, not \(json.typeName)"))
                 return nil
             }
-            var fits = true
-            if let minimum, number < minimum {
-                problems.append(ParamProblem(path, "must be at least \(minimum)"))
-                fits = false
-            }
-            if let maximum, number > maximum {
-                problems.append(ParamProblem(path, "must be at most \(maximum)"))
-                fits = false
-            }
-            return fits ? number : nil
+            return keepsBounds(number, minimum, maximum, path, &problems) ? number : nil
         }, write: { .int($0) })
     }
 }
@@ -179,9 +177,7 @@ extension Codec {
                 return nil
             }
             let before = problems.count
-            if let minItems, elements.count < minItems {
-                problems.append(ParamProblem(path, "must have at least \(minItems) items"))
-            }
+            _ = keepsBounds(elements.count, minItems, nil, path, &problems, unit: " items")
             var items: [Item] = []
             items.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
