@@ -20,7 +20,11 @@ enum AccountMethods {
     enum Login: RPCMethod {
         static let declaration = MethodDeclaration(
             "user/login", "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).",
-            description: "Signs a user in with email or userId and password and answers a sessionId for the user/ and accountRecovery/ methods. A new session cancels a grace period or insecure window in progress. Five failed logins for one identifier within 15 minutes answer rateLimited.",
+            description: """
+            Signs a user in with email or userId and password and answers a sessionId for the user/ and \
+            accountRecovery/ methods. A new session cancels a grace period or insecure window in progress. Five failed \
+            logins for one identifier within 15 minutes answer rateLimited.
+            """,
             errors: [.invalidCredentials, .rateLimited])
         struct Params: WireReadable {
             var email: String?
@@ -64,7 +68,10 @@ enum AccountMethods {
     enum GetUser: SessionCall {
         static let declaration = MethodDeclaration(
             "user/get", "The signed-in user, with accountRecovery (null before the first start).",
-            description: "Reads the signed-in user: uid, email, phone number and the account-recovery status (null before the first accountRecovery/start).",
+            description: """
+            Reads the signed-in user: uid, email, phone number and the account-recovery status (null before the first \
+            accountRecovery/start).
+            """,
             errors: [.userSessionInvalid])
         typealias Result = UserProfile
         static func call(_ core: Latchkey, sessionId: String) throws -> UserProfile { try core.profile(sessionId: sessionId) }
@@ -75,7 +82,10 @@ enum AccountMethods {
 
     enum Passkeys: SessionCall {
         static let declaration = MethodDeclaration("user/passkeys", "The signed-in user's passkeys.",
-            description: "Lists the signed-in user's passkeys (id, friendly name, creation time).", errors: [.userSessionInvalid])
+            description: """
+            Lists the signed-in user's passkeys (id, friendly name, creation time).
+            """,
+            errors: [.userSessionInvalid])
         static let result = passkeyList
         static func call(_ core: Latchkey, sessionId: String) throws -> [Passkey] { try core.passkeys(sessionId: sessionId) }
     }
@@ -83,7 +93,11 @@ enum AccountMethods {
     enum RecoveryStart: SessionCall {
         static let declaration = MethodDeclaration(
             "accountRecovery/start", "Asks for a password reset: a grace period starts (from states 0, 2, 4).",
-            description: "Asks for a password reset without the old password: a grace period starts (state 1, 72 h by default) and a security notice goes out; when it ends unchallenged the insecure window opens (state 3). Allowed from states none, cancelled and expired.",
+            description: """
+            Asks for a password reset without the old password: a grace period starts (state 1, 72 h by default) and a \
+            security notice goes out; when it ends unchallenged the insecure window opens (state 3). Allowed from \
+            states none, cancelled and expired.
+            """,
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed])
         static let result = recoveryResult
         static func call(_ core: Latchkey, sessionId: String) throws -> AccountRecoveryStatus {
@@ -94,7 +108,10 @@ enum AccountMethods {
     enum RecoveryStatus: SessionCall {
         static let declaration = MethodDeclaration(
             "accountRecovery/status", "The status and the settings-screen copy for it.",
-            description: "Reads the account-recovery status (state, reason, start and end times) with the settings-screen copy for it (title, subtitle, whether it can be cancelled). Due transitions are applied first.",
+            description: """
+            Reads the account-recovery status (state, reason, start and end times) with the settings-screen copy for \
+            it (title, subtitle, whether it can be cancelled). Due transitions are applied first.
+            """,
             errors: [.userSessionInvalid])
         struct Result: WireObject {
             var accountRecovery: AccountRecoveryStatus?
@@ -124,7 +141,10 @@ enum AccountMethods {
     enum RecoveryResetPassword: RPCMethod {
         static let declaration = MethodDeclaration(
             "accountRecovery/resetPassword", "Sets a new password without the old one (state 3 only); back to state 0.",
-            description: "Sets a new password without the old one, only while the insecure window is open (state 3); the account returns to state 0 and every other session of the user ends.",
+            description: """
+            Sets a new password without the old one, only while the insecure window is open (state 3); the account \
+            returns to state 0 and every other session of the user ends.
+            """,
             errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation])
         struct Params: WireReadable {
             var sessionId = ""

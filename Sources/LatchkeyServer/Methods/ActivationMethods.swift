@@ -22,7 +22,11 @@ enum ActivationMethods {
 
     enum ConfigLoad: RPCMethod {
         static let declaration = MethodDeclaration("config/load", "The application's activation code format.",
-            description: "Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape its code entry before activation/start.", errors: [.notFound])
+            description: """
+            Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape \
+            its code entry before activation/start.
+            """,
+            errors: [.notFound])
         struct Result: WireObject {
             var activationCodeLength: Int
             var activationCodeType: ActivationCodeType
@@ -39,7 +43,12 @@ enum ActivationMethods {
 
     enum PinValidate: RPCMethod {
         static let declaration = MethodDeclaration("pin/validate", "Checks a PIN against the application's policy.",
-            description: "Checks a candidate PIN against the application's PIN policy (numeric or alphanumeric, minimum and maximum length) and lists every violation. Stores nothing; the same policy applies in activation/finish and authMethod/finishAddOrUpdate.", errors: [.notFound])
+            description: """
+            Checks a candidate PIN against the application's PIN policy (numeric or alphanumeric, minimum and maximum \
+            length) and lists every violation. Stores nothing; the same policy applies in activation/finish and \
+            authMethod/finishAddOrUpdate.
+            """,
+            errors: [.notFound])
         struct Params: WireReadable {
             var pin = ""
             var applicationId: String?
@@ -60,7 +69,11 @@ enum ActivationMethods {
     enum ActivationStart: RPCMethod {
         static let declaration = MethodDeclaration(
             "activation/start", "Checks an activation code and binds it to the device.",
-            description: "Redeems an activation code on a device: checks it, binds it to the device and answers the auth methods the device may activate with the PIN policy. Wrong codes are limited to 5 an hour per device. Follow with activation/finish.",
+            description: """
+            Redeems an activation code on a device: checks it, binds it to the device and answers the auth methods the \
+            device may activate with the PIN policy. Wrong codes are limited to 5 an hour per device. Follow with \
+            activation/finish.
+            """,
             errors: [.notFound, .alreadyActivated, .rateLimited, .activationCodeInvalid, .activationCodeExpired])
         struct Params: WireReadable {
             var deviceId = ""
@@ -101,7 +114,11 @@ enum ActivationMethods {
     enum ActivationFinish: RPCMethod {
         static let declaration = MethodDeclaration(
             "activation/finish", "Creates the factor keys and the registration.",
-            description: "Completes an activation opened by activation/start or onboarding/activate: the device creates its factor keys for the chosen method (device, pin with its PIN, touchId or faceId) and the server creates the registration. Optionally issues a single-use token for a purpose.",
+            description: """
+            Completes an activation opened by activation/start or onboarding/activate: the device creates its factor \
+            keys for the chosen method (device, pin with its PIN, touchId or faceId) and the server creates the \
+            registration. Optionally issues a single-use token for a purpose.
+            """,
             errors: [.notFound, .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired,
                      .authMethodNotAllowed, .policyViolation, .onboardingFailed] + biometryErrors)
         static func handle(_ params: ActivationFinishParams, _ context: CallContext) throws -> ActivationOutcome {
@@ -115,7 +132,11 @@ enum ActivationMethods {
     enum AuthenticationStart: RPCMethod {
         static let declaration = MethodDeclaration(
             "authentication/start", "Opens an authentication; picks up a pushed authentication if one is pending.",
-            description: "Opens an authentication on an activated device: answers the activated methods, the suggested one, the PIN attempts left and, when an operator pushed an authentication, its id and context. Follow with authentication/finish within 300 s.",
+            description: """
+            Opens an authentication on an activated device: answers the activated methods, the suggested one, the PIN \
+            attempts left and, when an operator pushed an authentication, its id and context. Follow with \
+            authentication/finish within 300 s.
+            """,
             errors: [.notFound, .notActivatedLocally] + stateErrors)
         struct Params: WireReadable {
             var deviceId = ""
@@ -135,7 +156,11 @@ enum ActivationMethods {
     enum AuthenticationFinish: RPCMethod {
         static let declaration = MethodDeclaration(
             "authentication/finish", "Answers the challenge; the server verifies and counts.",
-            description: "Answers the open authentication's challenge with a method (a PIN, biometry or the device key). The server verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) and the last allowed failure locks the registration. Optionally issues a single-use token.",
+            description: """
+            Answers the open authentication's challenge with a method (a PIN, biometry or the device key). The server \
+            verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) \
+            and the last allowed failure locks the registration. Optionally issues a single-use token.
+            """,
             errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors)
         static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
             try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.purpose) }
@@ -145,7 +170,10 @@ enum ActivationMethods {
     enum AuthMethodStartAddOrUpdate: DeviceCall {
         static let declaration = MethodDeclaration(
             "authMethod/startAddOrUpdate", "Opens an add-or-update of an auth method.",
-            description: "Opens adding or updating an auth method (a new PIN, a biometric method): answers what authentication/start answers plus the methods the user may activate. Follow with authMethod/finishAddOrUpdate.",
+            description: """
+            Opens adding or updating an auth method (a new PIN, a biometric method): answers what authentication/start \
+            answers plus the methods the user may activate. Follow with authMethod/finishAddOrUpdate.
+            """,
             errors: [.notFound, .notActivatedLocally] + stateErrors)
         typealias Result = AddOrUpdateOffer
         static func call(_ device: Device) throws -> AddOrUpdateOffer { try device.startAddOrUpdate() }
@@ -154,7 +182,11 @@ enum ActivationMethods {
     enum AuthMethodFinishAddOrUpdate: RPCMethod {
         static let declaration = MethodDeclaration(
             "authMethod/finishAddOrUpdate", "Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.",
-            description: "Adds or updates an auth method (activationParameter) once the user proves themselves with another (authParameter), within what the application's addOrUpdateAllowedBy allows; a wrong PIN counts as in authentication/finish.",
+            description: """
+            Adds or updates an auth method (activationParameter) once the user proves themselves with another \
+            (authParameter), within what the application's addOrUpdateAllowedBy allows; a wrong PIN counts as in \
+            authentication/finish.
+            """,
             errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + biometryErrors)
         struct Params: WireReadable {
             var deviceId = ""
@@ -177,7 +209,10 @@ enum ActivationMethods {
     enum AuthMethodDeactivate: RPCMethod {
         static let declaration = MethodDeclaration(
             "authMethod/deactivate", "Removes a method after a device authentication.",
-            description: "Removes an auth method from the registration after a device authentication. The device method itself cannot be removed (cannotDeactivateDevice).",
+            description: """
+            Removes an auth method from the registration after a device authentication. The device method itself \
+            cannot be removed (cannotDeactivateDevice).
+            """,
             errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + stateErrors)
         struct Params: WireReadable {
             var deviceId = ""
@@ -193,7 +228,10 @@ enum ActivationMethods {
     enum RegistrationDeactivate: RPCMethod {
         static let declaration = MethodDeclaration(
             "registration/deactivate", "Deactivates the registration, on the server too unless onlyLocally.",
-            description: "Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server removes the registration too.",
+            description: """
+            Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server \
+            removes the registration too.
+            """,
             errors: [.notFound, .notActivatedLocally, .registrationRemoved])
         struct Params: WireReadable {
             var deviceId = ""
@@ -209,7 +247,10 @@ enum ActivationMethods {
     enum SessionCancel: DeviceCall {
         static let declaration = MethodDeclaration(
             "session/cancel", "Cancels the operation in progress; a pushed authentication in hand is rejected.",
-            description: "Cancels the device's operation in progress (an activation, authentication or add-or-update); a pushed authentication in hand becomes rejected. Answers whether there was one to cancel.",
+            description: """
+            Cancels the device's operation in progress (an activation, authentication or add-or-update); a pushed \
+            authentication in hand becomes rejected. Answers whether there was one to cancel.
+            """,
             errors: [.notFound])
         static let result = Codec.member("cancelled", .bool)
         static func call(_ device: Device) throws -> Bool { try device.cancelSession() }

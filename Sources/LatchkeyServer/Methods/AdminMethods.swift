@@ -19,7 +19,11 @@ enum AdminMethods {
     enum ConfigureApplication: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/configureApplication", "Creates or changes an application; absent fields keep their value.",
-            description: "Creates an application or changes its settings: activation code format and lifetime, PIN policy, failed-attempt limit, enabled auth methods, which method may add or update which, token lifetime and redirect URL prefixes. Absent fields keep their value; the full configuration is returned.",
+            description: """
+            Creates an application or changes its settings: activation code format and lifetime, PIN policy, \
+            failed-attempt limit, enabled auth methods, which method may add or update which, token lifetime and \
+            redirect URL prefixes. Absent fields keep their value; the full configuration is returned.
+            """,
             errors: [.invalidParams], access: .admin)
         struct Params: WireReadable {
             var applicationId = ""
@@ -49,7 +53,10 @@ enum AdminMethods {
     enum ConfigureServer: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/configureServer", "Changes the server-wide lifetimes; absent fields keep their value.",
-            description: "Changes the server-wide lifetimes: the account-recovery grace period, the insecure window after it, and the user session lifetime. Absent fields keep their value; the full configuration is returned.",
+            description: """
+            Changes the server-wide lifetimes: the account-recovery grace period, the insecure window after it, and \
+            the user session lifetime. Absent fields keep their value; the full configuration is returned.
+            """,
             access: .admin)
         struct Params: WireReadable {
             var gracePeriodSeconds: Int64?
@@ -70,7 +77,11 @@ enum AdminMethods {
     enum CreateUser: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/createUser", "Creates a user (userId generated when absent).",
-            description: "Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, birthDate, passkeys and free attributes. A userId, email, phone number or loginName already taken answers alreadyExists. The first step of every activation flow.",
+            description: """
+            Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, \
+            birthDate, passkeys and free attributes. A userId, email, phone number or loginName already taken answers \
+            alreadyExists. The first step of every activation flow.
+            """,
             errors: [.alreadyExists], access: .admin)
         struct Params: WireReadable {
             var user = NewUser()
@@ -99,7 +110,10 @@ enum AdminMethods {
     enum CreateActivationCode: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/createActivationCode", "Creates an activation code for a user, in the application's format.",
-            description: "Issues an activation code for a user in the application's format, valid for the application's activationCodeTtlSeconds; a device redeems it with activation/start and activation/finish.",
+            description: """
+            Issues an activation code for a user in the application's format, valid for the application's \
+            activationCodeTtlSeconds; a device redeems it with activation/start and activation/finish.
+            """,
             errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var userId = ""
@@ -122,7 +136,11 @@ enum AdminMethods {
     enum GetRegistration: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/getRegistration", "A registration as the server holds it.",
-            description: "Reads a registration as the server holds it: its user, application, name, state (active, locked, lockedByAdmin, verificationPending, removed), activated auth methods, failed-attempt counter and recovery methods.",
+            description: """
+            Reads a registration as the server holds it: its user, application, name, state (active, locked, \
+            lockedByAdmin, verificationPending, removed), activated auth methods, failed-attempt counter and recovery \
+            methods.
+            """,
             errors: [.notFound], access: .admin)
         static func handle(_ params: RegistrationParams, _ context: CallContext) throws -> RegistrationInfo {
             try context.core.registrationInfo(params.registrationId)
@@ -152,28 +170,44 @@ enum AdminMethods {
     enum RemoveRegistration: RegistrationChange {
         static let declaration = MethodDeclaration(
             "admin/removeRegistration", "Removes a registration (a stolen phone); its tokens die.",
-            description: "Removes a registration for good, as for a stolen phone: its tokens are revoked and the device's later calls answer registrationRemoved.", errors: [.notFound], access: .admin)
+            description: """
+            Removes a registration for good, as for a stolen phone: its tokens are revoked and the device's later \
+            calls answer registrationRemoved.
+            """,
+            errors: [.notFound], access: .admin)
         static let change = AdminRegistrationChange.remove
     }
 
     enum LockRegistration: RegistrationChange {
         static let declaration = MethodDeclaration(
             "admin/lockRegistration", "Locks a registration (lockedByAdmin); its tokens die.",
-            description: "Locks a registration by the operator's decision (lockedByAdmin): its tokens are revoked and authentications answer lockedByAdmin until admin/unlockRegistration.", errors: [.notFound], access: .admin)
+            description: """
+            Locks a registration by the operator's decision (lockedByAdmin): its tokens are revoked and \
+            authentications answer lockedByAdmin until admin/unlockRegistration.
+            """,
+            errors: [.notFound], access: .admin)
         static let change = AdminRegistrationChange.lock
     }
 
     enum UnlockRegistration: RegistrationChange {
         static let declaration = MethodDeclaration(
             "admin/unlockRegistration", "Unlocks a registration and resets its PIN and recovery counters; never lifts removed.",
-            description: "Unlocks a locked registration and resets its failed-PIN and recovery counters. It never brings back a removed registration.", errors: [.notFound], access: .admin)
+            description: """
+            Unlocks a locked registration and resets its failed-PIN and recovery counters. It never brings back a \
+            removed registration.
+            """,
+            errors: [.notFound], access: .admin)
         static let change = AdminRegistrationChange.unlock
     }
 
     enum PushAuthentication: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/pushAuthentication", "Pushes an authentication with a context; the next authentication/start picks it up.",
-            description: "Pushes an authentication request with a context (title, content, MIME type) to a registration; the device's next authentication/start picks it up and a two-factor authentication/finish approves it (session/cancel rejects it). Poll it with admin/getAuthentication.",
+            description: """
+            Pushes an authentication request with a context (title, content, MIME type) to a registration; the \
+            device's next authentication/start picks it up and a two-factor authentication/finish approves it \
+            (session/cancel rejects it). Poll it with admin/getAuthentication.
+            """,
             errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var push = NewPushedAuthentication()
@@ -201,7 +235,9 @@ enum AdminMethods {
     enum GetAuthentication: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/getAuthentication", "A pushed authentication's status.",
-            description: "Reads a pushed authentication's status: pending, approved, rejected or expired, with when it was decided.",
+            description: """
+            Reads a pushed authentication's status: pending, approved, rejected or expired, with when it was decided.
+            """,
             errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var authenticationId = ""
@@ -215,7 +251,10 @@ enum AdminMethods {
     enum CompleteVerification: RPCMethod {
         static let declaration = MethodDeclaration(
             "admin/completeVerification", "Ends onboarding identity verification; rejected removes the registration.",
-            description: "Ends the identity verification of a registration made by onboarding: approved makes it active, rejected removes it. Name the user or the registration.",
+            description: """
+            Ends the identity verification of a registration made by onboarding: approved makes it active, rejected \
+            removes it. Name the user or the registration.
+            """,
             errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var userId: String?
@@ -236,7 +275,11 @@ enum AdminMethods {
 
     enum AuditList: RPCMethod {
         static let declaration = MethodDeclaration("audit/list", "Recorded security events, oldest first; limit keeps the newest.",
-            description: "Lists recorded security events (logins, activations, failed attempts, locks, recoveries, resets, …), oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.", access: .admin)
+            description: """
+            Lists recorded security events (logins, activations, failed attempts, locks, recoveries, resets, …), \
+            oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.
+            """,
+            access: .admin)
         struct Params: WireReadable {
             var userId: String?
             var registrationId: String?

@@ -16,7 +16,11 @@ enum DeliveryMethods {
     enum List: RPCMethod {
         static let declaration = MethodDeclaration(
             "delivery/list", "Messages sent through the channel, newest last (the last 1000, in memory only).",
-            description: "Lists the messages the simulated email/SMS channel has sent, newest last, optionally only those to one address; each carries its one-time code and link, as the recipient would see them. Kept in process memory only (the last 1000). An operator's tool.",
+            description: """
+            Lists the messages the simulated email/SMS channel has sent, newest last, optionally only those to one \
+            address; each carries its one-time code and link, as the recipient would see them. Kept in process memory \
+            only (the last 1000). An operator's tool.
+            """,
             access: .adminLocal)
         struct Params: WireReadable {
             var to: String?
@@ -31,7 +35,11 @@ enum DeliveryMethods {
     enum Open: RPCMethod {
         static let declaration = MethodDeclaration(
             "delivery/open", "The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback.",
-            description: "Acts as the recipient tapping a message's link and answers the link (null when the message has none). Opening an account-recovery message fires the reset/accountRecoveryCallback notification with its verification code.",
+            description: """
+            Acts as the recipient tapping a message's link and answers the link (null when the message has none). \
+            Opening an account-recovery message fires the reset/accountRecoveryCallback notification with its \
+            verification code.
+            """,
             errors: [.notFound], access: .admin)
         struct Params: WireReadable {
             var messageId = ""

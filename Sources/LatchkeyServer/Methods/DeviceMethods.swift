@@ -29,7 +29,10 @@ enum DeviceMethods {
     enum Create: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/create", "Creates a simulated phone (deviceId generated when absent).",
-            description: "Creates a simulated phone with its biometry (none, touchId or faceId), iCloud Keychain setting and name; deviceId is generated when absent. Every device-side method then takes this deviceId.",
+            description: """
+            Creates a simulated phone with its biometry (none, touchId or faceId), iCloud Keychain setting and name; \
+            deviceId is generated when absent. Every device-side method then takes this deviceId.
+            """,
             errors: [.alreadyExists])
         struct Params: WireReadable {
             var device = NewDevice()
@@ -45,7 +48,10 @@ enum DeviceMethods {
     enum SetBiometricOutcome: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/setBiometricOutcome", "Sets what the biometric sensor answers from now on (sticks until changed).",
-            description: "Sets what the simulated biometric sensor answers from now on: match, noMatch (the device refuses, biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.",
+            description: """
+            Sets what the simulated biometric sensor answers from now on: match, noMatch (the device refuses, \
+            biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.
+            """,
             errors: [.notFound])
         struct Params: WireReadable {
             var deviceId = ""
@@ -62,7 +68,9 @@ enum DeviceMethods {
     enum IsActivatedLocally: DeviceCall {
         static let declaration = MethodDeclaration(
             "device/isActivatedLocally", "Whether the device holds an activation (no server call).",
-            description: "Whether the simulated device holds an activation, read from its own state with no server call.",
+            description: """
+            Whether the simulated device holds an activation, read from its own state with no server call.
+            """,
             errors: [.notFound])
         static let result = activated
         static func call(_ device: Device) throws -> Bool { try device.isActivatedLocally }
@@ -79,7 +87,11 @@ enum DeviceMethods {
 
     enum IsRecoveryActivated: DeviceCall {
         static let declaration = MethodDeclaration("device/isRecoveryActivated", "Whether the device holds recovery data.",
-            description: "Whether the simulated device holds backup-code recovery data (set by recovery/finishAddOrUpdate, consumed by recovery/finish).", errors: [.notFound])
+            description: """
+            Whether the simulated device holds backup-code recovery data (set by recovery/finishAddOrUpdate, consumed \
+            by recovery/finish).
+            """,
+            errors: [.notFound])
         static let result = activated
         static func call(_ device: Device) throws -> Bool { try device.isRecoveryActivated }
     }
@@ -94,7 +106,11 @@ enum DeviceMethods {
     enum Backup: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/backup", "Backs up the device: recovery data yes, this-device-only activation keys never.",
-            description: "Backs the simulated device up (iCloud, or a computer, encrypted or not) and answers a backupId for device/restore. Recovery data travels; this-device-only activation keys never do. iCloud needs iCloud Keychain.",
+            description: """
+            Backs the simulated device up (iCloud, or a computer, encrypted or not) and answers a backupId for \
+            device/restore. Recovery data travels; this-device-only activation keys never do. iCloud needs iCloud \
+            Keychain.
+            """,
             errors: [.notFound, .iCloudKeychainDisabled])
         struct Params: WireReadable {
             var deviceId = ""
@@ -110,7 +126,10 @@ enum DeviceMethods {
     enum Restore: RPCMethod {
         static let declaration = MethodDeclaration(
             "device/restore", "Makes a new device holding what the backup carries.",
-            description: "Creates a new simulated device from a backup: it holds the backup's recovery data but no activation, so it continues with recovery/start and recovery/finish.",
+            description: """
+            Creates a new simulated device from a backup: it holds the backup's recovery data but no activation, so it \
+            continues with recovery/start and recovery/finish.
+            """,
             errors: [.notFound, .alreadyExists])
         struct Params: WireReadable {
             var backupId = ""

@@ -16,7 +16,11 @@ enum MetaMethods {
 
     enum Discover: RPCMethod {
         static let declaration = MethodDeclaration("rpc.discover", "The OpenRPC document describing every method.",
-            description: "Returns the OpenRPC 1.3 document of this server: every method with its params, result and errors, the notifications and the error registry. Generated from the same registry that dispatches calls.", access: .local)
+            description: """
+            Returns the OpenRPC 1.3 document of this server: every method with its params, result and errors, the \
+            notifications and the error registry. Generated from the same registry that dispatches calls.
+            """,
+            access: .local)
         static let result = Codec<JSON>.freeObject
         static func handle(_ params: NoParams, _ context: CallContext) throws -> JSON {
             OpenRPCDocument.build(version: context.options.version)
@@ -25,7 +29,11 @@ enum MetaMethods {
 
     enum Ping: RPCMethod {
         static let declaration = MethodDeclaration("ping", "Answers with what it was given.",
-            description: "Echoes the optional `echo` value back unchanged. Needs no store, so it answers even while the store is unreachable; use it to check that the process is alive.", access: .local)
+            description: """
+            Echoes the optional `echo` value back unchanged. Needs no store, so it answers even while the store is \
+            unreachable; use it to check that the process is alive.
+            """,
+            access: .local)
         struct Params: WireReadable {
             var echo: JSON?
             static let fields: [WireField<Self>] = [.optional("echo", \.echo, .any, "any value")]
@@ -36,7 +44,11 @@ enum MetaMethods {
 
     enum ServerInfo: RPCMethod {
         static let declaration = MethodDeclaration("server/info", "What this process is and how it was started.",
-            description: "Reports the server's name and version, which store it runs on (sqlite, postgresql or memory), whether the clock is the system's or manual, and whether randomness is seeded (a test mode). Changes nothing.", access: .local)
+            description: """
+            Reports the server's name and version, which store it runs on (sqlite, postgresql or memory), whether the \
+            clock is the system's or manual, and whether randomness is seeded (a test mode). Changes nothing.
+            """,
+            access: .local)
         struct Result: WireObject {
             enum StoreKind: String, CaseIterable, Sendable { case sqlite, postgresql, memory }
             enum ClockKind: String, CaseIterable, Sendable { case system, manual }
@@ -69,7 +81,11 @@ enum MetaMethods {
     enum Subscribe: RPCMethod {
         static let declaration = MethodDeclaration(
             "events/subscribe", "Starts notifications for topics; answers with every topic subscribed.",
-            description: "Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's subscriptions; from then on the matching notifications are sent before the response of the call that caused them. The delivery and audit topics are closed by --no-admin.",
+            description: """
+            Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's \
+            subscriptions; from then on the matching notifications are sent before the response of the call that \
+            caused them. The delivery and audit topics are closed by --no-admin.
+            """,
             errors: [.forbidden], access: .local)
         static func handle(_ params: Topics, _ context: CallContext) throws -> Topics {
             if context.options.noAdmin, let closed = params.topics.first(where: \.isAdminOnly) {
@@ -83,7 +99,10 @@ enum MetaMethods {
     enum Unsubscribe: RPCMethod {
         static let declaration = MethodDeclaration(
             "events/unsubscribe", "Stops notifications for topics; answers with the topics still subscribed.",
-            description: "Removes topics from this connection's subscriptions and answers with the topics still subscribed. Unsubscribing from a topic not subscribed is not an error.",
+            description: """
+            Removes topics from this connection's subscriptions and answers with the topics still subscribed. \
+            Unsubscribing from a topic not subscribed is not an error.
+            """,
             access: .local)
         static func handle(_ params: Topics, _ context: CallContext) throws -> Topics {
             context.server.unsubscribe(params.topics)
@@ -96,7 +115,11 @@ enum MetaMethods {
 
     enum ClockNow: RPCMethod {
         static let declaration = MethodDeclaration("clock/now", "The server's current time.",
-            description: "The server's current time (RFC 3339). Under --clock manual it stands still and moves only with clock/advance.", access: .local)
+            description: """
+            The server's current time (RFC 3339). Under --clock manual it stands still and moves only with \
+            clock/advance.
+            """,
+            access: .local)
         static let result = now
         static func handle(_ params: NoParams, _ context: CallContext) throws -> UnixTime { context.clock.now }
     }
@@ -104,7 +127,11 @@ enum MetaMethods {
     enum ClockAdvance: RPCMethod {
         static let declaration = MethodDeclaration(
             "clock/advance", "Moves a manual clock forward; due state changes happen and are notified.",
-            description: "Moves a manual clock forward by the given seconds; every time-driven change that falls due (grace periods ending, insecure windows closing) happens and is notified. Refused (forbidden) on the system clock and under --no-admin.",
+            description: """
+            Moves a manual clock forward by the given seconds; every time-driven change that falls due (grace periods \
+            ending, insecure windows closing) happens and is notified. Refused (forbidden) on the system clock and \
+            under --no-admin.
+            """,
             errors: [.forbidden], access: .admin)
         struct Params: WireReadable {
             var seconds: Int64 = 0

@@ -71,7 +71,11 @@ enum OnboardingMethods {
     enum Start: RPCMethod {
         static let declaration = MethodDeclaration(
             "onboarding/start", "Starts onboarding from identity; the same answer whether or not it matches a user.",
-            description: "Starts identity-based onboarding on a device from credentials (email, phone number, loginName, or userId with birthDate): an 8-digit OTP goes to the contact on file. Answers the same whether or not the credentials match a user. Follow with onboarding/activate.",
+            description: """
+            Starts identity-based onboarding on a device from credentials (email, phone number, loginName, or userId \
+            with birthDate): an 8-digit OTP goes to the contact on file. Answers the same whether or not the \
+            credentials match a user. Follow with onboarding/activate.
+            """,
             errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
         struct Params: WireReadable {
             var deviceId = ""
@@ -104,7 +108,10 @@ enum OnboardingMethods {
     enum Status: DeviceCall {
         static let declaration = MethodDeclaration(
             "onboarding/status", "Where the device's onboarding process stands.",
-            description: "Where the device's onboarding process stands: activationInProgress, verificationInProgress, failed or finished. A finished or failed answer ends the device's process.",
+            description: """
+            Where the device's onboarding process stands: activationInProgress, verificationInProgress, failed or \
+            finished. A finished or failed answer ends the device's process.
+            """,
             errors: [.notFound, .onboardingNotRunning])
         static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
         static func call(_ device: Device) throws -> OnboardingStatus { try device.onboardingStatus() }
@@ -113,7 +120,11 @@ enum OnboardingMethods {
     enum Activate: RPCMethod {
         static let declaration = MethodDeclaration(
             "onboarding/activate", "Checks the OTP and opens the activation; activation/finish completes it.",
-            description: "Checks the onboarding OTP and opens the activation, answering as activation/start does; activation/finish completes it and the registration stays verificationPending until admin/completeVerification. The fifth wrong OTP fails the process.",
+            description: """
+            Checks the onboarding OTP and opens the activation, answering as activation/start does; activation/finish \
+            completes it and the registration stays verificationPending until admin/completeVerification. The fifth \
+            wrong OTP fails the process.
+            """,
             errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
         struct Params: WireReadable {
             var deviceId = ""
@@ -131,7 +142,10 @@ enum OnboardingMethods {
     enum ResendOtp: DeviceCall {
         static let declaration = MethodDeclaration(
             "onboarding/resendOtp", "Sends a new OTP; the previous one dies.",
-            description: "Sends a new onboarding OTP; the previous one stops working. Wrong tries are not reset, and a resend within 30 s of the last send answers resendLimited.",
+            description: """
+            Sends a new onboarding OTP; the previous one stops working. Wrong tries are not reset, and a resend within \
+            30 s of the last send answers resendLimited.
+            """,
             errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .resendLimited])
         typealias Result = EmptyResult
         static func call(_ device: Device) throws -> EmptyResult {
@@ -143,7 +157,10 @@ enum OnboardingMethods {
     enum Cancel: RPCMethod {
         static let declaration = MethodDeclaration(
             "onboarding/cancel", "Cancels the device's onboarding process.",
-            description: "Cancels the device's onboarding process on the server and the device. With forceCancel (the default) the device forgets its process even when the server cannot cancel it.",
+            description: """
+            Cancels the device's onboarding process on the server and the device. With forceCancel (the default) the \
+            device forgets its process even when the server cannot cancel it.
+            """,
             errors: [.notFound, .onboardingNotRunning, .onboardingFailed])
         struct Params: WireReadable {
             var deviceId = ""

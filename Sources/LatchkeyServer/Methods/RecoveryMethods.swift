@@ -40,7 +40,10 @@ enum RecoveryMethods {
 
     enum GenerateCode: RPCMethod {
         static let declaration = MethodDeclaration("recovery/generateCode", "A fresh recovery code of 100 bits (4 groups of 5 Base32 characters).",
-            description: "Draws a fresh recovery code of 100 bits (4 groups of 5 Base32 characters) for users who would rather not choose one. Stores nothing; set it with recovery/startAddOrUpdate and recovery/finishAddOrUpdate.")
+            description: """
+            Draws a fresh recovery code of 100 bits (4 groups of 5 Base32 characters) for users who would rather not \
+            choose one. Stores nothing; set it with recovery/startAddOrUpdate and recovery/finishAddOrUpdate.
+            """)
         static let result = Codec.member("recoveryCode", .text)
         static func handle(_ params: NoParams, _ context: CallContext) throws -> String {
             // Drawn by the system (whose store holds the keyed-hash key drawn first in a seeded run).
@@ -63,7 +66,11 @@ enum RecoveryMethods {
     enum StartAddOrUpdate: TokenStart {
         static let declaration = MethodDeclaration(
             "recovery/startAddOrUpdate", "Opens setting the recovery code, authorised by an addOrUpdateRecovery token.",
-            description: "Opens setting or replacing the backup recovery code on an activated device, authorised by a single-use token of purpose addOrUpdateRecovery (from an authentication/finish or activation/finish). Follow with recovery/finishAddOrUpdate.",
+            description: """
+            Opens setting or replacing the backup recovery code on an activated device, authorised by a single-use \
+            token of purpose addOrUpdateRecovery (from an authentication/finish or activation/finish). Follow with \
+            recovery/finishAddOrUpdate.
+            """,
             errors: [.notFound, .notActivatedLocally] + ActivationMethods.stateErrors + tokenErrors)
         static let purpose = TokenPurpose.addOrUpdateRecovery
     }
@@ -71,7 +78,10 @@ enum RecoveryMethods {
     enum StartDelete: TokenStart {
         static let declaration = MethodDeclaration(
             "recovery/startDelete", "Opens deleting the recovery method, authorised by a deleteRecovery token.",
-            description: "Opens deleting the backup recovery method, authorised by a single-use token of purpose deleteRecovery. Follow with recovery/finishDelete.",
+            description: """
+            Opens deleting the backup recovery method, authorised by a single-use token of purpose deleteRecovery. \
+            Follow with recovery/finishDelete.
+            """,
             errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + ActivationMethods.stateErrors + tokenErrors)
         static let purpose = TokenPurpose.deleteRecovery
     }
@@ -79,7 +89,10 @@ enum RecoveryMethods {
     enum FinishAddOrUpdate: RPCMethod {
         static let declaration = MethodDeclaration(
             "recovery/finishAddOrUpdate", "Sets or replaces the recovery code; the server keeps only a public key.",
-            description: "Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, the server only a public key, never the code.",
+            description: """
+            Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, \
+            the server only a public key, never the code.
+            """,
             errors: [.notFound, .notActivatedLocally, .policyViolation] + ActivationMethods.finishErrors)
         struct Params: WireReadable {
             var deviceId = ""
@@ -100,7 +113,11 @@ enum RecoveryMethods {
     enum Start: DeviceCall {
         static let declaration = MethodDeclaration(
             "recovery/start", "Opens a recovery on a device restored from backup.",
-            description: "Opens a recovery on a device restored from a backup that carries recovery data: answers the auth methods it may activate and the PIN policy. Five wrong codes lock recovery for the registration. Follow with recovery/finish.",
+            description: """
+            Opens a recovery on a device restored from a backup that carries recovery data: answers the auth methods \
+            it may activate and the PIN policy. Five wrong codes lock recovery for the registration. Follow with \
+            recovery/finish.
+            """,
             errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked] + ActivationMethods.stateErrors)
         typealias Result = ActivationOffer
         static func call(_ device: Device) throws -> ActivationOffer { try device.startRecovery() }
@@ -109,7 +126,11 @@ enum RecoveryMethods {
     enum Finish: RPCMethod {
         static let declaration = MethodDeclaration(
             "recovery/finish", "Recovers the registration onto this device with the code and exactly one method besides device.",
-            description: "Recovers the registration onto this device with the recovery code and exactly one auth method besides device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask tokenPurpose addOrUpdateRecovery to set a new one).",
+            description: """
+            Recovers the registration onto this device with the recovery code and exactly one auth method besides \
+            device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask \
+            tokenPurpose addOrUpdateRecovery to set a new one).
+            """,
             errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
                      .policyViolation] + ActivationMethods.finishErrors + ActivationMethods.biometryErrors)
         struct Params: WireReadable {
@@ -134,7 +155,9 @@ enum RecoveryMethods {
     enum FinishDelete: RPCMethod {
         static let declaration = MethodDeclaration(
             "recovery/finishDelete", "Deletes the recovery method on both sides (the code given is ignored).",
-            description: "Deletes the backup recovery method on the device and on the server (the code given is not checked).",
+            description: """
+            Deletes the backup recovery method on the device and on the server (the code given is not checked).
+            """,
             errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + ActivationMethods.finishErrors)
         struct Params: WireReadable {
             var deviceId = ""

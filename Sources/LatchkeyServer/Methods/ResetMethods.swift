@@ -48,21 +48,35 @@ enum ResetMethods {
     enum RequestAccountRecovery: CodeRequest {
         static let declaration = MethodDeclaration(
             "reset/requestAccountRecovery", "Sends an account-recovery code and deep link (same answer for unknown users).",
-            description: "Sends an account-recovery verification code (6 digits, 600 s) and deep link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; sends are rate limited. Opening the message fires reset/accountRecoveryCallback.", errors: [.notFound])
+            description: """
+            Sends an account-recovery verification code (6 digits, 600 s) and deep link to the user's email or phone, \
+            built on a redirectUrl that must start with one of the application's prefixes. Answers the same for \
+            unknown users; sends are rate limited. Opening the message fires reset/accountRecoveryCallback.
+            """,
+            errors: [.notFound])
         static let kind = ResetKind.accountRecovery
     }
 
     enum RequestPasswordReset: CodeRequest {
         static let declaration = MethodDeclaration(
             "reset/requestPasswordReset", "Sends a password-reset code and link (same answer for unknown users).",
-            description: "Sends a password-reset verification code (6 digits, 600 s) and link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; sends are rate limited.", errors: [.notFound])
+            description: """
+            Sends a password-reset verification code (6 digits, 600 s) and link to the user's email or phone, built on \
+            a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; \
+            sends are rate limited.
+            """,
+            errors: [.notFound])
         static let kind = ResetKind.passwordReset
     }
 
     enum UpdatePassword: RPCMethod {
         static let declaration = MethodDeclaration(
             "reset/updatePassword", "Sets a new password with a verification code; every session of the user ends.",
-            description: "Sets a new password with a verification code from reset/requestPasswordReset or reset/requestAccountRecovery; every session of the user ends. The password policy is checked before the code; a wrong code counts against 5 tries.",
+            description: """
+            Sets a new password with a verification code from reset/requestPasswordReset or \
+            reset/requestAccountRecovery; every session of the user ends. The password policy is checked before the \
+            code; a wrong code counts against 5 tries.
+            """,
             errors: [.policyViolation] + codeErrors)
         struct Params: WireReadable {
             var who = Identified()
@@ -81,7 +95,10 @@ enum ResetMethods {
     enum ResetPasskeys: RPCMethod {
         static let declaration = MethodDeclaration(
             "reset/resetPasskeys", "Removes every passkey and registers the new one, with an account-recovery code.",
-            description: "With an account-recovery verification code, removes every passkey of the user and registers the new one when given.",
+            description: """
+            With an account-recovery verification code, removes every passkey of the user and registers the new one \
+            when given.
+            """,
             errors: codeErrors)
         struct Params: WireReadable {
             var who = Identified()

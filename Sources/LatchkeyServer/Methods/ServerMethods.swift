@@ -129,7 +129,10 @@ enum ServerMethods {
     enum AuthenticationCancel: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/authentication/cancel", "Uses a challenge up without an answer; a push it picked up becomes rejected.",
-            description: "As session/cancel for a device outside the process: the challenge can no longer be verified, and a pushed authentication it picked up is rejected.",
+            description: """
+            As session/cancel for a device outside the process: the challenge can no longer be verified, and a pushed \
+            authentication it picked up is rejected.
+            """,
             errors: [.noSessionInProgress, .sessionExpired])
         static let result = Codec.member("cancelled", .bool)
         static func handle(_ params: ChallengeParams, _ context: CallContext) throws -> Bool {
@@ -192,7 +195,11 @@ enum ServerMethods {
     enum AuthMethodRemove: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/authMethod/remove", "Removes a two-factor method; the device's signature suffices.",
-            description: "Signed with operation removeAuthMethod over a challenge from server/authentication/challenge; device alone suffices (a second factor, if given, is checked and counts). device itself cannot be removed (cannotDeactivateDevice). Answers the activated methods.",
+            description: """
+            Signed with operation removeAuthMethod over a challenge from server/authentication/challenge; device alone \
+            suffices (a second factor, if given, is checked and counts). device itself cannot be removed \
+            (cannotDeactivateDevice). Answers the activated methods.
+            """,
             errors: signedErrors + [.cannotDeactivateDevice])
         struct Params: WireReadable {
             var signed = SignedParams()
@@ -214,7 +221,10 @@ enum ServerMethods {
     enum RegistrationStatusMethod: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/registration/status", "What a device shows without authenticating: state, methods, attempts, recovery.",
-            description: "Reads the registration's state, activated methods, PIN attempts left and recovery methods, without a challenge or a signature and without counting anything.",
+            description: """
+            Reads the registration's state, activated methods, PIN attempts left and recovery methods, without a \
+            challenge or a signature and without counting anything.
+            """,
             errors: [.notFound])
         static func handle(_ params: RegistrationParams, _ context: CallContext) throws -> RegistrationStatus {
             try session(context) { try $0.registrationStatus(registrationId: params.registrationId) }
@@ -224,7 +234,11 @@ enum ServerMethods {
     enum RegistrationRemove: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/registration/remove", "Removes the registration on the server, signed by the device (a locked one too).",
-            description: "As registration/deactivate with onlyLocally false: signed with operation removeRegistration, device alone suffices. A removeRegistration challenge is issued in any state but removed, so a locked phone can still remove itself.",
+            description: """
+            As registration/deactivate with onlyLocally false: signed with operation removeRegistration, device alone \
+            suffices. A removeRegistration challenge is issued in any state but removed, so a locked phone can still \
+            remove itself.
+            """,
             errors: signedErrors)
         static func handle(_ params: SignedParams, _ context: CallContext) throws -> EmptyResult {
             let signatures = try params.factorSignatures()
@@ -273,7 +287,10 @@ enum ServerMethods {
     enum RecoveryDelete: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/recovery/delete", "Deletes the recovery key, authorised by a deleteRecovery token.",
-            description: "Uses a deleteRecovery token (from a two-factor verify) and removes the recovery key; with no recovery key set it answers recoveryNotActivated and the token is not spent.",
+            description: """
+            Uses a deleteRecovery token (from a two-factor verify) and removes the recovery key; with no recovery key \
+            set it answers recoveryNotActivated and the token is not spent.
+            """,
             errors: [.notFound, .recoveryNotActivated] + ActivationMethods.stateErrors + RecoveryMethods.tokenErrors)
         struct Params: WireReadable {
             var token = TokenParams()
@@ -291,7 +308,11 @@ enum ServerMethods {
     enum RecoveryChallengeMethod: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/recovery/challenge", "Opens a recovery of the registration onto new keys: the challenge the recovery key signs.",
-            description: "For a new phone restored from backup: checks the registration may be recovered (recoveryNotActivated, recoveryLocked as recovery/start) and answers a challenge, valid 300 s, that the recovery key and the new keys sign for server/recovery/commit.",
+            description: """
+            For a new phone restored from backup: checks the registration may be recovered (recoveryNotActivated, \
+            recoveryLocked as recovery/start) and answers a challenge, valid 300 s, that the recovery key and the new \
+            keys sign for server/recovery/commit.
+            """,
             errors: [.recoveryNotActivated, .recoveryLocked] + ActivationMethods.stateErrors)
         struct Params: WireReadable {
             var registrationId = ""
@@ -340,7 +361,11 @@ enum ServerMethods {
     enum OnboardingStart: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/onboarding/start", "Starts onboarding from identity for an installation; the same answer whether or not it matches.",
-            description: "Starts an identity-based onboarding process (email, phoneNumber, loginName, or userId with birthDate); an OTP goes to the address on file when the credentials match a user. One process at a time per installation (onboardingInProgress).",
+            description: """
+            Starts an identity-based onboarding process (email, phoneNumber, loginName, or userId with birthDate); an \
+            OTP goes to the address on file when the credentials match a user. One process at a time per installation \
+            (onboardingInProgress).
+            """,
             errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
         struct Params: WireReadable {
             var credentials = OnboardingCredentials()
@@ -363,7 +388,10 @@ enum ServerMethods {
     enum OnboardingStatusMethod: ProcessCall {
         static let declaration = MethodDeclaration(
             "server/onboarding/status", "Where an onboarding process stands.",
-            description: "The process's status as onboarding/status answers it (activationInProgress, verificationInProgress, failed, finished); unknown ids answer onboardingNotRunning.",
+            description: """
+            The process's status as onboarding/status answers it (activationInProgress, verificationInProgress, \
+            failed, finished); unknown ids answer onboardingNotRunning.
+            """,
             errors: [.onboardingNotRunning])
         static let result = Codec.member("status", .enumeration(OnboardingStatus.self))
         static func call(_ session: ServerSession, processId: String) throws -> OnboardingStatus {
@@ -374,7 +402,10 @@ enum ServerMethods {
     enum OnboardingResendOtp: ProcessCall {
         static let declaration = MethodDeclaration(
             "server/onboarding/resendOtp", "Sends a new OTP for the process; the previous one dies.",
-            description: "Sends a fresh OTP to the same address; at most one every 30 s (resendLimited with retryAfterSeconds). The previous OTP stops working; wrong tries keep counting.",
+            description: """
+            Sends a fresh OTP to the same address; at most one every 30 s (resendLimited with retryAfterSeconds). The \
+            previous OTP stops working; wrong tries keep counting.
+            """,
             errors: [.onboardingNotRunning, .onboardingFailed, .resendLimited])
         typealias Result = EmptyResult
         static func call(_ session: ServerSession, processId: String) throws -> EmptyResult {
@@ -386,7 +417,11 @@ enum ServerMethods {
     enum OnboardingCancel: ProcessCall {
         static let declaration = MethodDeclaration(
             "server/onboarding/cancel", "Ends a running process, removing the pending registration it made.",
-            description: "Ends a process that is activationInProgress or verificationInProgress (removing the pending registration it made); a failed or expired one answers onboardingFailed, an unknown or finished one onboardingNotRunning.",
+            description: """
+            Ends a process that is activationInProgress or verificationInProgress (removing the pending registration \
+            it made); a failed or expired one answers onboardingFailed, an unknown or finished one \
+            onboardingNotRunning.
+            """,
             errors: [.onboardingNotRunning, .onboardingFailed])
         typealias Result = EmptyResult
         static func call(_ session: ServerSession, processId: String) throws -> EmptyResult {
@@ -398,7 +433,11 @@ enum ServerMethods {
     enum OnboardingActivate: RPCMethod {
         static let declaration = MethodDeclaration(
             "server/onboarding/activate", "Checks the OTP and opens the activation; server/activation/commit completes it.",
-            description: "Checks the OTP (wrong tries counted; otpExpired after its lifetime) and opens an activation as server/activation/prepare does; the registration made by server/activation/commit waits in verificationPending until admin/completeVerification.",
+            description: """
+            Checks the OTP (wrong tries counted; otpExpired after its lifetime) and opens an activation as \
+            server/activation/prepare does; the registration made by server/activation/commit waits in \
+            verificationPending until admin/completeVerification.
+            """,
             errors: [.onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
         struct Params: WireReadable {
             var process = ProcessParams()
