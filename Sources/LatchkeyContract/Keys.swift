@@ -49,7 +49,7 @@ public struct Signature: Sendable, Equatable {
             raw = bytes
             return
         }
-        guard bytes.count >= 8, bytes.count <= 72, let der = DERSignature(bytes) else { return nil }
+        guard let der = DERSignature(bytes) else { return nil }
         raw = der.raw
     }
 
@@ -64,8 +64,10 @@ public struct Signature: Sendable, Equatable {
     public var base64url: String { Base64URL.encode(raw) }
 }
 
-/// Strict DER of ECDSA-Sig-Value: `30 len 02 len r 02 len s`, definite short lengths, minimal
-/// positive integers of at most 32 significant bytes, nothing after.
+/// Strict DER of ECDSA-Sig-Value: `30 len 02 len r 02 len s`, definite minimal lengths, minimal
+/// positive integers, nothing after. An integer of more than 32 significant bytes is strict DER
+/// too, but lies outside 1…n−1: it is kept as 0, which never verifies (a failed factor, not a
+/// signature that does not decode).
 private struct DERSignature {
     let raw: [UInt8]
 
@@ -76,21 +78,38 @@ private struct DERSignature {
             defer { index += 1 }
             return bytes[index]
         }
-        func integer() -> [UInt8]? {
-            guard byte() == 0x02, let length = byte(), length >= 1, length <= 33, index + Int(length) <= bytes.count else { return nil }
-            let value = Array(bytes[index..<index + Int(length)])
-            index += Int(length)
-            // Positive and minimal: no sign bit set; a leading zero only before a byte with it set.
-            guard value[0] & 0x80 == 0 else { return nil }
-            if value[0] == 0, value.count > 1 {
-                guard value[1] & 0x80 != 0 else { return nil }
-                return Array(value.dropFirst())
+        /// A definite length in its shortest form (long form only from 128, up to two bytes).
+        func length() -> Int? {
+            guard let first = byte() else { return nil }
+            if first < 0x80 { return Int(first) }
+            let count = Int(first & 0x7F)
+            guard count == 1 || count == 2 else { return nil }
+            var value = 0
+            for _ in 0..<count {
+                guard let next = byte() else { return nil }
+                value = value << 8 | Int(next)
             }
-            guard value.count <= 32 else { return nil }
+            guard value >= 0x80, count == 1 || value > 0xFF else { return nil }
             return value
         }
-        guard byte() == 0x30, let total = byte(), total < 0x80, Int(total) == bytes.count - 2,
+        /// The integer's significant bytes.
+        func integer() -> ArraySlice<UInt8>? {
+            guard byte() == 0x02, let length = length(), length >= 1, length <= bytes.count - index else { return nil }
+            let value = bytes[index..<index + length]
+            index += length
+            // Positive and minimal: no sign bit set; a leading zero only before a byte with it set.
+            guard let first = value.first, first & 0x80 == 0 else { return nil }
+            if first == 0, value.count > 1 {
+                guard value[value.startIndex + 1] & 0x80 != 0 else { return nil }
+                return value.dropFirst()
+            }
+            return value
+        }
+        guard byte() == 0x30, let total = length(), total == bytes.count - index,
               let r = integer(), let s = integer(), index == bytes.count else { return nil }
-        raw = [UInt8](repeating: 0, count: 32 - r.count) + r + [UInt8](repeating: 0, count: 32 - s.count) + s
+        func scalar(_ value: ArraySlice<UInt8>) -> [UInt8] {
+            value.count > 32 ? [UInt8](repeating: 0, count: 32) : [UInt8](repeating: 0, count: 32 - value.count) + value
+        }
+        raw = scalar(r) + scalar(s)
     }
 }

@@ -60,12 +60,12 @@ public enum Caller: Sendable, Equatable {
 }
 
 /// A public key handed to the server, with its proof of possession: the key's own signature
-/// over the payload of the operation that registers it.
+/// over the payload of the operation that registers it (a missing one fails as a wrong one does).
 public struct KeyWithProof: Sendable, Equatable {
     public var publicKey: PublicKey
-    public var proof: Signature
+    public var proof: Signature?
 
-    public init(publicKey: PublicKey, proof: Signature) {
+    public init(publicKey: PublicKey, proof: Signature?) {
         self.publicKey = publicKey
         self.proof = proof
     }

@@ -7,6 +7,7 @@ enum PostgresMigrations {
     /// Migrations in order: (name, SQL).
     static let all: [(name: String, sql: String)] = [
         ("v1", v1),
+        ("v2-challenge-caller", v2),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -141,5 +142,10 @@ enum PostgresMigrations {
     CREATE INDEX "activation_by_process" ON "activation"("processId");
     CREATE INDEX "onboarding_process_user" ON "onboarding_process"("userId");
     CREATE INDEX "device_backup_device" ON "device_backup"("deviceId");
+    """
+
+    /// The SQLite store's v4: the caller a challenge was issued to (a recovery's installation).
+    static let v2 = """
+    ALTER TABLE "challenge" ADD COLUMN "caller" TEXT;
     """
 }

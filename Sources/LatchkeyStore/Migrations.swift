@@ -16,6 +16,9 @@ enum Migrations {
         migrator.registerMigration("v3-devices-outside") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4-challenge-caller") { db in
+            try db.execute(sql: v4)
+        }
         return migrator
     }
 
@@ -125,6 +128,12 @@ enum Migrations {
     ALTER TABLE registration ADD COLUMN name TEXT;
     ALTER TABLE audit_event ADD COLUMN activationName TEXT;
     ALTER TABLE audit_event ADD COLUMN installationId TEXT;
+    """
+
+    /// The caller a challenge was issued to (a recovery's installation), so what its answer
+    /// causes is audited with it.
+    static let v4 = """
+    ALTER TABLE challenge ADD COLUMN caller TEXT;
     """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

@@ -98,4 +98,18 @@ import Testing
         #expect(!publicKey.verifies(Signature(raw: n + n), over: [1, 2, 3]))
         #expect(!publicKey.verifies(Signature(raw: [UInt8](repeating: 0, count: 64)), over: [1, 2, 3]))
     }
+
+    @Test("an INTEGER of more than 32 significant bytes is strict DER: it decodes, and never verifies")
+    func oversizedScalars() throws {
+        let publicKey = try #require(PublicKey(sec1: sec1))
+        let signed = Array(try key.signature(for: [1, 2, 3]).rawRepresentation)
+        // r + 2^256: 33 significant bytes, minimal and positive.
+        let big = try #require(Signature(encoded: [0x30, 0x26, 0x02, 0x21, 0x01] + signed.prefix(32) + [0x02, 0x01, 0x01]))
+        #expect(!publicKey.verifies(big, over: [1, 2, 3]))
+        // 130 bytes of r: the SEQUENCE's length takes the long form (0x81), as DER wants from 128.
+        let huge = [0x30, 0x81, 0x88, 0x02, 0x81, 0x82, 0x01] + [UInt8](repeating: 0, count: 129) + [0x02, 0x01, 0x01]
+        #expect(Signature(encoded: huge).map { publicKey.verifies($0, over: [1, 2, 3]) } == false)
+        #expect(Signature(encoded: [0x30, 0x81, 0x89] + huge.dropFirst(3).dropLast(3) + [0x02, 0x81, 0x01, 0x01]) == nil,
+                "a long-form length under 128")
+    }
 }

@@ -158,8 +158,8 @@ export interface KeySet {
 export interface KeyWithProof {
   /** P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url */
   publicKey: string;
-  /** the key's own signature over the payload of the operation that registers it */
-  proof: string;
+  /** the key's own signature over the payload of the operation that registers it (missing: proofInvalid) */
+  proof?: string;
 }
 
 export interface Message {

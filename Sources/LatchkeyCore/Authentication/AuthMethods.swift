@@ -11,20 +11,20 @@ extension ServerSession {
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
         let app = try core.application(tx, registration.applicationId)
-        try checkFactor(signatures, registration, push: nil, tokenPurpose: .none)
         guard method != .device else {
             throw DomainError(.authMethodNotAllowed, "device is the registration's own key: it is never added or updated")
-        }
-        guard let proof = signatures.factor else {
-            throw DomainError(.authMethodNotAllowed, "A single-factor method cannot add a two-factor one")
-        }
-        guard app.methodsAddableBy(proof).contains(method), app.authMethods.contains(method) else {
-            throw DomainError(.authMethodNotAllowed, "\(proof.rawValue) may not add or update \(method.rawValue)")
         }
         let payload = SignedPayload(.addAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
                                     contextHash: challenge.contextHash)
         try checkProofs([(KeyRole(method), key)], payload, registrationId: registrationId, caller: caller)
-        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)
+        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller) {
+            guard let proof = signatures.factor else {
+                throw DomainError(.authMethodNotAllowed, "A single-factor method cannot add a two-factor one")
+            }
+            guard app.methodsAddableBy(proof).contains(method), app.authMethods.contains(method) else {
+                throw DomainError(.authMethodNotAllowed, "\(proof.rawValue) may not add or update \(method.rawValue)")
+            }
+        }
         let existed = registration.methods.contains(method)
         registration.setPublicKey(key.publicKey.sec1, for: method)
         registration.authMethods = AuthMethod.text(registration.methods + [method])
@@ -48,7 +48,6 @@ extension ServerSession {
         guard registration.methods.contains(method) else {
             throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not activated for this registration")
         }
-        try checkFactor(signatures, registration, push: nil, tokenPurpose: .none)
         let payload = SignedPayload(.removeAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
                                     contextHash: challenge.contextHash)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)

@@ -39,10 +39,11 @@ extension ServerSession {
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
         var pushed = try challenge.pushedAuthenticationId.flatMap { try tx.fetch(PushedAuthenticationRecord.self, id: $0) }
-        try checkFactor(signatures, registration, push: pushed, tokenPurpose: tokenPurpose)
+        try checkPush(pushed)
         let payload = SignedPayload(.authenticate, subject: registrationId, challenge: challenge.challenge, role: .device,
                                     contextHash: challenge.contextHash)
-        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)
+        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, push: pushed != nil,
+                             tokenPurpose: tokenPurpose)
         if var approved = pushed {
             approved.status = PushedAuthenticationStatus.approved.rawValue
             approved.decidedAt = now
@@ -58,7 +59,7 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress`, `sessionExpired`.
     public func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool {
         let challenge = try openChallenge(challengeId, registrationId: registrationId,
-                                          serving: [.authenticate, .addAuthMethod, .removeRegistration, .recover])
+                                          serving: [.authenticate, .addAuthMethod, .removeRegistration])
         try useUp(challenge)
         if let pushedId = challenge.pushedAuthenticationId, var pushed = try tx.fetch(PushedAuthenticationRecord.self, id: pushedId),
            pushed.status == PushedAuthenticationStatus.pending.rawValue {

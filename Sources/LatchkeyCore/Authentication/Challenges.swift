@@ -30,7 +30,7 @@ enum ChallengeKind: String {
 extension ServerSession {
     /// Issues a challenge (or a grant) for a registration.
     func issueChallenge(_ registration: RegistrationRecord, _ kind: ChallengeKind, challenge: String? = nil, contextHash: String = "",
-                        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil) throws -> ChallengeRecord {
+                        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil, caller: Caller? = nil) throws -> ChallengeRecord {
         try tx.deleteAll(ChallengeRecord.self, where: [
             .equals("registrationId", registration.id),
             StoreFilter("expiresAt", .less, .int(now - ChallengeRecord.keptAfterExpiry)),
@@ -38,7 +38,7 @@ extension ServerSession {
         let record = ChallengeRecord(
             id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),
             contextHash: contextHash, pushedAuthenticationId: pushedAuthenticationId, tokenExpiresAt: tokenExpiresAt,
-            expiresAt: now + ChallengeRecord.lifetime, createdAt: now)
+            expiresAt: now + ChallengeRecord.lifetime, createdAt: now, caller: caller?.key)
         try tx.save(record)
         return record
     }

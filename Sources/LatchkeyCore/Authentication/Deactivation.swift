@@ -9,7 +9,6 @@ extension ServerSession {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .removeRegistration])
         var registration = try core.registration(tx, registrationId)
         guard registration.registrationState != .removed else { throw DomainError(.registrationRemoved, "The registration was removed") }
-        try checkFactor(signatures, registration, push: nil, tokenPurpose: .none)
         let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device,
                                     contextHash: challenge.contextHash)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, asAuthentication: false)

@@ -8,15 +8,17 @@ struct CheckedKey {
 
 extension ServerSession {
     /// Checks proofs of possession in the contract's order (`device`, `pin`, `touchId`, `faceId`,
-    /// `recovery`): each key's own signature over `payload` in its role. Nothing is written.
+    /// `recovery`): each key's own signature over `payload` in its role; a missing one fails.
+    /// Nothing is written but the audit event of the failure.
     /// - Throws: `proofInvalid` naming the first failing role in `data.keyRole`.
     func checkProofs(_ keys: [(KeyRole, KeyWithProof)], _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
         let ordered = keys.sorted { lhs, rhs in
             (KeyRole.allCases.firstIndex(of: lhs.0) ?? 0) < (KeyRole.allCases.firstIndex(of: rhs.0) ?? 0)
         }
-        for (role, key) in ordered where !key.publicKey.verifies(key.proof, over: payload.signed(by: role)) {
+        for (role, key) in ordered where !(key.proof.map { key.publicKey.verifies($0, over: payload.signed(by: role)) } ?? false) {
             try audit(.proofRejected, registrationId: registrationId, caller: caller, detail: role.rawValue)
-            throw DomainError(.proofInvalid, "The proof of possession of the \(role.rawValue) key does not verify; nothing was registered",
+            let what = key.proof == nil ? "is missing" : "does not verify"
+            throw DomainError(.proofInvalid, "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
                               [("keyRole", .string(role.rawValue))])
         }
     }
@@ -27,18 +29,22 @@ extension ServerSession {
                         registrationId: registrationId, caller: caller)
     }
 
-    /// The checks before any signature: a second factor given must be activated, a picked-up
-    /// push must still wait and needs a two-factor method, and so does a token.
-    /// - Throws: `authMethodNotAllowed`, `sessionExpired` (the push was decided or expired).
-    func checkFactor(_ signatures: FactorSignatures, _ registration: RegistrationRecord, push: PushedAuthenticationRecord?,
-                     tokenPurpose: TokenPurpose) throws {
-        if let factor = signatures.factor, !registration.methods.contains(factor) {
-            throw DomainError(.authMethodNotAllowed, "\(factor.rawValue) is not activated for this registration")
-        }
+    /// A picked-up push must still wait: one decided or expired ends the session.
+    /// - Throws: `sessionExpired`.
+    func checkPush(_ push: PushedAuthenticationRecord?) throws {
         if let push, push.status != PushedAuthenticationStatus.pending.rawValue || now >= push.expiresAt {
             throw DomainError(.sessionExpired, "The pushed authentication in hand expired or was decided; start again")
         }
-        if push != nil, signatures.factor == nil {
+    }
+
+    /// What the signatures may do, checked once the device signed: a second factor given must be
+    /// activated; a picked-up push needs one, and so does a token.
+    /// - Throws: `authMethodNotAllowed`.
+    private func checkFactor(_ signatures: FactorSignatures, _ registration: RegistrationRecord, push: Bool, tokenPurpose: TokenPurpose) throws {
+        if let factor = signatures.factor, !registration.methods.contains(factor) {
+            throw DomainError(.authMethodNotAllowed, "\(factor.rawValue) is not activated for this registration")
+        }
+        if push, signatures.factor == nil {
             throw DomainError(.authMethodNotAllowed, "A pushed authentication needs a two-factor method")
         }
         if tokenPurpose != .none, signatures.factor == nil {
@@ -48,17 +54,22 @@ extension ServerSession {
 
     /// Verifies the signatures over `payload` and counts: first the device's (one that fails
     /// answers `registrationRemoved` and counts nothing: the caller is not, or no longer, this
-    /// registration's device), then the challenge is used up and the second factor's is checked.
+    /// registration's device, whatever else it sent), then what the signatures may do
+    /// (`checkFactor`, then `permits`: refusals that leave the challenge usable), then the
+    /// challenge is used up and the second factor's is checked.
     /// A failure counts one attempt (and locks at the limit); a two-factor success resets the
     /// counter. What the registration became is saved. A removal (`asAuthentication: false`) is no
     /// authentication attempt unless a second factor is given: nothing is recorded of it.
-    /// - Throws: `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
+    /// - Throws: `registrationRemoved`, `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
     func verifySignatures(_ signatures: FactorSignatures, over payload: SignedPayload, _ registration: inout RegistrationRecord,
-                          _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true) throws {
+                          _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true, push: Bool = false,
+                          tokenPurpose: TokenPurpose = .none, permits: () throws -> Void = {}) throws {
         guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
               deviceKey.verifies(signatures.device, over: payload.signed(by: .device)) else {
             throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
         }
+        try checkFactor(signatures, registration, push: push, tokenPurpose: tokenPurpose)
+        try permits()
         try useUp(challenge)
         let method = signatures.factor ?? .device
         let attempt = asAuthentication || method.isTwoFactor

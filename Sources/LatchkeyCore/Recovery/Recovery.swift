@@ -130,7 +130,7 @@ extension ServerSession {
     public func recoveryChallenge(registrationId: String, caller: Caller) throws -> KeyRequest {
         let registration = try recoverableRegistration(registrationId)
         let app = try core.application(tx, registration.applicationId)
-        let record = try issueChallenge(registration, .recover)
+        let record = try issueChallenge(registration, .recover, caller: caller)
         return KeyRequest(id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
                           authMethodsForActivation: app.authMethods.filter(\.isTwoFactor), pinRules: app.pinRules)
     }
@@ -143,6 +143,8 @@ extension ServerSession {
     public func recover(registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
                         tokenPurpose: TokenPurpose, caller: Caller?) throws -> ActivationOutcome {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.recover])
+        // The installation the challenge was issued to asks (a commit names none of its own).
+        let caller = caller ?? challenge.caller.flatMap(Caller.init(key:))
         var registration = try recoverableRegistration(registrationId)
         guard keys.factors.count == 1, let (method, factorKey) = keys.factors.first else {
             throw DomainError.invalid(.recoveryKeys, "must be device and exactly one two-factor method")

@@ -250,4 +250,6 @@ struct ChallengeRecord: StoredRecord {
     var tokenExpiresAt: Int64?
     var expiresAt: Int64
     var createdAt: Int64
+    /// `Caller.key` of whom it was issued to, when it names one (a recovery's installation).
+    var caller: String?
 }

@@ -67,12 +67,12 @@ struct KeyParam: WireReadable {
     static let schemaName: String? = "KeyWithProof"
     static let fields: [WireField<Self>] = [
         .required("publicKey", \.publicKey, Codec.publicKey.stored),
-        .required("proof", \.proof, Codec.signature.stored,
-                  "the key's own signature over the payload of the operation that registers it"),
+        .optional("proof", \.proof, Codec.signature,
+                  "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)"),
     ]
 
     func domain(at path: String) throws -> KeyWithProof {
-        KeyWithProof(publicKey: try readValue(publicKey, at: path + ".publicKey"), proof: try readValue(proof, at: path + ".proof"))
+        KeyWithProof(publicKey: try readValue(publicKey, at: path + ".publicKey"), proof: proof)
     }
 }
 

@@ -43,6 +43,14 @@ class Key:
         return b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
+def der_integer(value):
+    """A DER INTEGER of a big-endian unsigned value: minimal, with a zero byte before a set sign bit."""
+    value = value.lstrip(b"\x00") or b"\x00"
+    if value[0] & 0x80:
+        value = b"\x00" + value
+    return b"\x02" + bytes([len(value)]) + value
+
+
 def payload(operation, subject, challenge, role, context_hash=""):
     return "\n".join(["LATCHKEY-V1", operation, subject, challenge, role, context_hash]).encode()
 
@@ -181,6 +189,16 @@ def signature_forms(s):
     p = lambda role: payload("authenticate", phone.registration, c["challenge"], role)
     s.ok("server/authentication/verify", registrationId=phone.registration, challengeId=c["challengeId"],
          signatures={"device": phone.key("device").sign(p("device"), der=True), "pin": phone.key("pin").sign(p("pin"))})
+    # s + n: a minimal positive INTEGER of 33 significant bytes is strict DER; it decodes, lies outside 1…n−1, and
+    # counts as a failed factor.
+    c = phone.challenge()
+    r_s = base64.urlsafe_b64decode(phone.key("pin").sign(p("pin")) + "==")
+    big_s = (int.from_bytes(r_s[32:], "big") + N).to_bytes(33, "big")
+    body = der_integer(r_s[:32]) + b"\x02\x21" + big_s
+    der = b"\x30" + bytes([len(body)]) + body
+    error = s.fails("server/authentication/verify", "authenticationFailed", registrationId=phone.registration,
+                    challengeId=c["challengeId"], signatures={"device": phone.key("device").sign(p("device")), "pin": b64(der)})
+    assert error["data"]["remainingAttempts"] == 4, error
 
 
 def wrong_pin_counts(s):
@@ -227,10 +245,19 @@ def challenge_expiry(s):
 
 
 def stranger_device_signature(s):
-    """A device signature by a stranger answers registrationRemoved and counts nothing."""
+    """A device signature by a stranger answers registrationRemoved and counts nothing, whatever else the call
+    carries (a method the registration has not activated, a token purpose, no second factor): the device is checked
+    first."""
     phone = activated(s)
     for _ in range(6):
         phone.verify(expect="registrationRemoved", signers={"device": Key("stranger")})
+    stranger = {"device": Key("stranger"), "faceId": Key("stranger-face")}
+    phone.verify(factor="faceId", expect="registrationRemoved", signers=stranger)
+    phone.verify(factor=None, expect="registrationRemoved", signers=stranger, tokenPurpose="addOrUpdateRecovery")
+    c = phone.challenge()
+    s.fails("server/authMethod/add", "registrationRemoved", registrationId=phone.registration, challengeId=c["challengeId"],
+            signatures=phone.signatures("addAuthMethod", c, "faceId", signers=stranger), method="touchId",
+            key=Phone(s, "thief").proof("touchId", "addAuthMethod", phone.registration, c["challenge"]))
     s.ok("server/registration/status", registrationId=phone.registration)
     phone.verify()
 
@@ -290,7 +317,8 @@ def proofs_refused(s):
 
 
 def hostile_keys(s):
-    """Keys that are not 65-byte uncompressed points on P-256, and signatures that do not decode: invalidParams."""
+    """Keys that are not 65-byte uncompressed points on P-256, and signatures that do not decode: invalidParams; a
+    missing proof: proofInvalid."""
     s.ok("admin/createUser", userId="alice", email="alice@example.com")
     code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
     phone = Phone(s, "phone")
@@ -310,7 +338,10 @@ def hostile_keys(s):
     for proof in [b64(r_s[:63]), b64(non_minimal_der), b64(b"\x30\x00"), "!!", good["proof"] + "A"]:
         s.fails("server/activation/commit", "invalidParams", activationId=subject, keys={"device": dict(good, proof=proof)})
     s.fails("server/activation/commit", "invalidParams", activationId=subject, keys={})
-    s.fails("server/activation/commit", "invalidParams", activationId=subject, keys={"device": good, "pin": {"publicKey": good["publicKey"]}})
+    # A missing proof is a failing one: proofInvalid naming its role, nothing spent.
+    for keys, role in [({"device": good, "pin": {"publicKey": good["publicKey"]}}, "pin"), ({"device": {"publicKey": good["publicKey"]}}, "device")]:
+        error = s.fails("server/activation/commit", "proofInvalid", activationId=subject, keys=keys)
+        assert error["data"]["keyRole"] == role, error
     zero = b64(bytes(64))
     s.fails("server/activation/commit", "proofInvalid", activationId=subject, keys={"device": dict(good, proof=zero)})
     for installation in ["", "x" * 129, "tab\there", "é"]:
@@ -398,6 +429,34 @@ def recovery_lifecycle(s):
     s.ok("server/registration/status", registrationId=phone.registration)
 
 
+def old_phone_after_recovery(s):
+    """The registration recovered onto a new phone's device and faceId keys: the old phone is refused with
+    registrationRemoved whatever it signs with (its PIN is no longer activated) and counts nothing; the recovery's
+    audit events carry the installation that asked; a recovery challenge is not an authentication's, so
+    server/authentication/cancel refuses it and the recovery still commits."""
+    phone = activated(s)
+    token = phone.verify(tokenPurpose="addOrUpdateRecovery")["token"]
+    recovery = Key("recovery-key")
+    s.ok("server/recovery/set", registrationId=phone.registration, token=token,
+         key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
+    new = Phone(s, "new-phone")
+    new.registration = phone.registration
+    c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
+    s.fails("server/authentication/cancel", "noSessionInProgress", registrationId=phone.registration, challengeId=c["challengeId"])
+    keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "faceId")}
+    s.ok("server/recovery/commit", registrationId=phone.registration, challengeId=c["challengeId"],
+         recoverySignature=recovery.sign(payload("recover", phone.registration, c["challenge"], "recovery")), keys=keys)
+    phone.verify(expect="registrationRemoved")
+    phone.verify(factor=None, expect="registrationRemoved")
+    phone.verify(expect="registrationRemoved", tokenPurpose="deleteRecovery")
+    status = s.ok("server/registration/status", registrationId=phone.registration)
+    assert status["remainingAttemptsPIN"] == status["totalAttemptsPIN"], status
+    new.verify(factor="faceId")
+    events = s.ok("audit/list", registrationId=phone.registration)["events"]
+    recovered = [e for e in events if e["type"] == "recoveryCompleted"]
+    assert recovered and recovered[0].get("installationId") == new.installation, events
+
+
 def recovery_locked(s):
     """Five wrong recovery signatures lock recovery; the sixth answers recoveryLocked."""
     phone = activated(s)
@@ -479,7 +538,7 @@ def onboarding(s):
 
 SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_challenge, challenge_expiry, stranger_device_signature,
              device_only_verify, pushed_context, proofs_refused, hostile_keys, add_and_remove_methods, remove_registration,
-             recovery_lifecycle, recovery_locked, recovery_delete, activation_codes, onboarding]
+             recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding]
 
 
 def main():
