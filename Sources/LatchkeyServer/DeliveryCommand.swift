@@ -6,10 +6,13 @@ import Logging
 
 /// Runs `--deliver-command CMD` once per outgoing message, with the message as JSON on stdin —
 /// how a deployment plugs in real email or SMS. A failure is logged (never the message's code)
-/// and reported to the caller, never fatal.
+/// and reported to the caller, never fatal. A command that has not exited after `timeLimit` is
+/// stopped and counts as failed: one that hangs must not stop the process serving.
 final class DeliveryCommand {
     let command: String
     let logger: Logger
+    /// How long one message's command may run.
+    static let timeLimit = 10
 
     init(command: String, logger: Logger) {
         self.command = command
@@ -25,6 +28,8 @@ final class DeliveryCommand {
         process.standardInput = input
         process.standardOutput = FileHandle.standardError
         process.standardError = FileHandle.standardError
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
@@ -39,7 +44,15 @@ final class DeliveryCommand {
             logger.warning("the delivery command did not read its message", metadata: ["messageId": "\(message.id)"])
         }
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        if exited.wait(timeout: .now() + .seconds(Self.timeLimit)) == .timedOut {
+            process.terminate()
+            if exited.wait(timeout: .now() + .seconds(1)) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                exited.wait()
+            }
+            logger.error("the delivery command ran longer than \(Self.timeLimit) s and was stopped", metadata: ["messageId": "\(message.id)"])
+            return false
+        }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             logger.error("the delivery command failed", metadata: [
                 "messageId": "\(message.id)", "status": "\(process.terminationStatus)",

@@ -107,7 +107,7 @@ struct LatchkeyCommand: ParsableCommand {
         if clock == .manual, !inMemory {
             throw ValidationError("--clock manual is a test mode and needs --in-memory (a shared store must never see a movable clock)")
         }
-        if Timestamp.parse(startTime) == nil {
+        if !(Timestamp.parse(startTime).map(Timestamp.writable.contains) ?? false) {
             throw ValidationError("--start-time must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
         }
         if maxMessageBytes < 64 {

@@ -73,6 +73,23 @@ def test_deliver_command_receives_every_message_and_failure_is_audited(bin_path,
         failing.close()
 
 
+def test_a_hanging_deliver_command_is_stopped_and_the_process_keeps_serving(bin_path):
+    """A command that never exits is stopped after its time limit (10 s): the request that sent the
+    message is answered, the failure is audited, and the next request is served."""
+    p = Proc(bin_path, "--in-memory", "--deliver-command", "exec sleep 100000")
+    try:
+        p.call("admin/createUser", userId="lee", email="lee@example.com")
+        started = time.monotonic()
+        assert p.call("reset/requestPasswordReset", email="lee@example.com", redirectUrl="app://r") == {}
+        took = time.monotonic() - started
+        assert 9 < took < 20, took
+        assert p.call("ping", echo=2) == {"echo": 2}
+        failed = [e for e in p.call("audit/list")["events"] if e["type"] == "deliveryFailed"]
+        assert [e.get("detail") for e in failed] == ["passwordReset"]
+    finally:
+        p.close()
+
+
 def test_onboarding_start_answers_the_same_for_known_and_unknown_identities(bin_path):
     """Same bytes, and time within noise, whether or not the credentials match a user."""
     def run(email):

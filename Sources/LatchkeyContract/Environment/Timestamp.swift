@@ -8,7 +8,11 @@ public enum Timestamp {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))Z"
     }
 
-    /// Parses an RFC 3339 time (`Z` or a numeric offset; fractional seconds are dropped).
+    /// The times RFC 3339's four-digit years can write: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+    public static let writable: ClosedRange<UnixTime> = -62_167_219_200...253_402_300_799
+
+    /// Parses an RFC 3339 time (`Z` or a numeric offset; fractional seconds are dropped); nil for
+    /// a day the month does not have, and for a leap second (time here has none).
     public static func parse(_ text: String) -> UnixTime? {
         let chars = Array(text.utf8)
         guard chars.count >= 20 else { return nil }
@@ -25,7 +29,8 @@ public enum Timestamp {
               let day = number(8, 2), chars[10] == UInt8(ascii: "T") || chars[10] == UInt8(ascii: "t") || chars[10] == UInt8(ascii: " "),
               let hour = number(11, 2), chars[13] == UInt8(ascii: ":"), let minute = number(14, 2),
               chars[16] == UInt8(ascii: ":"), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60,
+              isDay(year, month, day)
         else { return nil }
         var index = 19
         if index < chars.count, chars[index] == UInt8(ascii: ".") {
@@ -53,8 +58,13 @@ public enum Timestamp {
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let y = Int64(parts[0]), let m = Int64(parts[1]), let d = Int64(parts[2]),
               (1...12).contains(m), d >= 1 else { return false }
-        let (yy, mm, dd) = civil(fromDays: days(fromCivil: y, m, d))
-        return yy == y && mm == m && dd == d
+        return isDay(y, m, d)
+    }
+
+    /// Whether the month of that year has that day.
+    private static func isDay(_ year: Int64, _ month: Int64, _ day: Int64) -> Bool {
+        let (y, m, d) = civil(fromDays: days(fromCivil: year, month, day))
+        return y == year && m == month && d == day
     }
 
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }

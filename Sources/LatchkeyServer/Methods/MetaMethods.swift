@@ -142,6 +142,9 @@ enum MetaMethods {
             guard context.clock.isManual else {
                 throw DomainError(.forbidden, "clock/advance needs --clock manual; the system clock cannot be moved")
             }
+            guard Timestamp.writable.contains(context.clock.now + params.seconds) else {
+                throw RPCError.invalidParams([ParamProblem("seconds", "would move the clock past 9999-12-31T23:59:59Z")])
+            }
             try context.core.advanceClock(by: params.seconds)
             return context.clock.now
         }

@@ -33,7 +33,7 @@ enum OnboardingMethods {
             let before = problems.count
             var credentials = OnboardingCredentials()
             for entry in object.entries {
-                let keyPath = entry.key.count <= 64 && !entry.key.contains(where: \.isNewline) ? "\(path).\(entry.key)" : path
+                let keyPath = memberPath(path, entry.key)
                 guard let slot = credentialSlots[entry.key] else {
                     problems.append(ParamProblem(keyPath, keyPath == path ? "has a key Latchkey does not know" : unknownCredential))
                     continue
@@ -42,6 +42,7 @@ enum OnboardingMethods {
                     problems.append(ParamProblem(keyPath, "must be a string, not \(entry.value.typeName)"))
                     continue
                 }
+                guard acceptsText(value, keyPath, &problems) else { continue }
                 if entry.key == "userID", object["userId"] != nil {
                     problems.append(ParamProblem(keyPath, "is the same key as userId: give one of them"))
                     continue

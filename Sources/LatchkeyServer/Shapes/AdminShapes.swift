@@ -21,7 +21,8 @@ extension Codec where Value == [AuthMethod: [AuthMethod]] {
                 if let list = Codec<[AuthMethod]>.authMethods.read(member, "\(path).\(method.rawValue)", &problems) { map[method] = list }
             }
             for key in object.keys where AuthMethod(rawValue: key) == nil {
-                problems.append(ParamProblem("\(path).\(key)", "is not an auth method"))
+                let keyPath = memberPath(path, key)
+                problems.append(ParamProblem(keyPath, keyPath == path ? "has a key that is not an auth method" : "is not an auth method"))
             }
             return problems.count == before ? map : nil
         },

@@ -55,6 +55,21 @@ public struct Codec<Value>: Sendable {
 
 // MARK: - scalars
 
+/// Whether a string param may be kept: U+0000 is refused (the stores keep text as C strings, so
+/// `a\u0000b` would be kept, and matched, as `a`).
+func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem]) -> Bool {
+    guard text.utf8.contains(0) else { return true }
+    problems.append(ParamProblem(path, "must not contain U+0000"))
+    return false
+}
+
+/// The path of an object member the caller named: `path.key` where the key can be quoted
+/// safely (at most 64 printable ASCII characters), else `path` alone; an error names the field,
+/// it never echoes arbitrary input.
+func memberPath(_ path: String, _ key: String) -> String {
+    key.utf8.count <= 64 && key.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) ? "\(path).\(key)" : path
+}
+
 /// Whether `value` keeps both bounds; a problem for each it breaks ("must have at least 6
 /// characters", "must be at most 10").
 private func keepsBounds<T: Comparable>(_ value: T, _ minimum: T?, _ maximum: T?, _ path: String, _ problems: inout [ParamProblem],
@@ -80,6 +95,7 @@ extension Codec where Value == String {
                 problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
                 return nil
             }
+            guard acceptsText(text, path, &problems) else { return nil }
             // Counting characters walks the string: only when there is a bound.
             if minLength != nil || maxLength != nil,
                !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: " characters") { return nil }
