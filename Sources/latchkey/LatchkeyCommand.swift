@@ -86,7 +86,7 @@ struct LatchkeyCommand: ParsableCommand {
     @Flag(name: .long, help: "Close admin/*, clock/advance, delivery/list, delivery/open, audit/list and the delivery and audit topics.")
     var noAdmin = false
 
-    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin.", valueName: "CMD"))
+    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin; one still running after 10 s is stopped and counts as failed.", valueName: "CMD"))
     var deliverCommand: String?
 
     @Option(name: .long, help: ArgumentHelp(
