@@ -5,6 +5,7 @@
 #   3. latency.py     interactive round trips, unpinned and pinned to one core
 #   4. coldstart.py   spawn -> one ping -> EOF -> exit
 #   5. coldstart_mcp.py  `latchkey mcp` to its initialize answer against plain latchkey to a ping (<= 1 ms apart)
+#   5b. startup.py    one ping's CPU against `latchkey --version` (<= 2 ms apart)
 #   6. external_device.py  an outside device's PIN authentication vs a simulated one
 # Each step has its own time limit; a failed step is reported and the others still run.
 # Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
@@ -20,7 +21,7 @@ mkdir -p "$OUT_DIR"
 export PYTHONDONTWRITEBYTECODE=1
 export LATCHKEY_BIN="${LATCHKEY_BIN:-$BENCH_DIR/../.build/release/latchkey}"
 
-rm -f "$OUT_DIR"/{pipelined,latency,coldstart,coldstart_mcp}.json "$OUT_DIR"/*.stderr.log
+rm -f "$OUT_DIR"/{pipelined,latency,coldstart,coldstart_mcp,startup}.json "$OUT_DIR"/*.stderr.log
 failed=0
 
 # step NAME LIMIT_SECONDS COMMAND...
@@ -50,6 +51,7 @@ step pipelined 900 "$BENCH_DIR/pipelined.sh"
 step latency 300 python3 "$BENCH_DIR/latency.py"
 step coldstart 300 python3 "$BENCH_DIR/coldstart.py"
 step coldstart_mcp 300 python3 "$BENCH_DIR/coldstart_mcp.py"
+step startup 300 python3 "$BENCH_DIR/startup.py"
 # An outside device's PIN authentication (server/ challenge + verify, signed outside the timing)
 # against a simulated device's, in one process (needs the venv's cryptography: make venv).
 VENV_PY="$BENCH_DIR/../.build/venv/bin/python"

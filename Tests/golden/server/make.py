@@ -429,11 +429,8 @@ def recovery_lifecycle(s):
     s.ok("server/registration/status", registrationId=phone.registration)
 
 
-def old_phone_after_recovery(s):
-    """The registration recovered onto a new phone's device and faceId keys: the old phone is refused with
-    registrationRemoved whatever it signs with (its PIN is no longer activated) and counts nothing; the recovery's
-    audit events carry the installation that asked; a recovery challenge is not an authentication's, so
-    server/authentication/cancel refuses it and the recovery still commits."""
+def recoverable(s):
+    """An activated phone whose recovery key is set, and a new phone to recover its registration onto."""
     phone = activated(s)
     token = phone.verify(tokenPurpose="addOrUpdateRecovery")["token"]
     recovery = Key("recovery-key")
@@ -441,6 +438,15 @@ def old_phone_after_recovery(s):
          key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
     new = Phone(s, "new-phone")
     new.registration = phone.registration
+    return phone, recovery, new
+
+
+def old_phone_after_recovery(s):
+    """The registration recovered onto a new phone's device and faceId keys: the old phone is refused with
+    registrationRemoved whatever it signs with (its PIN is no longer activated) and counts nothing; the recovery's
+    audit events carry the installation that asked; a recovery challenge is not an authentication's, so
+    server/authentication/cancel refuses it and the recovery still commits."""
+    phone, recovery, new = recoverable(s)
     c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
     s.fails("server/authentication/cancel", "noSessionInProgress", registrationId=phone.registration, challengeId=c["challengeId"])
     keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "faceId")}
@@ -459,13 +465,7 @@ def old_phone_after_recovery(s):
 
 def recovery_locked(s):
     """Five wrong recovery signatures lock recovery; the sixth answers recoveryLocked."""
-    phone = activated(s)
-    token = phone.verify(tokenPurpose="addOrUpdateRecovery")["token"]
-    recovery = Key("recovery-key")
-    s.ok("server/recovery/set", registrationId=phone.registration, token=token,
-         key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
-    new = Phone(s, "new-phone")
-    new.registration = phone.registration
+    phone, recovery, new = recoverable(s)
     for attempt in range(5):
         c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
         keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "pin")}
