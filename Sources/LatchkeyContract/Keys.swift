@@ -1,17 +1,23 @@
 import Crypto
 
 /// A P-256 public key as the wire carries it: the 65-byte uncompressed SEC1 point
-/// (`0x04‖X‖Y`), checked to be on the curve when read.
+/// (`0x04‖X‖Y`), checked to be on the curve when read, and kept parsed for the signatures it
+/// verifies (equal and hashed by its bytes).
 public struct PublicKey: Sendable, Equatable, Hashable {
     /// The 65 bytes.
     public let sec1: [UInt8]
+    private let parsed: P256.Signing.PublicKey
 
     /// Reads 65 bytes; nil for another length, a compressed point, the point at infinity, a
     /// coordinate ≥ p, or a point off the curve (swift-crypto's parser checks the last two).
     public init?(sec1 bytes: [UInt8]) {
-        guard bytes.count == 65, bytes[0] == 0x04, (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else { return nil }
+        guard bytes.count == 65, bytes[0] == 0x04, let key = try? P256.Signing.PublicKey(x963Representation: bytes) else { return nil }
         sec1 = bytes
+        parsed = key
     }
+
+    public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool { lhs.sec1 == rhs.sec1 }
+    public func hash(into hasher: inout Hasher) { hasher.combine(sec1) }
 
     /// Reads canonical unpadded base64url of the 65 bytes.
     public init?(base64url text: String) {
@@ -22,14 +28,17 @@ public struct PublicKey: Sendable, Equatable, Hashable {
     public var base64url: String { Base64URL.encode(sec1) }
 
     /// A short, stable name for the key: unpadded base64url of the first 16 bytes of its SHA-256.
-    public var keyId: String { Base64URL.encode(Array(SHA256.hash(data: sec1).prefix(16))) }
+    public var keyId: String { Self.keyId(sec1: sec1) }
+
+    /// The `keyId` of a key's 65 bytes (a key the store keeps, checked when it was registered:
+    /// naming it needs no parse).
+    public static func keyId(sec1 bytes: [UInt8]) -> String { Base64URL.encode(Array(SHA256.hash(data: bytes).prefix(16))) }
 
     /// Whether `signature` is this key's over `payload` (ECDSA over SHA-256). A signature whose
     /// `r` or `s` is outside 1…n−1 never verifies.
     public func verifies(_ signature: Signature, over payload: [UInt8]) -> Bool {
-        guard let key = try? P256.Signing.PublicKey(x963Representation: sec1),
-              let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature.raw) else { return false }
-        return key.isValidSignature(parsed, for: payload)
+        guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature.raw) else { return false }
+        return parsed.isValidSignature(ecdsa, for: payload)
     }
 
     public func verifies(_ signature: Signature, over payload: SignedPayload) -> Bool {

@@ -83,7 +83,7 @@ extension Device {
         } catch let answer as DomainError where answer.reason == .registrationRemoved || answer.reason == .notFound {
             return
         }
-        guard try storage.item(.possessionKey).flatMap(FactorKey.publicKey(of:))?.keyId == challenge.deviceKeyId else {
+        guard try storage.item(.possessionKey).flatMap(FactorKey.keyId(of:)) == challenge.deviceKeyId else {
             throw DomainError(.registrationRemoved, "The registration was moved to another device")
         }
         let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device)

@@ -74,7 +74,7 @@ public struct Device {
     /// moved it elsewhere).
     /// - Throws: `registrationRemoved`.
     func requireThisDevice(_ challenge: Challenge) throws {
-        guard let key = try storage.item(.possessionKey), FactorKey.publicKey(of: key)?.keyId == challenge.deviceKeyId else {
+        guard let key = try storage.item(.possessionKey), FactorKey.keyId(of: key) == challenge.deviceKeyId else {
             throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
         }
     }

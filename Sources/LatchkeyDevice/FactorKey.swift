@@ -17,6 +17,12 @@ enum FactorKey {
         return PublicKey(sec1: Array(key.publicKey.x963Representation))
     }
 
+    /// The `keyId` of a raw private key's public key (nil when the bytes are no valid key).
+    static func keyId(of privateKey: [UInt8]) -> String? {
+        guard let key = try? P256.Signing.PrivateKey(rawRepresentation: privateKey) else { return nil }
+        return PublicKey.keyId(sec1: Array(key.publicKey.x963Representation))
+    }
+
     /// Signs `payload`. A wrong key (a wrong PIN's unmasked bytes) still signs — only the server
     /// can tell; bytes that are not a key at all give a signature that cannot verify.
     static func sign(_ payload: SignedPayload, with privateKey: [UInt8]) -> Signature {

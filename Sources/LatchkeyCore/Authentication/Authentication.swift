@@ -26,7 +26,7 @@ extension ServerSession {
                 remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
                 contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
             contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
-            deviceKeyId: PublicKey(sec1: registration.possessionPublicKey)?.keyId ?? "")
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
     }
 
     /// Verifies an authentication: the challenge, the state, then the signatures (see
