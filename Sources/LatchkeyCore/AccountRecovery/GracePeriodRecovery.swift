@@ -12,7 +12,7 @@ extension AccountRecoveryRecord {
 
     var status: AccountRecoveryStatus {
         AccountRecoveryStatus(uid: id, state: AccountRecoveryState(rawValue: state) ?? .none,
-                              reason: AccountRecoveryReason(rawValue: reason) ?? .none, startTime: startTime, endTime: endTime)
+                              reason: AccountRecoveryReason(rawValue: reason), startTime: startTime, endTime: endTime)
     }
 }
 
@@ -52,14 +52,14 @@ extension Latchkey {
             switch status.state {
             case .gracePeriod:
                 let window = try serverConfig(tx).insecureWindowSeconds
-                status = AccountRecoveryStatus(uid: status.uid, state: .insecure, reason: .none, startTime: end, endTime: end + window)
+                status = AccountRecoveryStatus(uid: status.uid, state: .insecure, reason: AccountRecoveryReason.none, startTime: end, endTime: end + window)
                 try saveAccountRecovery(tx, effects, status)
                 try audit(tx, effects, .accountRecoveryInsecure, userId: status.uid, at: end)
                 if let user = try tx.fetch(UserRecord.self, id: status.uid) {
                     sendSecurityNotice(effects, to: user, at: end, "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). If this was not you, sign in to cancel.")
                 }
             case .insecure:
-                status = AccountRecoveryStatus(uid: status.uid, state: .expired, reason: .none, startTime: end, endTime: nil)
+                status = AccountRecoveryStatus(uid: status.uid, state: .expired, reason: AccountRecoveryReason.none, startTime: end, endTime: nil)
                 try saveAccountRecovery(tx, effects, status)
                 try audit(tx, effects, .accountRecoveryExpired, userId: status.uid, at: end)
             default:
@@ -109,7 +109,7 @@ extension Latchkey {
                 throw notAllowed(current.state, "An account recovery is in progress already")
             }
             let grace = try serverConfig(tx).gracePeriodSeconds
-            let status = AccountRecoveryStatus(uid: user.id, state: .gracePeriod, reason: .none, startTime: now, endTime: now + grace)
+            let status = AccountRecoveryStatus(uid: user.id, state: .gracePeriod, reason: AccountRecoveryReason.none, startTime: now, endTime: now + grace)
             try saveAccountRecovery(tx, effects, status)
             try audit(tx, effects, .accountRecoveryStarted, userId: user.id)
             sendSecurityNotice(effects, to: user, "A password reset was requested for your account. It can proceed after \(Timestamp.format(now + grace)). If this was not you, sign in to cancel it.")

@@ -6,7 +6,7 @@ import LatchkeyRPC
 /// One method of the contract, declared once: its name and descriptions, the shape of its
 /// params and of its result, the errors it may answer, and its handler. The OpenRPC document,
 /// the error registry, the clients' tables and the MCP tool list all derive from these.
-public protocol RPCMethod {
+public protocol RPCMethod: SendableMetatype {
     associatedtype Params: WireReadable
     associatedtype Result
 
