@@ -83,9 +83,7 @@ extension Device {
         } catch let answer as DomainError where answer.reason == .registrationRemoved || answer.reason == .notFound {
             return
         }
-        guard try storage.item(.possessionKey).flatMap(FactorKey.keyId(of:)) == challenge.deviceKeyId else {
-            throw DomainError(.registrationRemoved, "The registration was moved to another device")
-        }
+        try requireThisDevice(challenge, "The registration was moved to another device")
         let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device)
         try server.removeRegistration(registrationId: registrationId, challengeId: challenge.challengeId,
                                       signatures: try signatures(payload, AuthParameter(method: .device)), caller: caller)

@@ -72,10 +72,10 @@ public struct Device {
 
     /// Refuses a challenge for a registration whose device key is not this device's (a recovery
     /// moved it elsewhere).
-    /// - Throws: `registrationRemoved`.
-    func requireThisDevice(_ challenge: Challenge) throws {
+    /// - Throws: `registrationRemoved`, with `message`.
+    func requireThisDevice(_ challenge: Challenge, _ message: String = "The registration was removed or moved to another device") throws {
         guard let key = try storage.item(.possessionKey), FactorKey.keyId(of: key) == challenge.deviceKeyId else {
-            throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
+            throw DomainError(.registrationRemoved, message)
         }
     }
 

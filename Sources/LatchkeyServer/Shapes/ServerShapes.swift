@@ -50,7 +50,7 @@ extension Codec where Value == Signature {
 extension Codec where Value == String {
     /// Names the app installation that asks: 1–128 characters U+0020–U+007E.
     static let installationId = Codec.string(minLength: 1, maxLength: 128).checked {
-        $0.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) } ? nil : "must be printable ASCII (U+0020 to U+007E)"
+        $0.isPrintableASCII ? nil : "must be printable ASCII (U+0020 to U+007E)"
     }
 }
 

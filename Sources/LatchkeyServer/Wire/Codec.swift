@@ -67,7 +67,12 @@ func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem
 /// safely (at most 64 printable ASCII characters), else `path` alone; an error names the field,
 /// it never echoes arbitrary input.
 func memberPath(_ path: String, _ key: String) -> String {
-    key.utf8.count <= 64 && key.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) ? "\(path).\(key)" : path
+    key.utf8.count <= 64 && key.isPrintableASCII ? "\(path).\(key)" : path
+}
+
+extension String {
+    /// Every character in U+0020–U+007E.
+    var isPrintableASCII: Bool { utf8.allSatisfy { (0x20...0x7E).contains($0) } }
 }
 
 /// Whether `value` keeps both bounds; a problem for each it breaks ("must have at least 6
