@@ -19,9 +19,9 @@ enum Notifications {
 
     struct RecoveryChanged: WireObject {
         var uid: String
-        var accountRecovery: AccountRecoveryStatus
+        var accountRecovery: LatchkeyCore.AccountRecoveryStatus
         static let fields: [WireField<Self>] = [
-            .required("uid", \.uid, .text), .required("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self)),
+            .required("uid", \.uid, .text), .required("accountRecovery", \.accountRecovery, .object(LatchkeyCore.AccountRecoveryStatus.self)),
         ]
     }
 

@@ -16,7 +16,7 @@ import Testing
 
     @Test("every problem is reported with its path, nested ones dotted, array items indexed")
     func problemPaths() {
-        let (_, problems) = decode(AdminMethods.ConfigureApplication.self, [
+        let (_, problems) = decode(AdminConfigureApplication.self, [
             "applicationId": "", "pinCodeLengthMin": 2, "authMethods": ["pin", "eyes"],
             "addOrUpdateAllowedBy": ["pin": ["faceId", 7], "nose": []],
         ])
@@ -27,7 +27,7 @@ import Testing
 
     @Test("an optional member given as null counts as absent; a default is the contract's")
     func nullsAndDefaults() throws {
-        let (params, problems) = decode(ActivationMethods.ActivationFinish.self, [
+        let (params, problems) = decode(ActivationFinish.self, [
             "deviceId": "d", "authParameter": ["method": "faceId", "pin": nil], "tokenPurpose": nil,
         ])
         #expect(problems.isEmpty)
@@ -35,44 +35,44 @@ import Testing
         #expect(params?.finish.authParameter.parameter.pin == nil)
         #expect(params?.finish.authParameter.tokenPurpose == nil)
         #expect(params?.activationName == nil)
-        let (onboarding, _) = decode(OnboardingMethods.Cancel.self, ["deviceId": "d"])
+        let (onboarding, _) = decode(OnboardingCancel.self, ["deviceId": "d"])
         #expect(onboarding?.forceCancel == true)
     }
 
     @Test("exactly one of two members: the missing one and the one too many are named")
     func exactlyOne() {
-        let (_, neither) = decode(AccountMethods.Login.self, ["password": "x"])
+        let (_, neither) = decode(UserLogin.self, ["password": "x"])
         #expect(neither == [ParamProblem("email", "is required when userId is absent (give one of them)")])
-        let (_, both) = decode(AccountMethods.Login.self, ["password": "x", "email": "a@b.c", "userId": "u"])
+        let (_, both) = decode(UserLogin.self, ["password": "x", "email": "a@b.c", "userId": "u"])
         #expect(both == [ParamProblem("userId", "cannot be given together with email (give one of them)")])
-        let (_, verification) = decode(AdminMethods.CompleteVerification.self, ["approved": true])
+        let (_, verification) = decode(AdminCompleteVerification.self, ["approved": true])
         #expect(verification.map(\.path) == ["userId"])
     }
 
     @Test("a result is written in the declared member order and matches its own schema")
     func resultsMatchTheirSchema() {
         let config = ApplicationConfig.defaults("default")
-        let json = AdminMethods.ConfigureApplication.result.write(config)
+        let json = AdminConfigureApplication.result.write(config)
         #expect(json.objectValue?.keys == ["applicationId", "activationCodeLength", "activationCodeType", "activationCodeTtlSeconds",
                                            "pinCodeType", "pinCodeLengthMin", "pinCodeLengthMax", "maxFailedAttempts", "authMethods",
                                            "addOrUpdateAllowedBy", "tokenTtlSeconds", "redirectUrlPrefixes"])
         #expect(JSONSerializer.string(json["addOrUpdateAllowedBy"] ?? .null)
             == #"{"device":[],"pin":["pin","touchId","faceId"],"touchId":["faceId"],"faceId":["touchId"]}"#)
-        #expect(AdminMethods.ConfigureApplication.result.schema.mismatches(json).isEmpty)
+        #expect(AdminConfigureApplication.result.schema.mismatches(json).isEmpty)
     }
 
     @Test("the contract check flags an undeclared error and a result off its schema")
     func contractCheckCatchesDrift() {
-        let entry = MethodEntry(AdminMethods.GetRegistration.self)
+        let entry = MethodEntry(AdminGetRegistration.self)
         let undeclared = RPCError(code: 1500, reason: "tokenInvalid", message: "x")
         #expect(ContractCheck.problems(entry, .failure(undeclared)).count == 1)
         let declared = RPCError(code: 1000, reason: "notFound", message: "x")
         #expect(ContractCheck.problems(entry, .failure(declared)).isEmpty)
         #expect(ContractCheck.problems(entry, .failure(.internalError)).isEmpty)
-        #expect(ContractCheck.problems(MethodEntry(AdminMethods.CreateUser.self),
+        #expect(ContractCheck.problems(MethodEntry(AdminCreateUser.self),
                                        .failure(ErrorCodes.rpcError(DomainError(.storeUnavailable, "x")))).isEmpty)
         #expect(!ContractCheck.problems(entry, .success(["registrationId": 1])).isEmpty)
-        #expect(!ContractCheck.problems(MethodEntry(MetaMethods.ClockNow.self), .success(["now": "2026-01-01T00:00:00Z", "extra": 1])).isEmpty)
+        #expect(!ContractCheck.problems(MethodEntry(ClockNow.self), .success(["now": "2026-01-01T00:00:00Z", "extra": 1])).isEmpty)
     }
 
     @Test("every method is declared once, with a summary, and every reason has one code")

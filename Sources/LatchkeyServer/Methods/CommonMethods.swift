@@ -76,3 +76,27 @@ extension ProcessCall {
         try context.core.session { try call($0, processId: params.processId) }
     }
 }
+
+/// Reasons that methods of several families declare together.
+enum CommonErrors {
+    /// The registration's state refuses the call.
+    static let registrationState: [ErrorReason] = [.registrationRemoved, .lockedByAdmin, .registrationLocked, .verificationPending]
+    /// A finish without its start, or too late; or the registration's state refuses it.
+    static let finish: [ErrorReason] = [.noSessionInProgress, .sessionExpired] + registrationState
+    /// The simulated biometric sensor refuses.
+    static let biometry: [ErrorReason] = [.biometryUnavailable, .biometryFailed, .biometryCancelled]
+    /// A single-use token that does not authorise the call.
+    static let token: [ErrorReason] = [.tokenInvalid, .tokenExpired, .tokenPurposeMismatch]
+}
+
+/// `{deviceId, authParameter, tokenPurpose*}`.
+struct FinishParams: WireReadable {
+    var deviceId = ""
+    var authParameter = FinishAuthParameterParam()
+    var tokenPurpose = TokenPurpose.none
+    static let fields: [WireField<Self>] = [
+        .deviceId(\.deviceId), .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
+    ]
+    static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
+    var purpose: TokenPurpose { requestedTokenPurpose(tokenPurpose, authParameter) }
+}

@@ -3,7 +3,7 @@ import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
 
-extension AccountRecoveryStatus: WireObject {
+extension LatchkeyCore.AccountRecoveryStatus: WireObject {
     public static let schemaName: String? = "AccountRecovery"
     public static let fields: [WireField<Self>] = [
         .required("state", \.state, .integerEnumeration(AccountRecoveryState.self), "0 none, 1 grace period, 2 cancelled, 3 insecure, 4 expired"),
@@ -26,7 +26,7 @@ extension UserProfile: WireObject {
         .required("uid", \.uid, .text),
         .nullable("email", \.email, .text),
         .nullable("phoneNumber", \.phoneNumber, .text),
-        .nullable("accountRecovery", \.accountRecovery, .object(AccountRecoveryStatus.self)),
+        .nullable("accountRecovery", \.accountRecovery, .object(LatchkeyCore.AccountRecoveryStatus.self)),
     ]
 }
 

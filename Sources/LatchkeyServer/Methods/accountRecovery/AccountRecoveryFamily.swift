@@ -1,0 +1,12 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
+import LatchkeyJSON
+import LatchkeyRPC
+
+/// What the `accountRecovery/` methods share.
+enum AccountRecoveryFamily {
+    /// `{accountRecovery}`.
+    static let recoveryResult = Codec.member("accountRecovery", Codec<LatchkeyCore.AccountRecoveryStatus>.object(LatchkeyCore.AccountRecoveryStatus.self))
+}

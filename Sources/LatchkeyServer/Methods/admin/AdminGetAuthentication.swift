@@ -1,0 +1,22 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
+import LatchkeyJSON
+import LatchkeyRPC
+
+enum AdminGetAuthentication: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "admin/getAuthentication", "A pushed authentication's status.",
+        description: """
+        Reads a pushed authentication's status: pending, approved, rejected or expired, with when it was decided.
+        """,
+        errors: [.notFound], access: .admin)
+    struct Params: WireReadable {
+        var authenticationId = ""
+        static let fields: [WireField<Self>] = [.required("authenticationId", \.authenticationId, .identifier)]
+    }
+    static func handle(_ params: Params, _ context: CallContext) throws -> PushedAuthenticationInfo {
+        try context.core.pushedAuthentication(params.authenticationId)
+    }
+}

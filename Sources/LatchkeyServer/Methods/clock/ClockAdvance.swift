@@ -1,0 +1,32 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
+import LatchkeyJSON
+import LatchkeyRPC
+
+enum ClockAdvance: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "clock/advance", "Moves a manual clock forward; due state changes happen and are notified.",
+        description: """
+        Moves a manual clock forward by the given seconds; every time-driven change that falls due (grace periods \
+        ending, insecure windows closing) happens and is notified. Refused (forbidden) on the system clock and \
+        under --no-admin.
+        """,
+        errors: [.forbidden], access: .admin)
+    struct Params: WireReadable {
+        var seconds: Int64 = 0
+        static let fields: [WireField<Self>] = [.required("seconds", \.seconds, .seconds(minimum: 0))]
+    }
+    static let result = ClockFamily.now
+    static func handle(_ params: Params, _ context: CallContext) throws -> UnixTime {
+        guard context.clock.isManual else {
+            throw DomainError(.forbidden, "clock/advance needs --clock manual; the system clock cannot be moved")
+        }
+        guard Timestamp.writable.contains(context.clock.now + params.seconds) else {
+            throw RPCError.invalidParams([ParamProblem("seconds", "would move the clock past 9999-12-31T23:59:59Z")])
+        }
+        try context.core.advanceClock(by: params.seconds)
+        return context.clock.now
+    }
+}

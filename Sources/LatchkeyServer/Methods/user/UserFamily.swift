@@ -1,0 +1,12 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeySimulator
+import LatchkeyJSON
+import LatchkeyRPC
+
+/// What the `user/` methods share (the passkey list is also `reset/resetPasskeys`'s result).
+enum UserFamily {
+    /// `{passkeys}`.
+    static let passkeyList = Codec.member("passkeys", Codec<[Passkey]>.array(.object(Passkey.self)))
+}
