@@ -86,6 +86,8 @@ struct MethodEntry: Sendable {
     let params: @Sendable () -> [WireFieldInfo]
     /// The result's schema (built on first use).
     let result: @Sendable () -> Schema
+    /// The params type's stored properties that no member reads (see `WireReadable.unreadProperties`).
+    let unreadParams: @Sendable () -> [String]
     /// Reads the params (throwing `invalidParams`), prepares the context, then runs the handler.
     let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
 
@@ -98,6 +100,7 @@ struct MethodEntry: Sendable {
         access = declaration.access
         params = { M.Params.fields.map(WireFieldInfo.init) }
         result = { M.result.schema }
+        unreadParams = { M.Params.unreadProperties }
         invoke = { object, context in
             var problems: [ParamProblem] = []
             guard let params = M.Params.read(object, at: "", into: &problems) else { throw RPCError.invalidParams(problems) }

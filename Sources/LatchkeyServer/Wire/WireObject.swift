@@ -33,6 +33,9 @@ public struct WireField<Root>: Sendable {
     public let schema: Schema
     let read: @Sendable (inout Root, JSON?, String, inout [ParamProblem]) -> Void
     let write: @Sendable (Root, inout JSONObject) -> Void
+    /// The bytes of `Root` the member reads and writes (a nested property's, for `\.who.email`),
+    /// for the test that proves a type's list covers every property it stores.
+    var storage: @Sendable () -> Range<Int>? = { nil }
 
     /// A member that is always there.
     public static func required<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
@@ -43,7 +46,7 @@ public struct WireField<Root>: Sendable {
                 return
             }
             if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
-        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
+        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// A member that may be left out (null counts as left out); written only when set.
@@ -54,7 +57,7 @@ public struct WireField<Root>: Sendable {
             if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
         }, write: { root, object in
             if let value = root[keyPath: keyPath] { object.appendUnchecked(name, codec.write(value)) }
-        })
+        }, storage: { bytes(of: keyPath) })
     }
 
     /// A member that may be left out, taking the contract's default then (shown in the schema).
@@ -67,7 +70,7 @@ public struct WireField<Root>: Sendable {
                 return
             }
             if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
-        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
+        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// A member that is always written, from a value the type computes (results only).
@@ -75,7 +78,7 @@ public struct WireField<Root>: Sendable {
                                    _ summary: String = "") -> WireField {
         WireField(name: name, required: true, summary: summary, schema: codec.schema, read: { _, json, path, problems in
             if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
-        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) })
+        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// This member as a member of an outer value that holds this one's root at `keyPath`.
@@ -83,7 +86,10 @@ public struct WireField<Root>: Sendable {
         let read = self.read, write = self.write
         return WireField<Outer>(name: name, required: required, summary: summary, schema: schema,
                                 read: { outer, json, path, problems in read(&outer[keyPath: keyPath], json, path, &problems) },
-                                write: { outer, object in write(outer[keyPath: keyPath], &object) })
+                                write: { outer, object in write(outer[keyPath: keyPath], &object) },
+                                storage: { [inner = self.storage] in
+                                    MemoryLayout<Outer>.offset(of: keyPath).flatMap { base in inner().map { $0.lowerBound + base ..< $0.upperBound + base } }
+                                })
     }
 
     /// A member that is always there and may be null.
@@ -91,6 +97,11 @@ public struct WireField<Root>: Sendable {
                                    _ summary: String = "") -> WireField {
         .required(name, keyPath, .nullable(codec), summary)
     }
+}
+
+/// The bytes a stored property takes in its root (nil for a computed one).
+private func bytes<Root, V>(of keyPath: KeyPath<Root, V>) -> Range<Int>? {
+    MemoryLayout<Root>.offset(of: keyPath).map { $0 ..< $0 + MemoryLayout<V>.size }
 }
 
 /// A rule over several members of a wire object, checked once every member was read.

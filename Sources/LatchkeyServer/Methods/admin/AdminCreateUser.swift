@@ -15,25 +15,30 @@ enum AdminCreateUser: RPCMethod {
         """,
         errors: [.alreadyExists], access: .admin)
     struct Params: WireReadable {
-        var user = NewUser()
+        var userId: String?
+        var loginName: String?
+        var email: String?
+        var phoneNumber: String?
+        var password: String?
+        var birthDate: String?
         var passkeys: [PasskeyName]?
         var attributes: JSON?
         static let fields: [WireField<Self>] = [
-            .optional("userId", \.user.userId, .identifier),
-            .optional("loginName", \.user.loginName, .identifier, "unique like email, compared exactly"),
-            .optional("email", \.user.email, .email),
-            .optional("phoneNumber", \.user.phoneNumber, .phoneNumber, "E.164"),
-            .optional("password", \.user.password, .text),
-            .optional("birthDate", \.user.birthDate, .date, "YYYY-MM-DD"),
+            .optional("userId", \.userId, .identifier),
+            .optional("loginName", \.loginName, .identifier, "unique like email, compared exactly"),
+            .optional("email", \.email, .email),
+            .optional("phoneNumber", \.phoneNumber, .phoneNumber, "E.164"),
+            .optional("password", \.password, .text),
+            .optional("birthDate", \.birthDate, .date, "YYYY-MM-DD"),
             .optional("passkeys", \.passkeys, .array(.object(PasskeyName.self))),
             .optional("attributes", \.attributes, .freeObject),
         ]
     }
     static let result = Codec.member("userId", .text)
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
-        var user = params.user
-        user.passkeys = params.passkeys?.map(\.friendlyName) ?? []
-        user.attributes = params.attributes.map(JSONSerializer.string)
-        return try context.core.createUser(user)
+        try context.core.createUser(NewUser(
+            userId: params.userId, email: params.email, phoneNumber: params.phoneNumber, password: params.password,
+            birthDate: params.birthDate, passkeys: params.passkeys.map { $0.map(\.friendlyName) } ?? [],
+            attributes: params.attributes.map(JSONSerializer.string), loginName: params.loginName))
     }
 }

@@ -15,13 +15,16 @@ enum DeviceRestore: RPCMethod {
         errors: [.notFound, .alreadyExists])
     struct Params: WireReadable {
         var backupId = ""
-        var device = NewDevice()
+        var deviceId: String?
+        var biometry = Biometry.faceId
+        var iCloudKeychain = true
         static let fields: [WireField<Self>] = [
-            .required("backupId", \.backupId, .identifier), .optional("deviceId", \.device.deviceId, .identifier, "the new device"),
-        ] + DeviceFamily.hardware(\.device.biometry, \.device.iCloudKeychain)
+            .required("backupId", \.backupId, .identifier), .optional("deviceId", \.deviceId, .identifier, "the new device"),
+        ] + DeviceFamily.hardware(\.biometry, \.iCloudKeychain)
     }
     static let result = DeviceFamily.deviceIdResult
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
-        try context.devices.restore(backupId: params.backupId, params.device)
+        try context.devices.restore(
+            backupId: params.backupId, NewDevice(deviceId: params.deviceId, biometry: params.biometry, iCloudKeychain: params.iCloudKeychain))
     }
 }
