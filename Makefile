@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps pg-deps venv build release run test contract-log-reset contract-log-check unit golden regen regen-check schema schema-check clients-test system mcp-test demo bench fuzz fuzz-smoke fuzz-replay clean
+.PHONY: all deps pg-deps venv build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system mcp-test demo bench fuzz fuzz-smoke fuzz-replay clean
 
 all: build
 
@@ -63,6 +63,14 @@ export LATCHKEY_CONTRACT_LOG := $(CONTRACT_LOG)
 golden: build
 	python3 Tests/golden/run.py --binary $(BIN_DEBUG)
 
+# Re-records the golden transcripts (all, or those whose path contains FILTER) from the debug
+# binary; review `git diff Tests/golden` before committing. run.py exits 3 after recording, so
+# a stray LATCHKEY_RECORD in a test run fails; here that status is the expected one.
+FILTER ?=
+golden-record: build
+	@LATCHKEY_RECORD=1 python3 Tests/golden/run.py --binary $(BIN_DEBUG) $(FILTER); status=$$?; \
+	  if [ $$status -ne 3 ]; then exit $$status; fi
+
 # Regenerate everything derived from the method registry: schema/openrpc.json, schema/errors.json
 # and the clients' generated method tables (see schema/regen.py).
 regen: build
@@ -73,8 +81,8 @@ schema: regen
 # Fails with a one-line hint when a derived file is stale, or the document is not valid OpenRPC.
 regen-check: build
 	@python3 schema/regen.py $(BIN_DEBUG) --check
-	@if [ -f $(SHARED)/openrpc/validate.py ]; then python3 $(SHARED)/openrpc/validate.py schema/openrpc.json; \
-	  else echo "validate.py not found at $(SHARED)/openrpc; skipping the offline OpenRPC validation"; fi
+	@[ -f $(SHARED)/openrpc/validate.py ] || { echo "regen-check: $(SHARED)/openrpc/validate.py not found (set SHARED=path/to/shared)"; exit 1; }
+	@python3 $(SHARED)/openrpc/validate.py schema/openrpc.json
 
 schema-check: regen-check
 
@@ -154,5 +162,7 @@ fuzz-smoke: deps
 	@grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log
 
 # Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
+# A crash while replaying fails the target.
 fuzz-replay: build
-	@ls Tests/fuzz/findings/* >/dev/null 2>&1 && .build/debug/LatchkeyFuzz Tests/fuzz/findings/* && echo "fuzz findings replayed" || echo "no fuzz findings to replay"
+	@if ls Tests/fuzz/findings/* >/dev/null 2>&1; then .build/debug/LatchkeyFuzz Tests/fuzz/findings/* && echo "fuzz findings replayed"; \
+	  else echo "no fuzz findings to replay"; fi

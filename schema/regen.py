@@ -7,9 +7,9 @@
 Derived files: schema/openrpc.json (`latchkey schema`), schema/errors.json (its error registry),
 clients/python/latchkey/_generated.py, clients/js/generated.js and the generated region of
 clients/js/index.d.ts (from the OpenRPC document), and schema/mcp-tools.json (`latchkey schema
---mcp-tools`) once the binary serves MCP.
+--mcp-tools`). A missing tool (node) or a failing step is an error, never a skip.
 """
-import json, os, subprocess, sys
+import json, os, shutil, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,21 +24,26 @@ def derived(binary):
     errors = {reason: {"code": e["code"], "description": e["data"]["description"]}
               for reason, e in document["components"]["errors"].items()}
     files = {"schema/openrpc.json": pretty(document), "schema/errors.json": json.dumps(errors, indent=2) + "\n"}
-    tools = subprocess.run([binary, "schema", "--mcp-tools"], capture_output=True)
-    if tools.returncode == 0:
-        files["schema/mcp-tools.json"] = pretty(json.loads(tools.stdout))
+    tools = subprocess.run([binary, "schema", "--mcp-tools"], check=True, capture_output=True)
+    files["schema/mcp-tools.json"] = pretty(json.loads(tools.stdout))
     return files
 
 
 def clients(schema_path, check):
     """Runs both client generators on `schema_path`; True when (with check) they are up to date."""
     flag = ["--check"] if check else []
+    if shutil.which("node") is None:
+        sys.exit("regen: node is not on PATH; the JavaScript client's tables need it (apt-get install nodejs)")
     python = subprocess.run([sys.executable, os.path.join(ROOT, "clients/python/generate.py"), "--schema", schema_path] + flag,
                             capture_output=True, text=True)
     node = subprocess.run(["node", os.path.join(ROOT, "clients/js/generate.mjs"), "--schema", schema_path] + flag,
                           capture_output=True, text=True)
     if not check and (python.returncode or node.returncode):
         sys.exit(f"regen: a client generator failed:\n{python.stderr}{node.stderr}")
+    # --check exits 1 when the tables are stale; anything else is the generator failing.
+    for name, run in (("python", python), ("js", node)):
+        if run.returncode not in (0, 1):
+            sys.exit(f"regen: the {name} client generator failed (exit {run.returncode}):\n{run.stderr}")
     return python.returncode == 0 and node.returncode == 0
 
 
@@ -52,7 +57,7 @@ def main():
             with open(os.path.join(ROOT, path), "w") as f:
                 f.write(text)
         clients(os.path.join(ROOT, "schema/openrpc.json"), check=False)
-        print("regen: schema/, the clients' generated tables" + (" and the MCP tool list" if "schema/mcp-tools.json" in files else "") + " written")
+        print("regen: schema/, the clients' generated tables and the MCP tool list written")
         return
     stale = []
     for path, text in files.items():

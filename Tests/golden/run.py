@@ -5,7 +5,9 @@ usage: run.py [--binary PATH] [FILTER...]
   Each case runs `latchkey --in-memory --seed 1 --clock manual`, or the arguments listed one per
   line in NAME.args beside it. The input file is fed as raw bytes (so Content-Length framing,
   broken UTF-8 and oversized lines can be tested too).
-  LATCHKEY_RECORD=1 re-records every .out.jsonl from the current binary: review the diff.
+  LATCHKEY_RECORD=1 (or `make golden-record [FILTER=...]`) re-records each .out.jsonl from the
+  current binary and then exits 3, so a run that recorded never passes: review the diff, then
+  run again without it.
   NAME.description (optional) says what the case walks, and which seed it comes from; it is
   printed when the case fails.
 """
@@ -44,13 +46,17 @@ def main():
     if argv[:1] == ["--binary"]:
         binary, argv = argv[1], argv[2:]
     record = os.environ.get("LATCHKEY_RECORD") == "1"
-    passed = failed = 0
+    passed = failed = recorded = 0
     for rel, base in sorted(cases(argv)):
         code, out, err = run_case(binary, base)
         expected_path = base + ".out.jsonl"
-        if record:
-            with open(expected_path, "wb") as f:
-                f.write(out)
+        if record and code == 0:
+            before = open(expected_path, "rb").read() if os.path.exists(expected_path) else None
+            if before != out:
+                with open(expected_path, "wb") as f:
+                    f.write(out)
+                recorded += 1
+                print(f"RECORDED {rel}")
         expected = open(expected_path, "rb").read() if os.path.exists(expected_path) else None
         if code == 0 and expected == out:
             passed += 1
@@ -70,7 +76,12 @@ def main():
         if err:
             print("  stderr: " + err.decode("utf-8", "replace")[-600:])
     print(f"golden: {passed} passed, {failed} failed")
-    sys.exit(1 if failed or passed == 0 else 0)
+    if failed or passed == 0:
+        sys.exit(1)
+    if record:
+        print(f"golden: recorded with LATCHKEY_RECORD=1 ({recorded} rewritten): review `git diff Tests/golden`, "
+              "then run again without it")
+        sys.exit(3)
 
 
 if __name__ == "__main__":

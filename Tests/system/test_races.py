@@ -440,7 +440,6 @@ def test_a_write_waits_out_a_foreign_write_lock(pair, db_path, hold):
     assert reason(r) == "ok", r
 
 
-@pytest.mark.skipif(not os.environ.get("LATCHKEY_SLOW_TESTS"), reason="takes 12 s; set LATCHKEY_SLOW_TESTS=1")
 def test_a_write_behind_a_lock_longer_than_the_busy_timeout_is_not_an_internal_error(pair, db_path):
     """SQLITE_BUSY after the busy timeout must not surface as internalError (-32603)."""
     a, _ = pair
