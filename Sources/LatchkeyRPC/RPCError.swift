@@ -22,6 +22,9 @@ public enum TransportError: Int, Sendable, CaseIterable {
         }
     }
 
+    /// The code with its name.
+    public var code: ErrorCode { ErrorCode(rawValue, reason: reason) }
+
     /// What the error means, for the error registry.
     public var summary: String {
         switch self {
@@ -33,6 +36,29 @@ public enum TransportError: Int, Sendable, CaseIterable {
         case .messageTooLarge: return "The message exceeds --max-message-bytes and was skipped; data.limit."
         }
     }
+}
+
+/// An error's code on the wire with the name the contract gives it (`data.reason`), as
+/// sourcekit-lsp's `ErrorCode` wraps an `Int`: the transport's codes are the static members
+/// here, the domain's come from the server's error table.
+public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: Int
+    /// The `reason` name in `data`.
+    public let reason: String
+
+    public init(_ rawValue: Int, reason: String) {
+        self.rawValue = rawValue
+        self.reason = reason
+    }
+
+    public var description: String { "\(rawValue) \(reason)" }
+
+    public static let parseError = TransportError.parseError.code
+    public static let invalidRequest = TransportError.invalidRequest.code
+    public static let methodNotFound = TransportError.methodNotFound.code
+    public static let invalidParams = TransportError.invalidParams.code
+    public static let internalError = TransportError.internalError.code
+    public static let messageTooLarge = TransportError.messageTooLarge.code
 }
 
 /// One problem with the params: a dotted path (`authParameter.pin`), what is wrong there, and
@@ -51,28 +77,29 @@ public struct ParamProblem: Sendable, Equatable {
 
 /// A JSON-RPC error object: a stable numeric code, a human message, and data carrying `reason`.
 public struct RPCError: Error, Sendable, Equatable {
-    public var code: Int
+    public var code: ErrorCode
     public var message: String
+    /// Written with `reason` first, then the error's own members.
     public var data: JSONObject
 
-    public init(code: Int, reason: String, message: String, data: JSONObject = JSONObject()) {
+    public init(code: ErrorCode, message: String, data: JSONObject = JSONObject()) {
         self.code = code
         self.message = message
         var full = JSONObject()
-        full.appendUnchecked("reason", .string(reason))
+        full.appendUnchecked("reason", .string(code.reason))
         for entry in data.entries where entry.key != "reason" { full.appendUnchecked(entry.key, entry.value) }
         self.data = full
     }
 
     init(_ error: TransportError, message: String, data: JSONObject = JSONObject()) {
-        self.init(code: error.rawValue, reason: error.reason, message: message, data: data)
+        self.init(code: error.code, message: message, data: data)
     }
 
     /// The `reason` name in `data`.
-    public var reason: String { data["reason"]?.stringValue ?? "" }
+    public var reason: String { code.reason }
 
     public var json: JSON {
-        .object(JSONObject([("code", .int(Int64(code))), ("message", .string(message)), ("data", .object(data))]))
+        .object(JSONObject([("code", .int(Int64(code.rawValue))), ("message", .string(message)), ("data", .object(data))]))
     }
 }
 

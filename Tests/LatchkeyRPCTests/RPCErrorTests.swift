@@ -13,7 +13,8 @@ struct RPCErrorTests {
         (.parseError(JSONParseError(kind: .duplicateKey, line: 3, column: 9)), -32700, "parseError"),
     ] as [(RPCError, Int, String)])
     func codes(error: RPCError, code: Int, reason: String) {
-        #expect(error.code == code)
+        #expect(error.code.rawValue == code)
+        #expect(error.data["reason"]?.stringValue == reason)
         #expect(error.reason == reason)
         #expect(error.data.keys.first == "reason")
         #expect(!error.message.isEmpty)
@@ -22,7 +23,7 @@ struct RPCErrorTests {
 
     @Test("the error object is code, message, data in that order")
     func errorObjectOrder() {
-        let error = RPCError(code: 1004, reason: "rateLimited", message: "Too many attempts",
+        let error = RPCError(code: ErrorCode(1004, reason: "rateLimited"), message: "Too many attempts",
                              data: JSONObject([("retryAfterSeconds", 30), ("reason", "ignored")]))
         #expect(JSONSerializer.string(error.json)
             == #"{"code":1004,"message":"Too many attempts","data":{"reason":"rateLimited","retryAfterSeconds":30}}"#)

@@ -101,7 +101,7 @@ final class FakeHandler: RPCHandler {
         case "echo":
             return .success(request.params ?? .null)
         case "fail":
-            return .failure(RPCError(code: 1000, reason: "notFound", message: "No such thing",
+            return .failure(RPCError(code: ErrorCode(1000, reason: "notFound"), message: "No such thing",
                                      data: JSONObject([("kind", "device")])))
         case "notify":
             emit(RPCMessage.notification("event/first", params: ["n": 1]))

@@ -64,9 +64,9 @@ import Testing
     @Test("the contract check flags an undeclared error and a result off its schema")
     func contractCheckCatchesDrift() {
         let entry = MethodEntry(AdminGetRegistration.self)
-        let undeclared = RPCError(code: 1500, reason: "tokenInvalid", message: "x")
+        let undeclared = RPCError(code: ErrorCode(1500, reason: "tokenInvalid"), message: "x")
         #expect(ContractCheck.problems(entry, .failure(undeclared)).count == 1)
-        let declared = RPCError(code: 1000, reason: "notFound", message: "x")
+        let declared = RPCError(code: ErrorCode(1000, reason: "notFound"), message: "x")
         #expect(ContractCheck.problems(entry, .failure(declared)).isEmpty)
         #expect(ContractCheck.problems(entry, .failure(.internalError)).isEmpty)
         #expect(ContractCheck.problems(MethodEntry(AdminCreateUser.self),

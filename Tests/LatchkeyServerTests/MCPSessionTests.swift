@@ -68,7 +68,7 @@ import Testing
 
 extension Result where Failure == RPCError {
     fileprivate var failureCode: Int? {
-        if case .failure(let error) = self { return error.code }
+        if case .failure(let error) = self { return error.code.rawValue }
         return nil
     }
 }

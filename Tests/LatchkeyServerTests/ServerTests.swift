@@ -73,7 +73,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
                 Issue.record("\(method) was open")
                 continue
             }
-            #expect(error.code == 1002)
+            #expect(error.code.rawValue == 1002)
         }
         let subscribe = server.handle(RPCRequest(id: .int(1), method: "events/subscribe", params: ["topics": ["audit"]])) { _ in }
         guard case .failure(let error) = subscribe else {
@@ -112,7 +112,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
             Issue.record("device/create answered without a store")
             return
         }
-        #expect(error.code == 1005)
+        #expect(error.code.rawValue == 1005)
         #expect(error.data["retryAfterSeconds"] == 2)
         _ = server.handle(RPCRequest(id: .int(3), method: "device/create", params: nil)) { _ in }
         #expect(opens.withLock { $0 } == 2, "a failed open is tried again on the next call")

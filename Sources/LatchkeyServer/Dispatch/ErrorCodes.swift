@@ -6,7 +6,10 @@ import LatchkeyRPC
 /// The contract's error table: every domain reason with its numeric code and meaning. The
 /// transport's own codes are `TransportError`'s; these are the one place for the rest.
 enum ErrorCodes {
-    static func code(_ reason: ErrorReason) -> Int {
+    /// The reason's code, with its name.
+    static func code(_ reason: ErrorReason) -> ErrorCode { ErrorCode(number(reason), reason: reason.rawValue) }
+
+    private static func number(_ reason: ErrorReason) -> Int {
         switch reason {
         case .invalidParams: return TransportError.invalidParams.rawValue
         case .notFound: return 1000
@@ -108,7 +111,7 @@ enum ErrorCodes {
     /// Every row of the error registry, the transport's first, in the contract's order.
     static var registry: [(reason: String, code: Int, summary: String)] {
         TransportError.allCases.map { ($0.reason, $0.rawValue, $0.summary) }
-            + ErrorReason.allCases.filter { $0 != .invalidParams }.map { ($0.rawValue, code($0), summary($0)) }
+            + ErrorReason.allCases.filter { $0 != .invalidParams }.map { ($0.rawValue, number($0), summary($0)) }
     }
 
     /// The wire form of a domain answer.
@@ -118,7 +121,7 @@ enum ErrorCodes {
         }
         var data = JSONObject()
         for (key, value) in error.details { data.appendUnchecked(key, json(value)) }
-        return RPCError(code: code(error.reason), reason: error.reason.rawValue, message: error.message, data: data)
+        return RPCError(code: code(error.reason), message: error.message, data: data)
     }
 
     /// Where an input the domain refused sits on the wire.

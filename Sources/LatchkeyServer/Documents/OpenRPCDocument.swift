@@ -46,7 +46,7 @@ enum OpenRPCDocument {
 
     /// The errors a method declares, then the ones every method may answer.
     static func errorReferences(_ entry: MethodEntry) -> [JSON] {
-        var rows = entry.declaredReasons.filter { $0 != .invalidParams }.map { (ErrorCodes.code($0), $0.rawValue) }
+        var rows = entry.declaredReasons.filter { $0 != .invalidParams }.map { (ErrorCodes.code($0).rawValue, $0.rawValue) }
         rows += [(TransportError.invalidParams.rawValue, TransportError.invalidParams.reason),
                  (TransportError.internalError.rawValue, TransportError.internalError.reason)]
         return rows.map { code, reason in ["code": .int(code), "message": .string(reason), "data": ["reason": .string(reason)]] }
