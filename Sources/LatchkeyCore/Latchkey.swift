@@ -20,10 +20,6 @@ public final class Latchkey: Sendable {
     private let sink: Mutex<EventSink>
     let secretKeyCache = Mutex<[UInt8]?>(nil)
     let dueCache = DueCache()
-    /// Names this process: state that must not outlive it (an onboarding process started
-    /// without `canRestoreSession`) is tagged with it. Not secret, never written out.
-    let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
-
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(store: Store, clock: Clock, random: RandomSource, outbox: Outbox = Outbox(),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Notifications between the processes that share one PostgreSQL database, over
 /// LISTEN/NOTIFY on the channel `latchkey`: each process sends what its own committed
@@ -11,7 +12,7 @@ import Foundation
 /// that sent it (a random id inside the sealed part), so a process drops its own: a subscriber
 /// hears each notification once, its own requests' ones before their responses, as without
 /// PostgreSQL. A payload that does not open under the key is dropped.
-public final class PostgresNotifier: @unchecked Sendable {
+public final class PostgresNotifier: Sendable {
     static let channel = "latchkey"
     /// PostgreSQL refuses payloads of 8000 bytes or more.
     static let maxPayload = 7999
@@ -19,16 +20,18 @@ public final class PostgresNotifier: @unchecked Sendable {
     private let conninfo: String
     private let sealKey: SymmetricKey
     private let origin: [UInt8]
-    private let lock = NSLock()
-    private var publisher: PostgresConnection?
-    private var listener: PostgresConnection?
-    private var listening = false
-    /// When connecting last failed (monotonic ms): no new attempt for `reconnectPause`, so an
-    /// unreachable server does not stall every request and every idle poll.
-    private var downSince: Int64?
+    private let state = Mutex(State())
     static let reconnectPauseMilliseconds: Int64 = 1000
-    /// Notifications that could not be sent or heard (too large, connection down).
-    public private(set) var dropped = 0
+
+    /// The connections, and whether this process listens.
+    private struct State: ~Copyable {
+        var publisher: PostgresConnection?
+        var listener: PostgresConnection?
+        var listening = false
+        /// When connecting last failed (monotonic ms): no new attempt for `reconnectPause`, so an
+        /// unreachable server does not stall every request and every idle poll.
+        var downSince: Int64?
+    }
 
     public init(conninfo: String, key: [UInt8]) {
         self.conninfo = conninfo
@@ -39,40 +42,35 @@ public final class PostgresNotifier: @unchecked Sendable {
 
     /// Starts hearing the other processes (on the first subscription).
     public func start() {
-        lock.withLock {
-            listening = true
-            _ = try? listenerConnection()
+        state.withLock { state in
+            state.listening = true
+            _ = try? listenerConnection(&state)
         }
     }
 
     /// Whether this process hears the others (then its loop polls `receive`).
-    public var isListening: Bool { lock.withLock { listening } }
+    public var isListening: Bool { state.withLock { $0.listening } }
 
     /// Sends what this process's committed transactions caused, in order, as (topic, message).
     public func publish(_ notifications: [(topic: String, message: [UInt8])]) {
         guard !notifications.isEmpty else { return }
-        lock.withLock {
-            var payloads: [String] = []
-            for (topic, message) in notifications {
-                guard let payload = try? seal(topic: topic, message: message), payload.utf8.count <= Self.maxPayload else {
-                    dropped += 1
-                    continue
-                }
-                payloads.append(payload)
-            }
-            guard !payloads.isEmpty else { return }
+        // A notification too large to send, or that cannot be sent (the connection is down), is lost.
+        let payloads = notifications.compactMap { topic, message in
+            (try? seal(topic: topic, message: message)).flatMap { $0.utf8.count <= Self.maxPayload ? $0 : nil }
+        }
+        guard !payloads.isEmpty else { return }
+        state.withLock { state in
             // Base64 needs no quoting inside a text-array literal.
             let array = "{" + payloads.map { "\"\($0)\"" }.joined(separator: ",") + "}"
-            for attempt in 0..<2 {
+            for _ in 0..<2 {
                 do {
-                    let connection = try publisher ?? connect(applicationName: "latchkey-notify")
-                    publisher = connection
+                    let connection = try state.publisher ?? connect(applicationName: "latchkey-notify", &state)
+                    state.publisher = connection
                     try connection.query("SELECT pg_notify('\(Self.channel)', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
                                          [.text(array)])
                     return
                 } catch {
-                    publisher = nil
-                    if attempt == 1 { dropped += payloads.count }
+                    state.publisher = nil
                 }
             }
         }
@@ -80,39 +78,39 @@ public final class PostgresNotifier: @unchecked Sendable {
 
     /// What the other processes caused since the last call, in the order they committed.
     public func receive() -> [(topic: String, message: [UInt8])] {
-        lock.withLock {
-            guard listening, let connection = try? listenerConnection() else { return [] }
+        state.withLock { state in
+            guard state.listening, let connection = try? listenerConnection(&state) else { return [] }
             do {
                 return try connection.notifications().compactMap { notice in
                     notice.channel == Self.channel ? open(notice.payload) : nil
                 }
             } catch {
                 // Gone: the next call listens again on a new connection.
-                listener = nil
+                state.listener = nil
                 return []
             }
         }
     }
 
-    private func listenerConnection() throws -> PostgresConnection {
-        if let listener, listener.isUp { return listener }
-        listener = nil
-        let connection = try connect(applicationName: "latchkey-listen")
+    private func listenerConnection(_ state: inout State) throws -> PostgresConnection {
+        if let listener = state.listener, listener.isUp { return listener }
+        state.listener = nil
+        let connection = try connect(applicationName: "latchkey-listen", &state)
         try connection.execute("LISTEN \(Self.channel)")
-        listener = connection
+        state.listener = connection
         return connection
     }
 
-    private func connect(applicationName: String) throws -> PostgresConnection {
-        if let since = downSince, PostgresStore.nowMilliseconds() - since < Self.reconnectPauseMilliseconds {
+    private func connect(applicationName: String, _ state: inout State) throws -> PostgresConnection {
+        if let since = state.downSince, PostgresStore.nowMilliseconds() - since < Self.reconnectPauseMilliseconds {
             throw PostgresError(sqlState: "", context: "connect (paused after a failure)")
         }
         do {
             let connection = try PostgresConnection(conninfo: conninfo, applicationName: applicationName)
-            downSince = nil
+            state.downSince = nil
             return connection
         } catch {
-            downSince = PostgresStore.nowMilliseconds()
+            state.downSince = PostgresStore.nowMilliseconds()
             throw error
         }
     }

@@ -1,5 +1,6 @@
 import LatchkeyCore
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,13 +17,12 @@ import Darwin
 /// REPEATABLE READ READ ONLY snapshots. A lost connection (class 08, 57P01–57P03) is
 /// `StoreUnavailable`: nothing half-written stays (PostgreSQL rolls back a transaction whose
 /// connection is gone), and the next call reconnects.
-public final class PostgresStore: Store, @unchecked Sendable {
-    public let kind = "postgresql"
+public final class PostgresStore: Store, Sendable {
+    public let kind = StoreKind.postgresql
     private let conninfo: String
     private let key: [UInt8]
-    /// Guards `slot`: one transaction at a time on the one connection.
-    private let lock = NSLock()
-    private var slot = ConnectionSlot()
+    /// The one connection: one transaction at a time on it.
+    private let connectionSlot = Mutex(ConnectionSlot())
     /// How often one body may run, and for how long, before the call answers `StoreUnavailable`.
     /// Serialization failures include false positives (predicate locks are kept per index
     /// page, so writers of neighbouring rows can fail each other): a generous budget.
@@ -41,7 +41,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public init(conninfo: String, key: [UInt8]) throws {
         self.conninfo = conninfo
         self.key = key
-        try lock.withLock { _ = try connection(&slot) }
+        try connectionSlot.withLock { _ = try connection(&$0) }
     }
 
     public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { key }
@@ -55,10 +55,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     /// How many transactions ran again after a serialization failure or deadlock (benchmarks).
-    public var retries: Int { lock.withLock { slot.retries } }
+    public var retries: Int { connectionSlot.withLock { $0.retries } }
 
     private func transaction<T>(begin: String, writes: Bool, _ body: (StoreTransaction) throws -> T) throws -> T {
-        try lock.withLock {
+        try connectionSlot.withLock { slot in
             var attempt = 0
             var reconnected = false
             let started = Self.nowMilliseconds()

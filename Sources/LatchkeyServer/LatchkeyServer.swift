@@ -13,15 +13,15 @@ public struct ServerOptions: Sendable {
     public var deliverCommand: String?
     /// `--fail-method`: these methods answer `internalError`, their transactions rolled back.
     public var failMethods: Set<String>
-    /// What `server/info` reports as the store ("sqlite", "postgresql", "memory").
-    public var storeKind: String
+    /// What `server/info` reports as the store.
+    public var storeKind: StoreKind
     /// Debug builds: check every answer against its method's declaration (see `ContractCheck`).
     public var checkContract: Bool
     /// Where the contract check also appends what it finds.
     public var contractLog: String?
 
     public init(version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
-                storeKind: String = "memory", checkContract: Bool = false, contractLog: String? = nil) {
+                storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil) {
         self.version = version
         self.noAdmin = noAdmin
         self.deliverCommand = deliverCommand
@@ -114,7 +114,7 @@ public final class LatchkeyServer: RPCHandler {
     }
 
     /// How many answers broke their method's declaration (the contract check, debug builds).
-    public static var contractViolations: Int { ContractCheck.violations }
+    public static var contractViolations: Int { ContractCheck.violations.load(ordering: .relaxed) }
 
     /// The OpenRPC document (`rpc.discover`, `latchkey schema`).
     public static func document(version: String) -> JSON {

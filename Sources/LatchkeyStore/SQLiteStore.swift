@@ -7,7 +7,7 @@ import Synchronization
 /// (`BEGIN IMMEDIATE`), so read-then-write counters stay correct across processes.
 public final class SQLiteStore: Store, @unchecked Sendable {
     private let queue: DatabaseQueue
-    public let kind: String
+    public let kind: StoreKind
     /// Where the keyed-hash key lives (nil: in memory only).
     private let keyPath: String?
     private let memoryKey = Mutex<[UInt8]?>(nil)
@@ -42,7 +42,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                     chmod(path + suffix, 0o600)
                 }
-                return SQLiteStore(queue: queue, kind: "sqlite", keyPath: path + ".key")
+                return SQLiteStore(queue: queue, kind: .sqlite, keyPath: path + ".key")
             } catch let damaged as StoreDamaged {
                 throw damaged
             } catch {
@@ -57,10 +57,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public static func inMemory() throws -> SQLiteStore {
         let queue = try DatabaseQueue()
         try Migrations.migrator.migrate(queue)
-        return SQLiteStore(queue: queue, kind: "memory", keyPath: nil)
+        return SQLiteStore(queue: queue, kind: .memory, keyPath: nil)
     }
 
-    private init(queue: DatabaseQueue, kind: String, keyPath: String?) {
+    private init(queue: DatabaseQueue, kind: StoreKind, keyPath: String?) {
         self.queue = queue
         self.kind = kind
         self.keyPath = keyPath

@@ -155,7 +155,7 @@ struct LatchkeyCommand: ParsableCommand {
         if let postgresURI, let keyFile {
             try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
         }
-        let storeKind = postgresURI != nil ? "postgresql" : (path == nil ? "memory" : "sqlite")
+        let storeKind: StoreKind = postgresURI != nil ? .postgresql : (path == nil ? .memory : .sqlite)
         let options = ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
                                     failMethods: Set(failMethods), storeKind: storeKind,
                                     checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
@@ -165,7 +165,7 @@ struct LatchkeyCommand: ParsableCommand {
         engine.acceptsBatches = batches
         let loop = StdioLoop(engine: engine, inputFD: 0)
         loop.installSignalHandlers()
-        logger.info("serving", metadata: ["store": "\(options.storeKind)", "clock": "\(clock.rawValue)"])
+        logger.info("serving", metadata: ["store": "\(options.storeKind.rawValue)", "clock": "\(clock.rawValue)"])
         loop.run()
         if LatchkeyServer.contractViolations > 0 { throw ExitCode(3) }
     }

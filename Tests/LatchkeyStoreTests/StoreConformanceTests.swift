@@ -60,7 +60,7 @@ struct PostgresStoreConformanceTests {
         let key = (0..<32).map { UInt8($0) }
         let stores = try (0..<3).map { _ in try PostgresStore(conninfo: uri, key: key) }
         #expect(try stores[0].secretKey { [] } == key)
-        #expect(stores[0].kind == "postgresql")
+        #expect(stores[0].kind == .postgresql)
         let connection = try PostgresConnection(conninfo: uri)
         let migrations = try connection.execute("SELECT count(*) FROM latchkey_migration")
         #expect(migrations.rows.first?.first == .int(Int64(PostgresMigrations.all.count)))

@@ -12,7 +12,7 @@ public final class FaultInjectingStore: Store {
 
     public init(base: Store) { self.base = base }
 
-    public var kind: String { base.kind }
+    public var kind: StoreKind { base.kind }
 
     /// From now on every transaction fails, until `disarm`.
     public func arm() { armed.withLock { $0 = true } }

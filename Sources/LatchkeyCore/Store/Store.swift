@@ -57,14 +57,19 @@ extension StoreTransaction {
     }
 }
 
+/// The kinds of store a process can run on (what `server/info` reports).
+public enum StoreKind: String, Sendable, CaseIterable {
+    case sqlite, postgresql, memory
+}
+
 /// The persistent store. `write` runs `body` in one transaction that reads what it writes
 /// consistently (a write lock, or a serializable transaction the store may run again): what the
 /// body returns is committed; an error it throws rolls everything back and is rethrown.
 public protocol Store: AnyObject, Sendable {
     func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T
     func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T
-    /// "sqlite", "postgresql" or "memory".
-    var kind: String { get }
+    /// Which kind of store this is.
+    var kind: StoreKind { get }
     /// The store's secret key for keyed hashes, made with `make` on first use. It is kept apart
     /// from the tables (a file beside the database), so a copy of the database alone cannot be
     /// used to test guesses of one-time codes offline.

@@ -3,6 +3,7 @@ import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ final class ContractCheck {
     private let logger: Logger
     private let logPath: String?
     /// How many violations this process saw (read when it exits).
-    nonisolated(unsafe) static var violations = 0
+    static let violations = Atomic<Int>(0)
 
     init(logger: Logger, logPath: String?) {
         self.logger = logger
@@ -28,7 +29,7 @@ final class ContractCheck {
 
     func verify(_ method: MethodEntry, _ outcome: Result<JSON, RPCError>) {
         for problem in Self.problems(method, outcome) {
-            Self.violations += 1
+            Self.violations.wrappingAdd(1, ordering: .relaxed)
             logger.critical("contract violation: \(method.name) \(problem)")
             if let logPath { append("\(method.name) \(problem)\n", to: logPath) }
         }

@@ -13,7 +13,6 @@ enum ServerInfo: RPCMethod {
         """,
         access: .local)
     struct Result: WireObject {
-        enum StoreKind: String, CaseIterable, Sendable { case sqlite, postgresql, memory }
         enum ClockKind: String, CaseIterable, Sendable { case system, manual }
         var name = "latchkey"
         var version: String
@@ -27,7 +26,7 @@ enum ServerInfo: RPCMethod {
         ]
     }
     static func handle(_ params: NoParams, _ context: CallContext) throws -> Result {
-        Result(version: context.options.version, store: Result.StoreKind(rawValue: context.options.storeKind) ?? .memory,
+        Result(version: context.options.version, store: context.options.storeKind,
                clock: context.clock.isManual ? .manual : .system, seeded: context.random.isSeeded)
     }
 }
