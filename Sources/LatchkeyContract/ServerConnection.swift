@@ -55,6 +55,15 @@ public enum Caller: Sendable, Equatable {
         else { return nil }
     }
 
+    /// How a record names an optional caller: its key, or empty when the server half was called
+    /// for no one in particular (a `server/` call that names no installation).
+    public static func storedKey(_ caller: Caller?) -> String {
+        switch caller {
+        case .some(let caller): caller.key
+        case .none: ""
+        }
+    }
+
     public var deviceId: String? { if case .device(let id) = self { id } else { nil } }
     public var installationId: String? { if case .installation(let id) = self { id } else { nil } }
 }

@@ -63,6 +63,9 @@ public struct SignedPayload: Sendable, Equatable {
 
 /// A pushed authentication's context as signatures cover it.
 public enum PushContext {
+    /// The context hash of a challenge that carries no pushed context: empty.
+    public static let noContextHash = ""
+
     /// Unpadded base64url SHA-256 of `contextTitle`, `contextContent` and `contextMIME`, each as a
     /// 4-byte big-endian byte length and its UTF-8 bytes (a null field counts as empty).
     public static func hash(title: String?, content: String?, mime: String?) -> String {

@@ -6,8 +6,9 @@ public enum AccountRecoveryState: Int, Sendable, CaseIterable {
 
 /// Why the state is what it is, while a process is ongoing (the seed's nullable reason).
 public enum AccountRecoveryReason: Int, Sendable, CaseIterable {
-    /// The process has not been cancelled (states 1, 3 and 4).
-    case none = 0
+    /// The process has not been cancelled (states 1, 3 and 4). Not `none`, which a
+    /// `AccountRecoveryReason?` would read as `Optional.none`.
+    case notCancelled = 0
     /// Cancelled by the user (state 2).
     case cancelledByUser = 1
     /// Cancelled by a sign-in in a new session (state 2).
@@ -27,7 +28,7 @@ public struct AccountRecoveryStatus: Sendable, Equatable {
     public init(uid: String, state: AccountRecoveryState, reason: AccountRecoveryReason?, startTime: UnixTime, endTime: UnixTime?) {
         self.uid = uid
         self.state = state
-        self.reason = state == .none ? nil : (reason ?? AccountRecoveryReason.none)
+        self.reason = state == .none ? nil : (reason ?? .notCancelled)
         self.startTime = startTime
         self.endTime = endTime
     }

@@ -52,14 +52,14 @@ extension Latchkey {
             switch status.state {
             case .gracePeriod:
                 let window = try serverConfig(tx).insecureWindowSeconds
-                status = AccountRecoveryStatus(uid: status.uid, state: .insecure, reason: AccountRecoveryReason.none, startTime: end, endTime: end + window)
+                status = AccountRecoveryStatus(uid: status.uid, state: .insecure, reason: .notCancelled, startTime: end, endTime: end + window)
                 try saveAccountRecovery(tx, effects, status)
                 try audit(tx, effects, .accountRecoveryInsecure, userId: status.uid, at: end)
                 if let user = try tx.fetch(UserRecord.self, id: status.uid) {
                     sendSecurityNotice(effects, to: user, at: end, "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). If this was not you, sign in to cancel.")
                 }
             case .insecure:
-                status = AccountRecoveryStatus(uid: status.uid, state: .expired, reason: AccountRecoveryReason.none, startTime: end, endTime: nil)
+                status = AccountRecoveryStatus(uid: status.uid, state: .expired, reason: .notCancelled, startTime: end, endTime: nil)
                 try saveAccountRecovery(tx, effects, status)
                 try audit(tx, effects, .accountRecoveryExpired, userId: status.uid, at: end)
             default:
@@ -109,7 +109,7 @@ extension Latchkey {
                 throw notAllowed(current.state, "An account recovery is in progress already")
             }
             let grace = try serverConfig(tx).gracePeriodSeconds
-            let status = AccountRecoveryStatus(uid: user.id, state: .gracePeriod, reason: AccountRecoveryReason.none, startTime: now, endTime: now + grace)
+            let status = AccountRecoveryStatus(uid: user.id, state: .gracePeriod, reason: .notCancelled, startTime: now, endTime: now + grace)
             try saveAccountRecovery(tx, effects, status)
             try audit(tx, effects, .accountRecoveryStarted, userId: user.id)
             sendSecurityNotice(effects, to: user, "A password reset was requested for your account. It can proceed after \(Timestamp.format(now + grace)). If this was not you, sign in to cancel it.")
@@ -147,15 +147,19 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`, `accountRecoveryNotAllowed`, `policyViolation`.
     public func resetPasswordInWindow(sessionId: String, newPassword: String) throws -> AccountRecoveryStatus {
         let salt = random.bytes(16)
-        let hash = (try? Self.checkPasswordPolicy(newPassword)).map { PasswordHash.hash(newPassword, salt: salt) }
+        // The slow hash is computed before the write lock is taken; a password off the policy has
+        // none, and its refusal is answered where the policy is checked, after the state.
+        let hash = Result { () throws -> [UInt8] in
+            try Self.checkPasswordPolicy(newPassword)
+            return PasswordHash.hash(newPassword, salt: salt)
+        }
         return try transact { tx, effects in
             let (session, user) = try sessionUser(tx, sessionId)
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
             guard let current, current.state == .insecure else {
                 throw notAllowed(current?.state ?? .none, "The password can be reset only in the insecure window")
             }
-            try Self.checkPasswordPolicy(newPassword)
-            try changePassword(tx, effects, user: user, salt: salt, hash: hash ?? [], keepSession: session.id)
+            try changePassword(tx, effects, user: user, salt: salt, hash: hash.get(), keepSession: session.id)
             let status = AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil)
             try saveAccountRecovery(tx, effects, status)
             return status

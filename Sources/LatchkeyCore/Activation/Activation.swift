@@ -55,7 +55,7 @@ extension ServerSession {
 
     /// A new activation for a code or an onboarding process: keys for the application's enabled methods.
     func openActivation(codeId: String?, processId: String?, caller: Caller?, _ app: ApplicationConfig) throws -> KeyRequest {
-        let record = ActivationRecord(id: random.uuid(), codeId: codeId, processId: processId, caller: caller?.key ?? "",
+        let record = ActivationRecord(id: random.uuid(), codeId: codeId, processId: processId, caller: Caller.storedKey(caller),
                                       challenge: random.secret(byteCount: 32), expiresAt: now + ActivationRecord.lifetime, createdAt: now)
         try tx.save(record)
         return KeyRequest(id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
@@ -114,8 +114,8 @@ extension ServerSession {
             guard now < code.expiresAt else { throw DomainError(.activationCodeExpired, "The activation code has expired") }
             return (code.userId, try core.application(tx, code.applicationId), code, nil)
         }
-        let process = try core.activatableOnboardingProcess(tx, activation.processId ?? "")
-        return (process.userId ?? "", try core.application(tx, process.applicationId), nil, process)
+        let (process, userId) = try core.activatableOnboardingProcess(tx, activation.processId)
+        return (userId, try core.application(tx, process.applicationId), nil, process)
     }
 
     /// A new registration holding the keys given.
@@ -123,7 +123,7 @@ extension ServerSession {
                           owner: Caller?) throws -> RegistrationRecord {
         var registration = RegistrationRecord(
             id: random.unguessableIdentifier("reg"), userId: userId, applicationId: app.applicationId,
-            deviceId: owner?.key ?? "", state: (pending ? RegistrationState.verificationPending : .active).rawValue,
+            deviceId: Caller.storedKey(owner), state: (pending ? RegistrationState.verificationPending : .active).rawValue,
             authMethods: AuthMethod.text(keys.methods), failedAttempts: 0, lastAttempt: nil,
             possessionPublicKey: keys.device.publicKey.sec1, pinPublicKey: nil, touchIdPublicKey: nil, faceIdPublicKey: nil,
             recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0, createdAt: now, name: name)

@@ -37,7 +37,7 @@ public struct ApplicationConfig: Sendable, Equatable {
 
     /// The methods `proof` may add or update, never a two-factor one for a single-factor proof.
     public func methodsAddableBy(_ proof: AuthMethod) -> [AuthMethod] {
-        let allowed = addOrUpdateAllowedBy[proof] ?? []
+        let allowed = addOrUpdateAllowedBy[proof, default: []]
         return AuthMethod.canonical(allowed.filter { proof.isTwoFactor || !$0.isTwoFactor })
     }
 }

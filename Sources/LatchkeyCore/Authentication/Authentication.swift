@@ -15,7 +15,7 @@ extension ServerSession {
         }
         let app = try core.application(tx, registration.applicationId)
         let pushed = purpose == .authenticate ? try core.pendingPushedAuthentication(tx, registrationId: registration.id) : nil
-        let contextHash = pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? ""
+        let contextHash = pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? PushContext.noContextHash
         let record = try issueChallenge(registration, ChallengeKind(purpose), contextHash: contextHash, pushedAuthenticationId: pushed?.id)
         let allowed = purpose == .addAuthMethod
             ? AuthMethod.canonical(registration.methods.flatMap { app.methodsAddableBy($0) }.filter(app.authMethods.contains)) : nil

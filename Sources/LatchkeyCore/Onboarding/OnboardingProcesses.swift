@@ -162,13 +162,14 @@ extension Latchkey {
     }
 
     /// The process behind an onboarding activation, if it may still activate.
-    func activatableOnboardingProcess(_ tx: StoreTransaction, _ processId: String) throws -> OnboardingProcessRecord {
-        guard let process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed, process.otpAccepted,
-              process.onboardingStatus == .activationInProgress, now < process.createdAt + OnboardingProcessRecord.lifetime,
-              process.userId != nil else {
+    func activatableOnboardingProcess(_ tx: StoreTransaction, _ processId: String?) throws
+        -> (process: OnboardingProcessRecord, userId: String) {
+        guard let processId, let process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed,
+              process.otpAccepted, process.onboardingStatus == .activationInProgress,
+              now < process.createdAt + OnboardingProcessRecord.lifetime, let userId = process.userId else {
             throw DomainError(.onboardingFailed, "The onboarding process can no longer activate")
         }
-        return process
+        return (process, userId)
     }
 
     /// Records that onboarding made its registration (now waiting for verification).

@@ -168,7 +168,7 @@ extension ServerSession {
             }
             throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [("remainingAttempts", .int(remaining))])
         }
-        registration.rekey(device: keys.device.publicKey.sec1, method, factorKey.publicKey.sec1, owner: caller?.key ?? "")
+        registration.rekey(device: keys.device.publicKey.sec1, method, factorKey.publicKey.sec1, owner: Caller.storedKey(caller))
         try tx.save(registration)
         try core.revokeTokens(tx, registrationId: registration.id)
         try audit(.recoveryCompleted, userId: registration.userId, registrationId: registration.id, caller: caller, detail: method.rawValue)

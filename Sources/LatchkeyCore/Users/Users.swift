@@ -22,8 +22,10 @@ extension Latchkey {
     /// - Throws: `alreadyExists`.
     public func createUser(_ new: NewUser) throws -> String {
         // The slow hash is computed before the write lock is taken.
-        let salt = new.password.map { _ in random.bytes(16) }
-        let hash = new.password.map { PasswordHash.hash($0, salt: salt ?? []) }
+        let credential = new.password.map { password in
+            let salt = random.bytes(16)
+            return (salt: salt, hash: PasswordHash.hash(password, salt: salt))
+        }
         return try transact { tx, effects in
             let userId = new.userId ?? random.identifier("usr")
             if try tx.fetch(UserRecord.self, id: userId) != nil {
@@ -39,7 +41,7 @@ extension Latchkey {
                 throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
             }
             try tx.save(UserRecord(id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
-                                   passwordHash: hash, passwordSalt: salt, birthDate: new.birthDate, attributes: new.attributes,
+                                   passwordHash: credential?.hash, passwordSalt: credential?.salt, birthDate: new.birthDate, attributes: new.attributes,
                                    createdAt: now, loginName: new.loginName))
             for name in new.passkeys {
                 try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: userId, friendlyName: name, createdAt: now))
