@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeySimulator", "LatchkeyDevice",
+                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeySimulator", "LatchkeyDevice",
                 "LatchkeyContract",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -104,6 +104,11 @@ let package = Package(
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
         .testTarget(name: "LatchkeyContractTests", dependencies: ["LatchkeyContract", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "LatchkeyDeviceTests", dependencies: ["LatchkeyDevice", "LatchkeyContract"]),
+        .testTarget(
+            name: "LatchkeySimulatorTests",
+            dependencies: ["LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract"]
+        ),
         .testTarget(
             name: "LatchkeyCoreTests",
             dependencies: ["LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator"]

@@ -1,0 +1,73 @@
+import LatchkeyContract
+import Testing
+@testable import LatchkeyDevice
+
+/// The device masks its PIN key (and its recovery key) under a secret: the right secret gives
+/// the key back, any other gives another key, and nothing stored tells the two apart.
+@Suite struct KeyMaskTests {
+    private let random = SeededRandomSource(seed: 11)
+
+    @Test("the right PIN unmasks the key; a wrong one unmasks another well-formed key")
+    func roundTrip() throws {
+        let key = FactorKey.generate(random)
+        let salt = random.bytes(16)
+        let masked = KeyMask.mask(key, secret: "2468", salt: salt, rounds: KeyMask.pinRounds)
+        #expect(masked != key)
+        #expect(masked.count == key.count)
+        #expect(KeyMask.unmask(masked, secret: "2468", salt: salt, rounds: KeyMask.pinRounds) == key)
+        let wrong = KeyMask.unmask(masked, secret: "2469", salt: salt, rounds: KeyMask.pinRounds)
+        #expect(wrong != key)
+        #expect(FactorKey.publicKey(of: wrong) != nil)
+        #expect(FactorKey.publicKey(of: wrong)?.sec1 != FactorKey.publicKey(of: key)?.sec1)
+    }
+
+    @Test("the salt and the work factor are part of the mask")
+    func saltAndRoundsMatter() {
+        let key = FactorKey.generate(random)
+        let salt = random.bytes(16)
+        let masked = KeyMask.mask(key, secret: "2468", salt: salt, rounds: KeyMask.pinRounds)
+        #expect(KeyMask.mask(key, secret: "2468", salt: random.bytes(16), rounds: KeyMask.pinRounds) != masked)
+        #expect(KeyMask.unmask(masked, secret: "2468", salt: salt, rounds: KeyMask.recoveryRounds) != key)
+    }
+}
+
+/// A factor key signs the contract's payload so that its public key, and only for that payload
+/// and role, verifies it.
+@Suite struct FactorKeyTests {
+    @Test("a signature verifies under the key's public half, not over another payload or role")
+    func signAndVerify() throws {
+        let random = SeededRandomSource(seed: 12)
+        let key = FactorKey.generate(random)
+        let publicKey = try #require(FactorKey.publicKey(of: key))
+        let payload = SignedPayload(.authenticate, subject: "reg_1", challenge: "c1", role: .pin)
+        let signature = FactorKey.sign(payload, with: key)
+        #expect(publicKey.verifies(signature, over: payload))
+        #expect(!publicKey.verifies(signature, over: SignedPayload(.authenticate, subject: "reg_1", challenge: "c2", role: .pin)))
+        #expect(!publicKey.verifies(signature, over: payload.signed(by: .device)))
+        let other = try #require(FactorKey.publicKey(of: FactorKey.generate(random)))
+        #expect(!other.verifies(signature, over: payload))
+    }
+
+    @Test("a handed-over key carries a proof its own public key verifies")
+    func proofOfPossession() throws {
+        let random = SeededRandomSource(seed: 13)
+        let key = FactorKey.generate(random)
+        let payload = SignedPayload(.activate, subject: "act_1", challenge: "c", role: .device)
+        let handed = try #require(FactorKey.handOver(key, payload))
+        #expect(handed.publicKey.verifies(try #require(handed.proof), over: payload))
+        #expect(FactorKey.handOver([1, 2, 3], payload) == nil)
+    }
+}
+
+/// What a device keeps on itself, and what may leave it in a backup.
+@Suite struct DeviceItemTests {
+    @Test("only the recovery data travels in backups")
+    func thisDeviceOnly() {
+        for item in DeviceItem.allCases {
+            #expect(item.thisDeviceOnly == (item.group != .recovery), "\(item.rawValue)")
+        }
+        #expect(DeviceItem.pinMaskedKey.thisDeviceOnly)
+        #expect(DeviceItem.possessionKey.thisDeviceOnly)
+        #expect(!DeviceItem.recoveryMaskedKey.thisDeviceOnly)
+    }
+}
