@@ -21,11 +21,14 @@ enum AdminCompleteVerification: RPCMethod {
             .optional("userId", \.userId, .identifier), .optional("registrationId", \.registrationId, .identifier),
             .required("approved", \.approved, .bool),
         ]
-        static let rules: [WireRule<Self>] = [.exactlyOne("userId", \.userId, "registrationId", \.registrationId)]
-        var target: VerificationTarget { registrationId.map(VerificationTarget.registration) ?? .user(userId ?? "") }
+        static let oneTarget = WireRule<Self>.exactlyOne("userId", \.userId, "registrationId", \.registrationId)
+        static let rules = [oneTarget]
+        func target() throws -> VerificationTarget {
+            try eitherOr(self, Self.oneTarget, userId, VerificationTarget.user, registrationId, VerificationTarget.registration)
+        }
     }
     static let result = Codec.member("status", .enumeration(LatchkeyContract.OnboardingStatus.self))
     static func handle(_ params: Params, _ context: CallContext) throws -> LatchkeyContract.OnboardingStatus {
-        try context.core.completeVerification(params.target, approved: params.approved)
+        try context.core.completeVerification(try params.target(), approved: params.approved)
     }
 }

@@ -19,7 +19,9 @@ enum ResetFamily {
     struct Identified: Sendable {
         var email: String?
         var phoneNumber: String?
-        var identifier: UserIdentifier { email.map(UserIdentifier.email) ?? .phoneNumber(phoneNumber ?? "") }
+        func identifier() throws -> UserIdentifier {
+            try eitherOr(self, Self.rule, email, UserIdentifier.email, phoneNumber, UserIdentifier.phoneNumber)
+        }
         static let rule = WireRule<Identified>.exactlyOne("email", \.email, "phoneNumber", \.phoneNumber)
     }
 
@@ -43,7 +45,7 @@ extension ResetFamily.CodeRequest {
     static func handle(_ params: ResetFamily.RequestParams, _ context: CallContext) throws -> EmptyResult {
         try context.core.checkRedirectUrl(params.redirectUrl, applicationId: params.applicationId)
         try ResetFamily.Identified.rule.enforce(params.who)
-        try context.core.requestReset(kind, params.who.identifier, redirectUrl: params.redirectUrl, applicationId: params.applicationId)
+        try context.core.requestReset(kind, try params.who.identifier(), redirectUrl: params.redirectUrl, applicationId: params.applicationId)
         return EmptyResult()
     }
 }

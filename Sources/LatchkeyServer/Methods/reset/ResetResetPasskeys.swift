@@ -23,6 +23,6 @@ enum ResetResetPasskeys: RPCMethod {
     }
     static let result = UserFamily.passkeyList
     static func handle(_ params: Params, _ context: CallContext) throws -> [Passkey] {
-        try context.core.resetPasskeys(params.who.identifier, code: params.verificationCode, newPasskey: params.passkey?.friendlyName)
+        try context.core.resetPasskeys(try params.who.identifier(), code: params.verificationCode, newPasskey: params.passkey?.friendlyName)
     }
 }

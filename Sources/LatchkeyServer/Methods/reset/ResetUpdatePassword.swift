@@ -23,7 +23,7 @@ enum ResetUpdatePassword: RPCMethod {
         static let rules: [WireRule<Self>] = [ResetFamily.Identified.rule.at(\.who)]
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-        try context.core.resetPassword(params.who.identifier, code: params.verificationCode, password: params.password)
+        try context.core.resetPassword(try params.who.identifier(), code: params.verificationCode, password: params.password)
         return EmptyResult()
     }
 }

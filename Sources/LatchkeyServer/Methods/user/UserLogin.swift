@@ -21,8 +21,11 @@ enum UserLogin: RPCMethod {
         static let fields: [WireField<Self>] = [
             .optional("email", \.email, .text), .optional("userId", \.userId, .text), .required("password", \.password, .text),
         ]
-        static let rules: [WireRule<Self>] = [.exactlyOne("email", \.email, "userId", \.userId)]
-        var identifier: UserIdentifier { email.map(UserIdentifier.email) ?? .userId(userId ?? "") }
+        static let oneIdentifier = WireRule<Self>.exactlyOne("email", \.email, "userId", \.userId)
+        static let rules = [oneIdentifier]
+        func identifier() throws -> UserIdentifier {
+            try eitherOr(self, Self.oneIdentifier, email, UserIdentifier.email, userId, UserIdentifier.userId)
+        }
     }
     struct Result: WireObject {
         var sessionId: String
@@ -30,7 +33,7 @@ enum UserLogin: RPCMethod {
         static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .text), .required("uid", \.uid, .text)]
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> Result {
-        let session = try context.core.login(params.identifier, password: params.password)
+        let session = try context.core.login(try params.identifier(), password: params.password)
         return Result(sessionId: session.sessionId, uid: session.uid)
     }
 }
