@@ -52,13 +52,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Row coding for both stores: records (Codable) to a store's column values and back.
+        .target(name: "LatchkeyRecords"),
         // Simulated phones: LatchkeyDevice over an in-process connection to the server half, their
         // state in the store's device tables.
         .target(name: "LatchkeySimulator", dependencies: ["LatchkeyCore", "LatchkeyDevice", "LatchkeyContract"]),
         // SQLite through GRDB: migrations and one record mapping per table.
         .target(
             name: "LatchkeyStore",
-            dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LatchkeyCore", "LatchkeyRecords", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
         // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).
@@ -66,7 +68,7 @@ let package = Package(
         // PostgreSQL through libpq: the same Store, for many processes on many machines.
         .target(
             name: "LatchkeyPostgres",
-            dependencies: ["LatchkeyCore", "CLibpq", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["LatchkeyCore", "LatchkeyRecords", "CLibpq", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The method table: contract name → params → Core call → result or error.
         .target(
@@ -115,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyStoreTests",
-            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyRecords", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LatchkeyServerTests",

@@ -1,7 +1,8 @@
 import LatchkeyCore
+import LatchkeyRecords
 
 /// A PostgreSQL result row as the shared `RecordDecoder` reads it
-/// (LatchkeyCore/Store/RecordDecoder.swift): integers and booleans read as each other (0/1,
+/// (LatchkeyRecords/RecordDecoder.swift): integers and booleans read as each other (0/1,
 /// non-zero is true), reals read integers (the tables have no real columns), text is text,
 /// byte arrays are bytea.
 struct PostgresRecordRow: RecordRow {

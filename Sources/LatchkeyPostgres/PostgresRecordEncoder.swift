@@ -1,6 +1,7 @@
 import LatchkeyCore
+import LatchkeyRecords
 
-/// PostgreSQL's bindings for the shared `RecordEncoder` (LatchkeyCore/Store/RecordEncoder.swift):
+/// PostgreSQL's bindings for the shared `RecordEncoder` (LatchkeyRecords/RecordEncoder.swift):
 /// booleans as booleans, byte arrays as bytea; the tables have no real columns, so a real is
 /// refused.
 enum PostgresColumnValues: RecordColumnValues {

@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRecords
 
 /// One open transaction on the store's connection. The first statement failure is remembered:
 /// after it PostgreSQL refuses every statement until rollback, so the store decides from it

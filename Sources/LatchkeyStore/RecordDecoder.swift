@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import LatchkeyCore
+import LatchkeyRecords
 
-/// A GRDB row as the shared `RecordDecoder` reads it (LatchkeyCore/Store/RecordDecoder.swift).
+/// A GRDB row as the shared `RecordDecoder` reads it (LatchkeyRecords/RecordDecoder.swift).
 /// GRDB's own record decoder looks every column up by a lower-cased name; the shared one matches
 /// by position first, and this adapter reads SQLite's storage classes without conversion through
 /// Foundation: integers are integers (and booleans, non-zero is true), reals also read integers,

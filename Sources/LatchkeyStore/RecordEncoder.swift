@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import LatchkeyCore
+import LatchkeyRecords
 
-/// SQLite's bindings for the shared `RecordEncoder` (LatchkeyCore/Store/RecordEncoder.swift):
+/// SQLite's bindings for the shared `RecordEncoder` (LatchkeyRecords/RecordEncoder.swift):
 /// booleans as integers, byte arrays as BLOBs.
 enum SQLiteColumnValues: RecordColumnValues {
     static var null: DatabaseValue { .null }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LatchkeyCore
+import LatchkeyRecords
 import Synchronization
 
 /// The SQLite store (WAL for files), through GRDB. Writes take the write lock up front

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LatchkeyCore
+@testable import LatchkeyRecords
 @testable import LatchkeyStore
 
 /// The row decoder: by position, by name when the order differs, and errors (never crashes)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LatchkeyCore
+@testable import LatchkeyRecords
 @testable import LatchkeyStore
 
 /// The column encoder: every property a column, nil as NULL, byte arrays as BLOBs.
