@@ -29,7 +29,7 @@ extension SimulatedDevices {
             guard try session.tx.fetch(DeviceBackupRecord.self, id: backupId) != nil else { throw DomainError.notFound("backup") }
             let deviceId = try insert(session.tx, new)
             let storage = StoreDeviceStorage(tx: session.tx, deviceId: deviceId)
-            for item in try session.tx.fetchAll(DeviceBackupItemRecord.self, where: [.equals("backupId", backupId)]) {
+            for item in try session.tx.fetchAll(DeviceBackupItemRecord.self, where: [.equals(DeviceBackupItemRecord.Columns.backupId, backupId)]) {
                 guard let name = DeviceItem(rawValue: item.name), !name.thisDeviceOnly else { continue }
                 try storage.setItem(name, item.value)
             }

@@ -62,3 +62,14 @@ struct StoreDeviceStorage: DeviceStorage {
         try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))
     }
 }
+
+// The columns lookups name, as GRDB records keep them (`enum Columns`): each case is a stored
+// property, so a filter names a column through the record's type, never a string of its own.
+
+extension DeviceBackupItemRecord {
+    enum Columns: String { case backupId }
+}
+
+extension DeviceItemRecord {
+    enum Columns: String { case deviceId, thisDeviceOnly }
+}

@@ -102,7 +102,7 @@ struct StoreConformance {
             for n in 1...4 { try tx.save(item(n, device: "d")) }
             try tx.save(item(2, device: "d", value: [9]))
         }
-        let filter = [StoreFilter.equals("deviceId", "\(tag)-d")]
+        let filter = [StoreFilter.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")]
         let oldest = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: filter) }
         #expect(oldest.map(\.name) == ["n1", "n2", "n3", "n4"])
         #expect(oldest[1].value == [9])
@@ -119,23 +119,23 @@ struct StoreConformance {
             try tx.save(item(1, device: "d", local: true))
             try tx.save(item(2, device: "d", local: false))
         }
-        let subject = StoreFilter.equals("subject", "\(tag)-x")
+        let subject = StoreFilter.equals(RateEventRecord.Columns.subject, "\(tag)-x")
         let counts = try store.read { tx in
             [
                 try tx.count(RateEventRecord.self, where: [subject]),
-                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .less, .int(30))]),
-                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .lessOrEqual, .int(30))]),
-                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .greaterOrEqual, .int(40))]),
-                try tx.count(RateEventRecord.self, where: [subject, StoreFilter("at", .notEqual, .int(40))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter(RateEventRecord.Columns.at, .less, .int(30))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter(RateEventRecord.Columns.at, .lessOrEqual, .int(30))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter(RateEventRecord.Columns.at, .greaterOrEqual, .int(40))]),
+                try tx.count(RateEventRecord.self, where: [subject, StoreFilter(RateEventRecord.Columns.at, .notEqual, .int(40))]),
             ]
         }
         #expect(counts == [5, 2, 3, 2, 4])
-        let device = StoreFilter.equals("deviceId", "\(tag)-d")
-        let remote = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals("thisDeviceOnly", false)]) }
+        let device = StoreFilter.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")
+        let remote = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals(DeviceItemRecord.Columns.thisDeviceOnly, false)]) }
         #expect(remote.map(\.name) == ["n2"])
         try store.write { tx in
             try tx.delete(RateEventRecord.self, id: "\(tag)-r1")
-            try tx.deleteAll(RateEventRecord.self, where: [subject, StoreFilter("at", .greaterOrEqual, .int(40))])
+            try tx.deleteAll(RateEventRecord.self, where: [subject, StoreFilter(RateEventRecord.Columns.at, .greaterOrEqual, .int(40))])
         }
         #expect(try store.read { tx in try tx.count(RateEventRecord.self, where: [subject]) } == 2)
     }

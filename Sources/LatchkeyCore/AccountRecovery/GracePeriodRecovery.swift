@@ -79,8 +79,8 @@ extension Latchkey {
     func accountRecoveryNextDue() -> UnixTime? {
         dueCache.get(nowMilliseconds: clock.nowMilliseconds) {
             let rows = try? inspect { tx in
-                try tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter("state", .equal, .int(1))])
-                    + tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter("state", .equal, .int(3))])
+                try tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(1))])
+                    + tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(3))])
             }
             return rows?.compactMap(\.endTime).min()
         }
@@ -91,7 +91,7 @@ extension Latchkey {
         try transact { tx, effects in
             for state in [1, 3] {
                 let rows = try tx.fetchAll(AccountRecoveryRecord.self, where: [
-                    StoreFilter("state", .equal, .int(Int64(state))), StoreFilter("endTime", .lessOrEqual, .int(now)),
+                    StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(Int64(state))), StoreFilter(AccountRecoveryRecord.Columns.endTime, .lessOrEqual, .int(now)),
                 ])
                 for row in rows { _ = try settle(tx, effects, row.status) }
             }

@@ -25,7 +25,7 @@ extension ServerSession {
         let app = try core.application(tx, applicationId)
         let hash = try core.codeHash(tx, code, purpose: "activation")
         // The usable code with this value, else the newest used or expired one (for the answer).
-        let candidates = try tx.fetchAll(ActivationCodeRecord.self, where: [.equals("codeHash", hash)], newestFirst: true, limit: nil)
+        let candidates = try tx.fetchAll(ActivationCodeRecord.self, where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)], newestFirst: true, limit: nil)
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }
         guard var found = live ?? candidates.first, !found.consumed, found.applicationId == app.applicationId,
               try !boundElsewhere(found, caller) else {
@@ -37,7 +37,7 @@ extension ServerSession {
         guard now < found.expiresAt else {
             throw DomainError(.activationCodeExpired, "The activation code has expired; ask for a new one")
         }
-        try tx.deleteAll(ActivationRecord.self, where: [.equals("codeId", found.id)])
+        try tx.deleteAll(ActivationRecord.self, where: [.equals(ActivationRecord.Columns.codeId, found.id)])
         found.boundDeviceId = caller.key
         try tx.save(found)
         let request = try openActivation(codeId: found.id, processId: nil, caller: caller, app)
@@ -49,7 +49,7 @@ extension ServerSession {
     private func boundElsewhere(_ code: ActivationCodeRecord, _ caller: Caller) throws -> Bool {
         guard let bound = code.boundDeviceId, bound != caller.key else { return false }
         return try tx.first(ActivationRecord.self, where: [
-            .equals("codeId", code.id), StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+            .equals(ActivationRecord.Columns.codeId, code.id), StoreFilter(ActivationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
         ]) != nil
     }
 

@@ -16,7 +16,7 @@ extension Latchkey {
                 code = random.string(count: app.activationCodeLength, alphabet: alphabet)
                 hash = try codeHash(tx, code, purpose: "activation")
             } while try tx.first(ActivationCodeRecord.self, where: [
-                .equals("codeHash", hash), .equals("consumed", false), StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+                .equals(ActivationCodeRecord.Columns.codeHash, hash), .equals(ActivationCodeRecord.Columns.consumed, false), StoreFilter(ActivationCodeRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
             ]) != nil
             let expiresAt = now + app.activationCodeTtlSeconds
             try tx.save(ActivationCodeRecord(id: random.identifier("act"), codeHash: hash,

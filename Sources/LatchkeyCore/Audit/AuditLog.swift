@@ -4,8 +4,8 @@ extension Latchkey {
     /// `limit` keeps the newest.
     public func auditEvents(userId: String?, registrationId: String?, limit: Int?) throws -> [AuditEvent] {
         var filters: [StoreFilter] = []
-        if let userId { filters.append(.equals("userId", userId)) }
-        if let registrationId { filters.append(.equals("registrationId", registrationId)) }
+        if let userId { filters.append(.equals(AuditRecord.Columns.userId, userId)) }
+        if let registrationId { filters.append(.equals(AuditRecord.Columns.registrationId, registrationId)) }
         let records = try inspect { tx in
             try tx.fetchAll(AuditRecord.self, where: filters, newestFirst: true, limit: limit)
         }

@@ -19,7 +19,7 @@ extension Latchkey {
     public func registrations(userId: String) throws -> [RegistrationInfo] {
         try inspect { tx in
             _ = try user(tx, userId)
-            return try tx.fetchAll(RegistrationRecord.self, where: [.equals("userId", userId)]).map { try registrationInfo(tx, $0) }
+            return try tx.fetchAll(RegistrationRecord.self, where: [.equals(RegistrationRecord.Columns.userId, userId)]).map { try registrationInfo(tx, $0) }
         }
     }
 

@@ -32,8 +32,8 @@ extension ServerSession {
     func issueChallenge(_ registration: RegistrationRecord, _ kind: ChallengeKind, challenge: String? = nil, contextHash: String = "",
                         pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil, caller: Caller? = nil) throws -> ChallengeRecord {
         try tx.deleteAll(ChallengeRecord.self, where: [
-            .equals("registrationId", registration.id),
-            StoreFilter("expiresAt", .less, .int(now - ChallengeRecord.keptAfterExpiry)),
+            .equals(ChallengeRecord.Columns.registrationId, registration.id),
+            StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ChallengeRecord.keptAfterExpiry)),
         ])
         let record = ChallengeRecord(
             id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),

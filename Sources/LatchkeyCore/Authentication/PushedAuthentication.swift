@@ -64,8 +64,8 @@ extension Latchkey {
     /// The newest pending, unexpired pushed authentication of a registration.
     func pendingPushedAuthentication(_ tx: StoreTransaction, registrationId: String) throws -> PushedAuthenticationRecord? {
         try tx.fetchAll(PushedAuthenticationRecord.self, where: [
-            .equals("registrationId", registrationId), .equals("status", PushedAuthenticationStatus.pending.rawValue),
-            StoreFilter("expiresAt", .greaterOrEqual, .int(now + 1)),
+            .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId), .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
+            StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
         ], newestFirst: true, limit: 1).first
     }
 }

@@ -192,7 +192,7 @@ extension Latchkey {
             case .user(let userId):
                 _ = try user(tx, userId)
                 guard let pending = try tx.fetchAll(RegistrationRecord.self, where: [
-                    .equals("userId", userId), .equals("state", RegistrationState.verificationPending.rawValue),
+                    .equals(RegistrationRecord.Columns.userId, userId), .equals(RegistrationRecord.Columns.state, RegistrationState.verificationPending.rawValue),
                 ], newestFirst: true, limit: 1).first else { throw DomainError.notFound("registration") }
                 registration = pending
             }
@@ -203,7 +203,7 @@ extension Latchkey {
             try tx.save(registration)
             if !approved { try revokeTokens(tx, registrationId: registration.id) }
             let status: OnboardingStatus = approved ? .finished : .failed
-            for var process in try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals("registrationId", registration.id)]) {
+            for var process in try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals(OnboardingProcessRecord.Columns.registrationId, registration.id)]) {
                 process.status = status.rawValue
                 try tx.save(process)
             }
@@ -233,7 +233,7 @@ extension ServerSession {
     /// - Throws: `notFound` (application), `onboardingInProgress`.
     public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String {
         let app = try core.application(tx, applicationId)
-        let open = try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals("deviceId", caller.key), .equals("closed", false)])
+        let open = try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)])
         for running in open {
             guard let current = try core.onboardingProcess(tx, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {

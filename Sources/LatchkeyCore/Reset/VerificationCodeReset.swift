@@ -27,7 +27,7 @@ extension Latchkey {
                 || Self.resetHourLimit.retryAfter(tx, subject: subject, now: now) != nil { return }
             try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
-            try tx.deleteAll(ResetCodeRecord.self, where: [.equals("subject", subject)])
+            try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject)])
             guard let user = try user(tx, matching: identifier) else {
                 // An unknown identifier gets a code no one can know, so later answers (remaining
                 // tries, expiry) are the same as for a real user.
@@ -83,7 +83,7 @@ extension Latchkey {
                                 kind: ResetKind?) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
-        guard var record = try tx.first(ResetCodeRecord.self, where: [.equals("subject", subject), .equals("consumed", false)]) else {
+        guard var record = try tx.first(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject), .equals(ResetCodeRecord.Columns.consumed, false)]) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
         }
         let user = try tx.fetch(UserRecord.self, id: record.userId)
@@ -122,11 +122,11 @@ extension Latchkey {
     public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: String?) throws -> [Passkey] {
         try transact { tx, effects in
             let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery)
-            try tx.deleteAll(PasskeyRecord.self, where: [.equals("userId", user.id)])
+            try tx.deleteAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, user.id)])
             if let newPasskey {
                 try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: user.id, friendlyName: newPasskey, createdAt: now))
             }
-            try tx.deleteAll(ResetCodeRecord.self, where: [.equals("userId", user.id)])
+            try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
             try audit(tx, effects, .passkeysReset, userId: user.id)
             try audit(tx, effects, .resetCompleted, userId: user.id, detail: "passkeys")
             sendSecurityNotice(effects, to: user, "The passkeys of your account were reset. If this was not you, contact support.")

@@ -253,3 +253,62 @@ struct ChallengeRecord: StoredRecord {
     /// `Caller.key` of whom it was issued to, when it names one (a recovery's installation).
     var caller: String?
 }
+
+// The columns lookups name, as GRDB records keep them (`enum Columns`): each case is a stored
+// property, so a filter names a column through the record's type, never a string of its own.
+
+extension AccountRecoveryRecord {
+    enum Columns: String { case state, endTime }
+}
+
+extension ActivationCodeRecord {
+    enum Columns: String { case codeHash, consumed, expiresAt }
+}
+
+extension ActivationRecord {
+    enum Columns: String { case codeId, expiresAt }
+}
+
+extension AuditRecord {
+    enum Columns: String { case userId, registrationId }
+}
+
+extension ChallengeRecord {
+    enum Columns: String { case registrationId, expiresAt }
+}
+
+extension OnboardingProcessRecord {
+    enum Columns: String { case deviceId, registrationId, closed }
+}
+
+extension PasskeyRecord {
+    enum Columns: String { case userId }
+}
+
+extension PushedAuthenticationRecord {
+    enum Columns: String { case registrationId, status, expiresAt }
+}
+
+extension RateEventRecord {
+    enum Columns: String { case scope, subject, at }
+}
+
+extension RegistrationRecord {
+    enum Columns: String { case userId, state }
+}
+
+extension ResetCodeRecord {
+    enum Columns: String { case userId, subject, consumed }
+}
+
+extension TokenRecord {
+    enum Columns: String { case registrationId }
+}
+
+extension UserRecord {
+    enum Columns: String { case emailKey, phoneNumber, loginName }
+}
+
+extension UserSessionRecord {
+    enum Columns: String { case userId }
+}

@@ -23,16 +23,24 @@ public struct StoreFilter: Sendable {
     public var comparison: Comparison
     public var value: StoreValue
 
-    public init(_ column: String, _ comparison: Comparison = .equal, _ value: StoreValue) {
-        self.column = column
+    /// A condition on a column a record's `Columns` names.
+    public init<Column: RawRepresentable>(_ column: Column, _ comparison: Comparison = .equal, _ value: StoreValue)
+        where Column.RawValue == String {
+        self.column = column.rawValue
         self.comparison = comparison
         self.value = value
     }
 
     /// `column = value`.
-    public static func equals(_ column: String, _ value: String) -> StoreFilter { StoreFilter(column, .equal, .text(value)) }
-    public static func equals(_ column: String, _ value: Int64) -> StoreFilter { StoreFilter(column, .equal, .int(value)) }
-    public static func equals(_ column: String, _ value: Bool) -> StoreFilter { StoreFilter(column, .equal, .bool(value)) }
+    public static func equals<Column: RawRepresentable>(_ column: Column, _ value: String) -> StoreFilter where Column.RawValue == String {
+        StoreFilter(column, .equal, .text(value))
+    }
+    public static func equals<Column: RawRepresentable>(_ column: Column, _ value: Int64) -> StoreFilter where Column.RawValue == String {
+        StoreFilter(column, .equal, .int(value))
+    }
+    public static func equals<Column: RawRepresentable>(_ column: Column, _ value: Bool) -> StoreFilter where Column.RawValue == String {
+        StoreFilter(column, .equal, .bool(value))
+    }
 }
 
 /// What a transaction can do. Every method may throw a store failure (never a `DomainError`).

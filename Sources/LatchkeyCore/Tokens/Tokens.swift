@@ -51,6 +51,6 @@ extension Latchkey {
 
     /// Revokes every outstanding token of a registration (lock, removal, new keys).
     func revokeTokens(_ tx: StoreTransaction, registrationId: String) throws {
-        try tx.deleteAll(TokenRecord.self, where: [.equals("registrationId", registrationId)])
+        try tx.deleteAll(TokenRecord.self, where: [.equals(TokenRecord.Columns.registrationId, registrationId)])
     }
 }

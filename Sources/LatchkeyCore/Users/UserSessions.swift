@@ -65,7 +65,7 @@ extension Latchkey {
         try transact { tx, effects in
             let (session, user) = try sessionUser(tx, sessionId)
             if all {
-                try tx.deleteAll(UserSessionRecord.self, where: [.equals("userId", user.id)])
+                try tx.deleteAll(UserSessionRecord.self, where: [.equals(UserSessionRecord.Columns.userId, user.id)])
             } else {
                 try tx.delete(UserSessionRecord.self, id: session.id)
             }
@@ -93,7 +93,7 @@ extension Latchkey {
     }
 
     func passkeys(_ tx: StoreTransaction, userId: String) throws -> [Passkey] {
-        try tx.fetchAll(PasskeyRecord.self, where: [.equals("userId", userId)]).map {
+        try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]).map {
             Passkey(id: $0.id, friendlyName: $0.friendlyName, createdAt: $0.createdAt)
         }
     }
@@ -105,10 +105,10 @@ extension Latchkey {
         user.passwordSalt = salt
         user.passwordHash = hash
         try tx.save(user)
-        for session in try tx.fetchAll(UserSessionRecord.self, where: [.equals("userId", user.id)]) where session.id != keepSession {
+        for session in try tx.fetchAll(UserSessionRecord.self, where: [.equals(UserSessionRecord.Columns.userId, user.id)]) where session.id != keepSession {
             try tx.delete(UserSessionRecord.self, id: session.id)
         }
-        try tx.deleteAll(ResetCodeRecord.self, where: [.equals("userId", user.id)])
+        try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
         try audit(tx, effects, .passwordChanged, userId: user.id)
         sendSecurityNotice(effects, to: user, "Your password was changed. If this was not you, contact support.")
     }

@@ -55,14 +55,14 @@ extension Latchkey {
     func user(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
         switch identifier {
         case .email(let email): return try userByEmail(tx, email)
-        case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals("phoneNumber", phone)])
-        case .loginName(let name): return try tx.first(UserRecord.self, where: [.equals("loginName", name)])
+        case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.phoneNumber, phone)])
+        case .loginName(let name): return try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.loginName, name)])
         case .userId(let userId): return try tx.fetch(UserRecord.self, id: userId)
         }
     }
 
     func userByEmail(_ tx: StoreTransaction, _ email: String) throws -> UserRecord? {
-        try tx.first(UserRecord.self, where: [.equals("emailKey", email.lowercased())])
+        try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.emailKey, email.lowercased())])
     }
 
     func user(_ tx: StoreTransaction, _ userId: String) throws -> UserRecord {
