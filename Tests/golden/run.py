@@ -66,7 +66,7 @@ def main():
         if os.path.exists(base + ".description"):
             print("  " + open(base + ".description").read().strip().replace("\n", "\n  "))
         if expected is None:
-            print("  no .out.jsonl: record it with LATCHKEY_RECORD=1")
+            print("  no .out.jsonl: record it with `make golden-record FILTER=...`")
         else:
             diff = difflib.unified_diff(expected.decode("utf-8", "replace").splitlines(),
                                         out.decode("utf-8", "replace").splitlines(),
