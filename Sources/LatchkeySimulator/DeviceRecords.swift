@@ -67,9 +67,9 @@ struct StoreDeviceStorage: DeviceStorage {
 // property, so a filter names a column through the record's type, never a string of its own.
 
 extension DeviceBackupItemRecord {
-    enum Columns: String { case backupId }
+    enum Columns: String, CaseIterable { case backupId }
 }
 
 extension DeviceItemRecord {
-    enum Columns: String { case deviceId, thisDeviceOnly }
+    enum Columns: String, CaseIterable { case deviceId, thisDeviceOnly }
 }

@@ -258,57 +258,57 @@ struct ChallengeRecord: StoredRecord {
 // property, so a filter names a column through the record's type, never a string of its own.
 
 extension AccountRecoveryRecord {
-    enum Columns: String { case state, endTime }
+    enum Columns: String, CaseIterable { case state, endTime }
 }
 
 extension ActivationCodeRecord {
-    enum Columns: String { case codeHash, consumed, expiresAt }
+    enum Columns: String, CaseIterable { case codeHash, consumed, expiresAt }
 }
 
 extension ActivationRecord {
-    enum Columns: String { case codeId, expiresAt }
+    enum Columns: String, CaseIterable { case codeId, expiresAt }
 }
 
 extension AuditRecord {
-    enum Columns: String { case userId, registrationId }
+    enum Columns: String, CaseIterable { case userId, registrationId }
 }
 
 extension ChallengeRecord {
-    enum Columns: String { case registrationId, expiresAt }
+    enum Columns: String, CaseIterable { case registrationId, expiresAt }
 }
 
 extension OnboardingProcessRecord {
-    enum Columns: String { case deviceId, registrationId, closed }
+    enum Columns: String, CaseIterable { case deviceId, registrationId, closed }
 }
 
 extension PasskeyRecord {
-    enum Columns: String { case userId }
+    enum Columns: String, CaseIterable { case userId }
 }
 
 extension PushedAuthenticationRecord {
-    enum Columns: String { case registrationId, status, expiresAt }
+    enum Columns: String, CaseIterable { case registrationId, status, expiresAt }
 }
 
 extension RateEventRecord {
-    enum Columns: String { case scope, subject, at }
+    enum Columns: String, CaseIterable { case scope, subject, at }
 }
 
 extension RegistrationRecord {
-    enum Columns: String { case userId, state }
+    enum Columns: String, CaseIterable { case userId, state }
 }
 
 extension ResetCodeRecord {
-    enum Columns: String { case userId, subject, consumed }
+    enum Columns: String, CaseIterable { case userId, subject, consumed }
 }
 
 extension TokenRecord {
-    enum Columns: String { case registrationId }
+    enum Columns: String, CaseIterable { case registrationId }
 }
 
 extension UserRecord {
-    enum Columns: String { case emailKey, phoneNumber, loginName }
+    enum Columns: String, CaseIterable { case emailKey, phoneNumber, loginName }
 }
 
 extension UserSessionRecord {
-    enum Columns: String { case userId }
+    enum Columns: String, CaseIterable { case userId }
 }
