@@ -161,7 +161,8 @@ enum ActivationMethods {
             verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) \
             and the last allowed failure locks the registration. Optionally issues a single-use token.
             """,
-            errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors)
+            errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .authenticationFailed] + biometryErrors
+                + [.biometryKeyInvalidated])
         static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
             try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.purpose) }
         }
@@ -187,7 +188,8 @@ enum ActivationMethods {
             (authParameter), within what the application's addOrUpdateAllowedBy allows; a wrong PIN counts as in \
             authentication/finish.
             """,
-            errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + biometryErrors)
+            errors: [.notFound, .notActivatedLocally] + finishErrors + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + biometryErrors
+                + [.biometryKeyInvalidated])
         struct Params: WireReadable {
             var deviceId = ""
             var activationParameter = AuthParameterParam()

@@ -10,7 +10,8 @@ enum DeviceMethods {
     // Concrete types here, so each entry's decoding and encoding is specialised (no generic
     // metadata lookups per call).
     static let all: [MethodEntry] = [
-        .init(Create.self), .init(SetBiometricOutcome.self), .init(IsActivatedLocally.self), .init(RegistrationId.self),
+        .init(Create.self), .init(SetBiometricOutcome.self), .init(DeviceChangeBiometricEnrolment.self),
+        .init(IsActivatedLocally.self), .init(RegistrationId.self),
         .init(IsRecoveryActivated.self), .init(ActivatedRecoveryMethods.self), .init(Backup.self), .init(Restore.self),
     ]
 
