@@ -5,7 +5,7 @@ public enum ErrorReason: String, Sendable, CaseIterable {
     case invalidParams
     case notFound, alreadyExists, forbidden, policyViolation, rateLimited, storeUnavailable
     case notActivatedLocally, alreadyActivated, biometryUnavailable, biometryFailed, biometryCancelled
-    case iCloudKeychainDisabled
+    case iCloudKeychainDisabled, biometryKeyInvalidated
     case noSessionInProgress, sessionExpired
     case activationCodeInvalid, activationCodeExpired, authMethodNotAllowed, proofInvalid
     case authenticationFailed, registrationLocked, lockedByAdmin, registrationRemoved, verificationPending

@@ -11,7 +11,8 @@ extension Device {
 
     /// Adds or updates `activation` (a new PIN, a biometric method) once `proof` proves the user.
     /// - Throws: the finish checks, `authMethodNotAllowed`, `biometryUnavailable`, `policyViolation`,
-    ///   the biometric errors, and the server's answers (`authenticationFailed` counts).
+    ///   the biometric errors, `biometryKeyInvalidated` (`proof`'s key was destroyed: that method is
+    ///   deactivated, the operation stays), and the server's answers (`authenticationFailed` counts).
     public func finishAddOrUpdate(activation: AuthParameter, proof: AuthParameter) throws -> [AuthMethod] {
         let operation = try pending(.addOrUpdate)
         let registrationId = try heldRegistration()
@@ -29,6 +30,7 @@ extension Device {
         }
         if activation.method == .pin { try operation.pinRules.check(activation.pin ?? "") }
         try profile.checkBiometry(activation.method)
+        if try isInvalidated(proof.method) { try refuseInvalidated(proof.method, keeping: operation) }
         let payload = SignedPayload(.addAuthMethod, subject: registrationId, challenge: operation.challenge, role: .device,
                                     contextHash: operation.contextHash)
         let signatures = try signatures(payload, proof)

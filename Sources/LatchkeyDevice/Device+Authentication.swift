@@ -40,8 +40,10 @@ extension Device {
     /// What the app shows with a challenge: the methods this device can use, the one to offer.
     func prompt(_ challenge: Challenge) throws -> AuthenticationChallengeInfo {
         let methods = challenge.authenticationMethods.filter(profile.supports)
+        // A method whose biometric key a change of enrolment destroyed is never proposed.
+        let usable = try methods.filter { try !isInvalidated($0) }
         let last = try storage.string(.lastAuthenticationMethod).flatMap(AuthMethod.init(rawValue:))
-        let preferred = last.flatMap { methods.contains($0) ? $0 : nil } ?? AuthMethod.strongestFirst.first(where: methods.contains) ?? .device
+        let preferred = last.flatMap { usable.contains($0) ? $0 : nil } ?? AuthMethod.strongestFirst.first(where: usable.contains) ?? .device
         return AuthenticationChallengeInfo(
             authenticationMethods: methods, authenticationMethod: preferred, standing: challenge.standing, pinCodeType: challenge.pinRules.type, pinCodeLengthMin: challenge.pinRules.minLength,
             pinCodeLengthMax: challenge.pinRules.maxLength)
@@ -54,13 +56,15 @@ extension Device {
 
     /// Answers the challenge with `parameter`; the server verifies and counts.
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `authMethodNotAllowed`, the biometric
-    ///   errors, and the server's `authenticationFailed`, `registrationLocked`, state answers.
+    ///   errors, `biometryKeyInvalidated` (the method is deactivated, the session stays), and the
+    ///   server's `authenticationFailed`, `registrationLocked`, state answers.
     public func finishAuthentication(_ parameter: AuthParameter, tokenPurpose: TokenPurpose) throws -> AuthenticationOutcome {
         let operation = try pending(.authentication)
         let registrationId = try heldRegistration()
         guard try activatedMethods().contains(parameter.method) else {
             throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration")
         }
+        if try isInvalidated(parameter.method) { try refuseInvalidated(parameter.method, keeping: operation) }
         let payload = SignedPayload(.authenticate, subject: registrationId, challenge: operation.challenge, role: .device,
                                     contextHash: operation.contextHash)
         let signatures = try signatures(payload, parameter)

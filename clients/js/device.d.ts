@@ -59,7 +59,10 @@ export interface Authenticated {
   token?: string;
 }
 
-/** A refusal by the device itself; `reason` as the contract names it, or `contextHashMismatch`, `invalidBackup`. */
+/**
+ * A refusal by the device itself; `reason` as the contract names it, or `contextHashMismatch`, `invalidBackup`.
+ * `biometryKeyInvalidated` comes once the device removed the method on the server (`data.authMethod`, `data.activatedAuthMethods`).
+ */
 export class DeviceError extends LatchkeyError {
   constructor(reason: string, message: string, data?: object);
 }
@@ -106,6 +109,8 @@ export class Device {
     Promise<Authenticated | { responseType: "rejected"; authenticationId: string }>;
 
   addAuthMethod(method: "pin" | Biometry, options?: Factor & { newPin?: string }): Promise<AuthMethod[]>;
+  /** A finger or a face added or enrolled again: destroys the biometric keys; returns their methods. */
+  changeBiometricEnrolment(): Biometry[];
   removeAuthMethod(method: "pin" | Biometry): Promise<AuthMethod[]>;
   removeRegistration(options?: { onlyLocally?: boolean }): Promise<void>;
 

@@ -52,7 +52,8 @@ const ACTIVATION_ITEMS = [REGISTRATION_ID, METHODS, POSSESSION_KEY, PIN_SALT, PI
 const RECOVERY_ITEMS = [RECOVERY_REGISTRATION_ID, RECOVERY_SALT, RECOVERY_MASKED_KEY];
 
 /**
- * A refusal by the device itself (nothing reached the server): `reason` is the contract's name
+ * A refusal by the device itself (nothing reached the server, but for `biometryKeyInvalidated`,
+ * thrown once the device removed the method on the server): `reason` is the contract's name
  * where there is one (`notActivatedLocally`, `policyViolation`, …) and `code` its number;
  * `contextHashMismatch` and `invalidBackup` are the device's own.
  */
@@ -280,8 +281,11 @@ export class Device {
    * Answers `challenge` with the device key and at most one second factor: `pin` (its key
    * unmasked with it: a wrong PIN signs with a wrong key, the server counts) or `biometry`
    * (`touchId`/`faceId`: the caller says the sensor matched). Approves a pushed authentication.
+   * A biometric key destroyed by `changeBiometricEnrolment` rejects with `biometryKeyInvalidated`
+   * (see there); `challenge` is left unanswered, so another method may still answer it.
    */
   async finishAuthentication(challenge, { pin, biometry, tokenPurpose } = {}) {
+    await this.#refuseInvalidated(biometry);
     const signatures = this.signChallenge(challenge, { pin, biometry });
     const params = { registrationId: this.registrationId, challengeId: challenge.challengeId, signatures };
     if (tokenPurpose !== undefined) params.tokenPurpose = tokenPurpose;
@@ -333,6 +337,7 @@ export class Device {
       }
     }
     const signaturesFor = { pin, biometry };
+    await this.#refuseInvalidated(biometry);
     const challenge = await this.startAuthentication();
     const key = newPrivateKey(this.randomBytes);
     const { activatedAuthMethods } = await this.client.call("server/authMethod/add", {
@@ -343,6 +348,23 @@ export class Device {
     this.#storeFactor(method, key, newPin);
     this.storage.set(METHODS, activatedAuthMethods.join(","));
     return activatedAuthMethods;
+  }
+
+  /**
+   * A finger or a face added or enrolled again: the phone destroys its touchId and faceId keys,
+   * which are bound to the enrolled biometrics (Encap's StrongTouchID; iOS `.biometryCurrentSet`,
+   * Android `setInvalidatedByBiometricEnrollment`). In an app, call it when the keystore reports
+   * the key permanently invalidated. Returns the methods whose keys it destroyed. The server
+   * learns on their next use: `finishAuthentication` (or `addAuthMethod` proven with such a
+   * method) removes the method through `server/authMethod/remove` (a device signature) and
+   * rejects with `biometryKeyInvalidated` (`data.authMethod`, `data.activatedAuthMethods`);
+   * nothing counts. Add the method again with `addAuthMethod(method, {pin})`; a registration
+   * left with `device` alone needs a recovery or a new activation.
+   */
+  changeBiometricEnrolment() {
+    const destroyed = BIOMETRIC.filter((method) => this.storage.get(BIOMETRIC_KEYS[method]) !== undefined);
+    for (const method of destroyed) this.storage.delete(BIOMETRIC_KEYS[method]);
+    return destroyed;
   }
 
   /** Removes `method` from the registration and the device (the device key signs). */
@@ -580,6 +602,23 @@ export class Device {
     return { publicKey: publicKey(privateKey), proof: sign(privateKey, payload(operation, subject, challenge, role, context), this.signatureFormat) };
   }
 
+  /**
+   * An activated biometric method whose key a change of enrolment destroyed: removes it on the
+   * server and here (`removeAuthMethod`: the device key signs, over a challenge of its own, so
+   * the one in hand stays unanswered) and rejects with `biometryKeyInvalidated`.
+   */
+  async #refuseInvalidated(biometry) {
+    if (!BIOMETRIC.includes(biometry) || !this.methods.includes(biometry)
+      || this.storage.get(BIOMETRIC_KEYS[biometry]) !== undefined) return;
+    const activatedAuthMethods = await this.removeAuthMethod(biometry);
+    const then = activatedAuthMethods.some((method) => TWO_FACTOR.includes(method))
+      ? "add it again, proven with another two-factor method"
+      : "the registration is left with device alone and needs a recovery or a new activation";
+    throw new DeviceError("biometryKeyInvalidated",
+      `The ${biometry} key was destroyed by a change of biometric enrolment: nothing was counted and ${biometry} is deactivated; ${then}`,
+      { authMethod: biometry, activatedAuthMethods });
+  }
+
   /** The device key's signature and at most one second factor's. */
   #signatures(operation, challenge, { pin, biometry }) {
     if (pin != null && biometry != null) throw new DeviceError("authMethodNotAllowed", "At most one second factor");
@@ -593,6 +632,10 @@ export class Device {
       const key = mask(b64urlDecode(this.storage.get(PIN_MASKED_KEY)), pin, b64urlDecode(this.storage.get(PIN_SALT)), PIN_ROUNDS);
       signatures.pin = signed("pin", key);
     } else if (BIOMETRIC.includes(method)) {
+      if (this.storage.get(BIOMETRIC_KEYS[method]) === undefined) {
+        throw new DeviceError("biometryKeyInvalidated", `The ${method} key was destroyed by a change of biometric enrolment`,
+          { authMethod: method, activatedAuthMethods: this.methods });
+      }
       signatures[method] = signed(method, b64urlDecode(this.storage.get(BIOMETRIC_KEYS[method])));
     }
     return signatures;

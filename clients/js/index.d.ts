@@ -615,6 +615,16 @@ export type DeviceBackupResult = {
   backupId: string;
 };
 
+/** Params of `device/changeBiometricEnrolment`. */
+export interface DeviceChangeBiometricEnrolmentParams {
+  /** the simulated device */
+  deviceId: string;
+}
+/** Result of `device/changeBiometricEnrolment`. */
+export type DeviceChangeBiometricEnrolmentResult = {
+  invalidatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+};
+
 /** Params of `device/create`. */
 export interface DeviceCreateParams {
   deviceId?: string;
@@ -1316,6 +1326,7 @@ export interface MethodMap {
   "delivery/open": { params: DeliveryOpenParams; result: DeliveryOpenResult };
   "device/activatedRecoveryMethods": { params: DeviceActivatedRecoveryMethodsParams; result: DeviceActivatedRecoveryMethodsResult };
   "device/backup": { params: DeviceBackupParams; result: DeviceBackupResult };
+  "device/changeBiometricEnrolment": { params: DeviceChangeBiometricEnrolmentParams; result: DeviceChangeBiometricEnrolmentResult };
   "device/create": { params: DeviceCreateParams; result: DeviceCreateResult };
   "device/isActivatedLocally": { params: DeviceIsActivatedLocallyParams; result: DeviceIsActivatedLocallyResult };
   "device/isRecoveryActivated": { params: DeviceIsRecoveryActivatedParams; result: DeviceIsRecoveryActivatedResult };
@@ -1429,7 +1440,7 @@ export interface AuditMethods {
 export interface AuthMethodMethods {
   /** `authMethod/deactivate`: Removes a method after a device authentication. Errors: notFound (1000), notActivatedLocally (1100), cannotDeactivateDevice (1405), authMethodNotAllowed (1302), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   deactivate(params: AuthMethodDeactivateParams, options?: CallOptions): Promise<AuthMethodDeactivateResult>;
-  /** `authMethod/finishAddOrUpdate`: Adds or updates a method (a new PIN, a biometric method) after the user proves themselves. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), policyViolation (1003), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  /** `authMethod/finishAddOrUpdate`: Adds or updates a method (a new PIN, a biometric method) after the user proves themselves. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), policyViolation (1003), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), biometryKeyInvalidated (1106), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finishAddOrUpdate(params: AuthMethodFinishAddOrUpdateParams, options?: CallOptions): Promise<AuthMethodFinishAddOrUpdateResult>;
   /** `authMethod/startAddOrUpdate`: Opens an add-or-update of an auth method. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   startAddOrUpdate(params: AuthMethodStartAddOrUpdateParams, options?: CallOptions): Promise<AuthMethodStartAddOrUpdateResult>;
@@ -1437,7 +1448,7 @@ export interface AuthMethodMethods {
 
 /** The `authentication` methods. */
 export interface AuthenticationMethods {
-  /** `authentication/finish`: Answers the challenge; the server verifies and counts. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  /** `authentication/finish`: Answers the challenge; the server verifies and counts. Errors: notFound (1000), notActivatedLocally (1100), noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), authMethodNotAllowed (1302), authenticationFailed (1400), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), biometryKeyInvalidated (1106), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   finish(params: AuthenticationFinishParams, options?: CallOptions): Promise<AuthenticationFinishResult>;
   /** `authentication/start`: Opens an authentication; picks up a pushed authentication if one is pending. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   start(params: AuthenticationStartParams, options?: CallOptions): Promise<AuthenticationStartResult>;
@@ -1471,6 +1482,8 @@ export interface DeviceMethods {
   activatedRecoveryMethods(params: DeviceActivatedRecoveryMethodsParams, options?: CallOptions): Promise<DeviceActivatedRecoveryMethodsResult>;
   /** `device/backup`: Backs up the device: recovery data yes, this-device-only activation keys never. Errors: notFound (1000), iCloudKeychainDisabled (1105), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   backup(params: DeviceBackupParams, options?: CallOptions): Promise<DeviceBackupResult>;
+  /** `device/changeBiometricEnrolment`: A finger or a face added or enrolled again: the device destroys its touchId and faceId keys. Errors: notFound (1000), biometryUnavailable (1102), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  changeBiometricEnrolment(params: DeviceChangeBiometricEnrolmentParams, options?: CallOptions): Promise<DeviceChangeBiometricEnrolmentResult>;
   /** `device/create`: Creates a simulated phone (deviceId generated when absent). Errors: alreadyExists (1001), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   create(params?: DeviceCreateParams, options?: CallOptions): Promise<DeviceCreateResult>;
   /** `device/isActivatedLocally`: Whether the device holds an activation (no server call). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
@@ -1664,6 +1677,7 @@ export declare const ERROR_CODES: {
   readonly biometryFailed: 1103;
   readonly biometryCancelled: 1104;
   readonly iCloudKeychainDisabled: 1105;
+  readonly biometryKeyInvalidated: 1106;
   readonly noSessionInProgress: 1200;
   readonly sessionExpired: 1201;
   readonly activationCodeInvalid: 1300;
@@ -1715,6 +1729,7 @@ export declare const errors: {
   readonly BIOMETRY_FAILED: 1103;
   readonly BIOMETRY_CANCELLED: 1104;
   readonly I_CLOUD_KEYCHAIN_DISABLED: 1105;
+  readonly BIOMETRY_KEY_INVALIDATED: 1106;
   readonly NO_SESSION_IN_PROGRESS: 1200;
   readonly SESSION_EXPIRED: 1201;
   readonly ACTIVATION_CODE_INVALID: 1300;

@@ -24,6 +24,7 @@ enum ErrorCodes {
         case .biometryFailed: return 1103
         case .biometryCancelled: return 1104
         case .iCloudKeychainDisabled: return 1105
+        case .biometryKeyInvalidated: return 1106
         case .noSessionInProgress: return 1200
         case .sessionExpired: return 1201
         case .activationCodeInvalid: return 1300
@@ -72,6 +73,9 @@ enum ErrorCodes {
         case .biometryFailed: return "The device refused the face or finger; nothing counts."
         case .biometryCancelled: return "The user cancelled the biometric prompt; nothing counts."
         case .iCloudKeychainDisabled: return "An iCloud backup needs iCloud Keychain."
+        case .biometryKeyInvalidated:
+            return "The biometric key was destroyed by a change of enrolment; nothing counts; the method is deactivated (data.authMethod, "
+                + "data.activatedAuthMethods: device alone needs a recovery or a new activation)."
         case .noSessionInProgress: return "No started operation to finish."
         case .sessionExpired: return "The started operation is older than 300 s."
         case .activationCodeInvalid: return "Unknown, used or foreign activation code."

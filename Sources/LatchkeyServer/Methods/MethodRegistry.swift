@@ -12,7 +12,7 @@ enum MethodRegistry {
         .init(AdminListRegistrations.self), .init(AdminRemoveRegistration.self), .init(AdminLockRegistration.self),
         .init(AdminUnlockRegistration.self), .init(AdminPushAuthentication.self), .init(AdminGetAuthentication.self),
         .init(AdminCompleteVerification.self), .init(AuditList.self), .init(DeviceCreate.self),
-        .init(DeviceSetBiometricOutcome.self), .init(DeviceIsActivatedLocally.self), .init(DeviceRegistrationId.self),
+        .init(DeviceSetBiometricOutcome.self), .init(DeviceChangeBiometricEnrolment.self), .init(DeviceIsActivatedLocally.self), .init(DeviceRegistrationId.self),
         .init(DeviceIsRecoveryActivated.self), .init(DeviceActivatedRecoveryMethods.self), .init(DeviceBackup.self),
         .init(DeviceRestore.self), .init(ConfigLoad.self), .init(PinValidate.self), .init(ActivationStart.self),
         .init(ActivationFinish.self), .init(AuthenticationStart.self), .init(AuthenticationFinish.self),

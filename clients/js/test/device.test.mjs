@@ -1,7 +1,7 @@
 // The reference device (device.js) through a whole life cycle against the real binary
 // ($LATCHKEY_BIN) over the server/ methods: activation, wrong and right PIN, a pushed
-// authentication, adding and removing a method, a recovery key, losing the phone and recovering
-// on a new one, the old one refused, and onboarding with the OTP from delivery/list. Plus a few
+// authentication, adding and removing a method, a change of biometric enrolment, a recovery key,
+// losing the phone and recovering on a new one, the old one refused, and onboarding with the OTP from delivery/list. Plus a few
 // hostile requests built from the device's own primitives, and test vectors shared with the
 // Python device.
 //
@@ -121,6 +121,23 @@ test("life cycle of an external device", { skip }, withServer(async (lk) => {
   await refused("authenticationFailed", phone.authenticate({ pin: "1234" }));
   assert.equal((await phone.authenticate({ pin: "5678" })).responseType, "authenticated");
 
+  // -- a face enrolled again destroys the Face ID key (StrongTouchID); the PIN adds it again --
+  assert.deepEqual(phone.changeBiometricEnrolment(), ["faceId"]);
+  assert.ok(!storage.has("activation.faceIdKey"));
+  assert.deepEqual(phone.changeBiometricEnrolment(), []);
+  const beforeChange = (await phone.status()).server;
+  assert.ok(beforeChange.authMethods.includes("faceId")); // the server learns on the next use
+  const invalidated = await refused("biometryKeyInvalidated", phone.authenticate({ biometry: "faceId" }));
+  assert.equal(invalidated.code, 1106);
+  assert.equal(invalidated.data.authMethod, "faceId");
+  assert.deepEqual([...invalidated.data.activatedAuthMethods].sort(), ["device", "pin"]);
+  const afterChange = (await phone.status()).server;
+  assert.deepEqual([...afterChange.authMethods].sort(), ["device", "pin"]); // removed through server/authMethod/remove
+  assert.equal(afterChange.remainingAttemptsPIN, beforeChange.remainingAttemptsPIN); // nothing counted
+  await refused("authMethodNotAllowed", phone.authenticate({ biometry: "faceId" }));
+  assert.deepEqual([...(await phone.addAuthMethod("faceId", { pin: "5678" }))].sort(), ["device", "faceId", "pin"]);
+  assert.equal((await phone.authenticate({ biometry: "faceId" })).responseType, "authenticated");
+
   // -- a recovery code, and the backup that carries it ---------------------------------------
   assert.deepEqual((await phone.setRecovery(token, "plum-tree-42")).recoveryMethods, ["backup"]);
   assert.deepEqual((await phone.status()).server.recoveryMethods, ["backup"]);
@@ -176,6 +193,28 @@ test("wrong PINs lock the registration; a locked phone still removes itself", { 
   await refused("registrationRemoved", phone.authenticate({ pin: "1234" }));
   await phone.removeRegistration();
   assert.ok(!phone.isActivated);
+}));
+
+test("an enrolment change keeps the challenge in hand, and may leave device alone", { skip }, withServer(async (lk) => {
+  const { code } = await activationCode(lk);
+  const phone = new Device(lk, "install-1");
+  await phone.activate(code, { pin: "1234", biometry: "touchId" });
+  assert.deepEqual(phone.changeBiometricEnrolment(), ["touchId"]);
+  const challenge = await phone.startAuthentication();
+  await refused("biometryKeyInvalidated", phone.finishAuthentication(challenge, { biometry: "touchId" }));
+  // Nothing was signed with the challenge in hand: the PIN still answers it.
+  assert.equal((await phone.finishAuthentication(challenge, { pin: "1234" })).responseType, "authenticated");
+
+  // A registration that had Face ID alone is left with device: a recovery or a new activation.
+  const { code: second } = await activationCode(lk, { email: "bob@example.com" });
+  const alone = new Device(lk, "install-2");
+  await alone.activate(second, { biometry: "faceId" });
+  alone.changeBiometricEnrolment();
+  const error = await refused("biometryKeyInvalidated", alone.authenticate({ biometry: "faceId" }));
+  assert.deepEqual(error.data.activatedAuthMethods, ["device"]);
+  assert.match(error.message, /needs a recovery or a new activation/);
+  assert.deepEqual((await alone.status()).server.authMethods, ["device"]);
+  await refused("authMethodNotAllowed", alone.addAuthMethod("faceId")); // device adds nothing two-factor
 }));
 
 test("a challenge expires after 300 s; recovery deleted; refusals on the device", { skip }, withServer(async (lk) => {

@@ -89,9 +89,11 @@ RECOVERY_ITEMS = (RECOVERY_REGISTRATION_ID, RECOVERY_SALT, RECOVERY_MASKED_KEY)
 
 
 class DeviceError(LatchkeyError):
-    """A refusal by the device itself (nothing reached the server). ``reason`` is the
-    contract's name where there is one (``notActivatedLocally``, ``policyViolation``, …) and
-    ``code`` its number; ``contextHashMismatch`` and ``invalidBackup`` are the device's own."""
+    """A refusal by the device itself (nothing reached the server, but for
+    ``biometryKeyInvalidated``, raised once the device removed the method on the server).
+    ``reason`` is the contract's name where there is one (``notActivatedLocally``,
+    ``policyViolation``, …) and ``code`` its number; ``contextHashMismatch`` and
+    ``invalidBackup`` are the device's own."""
 
     def __init__(self, reason: str, message: str, **data: Any) -> None:
         super().__init__(message, code=ERROR_CODES.get(reason), reason=reason,
@@ -319,7 +321,10 @@ class Device:
         """Answers ``challenge`` with the device key and at most one second factor: the PIN
         (its key unmasked with ``pin``: a wrong PIN signs with a wrong key, the server counts),
         or ``biometry`` (``touchId``/``faceId``: the caller says the sensor matched). Answers
-        ``{responseType, contextContent, token*}``; approves a pushed authentication."""
+        ``{responseType, contextContent, token*}``; approves a pushed authentication. A biometric
+        key destroyed by ``change_biometric_enrolment`` raises ``biometryKeyInvalidated`` (see
+        there); ``challenge`` is left unanswered, so another method may still answer it."""
+        self._refuse_invalidated(biometry)
         signatures = self.sign_challenge(challenge, pin=pin, biometry=biometry)
         params: Dict[str, Any] = {"registrationId": self.registration_id,
                                   "challengeId": challenge["challengeId"], "signatures": signatures}
@@ -371,6 +376,7 @@ class Device:
             kind, low, high = self.storage[PIN_RULES].split(",")
             self._check_pin(new_pin, {"pinCodeType": kind, "pinCodeLengthMin": int(low),
                                       "pinCodeLengthMax": int(high)})
+        self._refuse_invalidated(biometry)
         challenge = self.start_authentication()
         key = new_private_key(self.random_bytes)
         params = {"registrationId": self.registration_id, "challengeId": challenge["challengeId"],
@@ -382,6 +388,21 @@ class Device:
         self._store_factor(method, key, new_pin)
         self.storage[METHODS] = ",".join(methods)
         return methods
+
+    def change_biometric_enrolment(self) -> List[str]:
+        """A finger or a face added or enrolled again: the phone destroys its ``touchId`` and
+        ``faceId`` keys, which are bound to the enrolled biometrics (Encap's StrongTouchID; iOS
+        ``.biometryCurrentSet``, Android ``setInvalidatedByBiometricEnrollment``). In an app, call
+        it when the keystore reports the key permanently invalidated. Answers the methods whose
+        keys it destroyed. The server learns on their next use: ``finish_authentication`` (or
+        ``add_auth_method`` proven with such a method) removes the method through
+        ``server/authMethod/remove`` (a device signature) and raises ``biometryKeyInvalidated``
+        with ``data.authMethod`` and ``data.activatedAuthMethods``; nothing counts. Add the method
+        again with ``add_auth_method(method, pin=...)``; a registration left with ``device`` alone
+        needs a recovery or a new activation."""
+        destroyed = [method for method in BIOMETRIC if BIOMETRIC_KEYS[method] in self.storage]
+        self._wipe([BIOMETRIC_KEYS[method] for method in destroyed])
+        return destroyed
 
     def remove_auth_method(self, method: str) -> List[str]:
         """Removes ``method`` from the registration and the device (the device key signs)."""
@@ -635,8 +656,28 @@ class Device:
                            b64url_decode(self.storage[PIN_SALT]), PIN_ROUNDS)
             signatures["pin"] = signed("pin", private)
         elif method in BIOMETRIC:
+            if BIOMETRIC_KEYS[method] not in self.storage:
+                raise DeviceError("biometryKeyInvalidated",
+                                  f"The {method} key was destroyed by a change of biometric enrolment",
+                                  authMethod=method, activatedAuthMethods=self.methods)
             signatures[method] = signed(method, b64url_decode(self.storage[BIOMETRIC_KEYS[method]]))
         return signatures
+
+    def _refuse_invalidated(self, biometry: Optional[str]) -> None:
+        """An activated biometric method whose key a change of enrolment destroyed: removes it on
+        the server and here (``remove_auth_method``: the device key signs, over a challenge of
+        its own, so the one in hand stays unanswered) and raises ``biometryKeyInvalidated``."""
+        if biometry not in BIOMETRIC or biometry not in self.methods \
+                or BIOMETRIC_KEYS[biometry] in self.storage:
+            return
+        methods = self.remove_auth_method(biometry)
+        then = ("add it again, proven with another two-factor method"
+                if any(method in TWO_FACTOR for method in methods)
+                else "the registration is left with device alone and needs a recovery or a new activation")
+        raise DeviceError("biometryKeyInvalidated",
+                          f"The {biometry} key was destroyed by a change of biometric enrolment: nothing "
+                          f"was counted and {biometry} is deactivated; {then}",
+                          authMethod=biometry, activatedAuthMethods=methods)
 
     def _keep_activation(self, registration_id: str, made: Dict[str, bytes], pin: Optional[str],
                          methods: List[str], offer: Dict[str, Any]) -> None:

@@ -1,8 +1,8 @@
 """The reference device (latchkey.device) through a whole life cycle against the real binary
 ($LATCHKEY_BIN) over the server/ methods: activation, wrong and right PIN, a pushed
-authentication, adding and removing a method, a recovery key, losing the phone and recovering
-on a new one, the old one refused, and onboarding with the OTP from delivery/list. Plus a few
-hostile requests built from the device's own primitives.
+authentication, adding and removing a method, a change of biometric enrolment, a recovery key,
+losing the phone and recovering on a new one, the old one refused, and onboarding with the OTP
+from delivery/list. Plus a few hostile requests built from the device's own primitives.
 
 The tests that need the binary skip only when LATCHKEY_BIN is not set. The device needs the
 `cryptography` package (the venv of `make venv` has it)."""
@@ -114,6 +114,23 @@ def test_life_cycle(lk):
     refused("authenticationFailed", phone.authenticate, pin="1234")
     assert phone.authenticate(pin="5678")["responseType"] == "authenticated"
 
+    # -- a face enrolled again destroys the Face ID key (StrongTouchID); the PIN adds it again --
+    assert phone.change_biometric_enrolment() == ["faceId"]
+    assert "activation.faceIdKey" not in storage
+    assert phone.change_biometric_enrolment() == []
+    before = phone.status()["server"]
+    assert "faceId" in before["authMethods"]  # the server learns on the next use
+    error = refused("biometryKeyInvalidated", phone.authenticate, biometry="faceId")
+    assert error.code == 1106
+    assert error.data["authMethod"] == "faceId"
+    assert sorted(error.data["activatedAuthMethods"]) == ["device", "pin"]
+    after = phone.status()["server"]
+    assert sorted(after["authMethods"]) == ["device", "pin"]  # removed through server/authMethod/remove
+    assert after["remainingAttemptsPIN"] == before["remainingAttemptsPIN"]  # nothing counted
+    refused("authMethodNotAllowed", phone.authenticate, biometry="faceId")
+    assert sorted(phone.add_auth_method("faceId", pin="5678")) == ["device", "faceId", "pin"]
+    assert phone.authenticate(biometry="faceId")["responseType"] == "authenticated"
+
     # -- a recovery code, and the backup that carries it ---------------------------------------
     assert phone.set_recovery(token, "plum-tree-42")["recoveryMethods"] == ["backup"]
     assert phone.status()["server"]["recoveryMethods"] == ["backup"]
@@ -172,6 +189,28 @@ def test_wrong_pins_lock_the_registration(lk):
     refused("registrationRemoved", phone.authenticate, pin="1234")
     phone.remove_registration()
     assert not phone.is_activated
+
+
+def test_an_enrolment_change_keeps_the_challenge_in_hand_and_may_leave_device_alone(lk):
+    _, code = activation_code(lk)
+    phone = Device(lk, "install-1", {})
+    phone.activate(code, pin="1234", biometry="touchId")
+    assert phone.change_biometric_enrolment() == ["touchId"]
+    challenge = phone.start_authentication()
+    refused("biometryKeyInvalidated", phone.finish_authentication, challenge, biometry="touchId")
+    # Nothing was signed with the challenge in hand: the PIN still answers it.
+    assert phone.finish_authentication(challenge, pin="1234")["responseType"] == "authenticated"
+
+    # A registration that had Face ID alone is left with device: a recovery or a new activation.
+    _, code = activation_code(lk, email="bob@example.com")
+    alone = Device(lk, "install-2", {})
+    alone.activate(code, biometry="faceId")
+    alone.change_biometric_enrolment()
+    error = refused("biometryKeyInvalidated", alone.authenticate, biometry="faceId")
+    assert error.data["activatedAuthMethods"] == ["device"]
+    assert "needs a recovery or a new activation" in str(error)
+    assert alone.status()["server"]["authMethods"] == ["device"]
+    refused("authMethodNotAllowed", alone.add_auth_method, "faceId")  # device adds nothing two-factor
 
 
 def test_delete_recovery_and_device_refusals(lk):

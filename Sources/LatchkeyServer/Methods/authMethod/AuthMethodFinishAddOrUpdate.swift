@@ -13,7 +13,8 @@ enum AuthMethodFinishAddOrUpdate: RPCMethod {
         (authParameter), within what the application's addOrUpdateAllowedBy allows; a wrong PIN counts as in \
         authentication/finish.
         """,
-        errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + CommonErrors.biometry)
+        errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .policyViolation, .authenticationFailed] + CommonErrors.biometry
+            + [.biometryKeyInvalidated])
     struct Params: WireReadable {
         var deviceId = ""
         var activationParameter = AuthParameterParam()

@@ -13,7 +13,8 @@ enum AuthenticationFinish: RPCMethod {
         verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) \
         and the last allowed failure locks the registration. Optionally issues a single-use token.
         """,
-        errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .authenticationFailed] + CommonErrors.biometry)
+        errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .authenticationFailed] + CommonErrors.biometry
+            + [.biometryKeyInvalidated])
     static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
         try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.purpose) }
     }
