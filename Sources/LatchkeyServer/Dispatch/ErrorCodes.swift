@@ -51,6 +51,7 @@ enum ErrorCodes {
         case .onboardingFailed: return 1806
         case .verificationCodeInvalid: return 1900
         case .verificationCodeExpired: return 1901
+        case .passkeyInvalid: return 1950
         }
     }
 
@@ -99,6 +100,7 @@ enum ErrorCodes {
         case .onboardingFailed: return "The onboarding process failed."
         case .verificationCodeInvalid: return "Wrong verification code; data.remainingAttempts."
         case .verificationCodeExpired: return "The verification code's lifetime is over."
+        case .passkeyInvalid: return "A passkey credential failed a Relying Party check (data.check); nothing registered, nobody signed in."
         }
     }
 
@@ -130,6 +132,16 @@ enum ErrorCodes {
             return ParamProblem("addOrUpdateAllowedBy.\(proof.rawValue)", message)
         case .recoveryKeys:
             return ParamProblem("keys", message)
+        case .passkeyOrigin(let index):
+            return ParamProblem("passkeyOrigins[\(index)]", message)
+        case .importedPasskey(let index, let member):
+            return ParamProblem("passkeys[\(index)].\(member)", message)
+        case .newPasskey:
+            return ParamProblem("passkey", message)
+        case .passkeyAlgorithms:
+            return ParamProblem("publicKey.pubKeyCredParams", message)
+        case .browserOrigin:
+            return ParamProblem("origin", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
             let allowed = prefixes.isEmpty ? "none: the application's redirectUrlPrefixes is empty"

@@ -77,16 +77,15 @@ enum AccountMethods {
         static func call(_ core: Latchkey, sessionId: String) throws -> UserProfile { try core.profile(sessionId: sessionId) }
     }
 
-    /// `{passkeys}`.
-    static let passkeyList = Codec.member("passkeys", Codec<[Passkey]>.array(.object(Passkey.self)))
 
     enum Passkeys: SessionCall {
         static let declaration = MethodDeclaration("user/passkeys", "The signed-in user's passkeys.",
             description: """
-            Lists the signed-in user's passkeys (id, friendly name, creation time).
+            Lists the signed-in user's passkeys, oldest first: id (the credential id), friendly name, creation and last \
+            use, COSE algorithm, backup eligibility and state, transports and AAGUID.
             """,
             errors: [.userSessionInvalid])
-        static let result = passkeyList
+        static let result = passkeyListCodec
         static func call(_ core: Latchkey, sessionId: String) throws -> [Passkey] { try core.passkeys(sessionId: sessionId) }
     }
 

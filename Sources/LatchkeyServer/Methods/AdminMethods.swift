@@ -21,8 +21,10 @@ enum AdminMethods {
             "admin/configureApplication", "Creates or changes an application; absent fields keep their value.",
             description: """
             Creates an application or changes its settings: activation code format and lifetime, PIN policy, \
-            failed-attempt limit, enabled auth methods, which method may add or update which, token lifetime and \
-            redirect URL prefixes. Absent fields keep their value; the full configuration is returned.
+            failed-attempt limit, enabled auth methods, which method may add or update which, token lifetime, \
+            redirect URL prefixes and the passkey Relying Party (RP id, name, origins, user verification). A web origin \
+            whose host is not the RP id or a subdomain of it answers invalidParams naming the entry. Absent fields keep \
+            their value; the full configuration is returned.
             """,
             errors: [.invalidParams], access: .admin)
         struct Params: WireReadable {
@@ -43,6 +45,11 @@ enum AdminMethods {
                           "method proving the user → methods it may add or update"),
                 .optional("tokenTtlSeconds", \.changes.tokenTtlSeconds, .within(Bounds.tokenTtlSeconds)),
                 .optional("redirectUrlPrefixes", \.changes.redirectUrlPrefixes, .array(.identifier)),
+                .optional("passkeyRpId", \.changes.passkeyRpId, .rpId, "a domain: the page's host or a parent of it"),
+                .optional("passkeyRpName", \.changes.passkeyRpName, .string(minLength: 1, maxLength: 64)),
+                .optional("passkeyOrigins", \.changes.passkeyOrigins, .array(.identifier, minItems: 1),
+                          "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
+                .optional("passkeyUserVerification", \.changes.passkeyUserVerification, .userVerification),
             ]
         }
         static func handle(_ params: Params, _ context: CallContext) throws -> ApplicationConfig {
@@ -79,13 +86,14 @@ enum AdminMethods {
             "admin/createUser", "Creates a user (userId generated when absent).",
             description: """
             Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, \
-            birthDate, passkeys and free attributes. A userId, email, phone number or loginName already taken answers \
-            alreadyExists. The first step of every activation flow.
+            birthDate, passkeys registered with another Relying Party (credential id and COSE public key), the user's \
+            passkey user handle and free attributes. A userId, email, phone number, loginName or credential id already \
+            taken answers alreadyExists. The first step of every activation flow.
             """,
             errors: [.alreadyExists], access: .admin)
         struct Params: WireReadable {
             var user = NewUser()
-            var passkeys: [PasskeyName]?
+            var passkeys: [ImportedPasskey]?
             var attributes: JSON?
             static let fields: [WireField<Self>] = [
                 .optional("userId", \.user.userId, .identifier),
@@ -94,14 +102,15 @@ enum AdminMethods {
                 .optional("phoneNumber", \.user.phoneNumber, .phoneNumber, "E.164"),
                 .optional("password", \.user.password, .text),
                 .optional("birthDate", \.user.birthDate, .date, "YYYY-MM-DD"),
-                .optional("passkeys", \.passkeys, .array(.object(PasskeyName.self))),
+                .optional("passkeys", \.passkeys, .array(.importedPasskey), "passkeys registered with another Relying Party"),
+                .optional("passkeyUserHandle", \.user.passkeyUserHandle, .userHandle, "1–64 bytes, unpadded base64url (default: 32 random bytes)"),
                 .optional("attributes", \.attributes, .freeObject),
             ]
         }
         static let result = Codec.member("userId", .text)
         static func handle(_ params: Params, _ context: CallContext) throws -> String {
             var user = params.user
-            user.passkeys = params.passkeys?.map(\.friendlyName) ?? []
+            user.passkeys = params.passkeys ?? []
             user.attributes = params.attributes.map(JSONSerializer.string)
             return try context.core.createUser(user)
         }

@@ -37,12 +37,6 @@ struct ApplicationParams: WireReadable {
     static let fields: [WireField<Self>] = [.applicationId(\.applicationId)]
 }
 
-/// `{friendlyName}`: a passkey to register.
-struct PasskeyName: WireReadable {
-    var friendlyName = ""
-    static let fields: [WireField<Self>] = [.required("friendlyName", \.friendlyName, .text)]
-}
-
 /// A method that asks one simulated device one thing (`{deviceId}` only): the call runs on the
 /// device, in one transaction with the server half.
 protocol DeviceCall: RPCMethod where Params == DeviceParams {
