@@ -27,7 +27,7 @@ extension Latchkey {
            let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle {
             key = PasskeyVerificationKey(publicKey: publicKey, signCount: UInt32(clamping: found.signCount), userHandle: handle)
         }
-        do {
+        do throws(PasskeyCheckFailure) {
             let verified = try RelyingParty.verifyAssertion(response, challenge: ceremony.challenge, passkey: key, settings: party.settings)
             guard var updated = record else { throw PasskeyCheckFailure(.credential, "no registered passkey has this id") }
             updated.signCount = Int64(verified.signCount)

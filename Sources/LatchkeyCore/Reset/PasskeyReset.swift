@@ -17,12 +17,12 @@ extension Latchkey {
     /// Creation options for the passkey a reset will register. The account-recovery code is
     /// checked as `resetPasskeys` checks it (a wrong one counts) and not consumed.
     /// - Throws: the code errors, `notFound` (application).
-    public func resetCredentialCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
+    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
         -> CredentialCreationOptions {
-        try transact { tx, effects in try resetCredentialCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId) }
+        try transact { tx, effects in try resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId) }
     }
 
-    func resetCredentialCreationOptions(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
+    func resetPasskeyCreationOptions(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
                                      applicationId: String?) throws -> CredentialCreationOptions {
         let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
         let app = try application(tx, applicationId)
@@ -70,10 +70,10 @@ extension Latchkey {
 }
 
 extension ServerSession {
-    /// `resetCredentialCreationOptions` in this transaction (a simulated phone making the new passkey in the same call).
-    public func resetCredentialCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
+    /// `resetPasskeyCreationOptions` in this transaction (a simulated phone making the new passkey in the same call).
+    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
         -> CredentialCreationOptions {
-        try core.resetCredentialCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId)
+        try core.resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId)
     }
 
     /// `resetPasskeys` in this transaction.

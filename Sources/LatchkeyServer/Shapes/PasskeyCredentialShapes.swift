@@ -29,8 +29,8 @@ private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [Param
         }
         return value
     }
-    let id = required("id").flatMap { Codec.base64url.read($0, "\(path).id", &problems) }
-    let rawId = required("rawId").flatMap { Codec.base64url.read($0, "\(path).rawId", &problems) }
+    let id = required("id").flatMap { Codec<[UInt8]>.base64url.read($0, "\(path).id", &problems) }
+    let rawId = required("rawId").flatMap { Codec<[UInt8]>.base64url.read($0, "\(path).rawId", &problems) }
     if let type = required("type") {
         if type.stringValue != "public-key" { problems.append(ParamProblem("\(path).type", "must be public-key")) }
     }
@@ -61,7 +61,7 @@ private func responseBytes(_ response: JSONObject, _ name: String, _ path: Strin
         problems.append(ParamProblem("\(path).response.\(name)", "is required"))
         return nil
     }
-    return Codec.base64url.read(value, "\(path).response.\(name)", &problems)
+    return Codec<[UInt8]>.base64url.read(value, "\(path).response.\(name)", &problems)
 }
 
 /// The client data as the Relying Party reads it: nil when the bytes are not a JSON object.
@@ -144,7 +144,7 @@ extension Codec where Value == AssertionResponse {
             let signature = responseBytes(envelope.response, "signature", path, &problems)
             var userHandle: [UInt8]?
             if let value = envelope.response["userHandle"], !value.isNull {
-                userHandle = Codec.base64url.read(value, "\(path).response.userHandle", &problems)
+                userHandle = Codec<[UInt8]>.base64url.read(value, "\(path).response.userHandle", &problems)
             }
             guard problems.count == before, let clientData, let authenticatorData, let signature else { return nil }
             return AssertionResponse(rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,

@@ -64,7 +64,7 @@ private func readDescriptors(_ json: JSON?, _ path: String, _ problems: inout [P
             problems.append(ParamProblem(itemPath, "must be an object with an id"))
             continue
         }
-        if let bytes = Codec.base64url.read(id, itemPath + ".id", &problems) {
+        if let bytes = Codec<[UInt8]>.base64url.read(id, itemPath + ".id", &problems) {
             let transports = object["transports"]?.arrayValue?.compactMap(\.stringValue) ?? []
             descriptors.append(PasskeyDescriptor(id: bytes, transports: transports))
         }
@@ -73,7 +73,7 @@ private func readDescriptors(_ json: JSON?, _ path: String, _ problems: inout [P
 }
 
 /// Reads a required member of an options object.
-private func member<T>(_ object: JSONObject, _ name: String, _ path: String, _ codec: Codec<T>, _ problems: inout [ParamProblem]) -> T? {
+private func optionMember<T>(_ object: JSONObject, _ name: String, _ path: String, _ codec: Codec<T>, _ problems: inout [ParamProblem]) -> T? {
     guard let json = object[name] else {
         problems.append(ParamProblem("\(path).\(name)", "is required"))
         return nil
@@ -97,13 +97,13 @@ extension Codec where Value == CredentialCreationOptions {
                 return nil
             }
             let before = problems.count
-            let rp = member(object, "rp", path, .freeObject, &problems)?.objectValue ?? JSONObject()
-            let user = member(object, "user", path, .freeObject, &problems)?.objectValue ?? JSONObject()
-            let rpId = problems.count == before ? member(rp, "id", path + ".rp", .identifier, &problems) : nil
-            let userId = problems.count == before ? member(user, "id", path + ".user", .base64url, &problems) : nil
-            let challenge = member(object, "challenge", path, .base64url, &problems)
+            let rp = optionMember(object, "rp", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
+            let user = optionMember(object, "user", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
+            let rpId = problems.count == before ? optionMember(rp, "id", path + ".rp", Codec<String>.identifier, &problems) : nil
+            let userId = problems.count == before ? optionMember(user, "id", path + ".user", Codec<[UInt8]>.base64url, &problems) : nil
+            let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)
             var algorithms: [Int] = []
-            if let params = member(object, "pubKeyCredParams", path, .array(.freeObject), &problems) {
+            if let params = optionMember(object, "pubKeyCredParams", path, Codec<[JSON]>.array(Codec<JSON>.freeObject), &problems) {
                 algorithms = params.compactMap { $0["alg"]?.intValue }.map { Int(clamping: $0) }
             }
             let exclude = readDescriptors(object["excludeCredentials"], path + ".excludeCredentials", &problems)
@@ -151,8 +151,8 @@ extension Codec where Value == CredentialRequestOptions {
                 return nil
             }
             let before = problems.count
-            let rpId = member(object, "rpId", path, .identifier, &problems)
-            let challenge = member(object, "challenge", path, .base64url, &problems)
+            let rpId = optionMember(object, "rpId", path, Codec<String>.identifier, &problems)
+            let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)
             let allow = readDescriptors(object["allowCredentials"], path + ".allowCredentials", &problems)
             let verification = object["userVerification"]?.stringValue.flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
             guard problems.count == before, let rpId, let challenge else { return nil }

@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `device/passkeyCreate`: the simulated phone's platform authenticator makes a passkey.
 enum DevicePasskeyCreate: RPCMethod {
@@ -17,11 +18,11 @@ enum DevicePasskeyCreate: RPCMethod {
         var origin: String?
         static let fields: [WireField<Self>] = [
             .deviceId(\.deviceId),
-            .required("publicKey", \.publicKey, Codec.creationOptions.stored, "the creation options, as the server gave them"),
+            .required("publicKey", \.publicKey, Codec<CredentialCreationOptions>.creationOptions.stored, "the creation options, as the server gave them"),
             .optional("origin", \.origin, .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)"),
         ]
     }
-    static let result = Codec.member("credential", .registrationResponse)
+    static let result = Codec.member("credential", Codec<RegistrationResponse>.registrationResponse)
     static func handle(_ params: Params, _ context: CallContext) throws -> RegistrationResponse {
         let options = try readValue(params.publicKey, at: "publicKey")
         let origin = try SimulatedBrowser.origin(params.origin, rpId: options.rpId, core: context.core)

@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `device/passkeyGet`: the simulated phone's platform authenticator signs in with a passkey.
 enum DevicePasskeyGet: RPCMethod {
@@ -16,11 +17,11 @@ enum DevicePasskeyGet: RPCMethod {
         var origin: String?
         static let fields: [WireField<Self>] = [
             .deviceId(\.deviceId),
-            .required("publicKey", \.publicKey, Codec.requestOptions.stored, "the request options, as the server gave them"),
+            .required("publicKey", \.publicKey, Codec<CredentialRequestOptions>.requestOptions.stored, "the request options, as the server gave them"),
             .optional("origin", \.origin, .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)"),
         ]
     }
-    static let result = Codec.member("credential", .assertionResponse)
+    static let result = Codec.member("credential", Codec<AssertionResponse>.assertionResponse)
     static func handle(_ params: Params, _ context: CallContext) throws -> AssertionResponse {
         let options = try readValue(params.publicKey, at: "publicKey")
         let origin = try SimulatedBrowser.origin(params.origin, rpId: options.rpId, core: context.core)

@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `passkey/create`: registers the credential an authenticator made from the creation options.
 enum PasskeyCreate: RPCMethod {
@@ -17,7 +18,7 @@ enum PasskeyCreate: RPCMethod {
         var friendlyName: String?
         static let fields: [WireField<Self>] = [
             .required("ceremonyId", \.ceremonyId, .identifier, "from passkey/creationOptions"),
-            .required("credential", \.credential, Codec.registrationResponse.stored, "RegistrationResponseJSON: credential.toJSON()"),
+            .required("credential", \.credential, Codec<RegistrationResponse>.registrationResponse.stored, "RegistrationResponseJSON: credential.toJSON()"),
             .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64), "defaults to Passkey"),
         ]
     }

@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `passkey/creationOptions`: options for `navigator.credentials.create()` to add a passkey.
 enum PasskeyCreationOptions: RPCMethod {

@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `passkey/login`: signs in with the assertion an authenticator made from the request options.
 enum PasskeyLogin: RPCMethod {
@@ -17,7 +18,7 @@ enum PasskeyLogin: RPCMethod {
         var credential: AssertionResponse?
         static let fields: [WireField<Self>] = [
             .required("ceremonyId", \.ceremonyId, .identifier, "from passkey/requestOptions"),
-            .required("credential", \.credential, Codec.assertionResponse.stored, "AuthenticationResponseJSON: credential.toJSON()"),
+            .required("credential", \.credential, Codec<AssertionResponse>.assertionResponse.stored, "AuthenticationResponseJSON: credential.toJSON()"),
         ]
     }
     typealias Result = SignedIn

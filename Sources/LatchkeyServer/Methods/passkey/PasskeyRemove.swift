@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `passkey/remove`: removes one of the signed-in user's passkeys.
 enum PasskeyRemove: RPCMethod {

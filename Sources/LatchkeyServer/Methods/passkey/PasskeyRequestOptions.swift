@@ -1,4 +1,5 @@
 import LatchkeyCore
+import LatchkeyRPC
 
 /// `passkey/requestOptions`: options for `navigator.credentials.get()` to sign in.
 enum PasskeyRequestOptions: RPCMethod {
