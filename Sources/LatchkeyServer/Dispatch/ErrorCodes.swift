@@ -51,6 +51,7 @@ enum ErrorCodes {
         case .onboardingFailed: return 1806
         case .verificationCodeInvalid: return 1900
         case .verificationCodeExpired: return 1901
+        case .passkeyInvalid: return 1950
         }
     }
 
@@ -99,6 +100,7 @@ enum ErrorCodes {
         case .onboardingFailed: return "The onboarding process failed."
         case .verificationCodeInvalid: return "Wrong verification code; data.remainingAttempts."
         case .verificationCodeExpired: return "The verification code's lifetime is over."
+        case .passkeyInvalid: return "A passkey credential failed a Relying Party check (data.check); nothing registered, nobody signed in."
         }
     }
 
