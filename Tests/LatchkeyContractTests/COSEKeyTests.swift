@@ -78,7 +78,8 @@ import _CryptoExtras
 
     @Test("an alg outside the three is unsupportedAlgorithm; a missing or non-integer alg is malformed")
     func algorithms() {
-        let es384 = map([(1, .int(2)), (3, .int(-35)), (-1, .int(2)), (-2, .bytes([UInt8](repeating: 1, count: 48))), (-3, .bytes([UInt8](repeating: 1, count: 48)))])
+        let coordinate = CBOR.bytes([UInt8](repeating: 1, count: 48))
+        let es384 = map([(1, .int(2)), (3, .int(-35)), (-1, .int(2)), (-2, coordinate), (-3, coordinate)])
         #expect(error(es384) == .unsupportedAlgorithm)
         #expect(error(map([(1, .int(2)), (3, .int(7))])) == .unsupportedAlgorithm)
         #expect(error(map([(1, .int(2)), (3, .negative(.max))])) == .unsupportedAlgorithm)
