@@ -47,7 +47,8 @@ public struct PlatformCreationRequest: Sendable, Equatable {
     public var algorithms: [Int64]
     /// `excludeCredentials`' ids.
     public var excludeCredentials: [[UInt8]]
-    /// The client data the caller (acting as the browser) serialised.
+    /// The client data the caller (acting as the browser) serialised (signed only by a packed
+    /// attestation; this authenticator answers `none`, so it is kept for the record).
     public var clientDataJSON: [UInt8]
     /// Whether the user was verified (UV).
     public var userVerified: Bool
@@ -186,6 +187,25 @@ public struct PlatformAuthenticator: Sendable {
         }
         return PlatformAssertion(credential: credential, authenticatorData: authData, signature: signature,
                                  userHandle: credential.userHandle)
+    }
+
+    /// The credential a get uses: the first `allowCredentials` entry it holds for the RP id, or —
+    /// when the list is empty — its newest credential for the RP id (the later one held on a tie).
+    /// Nil when it holds none (the contract's `notFound`, `kind: "passkey"`).
+    public static func credentialForGet(held: [PlatformCredential], rpId: String, allowCredentials: [[UInt8]])
+        -> PlatformCredential?
+    {
+        let forRP = held.filter { $0.rpId == rpId }
+        guard !allowCredentials.isEmpty else {
+            return forRP.reduce(nil) { newest, next in
+                guard let newest else { return next }
+                return next.createdAt >= newest.createdAt ? next : newest
+            }
+        }
+        for id in allowCredentials {
+            if let match = forRP.first(where: { $0.id == id }) { return match }
+        }
+        return nil
     }
 
     private func flags(_ credential: PlatformCredential, userVerified: Bool) -> AuthenticatorData.Flags {

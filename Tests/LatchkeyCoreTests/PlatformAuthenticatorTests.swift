@@ -141,6 +141,20 @@ import Testing
         #expect(second.credential.signCount == 3)
     }
 
+    @Test("a get uses the first allowCredentials entry held for the RP, else the newest for the RP; none → nil")
+    func credentialForGet() throws {
+        let authenticator = PlatformAuthenticator(random: SeededRandomSource(seed: 12))
+        let older = try authenticator.create(request(), held: [], now: 10).credential
+        let newer = try authenticator.create(request(), held: [], now: 20).credential
+        var foreign = try authenticator.create(request(), held: [], now: 30).credential
+        foreign.rpId = "example.com"
+        let held = [older, newer, foreign]
+        #expect(PlatformAuthenticator.credentialForGet(held: held, rpId: "localhost", allowCredentials: []) == newer)
+        #expect(PlatformAuthenticator.credentialForGet(held: held, rpId: "localhost", allowCredentials: [[9], older.id, newer.id]) == older)
+        #expect(PlatformAuthenticator.credentialForGet(held: held, rpId: "localhost", allowCredentials: [foreign.id]) == nil)
+        #expect(PlatformAuthenticator.credentialForGet(held: held, rpId: "other", allowCredentials: []) == nil)
+    }
+
     @Test("the attestation object is fmt none with an empty attStmt, and the key is the credential's")
     func attestation() throws {
         let creation = try PlatformAuthenticator(random: SeededRandomSource(seed: 5)).create(request(), held: [], now: 77)
