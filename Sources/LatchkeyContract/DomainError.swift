@@ -16,6 +16,8 @@ public enum ErrorReason: String, Sendable, CaseIterable {
     case onboardingInProgress, onboardingNotRunning, onboardingCannotActivate, otpInvalid, otpExpired
     case resendLimited, onboardingFailed
     case verificationCodeInvalid, verificationCodeExpired
+    /// A passkey credential failed a Relying Party check: `data.check` names the first
+    /// (a `PasskeyCheck` name: `type`, `challenge`, `origin`, `encoding`, … `signCount`).
     case passkeyInvalid
 }
 

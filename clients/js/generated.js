@@ -142,6 +142,7 @@ export const ERROR_CODES = Object.freeze({
   onboardingFailed: 1806,
   verificationCodeInvalid: 1900,
   verificationCodeExpired: 1901,
+  passkeyInvalid: 1950,
 });
 
 /** Reason by error code. */
@@ -198,6 +199,7 @@ export const errors = Object.freeze({
   ONBOARDING_FAILED: 1806,
   VERIFICATION_CODE_INVALID: 1900,
   VERIFICATION_CODE_EXPIRED: 1901,
+  PASSKEY_INVALID: 1950,
 });
 
 /** The helpers of a client: `helpers.activation.start(params, options)` → `client.call("activation/start", params, options)`. */

@@ -1694,6 +1694,7 @@ export declare const ERROR_CODES: {
   readonly onboardingFailed: 1806;
   readonly verificationCodeInvalid: 1900;
   readonly verificationCodeExpired: 1901;
+  readonly passkeyInvalid: 1950;
 };
 export declare const ERROR_REASONS: { readonly [code: number]: string };
 export declare const errors: {
@@ -1745,5 +1746,6 @@ export declare const errors: {
   readonly ONBOARDING_FAILED: 1806;
   readonly VERIFICATION_CODE_INVALID: 1900;
   readonly VERIFICATION_CODE_EXPIRED: 1901;
+  readonly PASSKEY_INVALID: 1950;
 };
 // </generated>

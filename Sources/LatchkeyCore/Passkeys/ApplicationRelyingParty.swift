@@ -27,46 +27,8 @@ public struct ApplicationRelyingParty: Sendable, Equatable {
 
     /// The first origin whose host is the RP id (where a page of this application runs), if any.
     public var primaryOrigin: String? {
-        origins.first { WebOrigin($0)?.host == rpId }
+        origins.first { WebOrigin.host(of: $0) == rpId }
     }
-}
-
-/// A web origin, `scheme://host[:port]`, as a browser writes it in client data.
-public struct WebOrigin: Sendable, Equatable {
-    public var scheme: String
-    public var host: String
-    public var port: Int?
-
-    /// Reads `https://host[:port]` or `http://host[:port]` with nothing after; nil for another form.
-    public init?(_ text: String) {
-        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == "https" || parts[0] == "http", parts[1].hasPrefix("//") else { return nil }
-        scheme = String(parts[0])
-        let authority = parts[1].dropFirst(2)
-        let hostAndPort = authority.split(separator: ":", omittingEmptySubsequences: false)
-        guard hostAndPort.count <= 2, let first = hostAndPort.first, Self.isHost(first) else { return nil }
-        host = first.lowercased() == String(first) ? String(first) : ""
-        guard !host.isEmpty else { return nil }
-        if hostAndPort.count == 2 {
-            guard let number = Int(hostAndPort[1]), (1...65_535).contains(number), String(number) == hostAndPort[1] else { return nil }
-            port = number
-        } else {
-            port = nil
-        }
-    }
-
-    /// A lower-case DNS name or IPv4 address: labels of letters, digits and hyphens.
-    private static func isHost(_ text: Substring) -> Bool {
-        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
-        return text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
-            !label.isEmpty && label.utf8.count <= 63 && label.utf8.allSatisfy { byte in
-                (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
-            }
-        }
-    }
-
-    /// Whether the RP id `rpId` may be used from this origin: the host itself or a parent domain of it.
-    public func isWithin(rpId: String) -> Bool { host == rpId || host.hasSuffix("." + rpId) }
 }
 
 extension ApplicationRelyingParty {
@@ -79,10 +41,10 @@ extension ApplicationRelyingParty {
     /// host is neither the RP id nor a subdomain of it), or of one that is no origin at all.
     func originProblem() -> (index: Int, message: String)? {
         for (index, origin) in origins.enumerated() where !Self.isAndroidOrigin(origin) {
-            guard let web = WebOrigin(origin) else {
+            guard WebOrigin.host(of: origin) != nil else {
                 return (index, "must be an origin such as https://example.com, or android:apk-key-hash:…")
             }
-            guard web.isWithin(rpId: rpId) else {
+            guard WebOrigin.rpId(rpId, coversOrigin: origin) else {
                 return (index, "must be on the RP id \(rpId) or a subdomain of it")
             }
         }

@@ -136,7 +136,7 @@ extension Latchkey {
         try inspect { tx in
             let others = try tx.fetchAll(ApplicationRecord.self).filter { $0.id != ApplicationConfig.defaultApplicationId }.map(\.config)
             for app in [try application(tx, nil)] + others {
-                if let origin = app.relyingParty.origins.first(where: { WebOrigin($0)?.host == rpId }) { return origin }
+                if let origin = app.relyingParty.origins.first(where: { WebOrigin.host(of: $0) == rpId }) { return origin }
             }
             return nil
         }

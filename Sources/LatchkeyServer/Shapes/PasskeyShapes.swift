@@ -196,7 +196,7 @@ struct SignedIn: WireObject {
 extension Codec where Value == String {
     /// An RP id: a domain name (lower-case labels), such as `example.com` or `localhost`.
     static let rpId = Codec.string(minLength: 1, maxLength: 253).checked {
-        WebOrigin("https://" + $0)?.host == $0 ? nil : "must be a domain name such as example.com (lower case, no scheme or port)"
+        WebOrigin.host(of: "https://" + $0) == $0 ? nil : "must be a domain name such as example.com (lower case, no scheme or port)"
     }
 }
 

@@ -15,7 +15,7 @@ enum SimulatedBrowser {
             throw DomainError.invalid(.browserOrigin, "is required: no application has a passkey origin on the options' RP id")
         }
         if ApplicationRelyingParty.isAndroidOrigin(origin) { return origin }
-        guard let web = WebOrigin(origin), web.isWithin(rpId: rpId) else {
+        guard WebOrigin.rpId(rpId, coversOrigin: origin) else {
             throw DomainError.invalid(.browserOrigin, "must be an origin whose host is the options' RP id or a subdomain of it")
         }
         return origin

@@ -166,6 +166,7 @@ ERROR_CODES: Dict[str, int] = {
     'onboardingFailed': 1806,
     'verificationCodeInvalid': 1900,
     'verificationCodeExpired': 1901,
+    'passkeyInvalid': 1950,
 }
 
 #: Reason by error code.
@@ -223,6 +224,7 @@ class errors:
     ONBOARDING_FAILED = 1806
     VERIFICATION_CODE_INVALID = 1900
     VERIFICATION_CODE_EXPIRED = 1901
+    PASSKEY_INVALID = 1950
 
 
 class _Namespace:
