@@ -18,6 +18,9 @@ public struct ImportedPasskey: Sendable, Equatable {
 }
 
 extension Latchkey {
+    /// A made-up credential id is as long as the simulated phone's (and iCloud Keychain's) ids.
+    static let decoyCredentialIdLength = 20
+
     /// The name a passkey gets when the caller gives none.
     public static let defaultPasskeyName = "Passkey"
 
@@ -86,7 +89,7 @@ extension Latchkey {
     private func decoyCredential(_ tx: StoreTransaction, _ identifier: UserIdentifier) throws -> PasskeyDescriptor {
         let key = SymmetricKey(data: try serverKey(tx))
         let mac = HMAC<SHA256>.authenticationCode(for: Array(("passkey-decoy\u{0}" + identifier.key).utf8), using: key)
-        return PasskeyDescriptor(id: Array(mac), transports: PlatformTransports.simulatedPhone)
+        return PasskeyDescriptor(id: Array(Array(mac).prefix(Self.decoyCredentialIdLength)), transports: PlatformTransports.simulatedPhone)
     }
 
     /// Signs a user in with a passkey: a new session, exactly as `user/login` makes one.

@@ -9,12 +9,14 @@ signatures), the binary seeded and on a manual clock, so every challenge and eve
 the same on every run. A scenario checks each answer as it goes; its requests are then written to
 NAME.in.jsonl and a replay of them to NAME.out.jsonl, which run.py compares byte for byte.
 """
-import hashlib, os, subprocess, sys
+import hashlib, importlib.util, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "server"))
 sys.path.insert(0, HERE)
-from make import ARGS, Session  # noqa: E402  (the server recorder's session)
+_spec = importlib.util.spec_from_file_location("server_make", os.path.join(HERE, "..", "server", "make.py"))
+server_make = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(server_make)
+ARGS, Session = server_make.ARGS, server_make.Session  # the server recorder's session
 from webauthn_fixture import FLAG_BE, FLAG_BS, FLAG_UP, FLAG_UV, Authenticator, b64, cbor, unb64  # noqa: E402
 
 
@@ -181,7 +183,7 @@ def registration_checks(s):
         ("flags", dict(flags=FLAG_UP | FLAG_UV | FLAG_BS)),
         ("credentialId", dict(attested_id=b"another credential id")),
         ("algorithm", dict(cose=key.cose(alg=-35))),
-        ("publicKey", dict(cose=key.cose(**{-3: bytes(32)}))),
+        ("publicKey", dict(cose=key.cose(override={-3: bytes(32)}))),
         ("attestation", dict(fmt="fido-u2f", att_stmt={"sig": b"\x00", "x5c": [b"\x00"]})),
         ("attestation", dict(fmt="packed", att_stmt={"alg": -7, "sig": b"\x30\x00", "x5c": [b"\x00"]})),
         ("attestation", dict(fmt="packed", att_stmt={"alg": -7, "sig": key.sign(b"something else")})),

@@ -90,7 +90,7 @@ class Authenticator:
             self.key = rsa_key(name)
         self.user_handle = None
 
-    def cose(self, alg=None, **override):
+    def cose(self, alg=None, override=None):
         alg = self.alg if alg is None else alg
         if self.alg == -7:
             numbers = self.key.public_key().public_numbers()
@@ -101,7 +101,7 @@ class Authenticator:
         else:
             numbers = self.key.public_key().public_numbers()
             key = {1: 3, 3: alg, -1: numbers.n.to_bytes(256, "big"), -2: numbers.e.to_bytes(3, "big")}
-        key.update(override)
+        key.update(override or {})
         return cbor(key)
 
     def sign(self, data):
