@@ -36,16 +36,3 @@ import Testing
         RelyingParty.fuzzRegistration([])
     }
 }
-
-/// The client data the simulated phone writes as its browser: the spec's member order, escaped.
-@Suite struct BrowserClientDataTests {
-    @Test("type, challenge, origin, crossOrigin in that order, compact; quotes and controls escaped")
-    func serialised() {
-        let json = BrowserClientData.json(type: "webauthn.get", challenge: [0xFB, 0xFF], origin: "https://localhost")
-        #expect(String(decoding: json, as: UTF8.self)
-            == "{\"type\":\"webauthn.get\",\"challenge\":\"-_8\",\"origin\":\"https://localhost\",\"crossOrigin\":false}")
-        let odd = BrowserClientData.json(type: "a\"b\\c\n\u{1}", challenge: [], origin: "é", crossOrigin: true)
-        #expect(String(decoding: odd, as: UTF8.self)
-            == "{\"type\":\"a\\\"b\\\\c\\n\\u0001\",\"challenge\":\"\",\"origin\":\"é\",\"crossOrigin\":true}")
-    }
-}
