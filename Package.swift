@@ -30,7 +30,11 @@ let package = Package(
         // signature encodings, the server operations a device calls; time and randomness.
         .target(
             name: "LatchkeyContract",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                // RS256 passkey keys (COSEKey).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // The device half: keys, masking, payloads, local state behind a storage protocol, and
         // the server reached through a connection protocol. No JSON, no store.
@@ -105,7 +109,13 @@ let package = Package(
         ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
-        .testTarget(name: "LatchkeyContractTests", dependencies: ["LatchkeyContract", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "LatchkeyContractTests",
+            dependencies: [
+                "LatchkeyContract", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "LatchkeyDeviceTests", dependencies: ["LatchkeyDevice", "LatchkeyContract"]),
         .testTarget(
             name: "LatchkeySimulatorTests",

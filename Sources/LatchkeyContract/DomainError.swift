@@ -16,6 +16,9 @@ public enum ErrorReason: String, Sendable, CaseIterable {
     case onboardingInProgress, onboardingNotRunning, onboardingCannotActivate, otpInvalid, otpExpired
     case resendLimited, onboardingFailed
     case verificationCodeInvalid, verificationCodeExpired
+    /// A passkey credential failed a Relying Party check: `data.check` names the first
+    /// (a `PasskeyCheck` name: `type`, `challenge`, `origin`, `encoding`, … `signCount`).
+    case passkeyInvalid
 }
 
 /// A value in an error's `data`: never a secret.
@@ -37,6 +40,16 @@ public enum InvalidInput: Sendable, Equatable {
     case redirectUrl(allowedPrefixes: [String])
     /// A recovery's keys are not `device` and exactly one two-factor method.
     case recoveryKeys
+    /// An entry of an application's passkey origins (its index) that the RP id does not cover.
+    case passkeyOrigin(index: Int)
+    /// An entry of a user's imported passkeys (its index) that a registration would refuse.
+    case importedPasskey(index: Int, member: String)
+    /// A new passkey for a reset that names neither a device nor a ceremony.
+    case newPasskey
+    /// Creation options that offer no algorithm the simulated phone makes.
+    case passkeyAlgorithms
+    /// An origin the options' RP id does not cover, or none to default to.
+    case browserOrigin
 }
 
 /// An answer the domain gives instead of a result. What a transaction wrote before throwing one

@@ -103,7 +103,7 @@ extension Device {
     }
 
     /// What a backup of this device carries: the recovery data, never this-device-only items.
-    public func backupItems() throws -> [(DeviceItem, [UInt8])] {
-        try DeviceItem.allCases.filter { !$0.thisDeviceOnly }.compactMap { item in try storage.item(item).map { (item, $0) } }
+    public func backupItems(iCloud: Bool) throws -> [(DeviceItem, [UInt8])] {
+        try DeviceItem.allCases.filter { $0.travels(inICloudBackup: iCloud) }.compactMap { item in try storage.item(item).map { (item, $0) } }
     }
 }

@@ -3,8 +3,9 @@ import LatchkeyContract
 /// The items a device keeps, and what each belongs to.
 public enum DeviceItem: String, Sendable, CaseIterable {
     /// What an item belongs to: the activation and the onboarding process stay on this device
-    /// (this-device-only, as keychain items of that class are); the recovery data travels in backups.
-    public enum Group: Sendable { case activation, onboarding, recovery }
+    /// (this-device-only, as keychain items of that class are); the recovery data travels in
+    /// backups; synced passkeys travel in iCloud backups only, device-bound ones never.
+    public enum Group: Sendable { case activation, onboarding, recovery, syncedPasskeys, deviceBoundPasskeys }
 
     // The activation.
     case registrationId = "activation.registrationId"
@@ -24,14 +25,27 @@ public enum DeviceItem: String, Sendable, CaseIterable {
     case recoveryRegistrationId = "recovery.registrationId"
     case recoverySalt = "recovery.salt"
     case recoveryMaskedKey = "recovery.maskedKey"
+    // The passkeys (discoverable credentials) the platform authenticator keeps.
+    case syncedPasskeys = "passkeys.synced"
+    case deviceBoundPasskeys = "passkeys.deviceBound"
 
     public var group: Group {
-        if rawValue.hasPrefix("recovery.") { return .recovery }
-        return rawValue.hasPrefix("onboarding.") ? .onboarding : .activation
+        switch self {
+        case .syncedPasskeys: return .syncedPasskeys
+        case .deviceBoundPasskeys: return .deviceBoundPasskeys
+        default:
+            if rawValue.hasPrefix("recovery.") { return .recovery }
+            return rawValue.hasPrefix("onboarding.") ? .onboarding : .activation
+        }
     }
 
     /// Whether the item must never leave this device, not even in a backup.
-    public var thisDeviceOnly: Bool { group != .recovery }
+    public var thisDeviceOnly: Bool { group != .recovery && group != .syncedPasskeys }
+
+    /// Whether the item travels in a backup of this kind (iCloud Keychain's items only in an iCloud one).
+    public func travels(inICloudBackup iCloud: Bool) -> Bool {
+        !thisDeviceOnly && (group != .syncedPasskeys || iCloud)
+    }
 }
 
 /// Where a device keeps its items (a keychain on a phone; the store's device tables for the

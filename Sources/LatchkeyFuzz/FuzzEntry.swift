@@ -61,9 +61,35 @@ final class FuzzHarness: @unchecked Sendable {
     }
 }
 
-/// libFuzzer's callback: one input through framing, parsing and dispatch.
+/// What one run fuzzes, named by `LATCHKEY_FUZZ_TARGET` (default `rpc`).
+enum FuzzTarget: String, CaseIterable {
+    /// Framing, parsing and dispatch of a whole stream.
+    case rpc
+    /// The strict CBOR decoder (and the canonical encoder on what it reads).
+    case cbor
+    /// COSE keys (read, then a signature check).
+    case cose
+    /// Authenticator data.
+    case authData
+    /// An attestation object through every registration check.
+    case registration
+    /// Authenticator data and a signature through every assertion check.
+    case assertion
+
+    static let selected: FuzzTarget = getenv("LATCHKEY_FUZZ_TARGET").flatMap { FuzzTarget(rawValue: String(cString: $0)) } ?? .rpc
+}
+
+/// libFuzzer's callback: one input through the selected target.
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    FuzzHarness.shared.run(UnsafeRawBufferPointer(start: data, count: size))
+    let buffer = UnsafeRawBufferPointer(start: data, count: size)
+    switch FuzzTarget.selected {
+    case .rpc: FuzzHarness.shared.run(buffer)
+    case .cbor: CBORDecoder.fuzz(Array(buffer))
+    case .cose: COSEKey.fuzz(Array(buffer))
+    case .authData: AuthenticatorData.fuzz(Array(buffer))
+    case .registration: RelyingParty.fuzzRegistration(Array(buffer))
+    case .assertion: RelyingParty.fuzzAssertion(Array(buffer))
+    }
     return 0
 }
 
@@ -95,7 +121,7 @@ struct FuzzMain {
                 bytes += chunk[0..<count]
             }
             fclose(file)
-            bytes.withUnsafeBytes { FuzzHarness.shared.run($0) }
+            _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
         }
     }
 }

@@ -8,6 +8,7 @@ enum PostgresMigrations {
     static let all: [(name: String, sql: String)] = [
         ("v1", v1),
         ("v2-challenge-caller", v2),
+        ("v3-webauthn", v3),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -147,5 +148,28 @@ enum PostgresMigrations {
     /// The SQLite store's v4: the caller a challenge was issued to (a recovery's installation).
     static let v2 = """
     ALTER TABLE "challenge" ADD COLUMN "caller" TEXT;
+    """
+
+    /// The SQLite store's v5: passkeys as WebAuthn credentials, the Relying Party of each
+    /// application, user handles and ceremonies.
+    static let v3 = """
+    ALTER TABLE "application" ADD COLUMN "passkeyRpId" TEXT;
+    ALTER TABLE "application" ADD COLUMN "passkeyRpName" TEXT;
+    ALTER TABLE "application" ADD COLUMN "passkeyOrigins" TEXT;
+    ALTER TABLE "application" ADD COLUMN "passkeyUserVerification" TEXT;
+    ALTER TABLE "user" ADD COLUMN "passkeyUserHandle" BYTEA;
+    ALTER TABLE "passkey" ADD COLUMN "publicKey" BYTEA;
+    ALTER TABLE "passkey" ADD COLUMN "algorithm" BIGINT;
+    ALTER TABLE "passkey" ADD COLUMN "signCount" BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE "passkey" ADD COLUMN "backupEligible" BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE "passkey" ADD COLUMN "backedUp" BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE "passkey" ADD COLUMN "transports" TEXT NOT NULL DEFAULT '';
+    ALTER TABLE "passkey" ADD COLUMN "aaguid" TEXT;
+    ALTER TABLE "passkey" ADD COLUMN "lastUsedAt" BIGINT;
+    CREATE TABLE "passkey_ceremony" (
+        "id" TEXT PRIMARY KEY, "kind" TEXT NOT NULL, "applicationId" TEXT NOT NULL, "userId" TEXT,
+        "named" BOOLEAN NOT NULL, "challenge" BYTEA NOT NULL, "expiresAt" BIGINT NOT NULL,
+        "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+    CREATE INDEX "passkey_ceremony_expiry" ON "passkey_ceremony"("expiresAt");
     """
 }

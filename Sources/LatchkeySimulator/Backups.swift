@@ -15,7 +15,7 @@ extension SimulatedDevices {
             }
             let backupId = core.random.identifier("bak")
             try session.tx.save(DeviceBackupRecord(id: backupId, deviceId: deviceId, kind: kind.rawValue, createdAt: core.clock.now))
-            for (item, value) in try device.backupItems() {
+            for (item, value) in try device.backupItems(iCloud: kind == .iCloud) {
                 try session.tx.save(DeviceBackupItemRecord(id: "\(backupId)/\(item.rawValue)", backupId: backupId, name: item.rawValue, value: value))
             }
             return backupId

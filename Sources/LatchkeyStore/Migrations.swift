@@ -19,6 +19,9 @@ enum Migrations {
         migrator.registerMigration("v4-challenge-caller") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v5-webauthn") { db in
+            try db.execute(sql: v5)
+        }
         return migrator
     }
 
@@ -134,6 +137,28 @@ enum Migrations {
     /// causes is audited with it.
     static let v4 = """
     ALTER TABLE challenge ADD COLUMN caller TEXT;
+    """
+
+    /// Passkeys as WebAuthn credentials: the Relying Party of each application, a user handle
+    /// per user, a passkey's public key and counters, and the ceremonies that make and use them.
+    static let v5 = """
+    ALTER TABLE application ADD COLUMN passkeyRpId TEXT;
+    ALTER TABLE application ADD COLUMN passkeyRpName TEXT;
+    ALTER TABLE application ADD COLUMN passkeyOrigins TEXT;
+    ALTER TABLE application ADD COLUMN passkeyUserVerification TEXT;
+    ALTER TABLE user ADD COLUMN passkeyUserHandle BLOB;
+    ALTER TABLE passkey ADD COLUMN publicKey BLOB;
+    ALTER TABLE passkey ADD COLUMN algorithm INTEGER;
+    ALTER TABLE passkey ADD COLUMN signCount INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE passkey ADD COLUMN backupEligible INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE passkey ADD COLUMN backedUp INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE passkey ADD COLUMN transports TEXT NOT NULL DEFAULT '';
+    ALTER TABLE passkey ADD COLUMN aaguid TEXT;
+    ALTER TABLE passkey ADD COLUMN lastUsedAt INTEGER;
+    CREATE TABLE passkey_ceremony (
+        id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, applicationId TEXT NOT NULL, userId TEXT,
+        named INTEGER NOT NULL, challenge BLOB NOT NULL, expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+    CREATE INDEX passkey_ceremony_expiry ON passkey_ceremony(expiresAt);
     """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

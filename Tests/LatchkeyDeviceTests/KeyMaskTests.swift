@@ -61,13 +61,17 @@ import Testing
 
 /// What a device keeps on itself, and what may leave it in a backup.
 @Suite struct DeviceItemTests {
-    @Test("only the recovery data travels in backups")
+    @Test("only the recovery data travels in backups, and synced passkeys in iCloud ones")
     func thisDeviceOnly() {
         for item in DeviceItem.allCases {
-            #expect(item.thisDeviceOnly == (item.group != .recovery), "\(item.rawValue)")
+            #expect(item.thisDeviceOnly == (item.group != .recovery && item.group != .syncedPasskeys), "\(item.rawValue)")
+            #expect(item.travels(inICloudBackup: false) == (item.group == .recovery), "\(item.rawValue)")
+            #expect(item.travels(inICloudBackup: true) == !item.thisDeviceOnly, "\(item.rawValue)")
         }
         #expect(DeviceItem.pinMaskedKey.thisDeviceOnly)
         #expect(DeviceItem.possessionKey.thisDeviceOnly)
+        #expect(DeviceItem.deviceBoundPasskeys.thisDeviceOnly)
         #expect(!DeviceItem.recoveryMaskedKey.thisDeviceOnly)
+        #expect(!DeviceItem.syncedPasskeys.thisDeviceOnly)
     }
 }

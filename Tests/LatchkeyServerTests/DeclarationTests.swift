@@ -55,7 +55,8 @@ import Testing
         let json = AdminConfigureApplication.result.write(config)
         #expect(json.objectValue?.keys == ["applicationId", "activationCodeLength", "activationCodeType", "activationCodeTtlSeconds",
                                            "pinCodeType", "pinCodeLengthMin", "pinCodeLengthMax", "maxFailedAttempts", "authMethods",
-                                           "addOrUpdateAllowedBy", "tokenTtlSeconds", "redirectUrlPrefixes"])
+                                           "addOrUpdateAllowedBy", "tokenTtlSeconds", "redirectUrlPrefixes", "passkeyRpId",
+                                           "passkeyRpName", "passkeyOrigins", "passkeyUserVerification"])
         #expect(JSONSerializer.string(json["addOrUpdateAllowedBy"] ?? .null)
             == #"{"device":[],"pin":["pin","touchId","faceId"],"touchId":["faceId"],"faceId":["touchId"]}"#)
         #expect(AdminConfigureApplication.result.schema.mismatches(json).isEmpty)

@@ -19,7 +19,8 @@ import Testing
         #expect(FinishAuthParameterParam.unreadProperties == [])
         #expect(RecoveryFamily.RecoveryParameter.unreadProperties == [])
         #expect(RecoveryFamily.DeleteParameter.unreadProperties == [])
-        #expect(PasskeyName.unreadProperties == [])
+        #expect(ResetResetPasskeys.NewPasskey.unreadProperties == [])
+        #expect(ImportedPasskeyParams.unreadProperties == [])
     }
 
     /// A type that forgot one of its properties, and one that reads a nested property but not its sibling.

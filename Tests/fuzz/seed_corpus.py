@@ -1,24 +1,77 @@
 #!/usr/bin/env python3
 """Seeds a fuzz corpus from the golden transcripts.
 
-usage: seed_corpus.py DIR [all|lines]
+usage: seed_corpus.py DIR [all|lines|cbor|cose|authData|registration|assertion]
   all   - each transcript whole, and each of its lines (the default)
   lines - each line alone (short inputs: many more executions per second)
+  the WebAuthn targets (LATCHKEY_FUZZ_TARGET) - the passkey credentials the transcripts carry,
+          decoded from base64url: attestation objects (cbor, registration), their COSE keys (cose),
+          authenticator data (authData), and authenticator data with its signature (assertion)
 """
-import glob, hashlib, os, sys
+import base64, glob, hashlib, json, os, sys
+
+WEBAUTHN = ("cbor", "cose", "authData", "registration", "assertion")
+
+
+def unb64(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def credentials(value):
+    """Every credential response object a JSON value holds."""
+    if isinstance(value, dict):
+        if isinstance(value.get("response"), dict) and "clientDataJSON" in value["response"]:
+            yield value["response"]
+        for item in value.values():
+            yield from credentials(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from credentials(item)
+
+
+def webauthn_seeds(kind, root):
+    for path in sorted(glob.glob(os.path.join(root, "**", "*.jsonl"), recursive=True)):
+        for line in open(path, "rb").read().split(b"\n"):
+            try:
+                message = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            for response in credentials(message):
+                try:
+                    if "attestationObject" in response:
+                        attestation = unb64(response["attestationObject"])
+                        if kind in ("cbor", "registration"):
+                            yield attestation
+                        if kind == "cose":
+                            # authData's COSE key starts after rpIdHash, flags, counter, AAGUID, id length, id.
+                            auth = attestation[attestation.find(b"hauthData") + 9:]
+                            auth = auth[2:] if auth[:1] == b"\x58" else auth[3:]
+                            id_length = int.from_bytes(auth[53:55], "big")
+                            yield auth[55 + id_length:]
+                    elif kind in ("authData", "assertion"):
+                        data, signature = unb64(response["authenticatorData"]), unb64(response["signature"])
+                        yield data if kind == "authData" else bytes([len(data) // 2 & 0xFF]) + data + signature
+                except (KeyError, ValueError, TypeError):
+                    continue
 
 out = sys.argv[1]
 kind = sys.argv[2] if len(sys.argv) > 2 else "all"
-if kind not in ("all", "lines"):
-    sys.exit(f"seed_corpus.py: unknown seed kind {kind!r} (all or lines)")
+if kind not in ("all", "lines") + WEBAUTHN:
+    sys.exit(f"seed_corpus.py: unknown seed kind {kind!r} (all, lines, or a WebAuthn target: {', '.join(WEBAUTHN)})")
 limit = 512 if kind == "lines" else 8192
 os.makedirs(out, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
 count = 0
-for path in sorted(glob.glob(os.path.join(here, "..", "golden", "**", "*.in.jsonl"), recursive=True)):
-    data = open(path, "rb").read()
-    pieces = data.split(b"\n") + ([data] if kind == "all" else [])
-    for piece in pieces:
+
+def pieces_of_transcripts():
+    for path in sorted(glob.glob(os.path.join(here, "..", "golden", "**", "*.in.jsonl"), recursive=True)):
+        data = open(path, "rb").read()
+        yield from data.split(b"\n") + ([data] if kind == "all" else [])
+
+
+pieces = webauthn_seeds(kind, os.path.join(here, "..", "golden")) if kind in WEBAUTHN else pieces_of_transcripts()
+for piece in pieces:
+    if True:
         if not piece.strip() or len(piece) > limit:
             continue
         name = hashlib.sha1(piece).hexdigest()

@@ -41,6 +41,8 @@ export const METHODS = Object.freeze([
   "device/create",
   "device/isActivatedLocally",
   "device/isRecoveryActivated",
+  "device/passkeyCreate",
+  "device/passkeyGet",
   "device/registrationId",
   "device/restore",
   "device/setBiometricOutcome",
@@ -52,6 +54,11 @@ export const METHODS = Object.freeze([
   "onboarding/resendOtp",
   "onboarding/start",
   "onboarding/status",
+  "passkey/create",
+  "passkey/creationOptions",
+  "passkey/login",
+  "passkey/remove",
+  "passkey/requestOptions",
   "pin/validate",
   "ping",
   "recovery/finish",
@@ -62,6 +69,7 @@ export const METHODS = Object.freeze([
   "recovery/startAddOrUpdate",
   "recovery/startDelete",
   "registration/deactivate",
+  "reset/passkeyCreationOptions",
   "reset/requestAccountRecovery",
   "reset/requestPasswordReset",
   "reset/resetPasskeys",
@@ -144,6 +152,7 @@ export const ERROR_CODES = Object.freeze({
   onboardingFailed: 1806,
   verificationCodeInvalid: 1900,
   verificationCodeExpired: 1901,
+  passkeyInvalid: 1950,
 });
 
 /** Reason by error code. */
@@ -201,6 +210,7 @@ export const errors = Object.freeze({
   ONBOARDING_FAILED: 1806,
   VERIFICATION_CODE_INVALID: 1900,
   VERIFICATION_CODE_EXPIRED: 1901,
+  PASSKEY_INVALID: 1950,
 });
 
 /** The helpers of a client: `helpers.activation.start(params, options)` → `client.call("activation/start", params, options)`. */
@@ -261,6 +271,8 @@ export function bindMethods(client) {
       create: method("device/create"),
       isActivatedLocally: method("device/isActivatedLocally"),
       isRecoveryActivated: method("device/isRecoveryActivated"),
+      passkeyCreate: method("device/passkeyCreate"),
+      passkeyGet: method("device/passkeyGet"),
       registrationId: method("device/registrationId"),
       restore: method("device/restore"),
       setBiometricOutcome: method("device/setBiometricOutcome"),
@@ -276,6 +288,13 @@ export function bindMethods(client) {
       resendOtp: method("onboarding/resendOtp"),
       start: method("onboarding/start"),
       status: method("onboarding/status"),
+    }),
+    passkey: Object.freeze({
+      create: method("passkey/create"),
+      creationOptions: method("passkey/creationOptions"),
+      login: method("passkey/login"),
+      remove: method("passkey/remove"),
+      requestOptions: method("passkey/requestOptions"),
     }),
     pin: Object.freeze({
       validate: method("pin/validate"),
@@ -293,6 +312,7 @@ export function bindMethods(client) {
       deactivate: method("registration/deactivate"),
     }),
     reset: Object.freeze({
+      passkeyCreationOptions: method("reset/passkeyCreationOptions"),
       requestAccountRecovery: method("reset/requestAccountRecovery"),
       requestPasswordReset: method("reset/requestPasswordReset"),
       resetPasskeys: method("reset/resetPasskeys"),

@@ -121,11 +121,17 @@ export interface Application {
   };
   tokenTtlSeconds: number;
   redirectUrlPrefixes: string[];
+  /** the WebAuthn RP id passkeys are scoped to */
+  passkeyRpId: string;
+  passkeyRpName: string;
+  /** exact origins, or android:apk-key-hash:… entries */
+  passkeyOrigins: string[];
+  passkeyUserVerification: "required" | "preferred";
 }
 
 export interface AuditEvent {
   at: string;
-  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected";
+  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected";
   userId?: string;
   registrationId?: string;
   deviceId?: string;
@@ -138,6 +144,27 @@ export interface AuthParameter {
   method: "device" | "pin" | "touchId" | "faceId";
   /** required for method pin */
   pin?: string;
+}
+
+export interface AuthenticationResponseJSON {
+  /** the credential id */
+  id: string;
+  /** the same bytes as id */
+  rawId: string;
+  type: "public-key";
+  authenticatorAttachment?: string | null;
+  clientExtensionResults: {
+    [key: string]: unknown;
+  };
+  response: {
+    /** bytes, unpadded base64url */
+    clientDataJSON: string;
+    /** bytes, unpadded base64url */
+    authenticatorData: string;
+    /** bytes, unpadded base64url */
+    signature: string;
+    userHandle?: string | null;
+  };
 }
 
 export interface FinishAuthParameter {
@@ -187,9 +214,56 @@ export interface OnboardingCredentials {
 }
 
 export interface Passkey {
+  /** the credential id, unpadded base64url */
   id: string;
   friendlyName: string;
   createdAt: string;
+  /** null until its first login */
+  lastUsedAt: string | null;
+  /** COSE algorithm: -7 ES256, -8 EdDSA, -257 RS256 */
+  algorithm: number;
+  backupEligible: boolean;
+  backedUp: boolean;
+  transports: string[];
+  /** the authenticator's AAGUID as a UUID (all zeros when it sent none) */
+  aaguid: string;
+}
+
+export interface PublicKeyCredentialCreationOptionsJSON {
+  /** {id, name} */
+  rp: {
+    [key: string]: unknown;
+  };
+  /** {id, name, displayName} */
+  user: {
+    [key: string]: unknown;
+  };
+  /** bytes, unpadded base64url */
+  challenge: string;
+  /** ES256, EdDSA, RS256 in that order */
+  pubKeyCredParams: Array<{
+    [key: string]: unknown;
+  }>;
+  timeout?: number;
+  excludeCredentials?: Array<{
+    [key: string]: unknown;
+  }>;
+  authenticatorSelection?: {
+    [key: string]: unknown;
+  };
+  attestation?: string;
+}
+
+export interface PublicKeyCredentialRequestOptionsJSON {
+  rpId: string;
+  /** bytes, unpadded base64url */
+  challenge: string;
+  timeout?: number;
+  userVerification?: string;
+  /** empty for a discoverable-credential sign-in */
+  allowCredentials?: Array<{
+    [key: string]: unknown;
+  }>;
 }
 
 export interface RecoveryParameter {
@@ -210,6 +284,25 @@ export interface Registration {
   maxFailedAttempts: number;
   recoveryMethods: "backup"[];
   lastAttempt: string | null;
+}
+
+export interface RegistrationResponseJSON {
+  /** the credential id */
+  id: string;
+  /** the same bytes as id */
+  rawId: string;
+  type: "public-key";
+  authenticatorAttachment?: string | null;
+  clientExtensionResults: {
+    [key: string]: unknown;
+  };
+  response: {
+    /** bytes, unpadded base64url */
+    clientDataJSON: string;
+    /** bytes, unpadded base64url */
+    attestationObject: string;
+    transports?: string[];
+  };
 }
 
 export interface ServerConfig {
@@ -335,6 +428,12 @@ export interface AdminConfigureApplicationParams {
   };
   tokenTtlSeconds?: number;
   redirectUrlPrefixes?: string[];
+  /** a domain: the page's host or a parent of it */
+  passkeyRpId?: string;
+  passkeyRpName?: string;
+  /** exact origins (https://example.com:8443) or android:apk-key-hash:… */
+  passkeyOrigins?: string[];
+  passkeyUserVerification?: "required" | "preferred";
 }
 /** Result of `admin/configureApplication`. */
 export type AdminConfigureApplicationResult = Application;
@@ -371,9 +470,17 @@ export interface AdminCreateUserParams {
   password?: string;
   /** YYYY-MM-DD */
   birthDate?: string;
+  /** passkeys registered with another Relying Party */
   passkeys?: Array<{
-    friendlyName: string;
+    /** unpadded base64url */
+    credentialId: string;
+    /** a COSE key (ES256, EdDSA or RS256), unpadded base64url */
+    publicKey: string;
+    friendlyName?: string;
+    signCount?: number;
   }>;
+  /** 1–64 bytes, unpadded base64url (default: 32 random bytes) */
+  passkeyUserHandle?: string;
   attributes?: {
     [key: string]: unknown;
   };
@@ -657,6 +764,34 @@ export type DeviceIsRecoveryActivatedResult = {
   activated: boolean;
 };
 
+/** Params of `device/passkeyCreate`. */
+export interface DevicePasskeyCreateParams {
+  /** the simulated device */
+  deviceId: string;
+  /** the creation options, as the server gave them */
+  publicKey: PublicKeyCredentialCreationOptionsJSON;
+  /** the page's origin (default: the first passkeyOrigins entry on the RP id) */
+  origin?: string;
+}
+/** Result of `device/passkeyCreate`. */
+export type DevicePasskeyCreateResult = {
+  credential: RegistrationResponseJSON;
+};
+
+/** Params of `device/passkeyGet`. */
+export interface DevicePasskeyGetParams {
+  /** the simulated device */
+  deviceId: string;
+  /** the request options, as the server gave them */
+  publicKey: PublicKeyCredentialRequestOptionsJSON;
+  /** the page's origin (default: the first passkeyOrigins entry on the RP id) */
+  origin?: string;
+}
+/** Result of `device/passkeyGet`. */
+export type DevicePasskeyGetResult = {
+  credential: AuthenticationResponseJSON;
+};
+
 /** Params of `device/registrationId`. */
 export interface DeviceRegistrationIdParams {
   /** the simulated device */
@@ -773,6 +908,74 @@ export interface OnboardingStatusParams {
 /** Result of `onboarding/status`. */
 export type OnboardingStatusResult = {
   status: "activationInProgress" | "verificationInProgress" | "failed" | "finished";
+};
+
+/** Params of `passkey/create`. */
+export interface PasskeyCreateParams {
+  /** from passkey/creationOptions */
+  ceremonyId: string;
+  /** RegistrationResponseJSON: credential.toJSON() */
+  credential: RegistrationResponseJSON;
+  /** defaults to Passkey */
+  friendlyName?: string;
+}
+/** Result of `passkey/create`. */
+export type PasskeyCreateResult = {
+  passkey: Passkey;
+};
+
+/** Params of `passkey/creationOptions`. */
+export interface PasskeyCreationOptionsParams {
+  sessionId: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `passkey/creationOptions`. */
+export type PasskeyCreationOptionsResult = {
+  /** names the ceremony in passkey/create or reset/resetPasskeys */
+  ceremonyId: string;
+  publicKey: PublicKeyCredentialCreationOptionsJSON;
+};
+
+/** Params of `passkey/login`. */
+export interface PasskeyLoginParams {
+  /** from passkey/requestOptions */
+  ceremonyId: string;
+  /** AuthenticationResponseJSON: credential.toJSON() */
+  credential: AuthenticationResponseJSON;
+}
+/** Result of `passkey/login`. */
+export type PasskeyLoginResult = {
+  sessionId: string;
+  uid: string;
+};
+
+/** Params of `passkey/remove`. */
+export interface PasskeyRemoveParams {
+  sessionId: string;
+  /** the passkey's id */
+  passkeyId: string;
+}
+/** Result of `passkey/remove`. */
+export type PasskeyRemoveResult = {
+  passkeys: Passkey[];
+};
+
+/** Params of `passkey/requestOptions`. */
+export interface PasskeyRequestOptionsParams {
+  email?: string;
+  /** E.164 */
+  phoneNumber?: string;
+  loginName?: string;
+  userId?: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `passkey/requestOptions`. */
+export type PasskeyRequestOptionsResult = {
+  /** names the ceremony in passkey/login */
+  ceremonyId: string;
+  publicKey: PublicKeyCredentialRequestOptionsJSON;
 };
 
 /** Params of `pin/validate`. */
@@ -899,6 +1102,23 @@ export type RegistrationDeactivateResult = {
   [key: string]: unknown;
 };
 
+/** Params of `reset/passkeyCreationOptions`. */
+export interface ResetPasskeyCreationOptionsParams {
+  /** email channel */
+  email?: string;
+  /** SMS channel, E.164 */
+  phoneNumber?: string;
+  verificationCode: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `reset/passkeyCreationOptions`. */
+export type ResetPasskeyCreationOptionsResult = {
+  /** names the ceremony in passkey/create or reset/resetPasskeys */
+  ceremonyId: string;
+  publicKey: PublicKeyCredentialCreationOptionsJSON;
+};
+
 /** Params of `reset/requestAccountRecovery`. */
 export interface ResetRequestAccountRecoveryParams {
   /** email channel */
@@ -936,8 +1156,15 @@ export interface ResetResetPasskeysParams {
   /** SMS channel, E.164 */
   phoneNumber?: string;
   verificationCode: string;
+  /** {deviceId, friendlyName*} or {ceremonyId, credential, friendlyName*} */
   passkey?: {
-    friendlyName: string;
+    /** the simulated phone makes the passkey */
+    deviceId?: string;
+    /** from reset/passkeyCreationOptions */
+    ceremonyId?: string;
+    credential?: RegistrationResponseJSON;
+    /** defaults to Passkey */
+    friendlyName?: string;
   };
 }
 /** Result of `reset/resetPasskeys`. */
@@ -1330,6 +1557,8 @@ export interface MethodMap {
   "device/create": { params: DeviceCreateParams; result: DeviceCreateResult };
   "device/isActivatedLocally": { params: DeviceIsActivatedLocallyParams; result: DeviceIsActivatedLocallyResult };
   "device/isRecoveryActivated": { params: DeviceIsRecoveryActivatedParams; result: DeviceIsRecoveryActivatedResult };
+  "device/passkeyCreate": { params: DevicePasskeyCreateParams; result: DevicePasskeyCreateResult };
+  "device/passkeyGet": { params: DevicePasskeyGetParams; result: DevicePasskeyGetResult };
   "device/registrationId": { params: DeviceRegistrationIdParams; result: DeviceRegistrationIdResult };
   "device/restore": { params: DeviceRestoreParams; result: DeviceRestoreResult };
   "device/setBiometricOutcome": { params: DeviceSetBiometricOutcomeParams; result: DeviceSetBiometricOutcomeResult };
@@ -1341,6 +1570,11 @@ export interface MethodMap {
   "onboarding/resendOtp": { params: OnboardingResendOtpParams; result: OnboardingResendOtpResult };
   "onboarding/start": { params: OnboardingStartParams; result: OnboardingStartResult };
   "onboarding/status": { params: OnboardingStatusParams; result: OnboardingStatusResult };
+  "passkey/create": { params: PasskeyCreateParams; result: PasskeyCreateResult };
+  "passkey/creationOptions": { params: PasskeyCreationOptionsParams; result: PasskeyCreationOptionsResult };
+  "passkey/login": { params: PasskeyLoginParams; result: PasskeyLoginResult };
+  "passkey/remove": { params: PasskeyRemoveParams; result: PasskeyRemoveResult };
+  "passkey/requestOptions": { params: PasskeyRequestOptionsParams; result: PasskeyRequestOptionsResult };
   "pin/validate": { params: PinValidateParams; result: PinValidateResult };
   "ping": { params: PingParams; result: PingResult };
   "recovery/finish": { params: RecoveryFinishParams; result: RecoveryFinishResult };
@@ -1351,6 +1585,7 @@ export interface MethodMap {
   "recovery/startAddOrUpdate": { params: RecoveryStartAddOrUpdateParams; result: RecoveryStartAddOrUpdateResult };
   "recovery/startDelete": { params: RecoveryStartDeleteParams; result: RecoveryStartDeleteResult };
   "registration/deactivate": { params: RegistrationDeactivateParams; result: RegistrationDeactivateResult };
+  "reset/passkeyCreationOptions": { params: ResetPasskeyCreationOptionsParams; result: ResetPasskeyCreationOptionsResult };
   "reset/requestAccountRecovery": { params: ResetRequestAccountRecoveryParams; result: ResetRequestAccountRecoveryResult };
   "reset/requestPasswordReset": { params: ResetRequestPasswordResetParams; result: ResetRequestPasswordResetResult };
   "reset/resetPasskeys": { params: ResetResetPasskeysParams; result: ResetResetPasskeysResult };
@@ -1490,6 +1725,10 @@ export interface DeviceMethods {
   isActivatedLocally(params: DeviceIsActivatedLocallyParams, options?: CallOptions): Promise<DeviceIsActivatedLocallyResult>;
   /** `device/isRecoveryActivated`: Whether the device holds recovery data. Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   isRecoveryActivated(params: DeviceIsRecoveryActivatedParams, options?: CallOptions): Promise<DeviceIsRecoveryActivatedResult>;
+  /** `device/passkeyCreate`: The simulated phone makes a passkey from creation options (navigator.credentials.create()). Errors: notFound (1000), biometryFailed (1103), biometryCancelled (1104), alreadyExists (1001), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  passkeyCreate(params: DevicePasskeyCreateParams, options?: CallOptions): Promise<DevicePasskeyCreateResult>;
+  /** `device/passkeyGet`: The simulated phone signs in with a passkey from request options (navigator.credentials.get()). Errors: notFound (1000), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  passkeyGet(params: DevicePasskeyGetParams, options?: CallOptions): Promise<DevicePasskeyGetResult>;
   /** `device/registrationId`: The registration the device holds (null when none). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   registrationId(params: DeviceRegistrationIdParams, options?: CallOptions): Promise<DeviceRegistrationIdResult>;
   /** `device/restore`: Makes a new device holding what the backup carries. Errors: notFound (1000), alreadyExists (1001), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
@@ -1520,6 +1759,20 @@ export interface OnboardingMethods {
   start(params: OnboardingStartParams, options?: CallOptions): Promise<OnboardingStartResult>;
   /** `onboarding/status`: Where the device's onboarding process stands. Errors: notFound (1000), onboardingNotRunning (1801), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   status(params: OnboardingStatusParams, options?: CallOptions): Promise<OnboardingStatusResult>;
+}
+
+/** The `passkey` methods. */
+export interface PasskeyMethods {
+  /** `passkey/create`: Registers the passkey an authenticator made from passkey/creationOptions. Errors: noSessionInProgress (1200), sessionExpired (1201), policyViolation (1003), passkeyInvalid (1950), alreadyExists (1001), notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  create(params: PasskeyCreateParams, options?: CallOptions): Promise<PasskeyCreateResult>;
+  /** `passkey/creationOptions`: Options to add a passkey to the signed-in user (a WebAuthn registration ceremony). Errors: userSessionInvalid (1701), notFound (1000), policyViolation (1003), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  creationOptions(params: PasskeyCreationOptionsParams, options?: CallOptions): Promise<PasskeyCreationOptionsResult>;
+  /** `passkey/login`: Signs in with a passkey assertion; a new session, exactly as user/login makes. Errors: noSessionInProgress (1200), sessionExpired (1201), passkeyInvalid (1950), notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  login(params: PasskeyLoginParams, options?: CallOptions): Promise<PasskeyLoginResult>;
+  /** `passkey/remove`: Removes one of the signed-in user's passkeys. Errors: userSessionInvalid (1701), notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  remove(params: PasskeyRemoveParams, options?: CallOptions): Promise<PasskeyRemoveResult>;
+  /** `passkey/requestOptions`: Options to sign in with a passkey, for a named user or discoverable (no identifier). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  requestOptions(params?: PasskeyRequestOptionsParams, options?: CallOptions): Promise<PasskeyRequestOptionsResult>;
 }
 
 /** The `pin` methods. */
@@ -1554,11 +1807,13 @@ export interface RegistrationMethods {
 
 /** The `reset` methods. */
 export interface ResetMethods {
+  /** `reset/passkeyCreationOptions`: Creation options for the passkey reset/resetPasskeys will register, with a code. Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  passkeyCreationOptions(params: ResetPasskeyCreationOptionsParams, options?: CallOptions): Promise<ResetPasskeyCreationOptionsResult>;
   /** `reset/requestAccountRecovery`: Sends an account-recovery code and deep link (same answer for unknown users). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   requestAccountRecovery(params: ResetRequestAccountRecoveryParams, options?: CallOptions): Promise<ResetRequestAccountRecoveryResult>;
   /** `reset/requestPasswordReset`: Sends a password-reset code and link (same answer for unknown users). Errors: notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   requestPasswordReset(params: ResetRequestPasswordResetParams, options?: CallOptions): Promise<ResetRequestPasswordResetResult>;
-  /** `reset/resetPasskeys`: Removes every passkey and registers the new one, with an account-recovery code. Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  /** `reset/resetPasskeys`: Removes every passkey and registers the new one, with an account-recovery code. Errors: verificationCodeInvalid (1900), verificationCodeExpired (1901), noSessionInProgress (1200), sessionExpired (1201), passkeyInvalid (1950), alreadyExists (1001), notFound (1000), biometryFailed (1103), biometryCancelled (1104), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   resetPasskeys(params: ResetResetPasskeysParams, options?: CallOptions): Promise<ResetResetPasskeysResult>;
   /** `reset/updatePassword`: Sets a new password with a verification code; every session of the user ends. Errors: policyViolation (1003), verificationCodeInvalid (1900), verificationCodeExpired (1901), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   updatePassword(params: ResetUpdatePasswordParams, options?: CallOptions): Promise<ResetUpdatePasswordResult>;
@@ -1644,6 +1899,7 @@ export interface LatchkeyMethods {
   readonly device: DeviceMethods;
   readonly events: EventsMethods;
   readonly onboarding: OnboardingMethods;
+  readonly passkey: PasskeyMethods;
   readonly pin: PinMethods;
   readonly recovery: RecoveryMethods;
   readonly registration: RegistrationMethods;
@@ -1708,6 +1964,7 @@ export declare const ERROR_CODES: {
   readonly onboardingFailed: 1806;
   readonly verificationCodeInvalid: 1900;
   readonly verificationCodeExpired: 1901;
+  readonly passkeyInvalid: 1950;
 };
 export declare const ERROR_REASONS: { readonly [code: number]: string };
 export declare const errors: {
@@ -1760,5 +2017,6 @@ export declare const errors: {
   readonly ONBOARDING_FAILED: 1806;
   readonly VERIFICATION_CODE_INVALID: 1900;
   readonly VERIFICATION_CODE_EXPIRED: 1901;
+  readonly PASSKEY_INVALID: 1950;
 };
 // </generated>

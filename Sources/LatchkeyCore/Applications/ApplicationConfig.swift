@@ -19,6 +19,9 @@ public struct ApplicationConfig: Sendable, Equatable {
     public var addOrUpdateAllowedBy: [AuthMethod: [AuthMethod]]
     public var tokenTtlSeconds: Int64
     public var redirectUrlPrefixes: [String]
+    /// The WebAuthn Relying Party this application is: its id, name, origins and whether a
+    /// passkey ceremony needs user verification.
+    public var relyingParty: ApplicationRelyingParty
 
     /// The contract's `default` application.
     public static func defaults(_ applicationId: String) -> ApplicationConfig {
@@ -27,7 +30,7 @@ public struct ApplicationConfig: Sendable, Equatable {
             activationCodeTtlSeconds: 86_400, pinCodeType: .numeric, pinCodeLengthMin: 4, pinCodeLengthMax: 8,
             maxFailedAttempts: 5, authMethods: AuthMethod.allCases,
             addOrUpdateAllowedBy: [.pin: [.pin, .touchId, .faceId], .faceId: [.touchId], .touchId: [.faceId], .device: []],
-            tokenTtlSeconds: 300, redirectUrlPrefixes: ["app://"])
+            tokenTtlSeconds: 300, redirectUrlPrefixes: ["app://"], relyingParty: .defaults)
     }
 
     public static let defaultApplicationId = "default"
@@ -65,6 +68,10 @@ extension ApplicationConfig {
         if let value = changes.addOrUpdateAllowedBy { addOrUpdateAllowedBy = value.mapValues { AuthMethod.canonical($0) } }
         if let value = changes.tokenTtlSeconds { tokenTtlSeconds = value }
         if let value = changes.redirectUrlPrefixes { redirectUrlPrefixes = value }
+        if let value = changes.passkeyRpId { relyingParty.rpId = value }
+        if let value = changes.passkeyRpName { relyingParty.rpName = value }
+        if let value = changes.passkeyOrigins { relyingParty.origins = value }
+        if let value = changes.passkeyUserVerification { relyingParty.userVerification = value }
     }
 }
 
@@ -81,6 +88,10 @@ public struct ApplicationChanges: Sendable {
     public var addOrUpdateAllowedBy: [AuthMethod: [AuthMethod]]?
     public var tokenTtlSeconds: Int64?
     public var redirectUrlPrefixes: [String]?
+    public var passkeyRpId: String?
+    public var passkeyRpName: String?
+    public var passkeyOrigins: [String]?
+    public var passkeyUserVerification: UserVerificationPolicy?
 
     public init() {}
 }
@@ -101,6 +112,10 @@ extension ApplicationRecord {
         }.joined(separator: ";")
         tokenTtlSeconds = config.tokenTtlSeconds
         redirectUrlPrefixes = config.redirectUrlPrefixes.joined(separator: "\n")
+        passkeyRpId = config.relyingParty.rpId
+        passkeyRpName = config.relyingParty.rpName
+        passkeyOrigins = config.relyingParty.origins.joined(separator: "\n")
+        passkeyUserVerification = config.relyingParty.userVerification.rawValue
     }
 
     var config: ApplicationConfig {
@@ -116,6 +131,16 @@ extension ApplicationRecord {
             activationCodeTtlSeconds: activationCodeTtlSeconds, pinCodeType: PinCodeType(rawValue: pinCodeType) ?? .numeric,
             pinCodeLengthMin: pinCodeLengthMin, pinCodeLengthMax: pinCodeLengthMax, maxFailedAttempts: maxFailedAttempts,
             authMethods: AuthMethod.list(authMethods), addOrUpdateAllowedBy: allowed, tokenTtlSeconds: tokenTtlSeconds,
-            redirectUrlPrefixes: redirectUrlPrefixes.split(separator: "\n").map(String.init))
+            redirectUrlPrefixes: redirectUrlPrefixes.split(separator: "\n").map(String.init),
+            relyingParty: storedRelyingParty)
+    }
+
+    /// The Relying Party settings; a row written before they existed has the defaults.
+    private var storedRelyingParty: ApplicationRelyingParty {
+        let defaults = ApplicationRelyingParty.defaults
+        return ApplicationRelyingParty(
+            rpId: passkeyRpId ?? defaults.rpId, rpName: passkeyRpName ?? defaults.rpName,
+            origins: passkeyOrigins.map { $0.split(separator: "\n").map(String.init) } ?? defaults.origins,
+            userVerification: passkeyUserVerification.flatMap(UserVerificationPolicy.init(rawValue:)) ?? defaults.userVerification)
     }
 }

@@ -30,6 +30,9 @@ extension Latchkey {
                 throw DomainError.invalid(.addOrUpdateAllowedBy(proof: .device, adds: twoFactor),
                                           "a single-factor method may not add \(twoFactor.rawValue)")
             }
+            if let (index, problem) = config.relyingParty.originProblem() {
+                throw DomainError.invalid(.passkeyOrigin(index: index), problem)
+            }
             try tx.save(ApplicationRecord(config))
             try audit(tx, effects, .applicationConfigured, detail: applicationId)
             return config

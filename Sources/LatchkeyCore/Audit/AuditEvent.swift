@@ -12,6 +12,7 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case loginSucceeded, loginFailed, logout
     case accountRecoveryStarted, accountRecoveryCancelled, accountRecoveryInsecure, accountRecoveryExpired
     case passwordChanged, passkeysReset
+    case passkeyCreated, passkeyRemoved, passkeyLogin, passkeyRejected, passkeyCloneSuspected
     case onboardingStarted, onboardingOtpSent, onboardingOtpRejected, onboardingFailed, onboardingCancelled
     case onboardingActivated, verificationCompleted
     case resetRequested, resetCodeRejected, resetCompleted

@@ -79,8 +79,8 @@ extension Latchkey {
     /// Checks a verification code for `kind` (nil: either). A wrong code, or one of the other
     /// flow, counts and is not consumed; an expired one does not count.
     /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
-    private func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
-                                kind: ResetKind?) throws -> (ResetCodeRecord, UserRecord) {
+    func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
+                        kind: ResetKind?, consume: Bool = true) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
         guard var record = try tx.first(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject), .equals(ResetCodeRecord.Columns.consumed, false)]) else {
@@ -99,8 +99,10 @@ extension Latchkey {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid",
                               [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
         }
-        record.consumed = true
-        try tx.save(record)
+        if consume {
+            record.consumed = true
+            try tx.save(record)
+        }
         return (record, user)
     }
 
@@ -114,23 +116,6 @@ extension Latchkey {
             let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: nil)
             try changePassword(tx, effects, user: user, salt: salt, hash: hash, keepSession: nil)
             try audit(tx, effects, .resetCompleted, userId: user.id, detail: "password")
-        }
-    }
-
-    /// Removes every passkey and registers the new one (if given), with an account-recovery code.
-    /// - Throws: the code errors (a password-reset code counts as a wrong try).
-    public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: String?) throws -> [Passkey] {
-        try transact { tx, effects in
-            let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery)
-            try tx.deleteAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, user.id)])
-            if let newPasskey {
-                try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: user.id, friendlyName: newPasskey, createdAt: now))
-            }
-            try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
-            try audit(tx, effects, .passkeysReset, userId: user.id)
-            try audit(tx, effects, .resetCompleted, userId: user.id, detail: "passkeys")
-            sendSecurityNotice(effects, to: user, "The passkeys of your account were reset. If this was not you, contact support.")
-            return try passkeys(tx, userId: user.id)
         }
     }
 }

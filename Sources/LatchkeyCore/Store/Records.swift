@@ -56,6 +56,12 @@ struct ApplicationRecord: StoredRecord {
     var tokenTtlSeconds: Int64
     /// One prefix a line.
     var redirectUrlPrefixes: String
+    // The Relying Party (null in rows written before passkeys: the defaults).
+    var passkeyRpId: String?
+    var passkeyRpName: String?
+    /// One origin a line.
+    var passkeyOrigins: String?
+    var passkeyUserVerification: String?
 }
 
 /// A user on the server. The password is kept only as an scrypt hash.
@@ -74,14 +80,47 @@ struct UserRecord: StoredRecord {
     var createdAt: Int64
     /// A login name, unique and compared exactly (nil: none).
     var loginName: String?
+    /// The WebAuthn user handle: random bytes made on the user's first passkey ceremony (or given
+    /// when an operator imports passkeys), never derived from an identifier.
+    var passkeyUserHandle: [UInt8]?
 }
 
-/// A passkey registered for a user (its public-key material is out of scope here).
+/// A passkey registered for a user: a WebAuthn credential's public key and what its ceremonies
+/// reported. `id` is the credential id (unpadded base64url), unique across users. Rows written
+/// before passkeys were verified have no key: they sign nobody in.
 struct PasskeyRecord: StoredRecord {
     static let table = "passkey"
     var id: String
     var userId: String
     var friendlyName: String
+    var createdAt: Int64
+    /// The COSE public key.
+    var publicKey: [UInt8]?
+    /// Its COSE algorithm (-7, -8, -257).
+    var algorithm: Int64?
+    var signCount: Int64
+    var backupEligible: Bool
+    var backedUp: Bool
+    /// One transport a line.
+    var transports: String
+    /// The authenticator's AAGUID as a UUID string.
+    var aaguid: String?
+    var lastUsedAt: Int64?
+}
+
+/// A passkey ceremony: the challenge of one `create` or `get`, bound to its kind, its
+/// application and (for creation, or a sign-in that named someone) its user. Deleted when used.
+struct PasskeyCeremonyRecord: StoredRecord {
+    static let table = "passkey_ceremony"
+    var id: String
+    /// `create`, `get` or `reset`.
+    var kind: String
+    var applicationId: String
+    var userId: String?
+    /// Whether the request options named an identifier (a sign-in then accepts only that user's passkeys).
+    var named: Bool
+    var challenge: [UInt8]
+    var expiresAt: Int64
     var createdAt: Int64
 }
 
@@ -283,6 +322,10 @@ extension OnboardingProcessRecord {
 
 extension PasskeyRecord {
     enum Columns: String, CaseIterable { case userId }
+}
+
+extension PasskeyCeremonyRecord {
+    enum Columns: String, CaseIterable { case expiresAt }
 }
 
 extension PushedAuthenticationRecord {

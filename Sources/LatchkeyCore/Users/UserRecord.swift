@@ -8,13 +8,6 @@ extension UserRecord {
     }
 }
 
-/// A passkey as the caller sees it.
-public struct Passkey: Sendable, Equatable {
-    public var id: String
-    public var friendlyName: String
-    public var createdAt: UnixTime
-}
-
 /// What an operator gives to create a user.
 public struct NewUser: Sendable {
     public var userId: String?
@@ -22,12 +15,17 @@ public struct NewUser: Sendable {
     public var phoneNumber: String?
     public var password: String?
     public var birthDate: String?
-    public var passkeys: [String]
+    /// Passkeys registered with another Relying Party, imported as they are.
+    public var passkeys: [ImportedPasskey]
+    /// The user's WebAuthn user handle there (default: random bytes made on first use).
+    public var passkeyUserHandle: [UInt8]?
     public var attributes: String?
     public var loginName: String?
 
     public init(userId: String? = nil, email: String? = nil, phoneNumber: String? = nil, password: String? = nil,
-                birthDate: String? = nil, passkeys: [String] = [], attributes: String? = nil, loginName: String? = nil) {
+                birthDate: String? = nil, passkeys: [ImportedPasskey] = [], passkeyUserHandle: [UInt8]? = nil,
+                attributes: String? = nil, loginName: String? = nil) {
+        self.passkeyUserHandle = passkeyUserHandle
         self.loginName = loginName
         self.userId = userId
         self.email = email

@@ -35,18 +35,25 @@ extension Latchkey {
                 throw DomainError(.invalidCredentials, "The identifier or the password is wrong")
             }
             try Self.loginLimit.clear(tx, subject: subject)
-            let sessionId = random.secret(byteCount: 32)
-            let lifetime = try serverConfig(tx).sessionLifetimeSeconds
-            try tx.save(UserSessionRecord(id: SecretHash.digest(sessionId, purpose: "session"), userId: user.id,
-                                          createdAt: now, expiresAt: now + lifetime))
-            if let recovery = try settledAccountRecovery(tx, effects, uid: user.id),
-               recovery.state == .gracePeriod || recovery.state == .insecure {
-                try saveAccountRecovery(tx, effects, recovery.cancelled(.newSession, at: now))
-                try audit(tx, effects, .accountRecoveryCancelled, userId: user.id, detail: "newSession")
-            }
+            let sessionId = try openSession(tx, effects, userId: user.id)
             try audit(tx, effects, .loginSucceeded, userId: user.id)
             return (sessionId, user.id)
         }
+    }
+
+    /// Opens a session for a user who just proved themselves (a password, a passkey): it cancels
+    /// a grace period or an insecure window in progress (state 2, reason 2).
+    func openSession(_ tx: StoreTransaction, _ effects: Effects, userId: String) throws -> String {
+        let sessionId = random.secret(byteCount: 32)
+        let lifetime = try serverConfig(tx).sessionLifetimeSeconds
+        try tx.save(UserSessionRecord(id: SecretHash.digest(sessionId, purpose: "session"), userId: userId,
+                                      createdAt: now, expiresAt: now + lifetime))
+        if let recovery = try settledAccountRecovery(tx, effects, uid: userId),
+           recovery.state == .gracePeriod || recovery.state == .insecure {
+            try saveAccountRecovery(tx, effects, recovery.cancelled(.newSession, at: now))
+            try audit(tx, effects, .accountRecoveryCancelled, userId: userId, detail: "newSession")
+        }
+        return sessionId
     }
 
     /// The user behind a live session.
@@ -80,21 +87,6 @@ extension Latchkey {
             let (_, user) = try sessionUser(tx, sessionId)
             return UserProfile(uid: user.id, email: user.email, phoneNumber: user.phoneNumber,
                                accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id))
-        }
-    }
-
-    /// The signed-in user's passkeys.
-    /// - Throws: `userSessionInvalid`.
-    public func passkeys(sessionId: String) throws -> [Passkey] {
-        try inspect { tx in
-            let (_, user) = try sessionUser(tx, sessionId)
-            return try passkeys(tx, userId: user.id)
-        }
-    }
-
-    func passkeys(_ tx: StoreTransaction, userId: String) throws -> [Passkey] {
-        try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]).map {
-            Passkey(id: $0.id, friendlyName: $0.friendlyName, createdAt: $0.createdAt)
         }
     }
 

@@ -42,10 +42,9 @@ extension Latchkey {
             }
             try tx.save(UserRecord(id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
                                    passwordHash: credential?.hash, passwordSalt: credential?.salt, birthDate: new.birthDate, attributes: new.attributes,
-                                   createdAt: now, loginName: new.loginName))
-            for name in new.passkeys {
-                try tx.save(PasskeyRecord(id: random.identifier("pk"), userId: userId, friendlyName: name, createdAt: now))
-            }
+                                   createdAt: now, loginName: new.loginName,
+                                   passkeyUserHandle: new.passkeyUserHandle ?? (new.passkeys.isEmpty ? nil : random.bytes(32))))
+            try importPasskeys(tx, new.passkeys, userId: userId)
             try audit(tx, effects, .userCreated, userId: userId)
             return userId
         }

@@ -55,16 +55,17 @@ enum ErrorCodes {
         case .onboardingFailed: return 1806
         case .verificationCodeInvalid: return 1900
         case .verificationCodeExpired: return 1901
+        case .passkeyInvalid: return 1950
         }
     }
 
     static func summary(_ reason: ErrorReason) -> String {
         switch reason {
         case .invalidParams: return TransportError.invalidParams.summary
-        case .notFound: return "No such thing; data.kind: device, user, registration, application, backup, session, message, authentication."
+        case .notFound: return "No such thing; data.kind: device, user, registration, application, backup, session, message, authentication, passkey."
         case .alreadyExists: return "It exists already."
         case .forbidden: return "Closed by --no-admin, or clock/advance on a system clock."
-        case .policyViolation: return "A PIN or password breaks the policy; data.violations."
+        case .policyViolation: return "A PIN or password breaks the policy, or a user holds the most passkeys allowed; data.violations (tooManyPasskeys)."
         case .rateLimited: return "Too many attempts; data.retryAfterSeconds."
         case .storeUnavailable: return "The store could not be reached or could not commit; nothing was written; data.retryAfterSeconds."
         case .notActivatedLocally: return "The device holds no activation."
@@ -106,6 +107,7 @@ enum ErrorCodes {
         case .onboardingFailed: return "The onboarding process failed."
         case .verificationCodeInvalid: return "Wrong verification code; data.remainingAttempts."
         case .verificationCodeExpired: return "The verification code's lifetime is over."
+        case .passkeyInvalid: return "A passkey credential failed a Relying Party check (data.check); nothing registered, nobody signed in."
         }
     }
 
@@ -137,6 +139,16 @@ enum ErrorCodes {
             return ParamProblem("addOrUpdateAllowedBy.\(proof.rawValue)", message)
         case .recoveryKeys:
             return ParamProblem("keys", message)
+        case .passkeyOrigin(let index):
+            return ParamProblem("passkeyOrigins[\(index)]", message)
+        case .importedPasskey(let index, let member):
+            return ParamProblem("passkeys[\(index)].\(member)", message)
+        case .newPasskey:
+            return ParamProblem("passkey", message)
+        case .passkeyAlgorithms:
+            return ParamProblem("publicKey.pubKeyCredParams", message)
+        case .browserOrigin:
+            return ParamProblem("origin", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
             let allowed = prefixes.isEmpty ? "none: the application's redirectUrlPrefixes is empty"

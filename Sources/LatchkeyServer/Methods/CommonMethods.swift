@@ -37,12 +37,6 @@ struct ApplicationParams: WireReadable {
     static let fields: [WireField<Self>] = [.applicationId(\.applicationId)]
 }
 
-/// `{friendlyName}`: a passkey to register.
-struct PasskeyName: WireReadable {
-    var friendlyName = ""
-    static let fields: [WireField<Self>] = [.required("friendlyName", \.friendlyName, .text)]
-}
-
 /// One of two optional members, as the domain's either/or value: `first`'s case when only it is
 /// given, `second`'s when only it is. Neither or both is the `exactlyOne` rule's `invalidParams`
 /// (which reading has reported already, unless the method enforces the rule itself).

@@ -30,13 +30,6 @@ extension UserProfile: WireObject {
     ]
 }
 
-extension Passkey: WireObject {
-    public static let schemaName: String? = "Passkey"
-    public static let fields: [WireField<Self>] = [
-        .required("id", \.id, .text), .required("friendlyName", \.friendlyName, .text), .required("createdAt", \.createdAt, .time),
-    ]
-}
-
 extension RecoveryMethodsOutcome: WireObject {
     public static let fields: [WireField<Self>] = [
         .required("recoveryMethods", \.recoveryMethods, .recoveryMethods), .token(\.token),

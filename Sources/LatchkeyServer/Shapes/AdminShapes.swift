@@ -50,6 +50,10 @@ extension ApplicationConfig: WireObject {
         .required("addOrUpdateAllowedBy", \.addOrUpdateAllowedBy, .addOrUpdateAllowedBy),
         .required("tokenTtlSeconds", \.tokenTtlSeconds, .within(Bounds.tokenTtlSeconds)),
         .required("redirectUrlPrefixes", \.redirectUrlPrefixes, .strings),
+        .required("passkeyRpId", \.relyingParty.rpId, .text, "the WebAuthn RP id passkeys are scoped to"),
+        .required("passkeyRpName", \.relyingParty.rpName, .text),
+        .required("passkeyOrigins", \.relyingParty.origins, .strings, "exact origins, or android:apk-key-hash:… entries"),
+        .required("passkeyUserVerification", \.relyingParty.userVerification, .userVerification),
     ]
 }
 

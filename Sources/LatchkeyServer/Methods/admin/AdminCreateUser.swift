@@ -10,8 +10,10 @@ enum AdminCreateUser: RPCMethod {
         "admin/createUser", "Creates a user (userId generated when absent).",
         description: """
         Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, \
-        birthDate, passkeys and free attributes. A userId, email, phone number or loginName already taken answers \
-        alreadyExists. The first step of every activation flow.
+        birthDate, passkeys registered with another Relying Party (credential id and COSE public key), the user's \
+        passkey user handle and free attributes. A userId, email, phone number, loginName or credential id already \
+        taken answers alreadyExists; a passkey key a registration would refuse answers invalidParams naming the entry. \
+        The first step of every activation flow.
         """,
         errors: [.alreadyExists], access: .admin)
     struct Params: WireReadable {
@@ -21,7 +23,8 @@ enum AdminCreateUser: RPCMethod {
         var phoneNumber: String?
         var password: String?
         var birthDate: String?
-        var passkeys: [PasskeyName]?
+        var passkeys: [ImportedPasskey]?
+        var passkeyUserHandle: [UInt8]?
         var attributes: JSON?
         static let fields: [WireField<Self>] = [
             .optional("userId", \.userId, .identifier),
@@ -30,7 +33,8 @@ enum AdminCreateUser: RPCMethod {
             .optional("phoneNumber", \.phoneNumber, .phoneNumber, "E.164"),
             .optional("password", \.password, .text),
             .optional("birthDate", \.birthDate, .date, "YYYY-MM-DD"),
-            .optional("passkeys", \.passkeys, .array(.object(PasskeyName.self))),
+            .optional("passkeys", \.passkeys, .array(.importedPasskey), "passkeys registered with another Relying Party"),
+            .optional("passkeyUserHandle", \.passkeyUserHandle, .userHandle, "1–64 bytes, unpadded base64url (default: 32 random bytes)"),
             .optional("attributes", \.attributes, .freeObject),
         ]
     }
@@ -38,7 +42,7 @@ enum AdminCreateUser: RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
         try context.core.createUser(NewUser(
             userId: params.userId, email: params.email, phoneNumber: params.phoneNumber, password: params.password,
-            birthDate: params.birthDate, passkeys: params.passkeys.map { $0.map(\.friendlyName) } ?? [],
+            birthDate: params.birthDate, passkeys: params.passkeys ?? [], passkeyUserHandle: params.passkeyUserHandle,
             attributes: params.attributes.map(JSONSerializer.string), loginName: params.loginName))
     }
 }

@@ -1,0 +1,55 @@
+/// Web origins as WebAuthn compares them with an RP id: the host of `scheme://host[:port]`, and
+/// whether an RP id is that host or a parent domain of it (what a browser checks before
+/// `create()`/`get()`, and what `admin/configureApplication` checks of `passkeyOrigins`).
+public enum WebOrigin {
+    /// The lower-cased host of an `http` or `https` origin (`https://login.example.com:8443` →
+    /// `login.example.com`; an IPv6 literal keeps its brackets); nil for anything else: another
+    /// scheme (an `android:apk-key-hash:…` origin included), a path, a query, user info, an
+    /// empty host or a port that is not 1–5 digits.
+    public static func host(of origin: String) -> String? {
+        let text = origin.lowercased()
+        let rest: Substring
+        if text.hasPrefix("https://") {
+            rest = text.dropFirst(8)
+        } else if text.hasPrefix("http://") {
+            rest = text.dropFirst(7)
+        } else {
+            return nil
+        }
+        guard !rest.isEmpty, !rest.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
+        var host = rest
+        var port: Substring = ""
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            host = rest[...close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return nil }
+                port = after.dropFirst()
+                guard !port.isEmpty else { return nil }
+            }
+        } else if let colon = rest.firstIndex(of: ":") {
+            host = rest[..<colon]
+            port = rest[rest.index(after: colon)...]
+            guard !port.isEmpty else { return nil }
+        }
+        guard !host.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return nil }
+        return String(host)
+    }
+
+    /// Whether `rpId` is `host` or a parent domain of it, label by label (`example.com` covers
+    /// `login.example.com`, not `badexample.com`). Case-insensitive.
+    public static func rpId(_ rpId: String, covers host: String) -> Bool {
+        let rpId = rpId.lowercased(), host = host.lowercased()
+        guard !rpId.isEmpty else { return false }
+        return host == rpId || host.hasSuffix("." + rpId)
+    }
+
+    /// Whether `rpId` covers the host of the web origin `origin` (false for an origin that is not
+    /// a web origin).
+    public static func rpId(_ rpId: String, coversOrigin origin: String) -> Bool {
+        guard let host = host(of: origin) else { return false }
+        return self.rpId(rpId, covers: host)
+    }
+}

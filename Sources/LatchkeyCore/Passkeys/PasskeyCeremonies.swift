@@ -1,0 +1,101 @@
+import LatchkeyContract
+
+/// What a passkey ceremony is for.
+enum PasskeyCeremonyKind: String, Sendable {
+    /// `passkey/creationOptions` → `passkey/create`.
+    case create
+    /// `passkey/requestOptions` → `passkey/login`.
+    case get
+    /// `reset/passkeyCreationOptions` → `reset/resetPasskeys`.
+    case reset
+}
+
+extension Latchkey {
+    /// A ceremony is valid this long.
+    static let passkeyCeremonyLifetime: Int64 = 300
+    /// What the options tell the browser, in milliseconds.
+    static let passkeyTimeoutMilliseconds = 300_000
+    /// A user holds at most this many passkeys.
+    static let maxPasskeysPerUser = 25
+    /// The algorithms a new passkey may use, most preferred first: ES256, EdDSA, RS256.
+    static let passkeyAlgorithms: [COSEAlgorithm] = [.es256, .eddsa, .rs256]
+
+    /// Opens a ceremony with a fresh challenge (and forgets ceremonies long expired).
+    func openCeremony(_ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
+                      named: Bool) throws -> PasskeyCeremonyRecord {
+        try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
+        let ceremony = PasskeyCeremonyRecord(
+            id: random.uuid(), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
+            challenge: random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now)
+        try tx.save(ceremony)
+        return ceremony
+    }
+
+    /// The ceremony `ceremonyId` names, of one of `kinds`, still valid. Nothing is used up here.
+    /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
+    func liveCeremony(_ tx: StoreTransaction, _ ceremonyId: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
+        guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyId),
+              kinds.contains(where: { $0.rawValue == ceremony.kind }) else {
+            throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
+        }
+        guard now < ceremony.expiresAt else {
+            throw DomainError(.sessionExpired, "The passkey ceremony is older than 300 seconds; ask for new options")
+        }
+        return ceremony
+    }
+
+    /// The user handle of `user`, made (32 random bytes) and kept on first use.
+    func passkeyUserHandle(_ tx: StoreTransaction, _ user: UserRecord) throws -> [UInt8] {
+        if let handle = user.passkeyUserHandle { return handle }
+        var updated = user
+        let handle = random.bytes(32)
+        updated.passkeyUserHandle = handle
+        try tx.save(updated)
+        return handle
+    }
+
+    /// The name a browser shows for the user: email, else login name, else phone number, else userId.
+    static func passkeyDisplayName(_ user: UserRecord) -> String {
+        user.email ?? user.loginName ?? user.phoneNumber ?? user.id
+    }
+
+    /// The user's passkeys, oldest first.
+    func passkeyRecords(_ tx: StoreTransaction, userId: String) throws -> [PasskeyRecord] {
+        try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)])
+    }
+
+    /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.
+    func requireRoomForPasskey(_ tx: StoreTransaction, userId: String) throws {
+        guard try tx.count(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]) < Self.maxPasskeysPerUser else {
+            throw DomainError(.policyViolation, "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
+                              [("violations", .strings(["tooManyPasskeys"]))])
+        }
+    }
+
+    /// Creation options for `user` on the ceremony just opened.
+    func creationOptions(_ tx: StoreTransaction, _ ceremony: PasskeyCeremonyRecord, _ user: UserRecord,
+                         _ app: ApplicationConfig) throws -> CredentialCreationOptions {
+        let name = Self.passkeyDisplayName(user)
+        let handle = try passkeyUserHandle(tx, user)
+        let exclude = try passkeyRecords(tx, userId: user.id).compactMap { record in
+            Base64URL.decode(record.id).map { PasskeyDescriptor(id: $0, transports: record.transportList) }
+        }
+        let party = app.relyingParty
+        return CredentialCreationOptions(
+            ceremonyId: ceremony.id, rpId: party.rpId, rpName: party.rpName,
+            user: PasskeyUserEntity(id: handle, name: name, displayName: name), challenge: ceremony.challenge,
+            algorithms: Self.passkeyAlgorithms.map { Int($0.rawValue) }, timeout: Self.passkeyTimeoutMilliseconds,
+            excludeCredentials: exclude, userVerification: party.userVerification)
+    }
+}
+
+extension PasskeyRecord {
+    var transportList: [String] { transports.split(separator: "\n").map(String.init) }
+
+    /// The caller's view.
+    var passkey: Passkey {
+        Passkey(id: id, friendlyName: friendlyName, createdAt: createdAt, lastUsedAt: lastUsedAt, algorithm: Int(algorithm ?? 0),
+                backupEligible: backupEligible, backedUp: backedUp, transports: transportList,
+                aaguid: aaguid ?? "00000000-0000-0000-0000-000000000000")
+    }
+}

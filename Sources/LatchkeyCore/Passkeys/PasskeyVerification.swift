@@ -1,0 +1,50 @@
+import LatchkeyContract
+
+extension Latchkey {
+    /// Runs the Relying Party's registration checks for a ceremony; a failure is audited
+    /// (`passkeyRejected` with its check) and answered as `passkeyInvalid`.
+    /// - Throws: `passkeyInvalid` (`data.check`).
+    func checkRegistration(_ tx: StoreTransaction, _ effects: Effects, _ response: RegistrationResponse,
+                           ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty, userId: String?) throws -> VerifiedRegistration {
+        do {
+            return try RelyingParty.verifyRegistration(response, challenge: ceremony.challenge, offeredAlgorithms: Self.passkeyAlgorithms,
+                                                       settings: party.settings)
+        } catch let failure {
+            try reject(tx, effects, failure, userId: userId)
+        }
+    }
+
+    /// Runs the Relying Party's assertion checks: finds the passkey `rawId` names (of the named
+    /// user, when the options named one), then verifies. Answers the passkey updated with what
+    /// the assertion reported; a counter that did not grow is audited `passkeyCloneSuspected`.
+    /// - Throws: `passkeyInvalid` (`data.check`).
+    func checkAssertion(_ tx: StoreTransaction, _ effects: Effects, _ response: AssertionResponse,
+                        ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty) throws -> PasskeyRecord {
+        var record = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(response.rawId))
+        if ceremony.named, record?.userId != ceremony.userId { record = nil }
+        var key: PasskeyVerificationKey?
+        if let found = record, let publicKey = found.publicKey,
+           let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle {
+            key = PasskeyVerificationKey(publicKey: publicKey, signCount: UInt32(clamping: found.signCount), userHandle: handle)
+        }
+        do throws(PasskeyCheckFailure) {
+            let verified = try RelyingParty.verifyAssertion(response, challenge: ceremony.challenge, passkey: key, settings: party.settings)
+            guard var updated = record else { throw PasskeyCheckFailure(.credential, "no registered passkey has this id") }
+            updated.signCount = Int64(verified.signCount)
+            updated.backedUp = verified.backedUp
+            return updated
+        } catch let failure {
+            if failure.isCloneSuspected, let record {
+                try audit(tx, effects, .passkeyCloneSuspected, userId: record.userId, detail: record.id)
+            }
+            try reject(tx, effects, failure, userId: key == nil ? nil : record?.userId)
+        }
+    }
+
+    /// Audits a refused credential and answers `passkeyInvalid`.
+    private func reject(_ tx: StoreTransaction, _ effects: Effects, _ failure: PasskeyCheckFailure, userId: String?) throws -> Never {
+        logger.info("passkey refused", metadata: ["check": "\(failure.check.rawValue)", "why": "\(failure.detail)"])
+        try audit(tx, effects, .passkeyRejected, userId: userId, detail: failure.check.rawValue)
+        throw failure.domainError
+    }
+}

@@ -1,0 +1,196 @@
+import LatchkeyContract
+import Crypto
+
+/// A passkey registered with another Relying Party, imported by an operator (`admin/createUser`).
+public struct ImportedPasskey: Sendable, Equatable {
+    public var credentialId: [UInt8]
+    /// The COSE public key.
+    public var publicKey: [UInt8]
+    public var friendlyName: String?
+    public var signCount: Int64?
+
+    public init(credentialId: [UInt8], publicKey: [UInt8], friendlyName: String? = nil, signCount: Int64? = nil) {
+        self.credentialId = credentialId
+        self.publicKey = publicKey
+        self.friendlyName = friendlyName
+        self.signCount = signCount
+    }
+}
+
+extension Latchkey {
+    /// A made-up credential id is as long as the simulated phone's (and iCloud Keychain's) ids.
+    static let decoyCredentialIdLength = 20
+
+    /// The name a passkey gets when the caller gives none.
+    public static let defaultPasskeyName = "Passkey"
+
+    /// Options to add a passkey to the signed-in user.
+    /// - Throws: `userSessionInvalid`, `notFound` (application), `policyViolation` (`tooManyPasskeys`).
+    public func passkeyCreationOptions(sessionId: String, applicationId: String?) throws -> CredentialCreationOptions {
+        try transact { tx, _ in
+            let (_, user) = try sessionUser(tx, sessionId)
+            let app = try application(tx, applicationId)
+            try requireRoomForPasskey(tx, userId: user.id)
+            let ceremony = try openCeremony(tx, .create, applicationId: app.applicationId, userId: user.id, named: true)
+            return try creationOptions(tx, ceremony, user, app)
+        }
+    }
+
+    /// Registers the passkey an authenticator made from `passkey/creationOptions`.
+    /// - Throws: `noSessionInProgress`, `sessionExpired`, `policyViolation` (`tooManyPasskeys`),
+    ///   `passkeyInvalid` (`data.check`), `alreadyExists` (the credential id is registered).
+    public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
+        try transact { tx, effects in
+            let ceremony = try liveCeremony(tx, ceremonyId, .create)
+            guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
+                throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
+            }
+            try requireRoomForPasskey(tx, userId: user.id)
+            let app = try application(tx, ceremony.applicationId)
+            try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
+            let verified = try checkRegistration(tx, effects, credential, ceremony: ceremony, party: app.relyingParty, userId: user.id)
+            try requireNewCredentialId(tx, verified.credentialId, replacingUser: nil)
+            let record = PasskeyRecord(verified, userId: user.id, friendlyName: friendlyName ?? Self.defaultPasskeyName, at: now)
+            try tx.save(record)
+            try audit(tx, effects, .passkeyCreated, userId: user.id, detail: record.id)
+            sendSecurityNotice(effects, to: user, "A passkey was added to your account. If this was not you, contact support.")
+            return record.passkey
+        }
+    }
+
+    /// Options to sign in with a passkey: the named user's passkeys, or none for a
+    /// discoverable-credential sign-in. An identifier that matches nobody (or a user with no
+    /// passkey) gets one made-up credential, the same every time, so the answer tells nothing.
+    /// - Throws: `notFound` (application).
+    public func passkeyRequestOptions(_ identifier: UserIdentifier?, applicationId: String?) throws -> CredentialRequestOptions {
+        try transact { tx, _ in
+            let app = try application(tx, applicationId)
+            var userId: String?
+            var allow: [PasskeyDescriptor] = []
+            if let identifier {
+                if let user = try user(tx, matching: identifier) {
+                    userId = user.id
+                    allow = try passkeyRecords(tx, userId: user.id).filter { $0.publicKey != nil }.compactMap { record in
+                        Base64URL.decode(record.id).map { PasskeyDescriptor(id: $0, transports: record.transportList) }
+                    }
+                }
+                if allow.isEmpty { allow = [try decoyCredential(tx, identifier)] }
+            }
+            let ceremony = try openCeremony(tx, .get, applicationId: app.applicationId, userId: userId, named: identifier != nil)
+            let party = app.relyingParty
+            return CredentialRequestOptions(ceremonyId: ceremony.id, rpId: party.rpId, challenge: ceremony.challenge,
+                                         timeout: Self.passkeyTimeoutMilliseconds, userVerification: party.userVerification,
+                                         allowCredentials: allow)
+        }
+    }
+
+    /// The made-up credential offered for an identifier with no passkey behind it: derived with
+    /// the store's keyed hash, so it is stable and tells nothing.
+    private func decoyCredential(_ tx: StoreTransaction, _ identifier: UserIdentifier) throws -> PasskeyDescriptor {
+        let key = SymmetricKey(data: try serverKey(tx))
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(("passkey-decoy\u{0}" + identifier.key).utf8), using: key)
+        return PasskeyDescriptor(id: Array(Array(mac).prefix(Self.decoyCredentialIdLength)), transports: PlatformTransports.simulatedPhone)
+    }
+
+    /// Signs a user in with a passkey: a new session, exactly as `user/login` makes one.
+    /// - Throws: `noSessionInProgress`, `sessionExpired`, `passkeyInvalid` (`data.check`).
+    public func passkeyLogin(ceremonyId: String, credential: AssertionResponse) throws -> (sessionId: String, uid: String) {
+        try transact { tx, effects in
+            let ceremony = try liveCeremony(tx, ceremonyId, .get)
+            let app = try application(tx, ceremony.applicationId)
+            try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
+            var record = try checkAssertion(tx, effects, credential, ceremony: ceremony, party: app.relyingParty)
+            record.lastUsedAt = now
+            try tx.save(record)
+            let sessionId = try openSession(tx, effects, userId: record.userId)
+            try audit(tx, effects, .passkeyLogin, userId: record.userId, detail: record.id)
+            return (sessionId, record.userId)
+        }
+    }
+
+    /// Removes one of the signed-in user's passkeys.
+    /// - Throws: `userSessionInvalid`, `notFound` (passkey).
+    public func removePasskey(sessionId: String, passkeyId: String) throws -> [Passkey] {
+        try transact { tx, effects in
+            let (_, user) = try sessionUser(tx, sessionId)
+            guard let record = try tx.fetch(PasskeyRecord.self, id: passkeyId), record.userId == user.id else {
+                throw DomainError.notFound("passkey")
+            }
+            try tx.delete(PasskeyRecord.self, id: record.id)
+            try audit(tx, effects, .passkeyRemoved, userId: user.id, detail: record.id)
+            sendSecurityNotice(effects, to: user, "A passkey was removed from your account. If this was not you, contact support.")
+            return try passkeyRecords(tx, userId: user.id).map(\.passkey)
+        }
+    }
+
+    /// The signed-in user's passkeys, oldest first.
+    /// - Throws: `userSessionInvalid`.
+    public func passkeys(sessionId: String) throws -> [Passkey] {
+        try inspect { tx in
+            let (_, user) = try sessionUser(tx, sessionId)
+            return try passkeyRecords(tx, userId: user.id).map(\.passkey)
+        }
+    }
+
+    /// The origin a simulated browser uses for `rpId` when the caller names none: the first
+    /// passkey origin whose host is the RP id — the `default` application's first, then the others'.
+    /// - Throws: a store failure.
+    public func defaultPasskeyOrigin(rpId: String) throws -> String? {
+        try inspect { tx in
+            let others = try tx.fetchAll(ApplicationRecord.self).filter { $0.id != ApplicationConfig.defaultApplicationId }.map(\.config)
+            for app in [try application(tx, nil)] + others {
+                if let origin = app.relyingParty.origins.first(where: { WebOrigin.host(of: $0) == rpId }) { return origin }
+            }
+            return nil
+        }
+    }
+
+    /// A credential id must be new to the store; `replacingUser`'s own passkeys (about to be
+    /// removed by a reset) do not count.
+    /// - Throws: `alreadyExists` (kind passkey).
+    func requireNewCredentialId(_ tx: StoreTransaction, _ credentialId: [UInt8], replacingUser: String?) throws {
+        guard let existing = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(credentialId)),
+              existing.userId != replacingUser else { return }
+        throw DomainError(.alreadyExists, "This credential is registered already", [("kind", .string("passkey"))])
+    }
+
+    /// Keeps the passkeys an operator imports with a new user (checked as a registration would be).
+    /// - Throws: `invalidParams` naming the entry, `alreadyExists` (a credential id registered already).
+    func importPasskeys(_ tx: StoreTransaction, _ passkeys: [ImportedPasskey], userId: String) throws {
+        var seen: Set<[UInt8]> = []
+        for (index, imported) in passkeys.enumerated() {
+            let key: COSEKey
+            do {
+                key = try COSEKey(encoded: imported.publicKey)
+            } catch {
+                throw DomainError.invalid(.importedPasskey(index: index, member: "publicKey"),
+                                          "must be a COSE key for ES256, EdDSA or RS256 (RSA of 2048 bits or more)")
+            }
+            guard (1...1023).contains(imported.credentialId.count), seen.insert(imported.credentialId).inserted else {
+                throw DomainError.invalid(.importedPasskey(index: index, member: "credentialId"),
+                                          "must be 1 to 1023 bytes, once in the list")
+            }
+            try requireNewCredentialId(tx, imported.credentialId, replacingUser: nil)
+            try tx.save(PasskeyRecord(
+                id: Base64URL.encode(imported.credentialId), userId: userId,
+                friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,
+                algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0, backupEligible: false, backedUp: false,
+                transports: "", aaguid: nil, lastUsedAt: nil))
+        }
+    }
+}
+
+/// The transports a phone's platform authenticator reports.
+public enum PlatformTransports {
+    public static let simulatedPhone = ["hybrid", "internal"]
+}
+
+extension PasskeyRecord {
+    /// A passkey a registration ceremony verified.
+    init(_ verified: VerifiedRegistration, userId: String, friendlyName: String, at time: UnixTime) {
+        self.init(id: Base64URL.encode(verified.credentialId), userId: userId, friendlyName: friendlyName, createdAt: time,
+                  publicKey: verified.publicKey, algorithm: Int64(verified.algorithm.rawValue), signCount: Int64(verified.signCount),
+                  backupEligible: verified.backupEligible, backedUp: verified.backedUp,
+                  transports: verified.transports.joined(separator: "\n"), aaguid: verified.aaguid, lastUsedAt: nil)
+    }
+}

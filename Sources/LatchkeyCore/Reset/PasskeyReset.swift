@@ -1,0 +1,83 @@
+import LatchkeyContract
+
+/// The new passkey of a reset, made by an authenticator from `reset/passkeyCreationOptions`.
+public struct ResetPasskey: Sendable {
+    public var ceremonyId: String
+    public var response: RegistrationResponse
+    public var friendlyName: String?
+
+    public init(ceremonyId: String, response: RegistrationResponse, friendlyName: String?) {
+        self.ceremonyId = ceremonyId
+        self.response = response
+        self.friendlyName = friendlyName
+    }
+}
+
+extension Latchkey {
+    /// Creation options for the passkey a reset will register. The account-recovery code is
+    /// checked as `resetPasskeys` checks it (a wrong one counts) and not consumed.
+    /// - Throws: the code errors, `notFound` (application).
+    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
+        -> CredentialCreationOptions {
+        try transact { tx, effects in try resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId) }
+    }
+
+    func resetPasskeyCreationOptions(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
+                                     applicationId: String?) throws -> CredentialCreationOptions {
+        let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
+        let app = try application(tx, applicationId)
+        let ceremony = try openCeremony(tx, .reset, applicationId: app.applicationId, userId: user.id, named: true)
+        var options = try creationOptions(tx, ceremony, user, app)
+        // Every old passkey goes with the reset: none is excluded.
+        options.excludeCredentials = []
+        return options
+    }
+
+    /// Removes every passkey of the user and registers the new one (if given), with an
+    /// account-recovery code. The code is checked first (a wrong one counts), then the ceremony,
+    /// then the credential; a credential that fails its checks uses up the ceremony only.
+    /// - Throws: the code errors (a password-reset code counts as a wrong try),
+    ///   `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`, `alreadyExists`.
+    public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: ResetPasskey?) throws -> [Passkey] {
+        try transact { tx, effects in try resetPasskeys(tx, effects, identifier, code: code, newPasskey: newPasskey) }
+    }
+
+    func resetPasskeys(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
+                       newPasskey: ResetPasskey?) throws -> [Passkey] {
+        let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
+        var replacement: PasskeyRecord?
+        if let newPasskey {
+            let ceremony = try liveCeremony(tx, newPasskey.ceremonyId, .reset)
+            guard ceremony.userId == user.id else {
+                throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
+            }
+            let app = try application(tx, ceremony.applicationId)
+            try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
+            let verified = try checkRegistration(tx, effects, newPasskey.response, ceremony: ceremony, party: app.relyingParty,
+                                                 userId: user.id)
+            try requireNewCredentialId(tx, verified.credentialId, replacingUser: user.id)
+            replacement = PasskeyRecord(verified, userId: user.id, friendlyName: newPasskey.friendlyName ?? Self.defaultPasskeyName, at: now)
+        }
+        try tx.deleteAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, user.id)])
+        if let replacement { try tx.save(replacement) }
+        // The code is used: it and every other outstanding code of the user die.
+        try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
+        try audit(tx, effects, .passkeysReset, userId: user.id, detail: replacement?.id)
+        try audit(tx, effects, .resetCompleted, userId: user.id, detail: "passkeys")
+        sendSecurityNotice(effects, to: user, "The passkeys of your account were reset. If this was not you, contact support.")
+        return try passkeyRecords(tx, userId: user.id).map(\.passkey)
+    }
+}
+
+extension ServerSession {
+    /// `resetPasskeyCreationOptions` in this transaction (a simulated phone making the new passkey in the same call).
+    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
+        -> CredentialCreationOptions {
+        try core.resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId)
+    }
+
+    /// `resetPasskeys` in this transaction.
+    public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: ResetPasskey) throws -> [Passkey] {
+        try core.resetPasskeys(tx, effects, identifier, code: code, newPasskey: newPasskey)
+    }
+}

@@ -1,0 +1,24 @@
+import LatchkeyCore
+import LatchkeyRPC
+
+/// `passkey/remove`: removes one of the signed-in user's passkeys.
+enum PasskeyRemove: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "passkey/remove", "Removes one of the signed-in user's passkeys.",
+        description: """
+        Removes a passkey of the signed-in user (by its id, the credential id) and answers the passkeys left. A \
+        security notice goes out. Another user's passkey answers notFound, as an unknown one does.
+        """,
+        errors: [.userSessionInvalid, .notFound])
+    struct Params: WireReadable {
+        var sessionId = ""
+        var passkeyId = ""
+        static let fields: [WireField<Self>] = [
+            .required("sessionId", \.sessionId, .identifier), .required("passkeyId", \.passkeyId, .identifier, "the passkey's id"),
+        ]
+    }
+    static let result = UserFamily.passkeyList
+    static func handle(_ params: Params, _ context: CallContext) throws -> [Passkey] {
+        try context.core.removePasskey(sessionId: params.sessionId, passkeyId: params.passkeyId)
+    }
+}

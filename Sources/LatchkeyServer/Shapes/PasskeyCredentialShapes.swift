@@ -1,0 +1,166 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyJSON
+import LatchkeyRPC
+
+// What `credential.toJSON()` gives (WebAuthn Level 3 §5.8: `RegistrationResponseJSON`,
+// `AuthenticationResponseJSON`), read strictly — a member missing or of another type, bytes that
+// are not canonical base64url, `id` ≠ `rawId`, `type` ≠ `public-key` answer `invalidParams` naming
+// the member — and written for the simulated phone's answers. `clientDataJSON` is parsed here,
+// with jansson, for the Relying Party's first check.
+
+/// The members both kinds of credential share, read.
+private struct CredentialEnvelope {
+    var rawId: [UInt8]
+    var response: JSONObject
+    var attachment: String?
+}
+
+private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [ParamProblem]) -> CredentialEnvelope? {
+    guard case .object(let object) = json else {
+        problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+        return nil
+    }
+    let before = problems.count
+    func required(_ name: String) -> JSON? {
+        guard let value = object[name] else {
+            problems.append(ParamProblem("\(path).\(name)", "is required"))
+            return nil
+        }
+        return value
+    }
+    let id = required("id").flatMap { Codec<[UInt8]>.base64url.read($0, "\(path).id", &problems) }
+    let rawId = required("rawId").flatMap { Codec<[UInt8]>.base64url.read($0, "\(path).rawId", &problems) }
+    if let type = required("type") {
+        if type.stringValue != "public-key" { problems.append(ParamProblem("\(path).type", "must be public-key")) }
+    }
+    let response = required("response").flatMap { value -> JSONObject? in
+        guard let object = value.objectValue else {
+            problems.append(ParamProblem("\(path).response", "must be an object, not \(value.typeName)"))
+            return nil
+        }
+        return object
+    }
+    if let results = required("clientExtensionResults"), results.objectValue == nil {
+        problems.append(ParamProblem("\(path).clientExtensionResults", "must be an object, not \(results.typeName)"))
+    }
+    var attachment: String?
+    if let value = object["authenticatorAttachment"], !value.isNull {
+        if let text = value.stringValue { attachment = text } else {
+            problems.append(ParamProblem("\(path).authenticatorAttachment", "must be a string or null, not \(value.typeName)"))
+        }
+    }
+    if let id, let rawId, id != rawId { problems.append(ParamProblem("\(path).rawId", "must be the same bytes as id")) }
+    guard problems.count == before, let rawId, let response else { return nil }
+    return CredentialEnvelope(rawId: rawId, response: response, attachment: attachment)
+}
+
+/// A required byte string of `response`.
+private func responseBytes(_ response: JSONObject, _ name: String, _ path: String, _ problems: inout [ParamProblem]) -> [UInt8]? {
+    guard let value = response[name] else {
+        problems.append(ParamProblem("\(path).response.\(name)", "is required"))
+        return nil
+    }
+    return Codec<[UInt8]>.base64url.read(value, "\(path).response.\(name)", &problems)
+}
+
+/// The client data as the Relying Party reads it: nil when the bytes are not a JSON object.
+func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
+    guard let json = try? JSONParser.parse(bytes), case .object(let object) = json else { return nil }
+    return CollectedClientData(type: object["type"]?.stringValue, challenge: object["challenge"]?.stringValue,
+                               origin: object["origin"]?.stringValue, crossOrigin: object["crossOrigin"]?.boolValue)
+}
+
+/// The client data a browser writes for a ceremony (the simulated phone's browser half):
+/// `{"type", "challenge", "origin", "crossOrigin": false}`, in that order.
+func clientDataJSON(type: String, challenge: [UInt8], origin: String) -> [UInt8] {
+    JSONSerializer.serialize(.object(JSONObject([
+        ("type", .string(type)), ("challenge", .string(Base64URL.encode(challenge))), ("origin", .string(origin)),
+        ("crossOrigin", false),
+    ])))
+}
+
+private let credentialEnvelopeFields: [Field] = [
+    Field("id", Codec<[UInt8]>.base64url.schema, required: true, "the credential id"),
+    Field("rawId", Codec<[UInt8]>.base64url.schema, required: true, "the same bytes as id"),
+    Field("type", .enumeration(["public-key"]), required: true),
+    Field("authenticatorAttachment", .nullable(.string()), required: false),
+    Field("clientExtensionResults", .freeObject, required: true),
+]
+
+extension Codec where Value == RegistrationResponse {
+    /// `RegistrationResponseJSON`.
+    static let registrationResponse = Codec(
+        schema: .named("RegistrationResponseJSON", .object(credentialEnvelopeFields + [
+            Field("response", .object([
+                Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("transports", .array(.string()), required: false),
+            ]), required: true),
+        ])),
+        read: { json, path, problems in
+            guard let envelope = readEnvelope(json, path, &problems) else { return nil }
+            let before = problems.count
+            let clientData = responseBytes(envelope.response, "clientDataJSON", path, &problems)
+            let attestation = responseBytes(envelope.response, "attestationObject", path, &problems)
+            var transports: [String] = []
+            if let value = envelope.response["transports"], !value.isNull {
+                if let list = Codec<[String]>.strings.read(value, "\(path).response.transports", &problems) { transports = list }
+            }
+            guard problems.count == before, let clientData, let attestation else { return nil }
+            return RegistrationResponse(rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,
+                                        attestationObject: attestation, transports: transports)
+        },
+        write: { response in
+            .object(JSONObject([
+                ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
+                ("type", "public-key"),
+                ("response", .object(JSONObject([
+                    ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
+                    ("attestationObject", .string(Base64URL.encode(response.attestationObject))),
+                    ("transports", .strings(response.transports)),
+                ]))),
+                ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
+            ]))
+        })
+}
+
+extension Codec where Value == AssertionResponse {
+    /// `AuthenticationResponseJSON`.
+    static let assertionResponse = Codec(
+        schema: .named("AuthenticationResponseJSON", .object(credentialEnvelopeFields + [
+            Field("response", .object([
+                Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("authenticatorData", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("signature", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("userHandle", .nullable(Codec<[UInt8]>.base64url.schema), required: false),
+            ]), required: true),
+        ])),
+        read: { json, path, problems in
+            guard let envelope = readEnvelope(json, path, &problems) else { return nil }
+            let before = problems.count
+            let clientData = responseBytes(envelope.response, "clientDataJSON", path, &problems)
+            let authenticatorData = responseBytes(envelope.response, "authenticatorData", path, &problems)
+            let signature = responseBytes(envelope.response, "signature", path, &problems)
+            var userHandle: [UInt8]?
+            if let value = envelope.response["userHandle"], !value.isNull {
+                userHandle = Codec<[UInt8]>.base64url.read(value, "\(path).response.userHandle", &problems)
+            }
+            guard problems.count == before, let clientData, let authenticatorData, let signature else { return nil }
+            return AssertionResponse(rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,
+                                     authenticatorData: authenticatorData, signature: signature, userHandle: userHandle)
+        },
+        write: { response in
+            var inner = JSONObject([
+                ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
+                ("authenticatorData", .string(Base64URL.encode(response.authenticatorData))),
+                ("signature", .string(Base64URL.encode(response.signature))),
+            ])
+            inner.appendUnchecked("userHandle", response.userHandle.map { .string(Base64URL.encode($0)) } ?? .null)
+            return .object(JSONObject([
+                ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
+                ("type", "public-key"), ("response", .object(inner)),
+                ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
+            ]))
+        })
+}

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Records the golden transcripts of passkeys (Latchkey as a WebAuthn Relying Party).
+
+usage: make.py BINARY [FILTER...]      (needs the `cryptography` package: make venv)
+
+Each scenario drives the binary with the simulated phone's authenticator (`device/passkeyCreate`,
+`device/passkeyGet`) or with an outside one (webauthn_fixture.py: fixed keys, deterministic
+signatures), the binary seeded and on a manual clock, so every challenge and every signature is
+the same on every run. A scenario checks each answer as it goes; its requests are then written to
+NAME.in.jsonl and a replay of them to NAME.out.jsonl, which run.py compares byte for byte.
+"""
+import hashlib, importlib.util, os, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+_spec = importlib.util.spec_from_file_location("server_make", os.path.join(HERE, "..", "server", "make.py"))
+server_make = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(server_make)
+ARGS, Session = server_make.ARGS, server_make.Session  # the server recorder's session
+from webauthn_fixture import FLAG_BE, FLAG_BS, FLAG_UP, FLAG_UV, Authenticator, b64, cbor, unb64  # noqa: E402
+
+
+def signed_in(s, user="alice", email=None):
+    s.ok("admin/createUser", userId=user, email=email or f"{user}@example.com", password="correct horse")
+    return s.ok("user/login", userId=user, password="correct horse")["sessionId"]
+
+
+def register(s, session, authenticator, **forge):
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    credential = authenticator.create(options["publicKey"], **forge)
+    return options, credential
+
+
+def check_fails(s, method, check, /, **params):
+    error = s.fails(method, "passkeyInvalid", **params)
+    if error["data"].get("check") != check:
+        raise AssertionError(f"{method}: expected check {check}, got {error}")
+    return error
+
+
+# -- the simulated phone --
+
+def simulated_phone_lifecycle(s):
+    """A signed-in user adds a passkey made by the simulated phone (synced, iCloud Keychain on), signs in with it by
+    email and discoverably, then removes it; a replayed assertion answers noSessionInProgress."""
+    session = signed_in(s)
+    s.ok("device/create", deviceId="phone")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    credential = s.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential, friendlyName="iPhone")
+    s.ok("user/passkeys", sessionId=session)
+    s.fails("device/passkeyCreate", "alreadyExists", deviceId="phone",
+            publicKey=s.ok("passkey/creationOptions", sessionId=session)["publicKey"])
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    assertion = s.ok("device/passkeyGet", deviceId="phone", publicKey=request["publicKey"])["credential"]
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=assertion)
+    s.fails("passkey/login", "noSessionInProgress", ceremonyId=request["ceremonyId"], credential=assertion)
+    request = s.ok("passkey/requestOptions")
+    assertion = s.ok("device/passkeyGet", deviceId="phone", publicKey=request["publicKey"])["credential"]
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=assertion)
+    passkeys = s.ok("user/passkeys", sessionId=session)["passkeys"]
+    s.ok("passkey/remove", sessionId=session, passkeyId=passkeys[0]["id"])
+    s.fails("passkey/remove", "notFound", sessionId=session, passkeyId=passkeys[0]["id"])
+    s.ok("audit/list", userId="alice")
+
+
+def simulated_phone_device_bound(s):
+    """With iCloud Keychain off the simulated phone's passkey is device-bound: BE and BS clear, the counter counts up
+    from 1, and an iCloud backup is refused while a computer backup carries no passkey."""
+    session = signed_in(s)
+    s.ok("device/create", deviceId="phone", iCloudKeychain=False, biometry="touchId")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    credential = s.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    for _ in range(2):
+        request = s.ok("passkey/requestOptions", userId="alice")
+        assertion = s.ok("device/passkeyGet", deviceId="phone", publicKey=request["publicKey"])["credential"]
+        s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=assertion)
+    s.fails("device/backup", "iCloudKeychainDisabled", deviceId="phone", kind="iCloud")
+    backup = s.ok("device/backup", deviceId="phone", kind="computerEncrypted")["backupId"]
+    s.ok("device/restore", backupId=backup, deviceId="new-phone")
+    request = s.ok("passkey/requestOptions")
+    s.fails("device/passkeyGet", "notFound", deviceId="new-phone", publicKey=request["publicKey"])
+    s.ok("user/passkeys", sessionId=session)
+
+
+def simulated_phone_synced_backup(s):
+    """A synced passkey travels in an iCloud backup: the restored phone signs in with it (counter 0 each time)."""
+    session = signed_in(s)
+    s.ok("device/create", deviceId="phone")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    credential = s.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    backup = s.ok("device/backup", deviceId="phone", kind="iCloud")["backupId"]
+    s.ok("device/restore", backupId=backup, deviceId="new-phone")
+    for phone in ("new-phone", "phone"):
+        request = s.ok("passkey/requestOptions", email="alice@example.com")
+        assertion = s.ok("device/passkeyGet", deviceId=phone, publicKey=request["publicKey"])["credential"]
+        s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=assertion)
+
+
+def simulated_phone_biometry(s):
+    """User verification goes through the phone's biometry: noMatch and cancel make and sign nothing."""
+    session = signed_in(s)
+    s.ok("device/create", deviceId="phone")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    s.ok("device/setBiometricOutcome", deviceId="phone", outcome="noMatch")
+    s.fails("device/passkeyCreate", "biometryFailed", deviceId="phone", publicKey=options["publicKey"])
+    s.ok("device/setBiometricOutcome", deviceId="phone", outcome="cancel")
+    s.fails("device/passkeyCreate", "biometryCancelled", deviceId="phone", publicKey=options["publicKey"])
+    s.ok("device/setBiometricOutcome", deviceId="phone", outcome="match")
+    credential = s.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    s.ok("device/setBiometricOutcome", deviceId="phone", outcome="noMatch")
+    s.fails("device/passkeyGet", "biometryFailed", deviceId="phone", publicKey=request["publicKey"])
+    s.fails("device/passkeyGet", "invalidParams", deviceId="phone", publicKey=request["publicKey"], origin="https://example.com")
+
+
+def reset_with_simulated_phone(s):
+    """The seed's one-call reset: an account-recovery code and {deviceId} remove every passkey and register the one the
+    simulated phone makes in the same call; a password-reset code is refused and counts."""
+    session = signed_in(s)
+    s.ok("events/subscribe", topics=["delivery", "accountRecoveryCallback"])
+    s.ok("device/create", deviceId="old-phone")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    credential = s.ok("device/passkeyCreate", deviceId="old-phone", publicKey=options["publicKey"])["credential"]
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    s.ok("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="app://recover")
+    code = s.ok("delivery/list", to="alice@example.com")["messages"][-1]["code"]
+    s.ok("device/create", deviceId="new-phone")
+    s.fails("reset/resetPasskeys", "invalidParams", email="alice@example.com", verificationCode=code, passkey={})
+    s.ok("reset/resetPasskeys", email="alice@example.com", verificationCode=code,
+         passkey={"deviceId": "new-phone", "friendlyName": "New phone"})
+    request = s.ok("passkey/requestOptions")
+    old = s.ok("device/passkeyGet", deviceId="old-phone", publicKey=request["publicKey"])["credential"]
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"], credential=old)
+    request = s.ok("passkey/requestOptions")
+    new = s.ok("device/passkeyGet", deviceId="new-phone", publicKey=request["publicKey"])["credential"]
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=new)
+    s.fails("reset/resetPasskeys", "verificationCodeInvalid", email="alice@example.com", verificationCode=code,
+            passkey={"deviceId": "new-phone"})
+
+
+# -- outside authenticators --
+
+def outside_algorithms(s):
+    """Outside authenticators register ES256, EdDSA and RS256 passkeys (attestation none, and packed
+    self-attestation) and sign in with each; the list shows each algorithm."""
+    session = signed_in(s)
+    for name, alg, fmt in (("es256", -7, "none"), ("eddsa", -8, "packed"), ("rs256", -257, "none")):
+        key = Authenticator(name, alg)
+        options, credential = register(s, session, key, fmt=fmt)
+        s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential, friendlyName=name)
+        request = s.ok("passkey/requestOptions", email="alice@example.com")
+        s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+    s.ok("user/passkeys", sessionId=session)
+
+
+def registration_checks(s):
+    """Every Relying Party check of a registration, each failing alone in its own ceremony: the first failure names
+    its check, nothing is registered, and the ceremony is used up."""
+    session = signed_in(s)
+    key = Authenticator("forger")
+    rp_hash = hashlib.sha256(b"localhost").digest()
+
+    def auth_data(flags, cred_id=key.credential_id, cose=None, extra=b""):
+        return (rp_hash + bytes([flags]) + bytes(4) + bytes(16) + len(cred_id).to_bytes(2, "big") + cred_id
+                + (cose or key.cose()) + extra)
+
+    cases = [
+        ("type", dict(client_data=lambda o: key.client_data("webauthn.get", o["challenge"], "https://localhost"))),
+        ("challenge", dict(client_data=lambda o: key.client_data("webauthn.create", b64(b"another challenge"), "https://localhost"))),
+        ("origin", dict(origin="https://evil.example")),
+        ("origin", dict(client_data=lambda o: key.client_data("webauthn.create", o["challenge"], "https://localhost", True))),
+        ("type", dict(client_data=lambda o: b"not json")),
+        ("encoding", dict(attestation_object=cbor(["fmt", "none"]))),
+        ("encoding", dict(attestation_object=cbor({"fmt": "none", "attStmt": {}, "authData": b"\x00" * 36}))),
+        ("encoding", dict(auth_data=auth_data(0x45, extra=b"\x00"))),
+        ("rpId", dict(rp_id="example.com")),
+        ("userPresence", dict(flags=FLAG_UV)),
+        ("userVerification", dict(flags=FLAG_UP)),
+        ("flags", dict(flags=FLAG_UP | FLAG_UV | FLAG_BS)),
+        ("credentialId", dict(attested_id=b"another credential id")),
+        ("algorithm", dict(cose=key.cose(alg=-35))),
+        ("publicKey", dict(cose=key.cose(override={-3: bytes(32)}))),
+        ("attestation", dict(fmt="fido-u2f", att_stmt={"sig": b"\x00", "x5c": [b"\x00"]})),
+        ("attestation", dict(fmt="packed", att_stmt={"alg": -7, "sig": b"\x30\x00", "x5c": [b"\x00"]})),
+        ("attestation", dict(fmt="packed", att_stmt={"alg": -7, "sig": key.sign(b"something else")})),
+        ("attestation", dict(fmt="none", att_stmt={"alg": -7})),
+    ]
+    for check, forge in cases:
+        options = s.ok("passkey/creationOptions", sessionId=session)
+        forge = {k: (v(options["publicKey"]) if callable(v) else v) for k, v in forge.items()}
+        credential = key.create(options["publicKey"], **forge)
+        check_fails(s, "passkey/create", check, ceremonyId=options["ceremonyId"], credential=credential)
+        s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=credential)
+    options, credential = register(s, session, key)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    other = signed_in(s, "bob")
+    options, credential = register(s, other, key)
+    s.fails("passkey/create", "alreadyExists", ceremonyId=options["ceremonyId"], credential=credential)
+    s.ok("user/passkeys", sessionId=session)
+    s.ok("audit/list", userId="alice", limit=3)
+
+
+def assertion_checks(s):
+    """Every Relying Party check of a sign-in, each failing alone: client data, the credential (unknown, or another
+    user's when the options named a user — the same answer), the user handle, authenticator data, the signature and the
+    counter (a clone: audited passkeyCloneSuspected); a wrong-kind, used or expired ceremony."""
+    session = signed_in(s)
+    key = Authenticator("alice-key")
+    options, credential = register(s, session, key)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    bob_session = signed_in(s, "bob")
+    bob_key = Authenticator("bob-key")
+    options, credential = register(s, bob_session, bob_key)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    rp_hash = hashlib.sha256(b"localhost").digest()
+    cases = [
+        ("type", dict(client_data=lambda o: key.client_data("webauthn.create", o["challenge"], "https://localhost"))),
+        ("challenge", dict(client_data=lambda o: key.client_data("webauthn.get", b64(b"stale"), "https://localhost"))),
+        ("origin", dict(origin="https://localhost:8443")),
+        ("credential", dict(raw_id=b"unknown credential")),
+        ("userHandle", dict(user_handle=b64(b"someone else"))),
+        ("encoding", dict(auth_data=rp_hash + b"\x05\x00\x00\x00")),
+        ("encoding", dict(auth_data=rp_hash + b"\x05\x00\x00\x00\x09" + b"\x00")),
+        ("rpId", dict(rp_id="example.com")),
+        ("userPresence", dict(flags=FLAG_UV)),
+        ("userVerification", dict(flags=FLAG_UP)),
+        ("flags", dict(flags=FLAG_UP | FLAG_UV | FLAG_BS)),
+        ("signature", dict(signature=key.sign(b"something else"))),
+    ]
+    for check, forge in cases:
+        request = s.ok("passkey/requestOptions", userId="alice")
+        forge = {k: (v(request["publicKey"]) if callable(v) else v) for k, v in forge.items()}
+        check_fails(s, "passkey/login", check, ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"], **forge))
+    request = s.ok("passkey/requestOptions", userId="alice")
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"], credential=bob_key.get(request["publicKey"]))
+    request = s.ok("passkey/requestOptions", userId="alice")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+    request = s.ok("passkey/requestOptions", userId="alice")
+    check_fails(s, "passkey/login", "signCount", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"], count=1))
+    creation = s.ok("passkey/creationOptions", sessionId=session)
+    s.fails("passkey/login", "noSessionInProgress", ceremonyId=creation["ceremonyId"], credential=key.get(creation["publicKey"] | {"rpId": "localhost"}))
+    request = s.ok("passkey/requestOptions", userId="alice")
+    s.ok("clock/advance", seconds=300)
+    s.fails("passkey/login", "sessionExpired", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+    s.ok("audit/list", userId="alice", limit=4)
+
+
+def credential_shapes(s):
+    """A credential of the wrong JSON shape answers invalidParams naming the member, before any check."""
+    session = signed_in(s)
+    key = Authenticator("shapes")
+    options, credential = register(s, session, key)
+    ceremony = options["ceremonyId"]
+    broken = [
+        {k: v for k, v in credential.items() if k != "rawId"},
+        credential | {"rawId": b64(b"another id")},
+        credential | {"type": "password"},
+        credential | {"id": credential["id"] + "="},
+        credential | {"response": credential["response"] | {"clientDataJSON": 7}},
+        credential | {"response": {k: v for k, v in credential["response"].items() if k != "attestationObject"}},
+        {k: v for k, v in credential.items() if k != "clientExtensionResults"},
+    ]
+    for shape in broken:
+        s.fails("passkey/create", "invalidParams", ceremonyId=ceremony, credential=shape)
+    s.ok("passkey/create", ceremonyId=ceremony, credential=credential)
+
+
+def anti_enumeration(s):
+    """Request options for an identifier that matches nobody, or a user without passkeys, list one made-up credential,
+    the same every time; a discoverable sign-in lists none."""
+    signed_in(s)
+    s.ok("passkey/requestOptions", email="nobody@example.com")
+    s.ok("passkey/requestOptions", email="nobody@example.com")
+    s.ok("passkey/requestOptions", email="alice@example.com")
+    s.ok("passkey/requestOptions", loginName="nobody")
+    s.ok("passkey/requestOptions")
+    s.fails("passkey/requestOptions", "invalidParams", email="alice@example.com", userId="alice")
+    request = s.ok("passkey/requestOptions", email="nobody@example.com")
+    key = Authenticator("stranger")
+    key.user_handle = b64(b"x")
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+
+
+def imported_passkey(s):
+    """admin/createUser imports a passkey registered with another Relying Party (COSE key, counter, user handle); it
+    signs in; a key a registration would refuse answers invalidParams naming the entry."""
+    key = Authenticator("imported", synced=False)
+    key.count = 41
+    handle = b64(b"user handle elsewhere")
+    s.ok("admin/createUser", userId="carol", email="carol@example.com", passkeyUserHandle=handle,
+         passkeys=[{"credentialId": b64(key.credential_id), "publicKey": b64(key.cose()), "friendlyName": "YubiKey", "signCount": 41}])
+    key.user_handle = handle
+    request = s.ok("passkey/requestOptions", email="carol@example.com")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+    s.fails("admin/createUser", "invalidParams", userId="dave",
+            passkeys=[{"credentialId": b64(b"1"), "publicKey": b64(key.cose(alg=-35))}])
+    s.fails("admin/createUser", "alreadyExists", userId="erin",
+            passkeys=[{"credentialId": b64(key.credential_id), "publicKey": b64(key.cose())}])
+
+
+def relying_party_settings(s):
+    """An application's RP: origins must sit on its RP id; with user verification only preferred, a credential
+    without UV registers and signs in; another application's origin is refused."""
+    s.fails("admin/configureApplication", "invalidParams", applicationId="shop", passkeyRpId="shop.example",
+            passkeyOrigins=["https://shop.example", "https://evil.example"])
+    s.ok("admin/configureApplication", applicationId="shop", passkeyRpId="shop.example", passkeyRpName="Shop",
+         passkeyOrigins=["https://shop.example", "https://www.shop.example:8443", "android:apk-key-hash:abc"],
+         passkeyUserVerification="preferred")
+    session = signed_in(s)
+    key = Authenticator("no-uv")
+    options = s.ok("passkey/creationOptions", sessionId=session, applicationId="shop")
+    credential = key.create(options["publicKey"], origin="https://www.shop.example:8443", flags=FLAG_UP)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    request = s.ok("passkey/requestOptions", email="alice@example.com", applicationId="shop")
+    check_fails(s, "passkey/login", "origin", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+    request = s.ok("passkey/requestOptions", email="alice@example.com", applicationId="shop")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"], origin="https://shop.example", flags=FLAG_UP))
+
+
+def reset_with_outside_authenticator(s):
+    """reset/passkeyCreationOptions checks the code without consuming it; a credential that fails its checks uses up
+    the ceremony only (old passkeys stay); then the reset registers the new passkey and the old one is refused."""
+    session = signed_in(s)
+    old = Authenticator("old-key")
+    options, credential = register(s, session, old)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    s.ok("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="app://recover")
+    code = s.ok("delivery/list", to="alice@example.com")["messages"][-1]["code"]
+    s.fails("reset/passkeyCreationOptions", "verificationCodeInvalid", email="alice@example.com", verificationCode="000000"
+            if code != "000000" else "111111")
+    new = Authenticator("new-key")
+    options = s.ok("reset/passkeyCreationOptions", email="alice@example.com", verificationCode=code)
+    check_fails(s, "reset/resetPasskeys", "origin", email="alice@example.com", verificationCode=code,
+                passkey={"ceremonyId": options["ceremonyId"], "credential": new.create(options["publicKey"], origin="https://evil.example")})
+    s.ok("user/passkeys", sessionId=session)
+    options = s.ok("reset/passkeyCreationOptions", email="alice@example.com", verificationCode=code)
+    s.ok("reset/resetPasskeys", email="alice@example.com", verificationCode=code,
+         passkey={"ceremonyId": options["ceremonyId"], "credential": new.create(options["publicKey"]), "friendlyName": "New key"})
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"], credential=old.get(request["publicKey"]))
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=new.get(request["publicKey"]))
+
+
+def reset_sms_without_new_passkey(s):
+    """By SMS, a reset without a new passkey removes every imported passkey; the code is then used up."""
+    key = Authenticator("laptop")
+    s.ok("admin/createUser", userId="alice", email="Alice@Example.com", phoneNumber="+15550001111", password="correct horse",
+         passkeys=[{"credentialId": b64(key.credential_id), "publicKey": b64(key.cose()), "friendlyName": "Laptop"}])
+    session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    s.ok("events/subscribe", topics=["delivery"])
+    s.ok("reset/requestAccountRecovery", phoneNumber="+15550001111", redirectUrl="app://recover")
+    code = s.ok("delivery/list", to="+15550001111")["messages"][-1]["code"]
+    s.ok("reset/resetPasskeys", phoneNumber="+15550001111", verificationCode=code)
+    s.ok("user/passkeys", sessionId=session)
+    s.fails("reset/resetPasskeys", "verificationCodeInvalid", phoneNumber="+15550001111", verificationCode=code)
+
+
+def reset_passkeys_with_password_reset_code(s):
+    """A password-reset code offered to resetPasskeys is refused as a wrong try and not consumed: it still updates the
+    password."""
+    key = Authenticator("laptop")
+    s.ok("admin/createUser", userId="alice", email="Alice@Example.com", password="correct horse",
+         passkeys=[{"credentialId": b64(key.credential_id), "publicKey": b64(key.cose()), "friendlyName": "Laptop"}])
+    session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    s.ok("reset/requestPasswordReset", email="alice@example.com", redirectUrl="app://reset")
+    code = s.ok("delivery/list", to="Alice@Example.com")["messages"][-1]["code"]
+    s.fails("reset/resetPasskeys", "verificationCodeInvalid", email="alice@example.com", verificationCode=code)
+    s.fails("reset/passkeyCreationOptions", "verificationCodeInvalid", email="alice@example.com", verificationCode=code)
+    s.ok("user/passkeys", sessionId=session)
+    s.ok("reset/updatePassword", email="alice@example.com", verificationCode=code, password="brand new password")
+
+
+def too_many_passkeys(s):
+    """A user holds at most 25 passkeys: passkey/creationOptions and passkey/create answer policyViolation."""
+    keys = [Authenticator(f"key-{n}") for n in range(25)]
+    s.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse",
+         passkeys=[{"credentialId": b64(k.credential_id), "publicKey": b64(k.cose())} for k in keys[:24]])
+    session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    spare = s.ok("passkey/creationOptions", sessionId=session)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=keys[24].create(options["publicKey"]))
+    s.fails("passkey/creationOptions", "policyViolation", sessionId=session)
+    s.fails("passkey/create", "policyViolation", ceremonyId=spare["ceremonyId"],
+            credential=Authenticator("one-too-many").create(spare["publicKey"]))
+
+
+SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_phone_synced_backup, simulated_phone_biometry,
+             reset_with_simulated_phone, outside_algorithms, registration_checks, assertion_checks, credential_shapes,
+             anti_enumeration, imported_passkey, relying_party_settings, reset_with_outside_authenticator, reset_sms_without_new_passkey,
+             reset_passkeys_with_password_reset_code, too_many_passkeys]
+
+
+def main():
+    binary, filters = sys.argv[1], sys.argv[2:]
+    for scenario in SCENARIOS:
+        name = scenario.__name__
+        if filters and not any(f in name for f in filters):
+            continue
+        session = Session(binary)
+        try:
+            scenario(session)
+        finally:
+            session.close()
+        base = os.path.join(HERE, name)
+        with open(base + ".in.jsonl", "w") as f:
+            f.write("\n".join(session.lines) + "\n")
+        with open(base + ".description", "w") as f:
+            f.write(" ".join(scenario.__doc__.split()) + "\n")
+        replay = subprocess.run([binary] + ARGS, input=open(base + ".in.jsonl", "rb").read(), stdout=subprocess.PIPE, check=True)
+        with open(base + ".out.jsonl", "wb") as f:
+            f.write(replay.stdout)
+        print(f"recorded passkey/{name} ({len(session.lines)} requests)")
+
+
+if __name__ == "__main__":
+    main()
