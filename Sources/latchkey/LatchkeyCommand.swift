@@ -86,7 +86,7 @@ struct LatchkeyCommand: ParsableCommand {
     @Flag(name: .long, help: "Close admin/*, clock/advance, delivery/list, delivery/open, audit/list and the delivery and audit topics.")
     var noAdmin = false
 
-    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin; one still running after 10 s is stopped and counts as failed.", valueName: "CMD"))
+    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped with its process group and counts as failed.", valueName: "CMD"))
     var deliverCommand: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -143,7 +143,9 @@ struct LatchkeyCommand: ParsableCommand {
         let logger = Logger(label: "latchkey")
         // stdout is the protocol: keep a private copy and point fd 1 at stderr, so nothing
         // else can write to the stream.
-        let protocolFD = dup(1)
+        // Close-on-exec: a delivery command (or a child it leaves behind) must not hold the
+        // protocol stream open after this process ends.
+        let protocolFD = fcntl(1, F_DUPFD_CLOEXEC, 0)
         dup2(2, 1)
 
         // The store is opened on the first call that needs it: `ping` needs none.
@@ -167,6 +169,10 @@ struct LatchkeyCommand: ParsableCommand {
         loop.installSignalHandlers()
         logger.info("serving", metadata: ["store": "\(options.storeKind)", "clock": "\(clock.rawValue)"])
         loop.run()
+        // The peer has every answer: close the stream, then give deliveries under way their
+        // short grace at exit.
+        close(protocolFD)
+        server.finish()
         if LatchkeyServer.contractViolations > 0 { throw ExitCode(3) }
     }
 
