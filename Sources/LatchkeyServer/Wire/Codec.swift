@@ -67,10 +67,13 @@ func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem
 /// safely (at most 64 printable ASCII characters), else `path` alone; an error names the field,
 /// it never echoes arbitrary input.
 func memberPath(_ path: String, _ key: String) -> String {
-    key.utf8.count <= 64 && key.isPrintableASCII ? "\(path).\(key)" : path
+    key.isQuotableKey ? "\(path).\(key)" : path
 }
 
 extension String {
+    /// A member name an error may name: at most 64 printable ASCII characters.
+    var isQuotableKey: Bool { utf8.count <= 64 && isPrintableASCII }
+
     /// Every character in U+0020–U+007E.
     var isPrintableASCII: Bool { utf8.allSatisfy { (0x20...0x7E).contains($0) } }
 }

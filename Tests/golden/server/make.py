@@ -353,6 +353,55 @@ def hostile_keys(s):
     s.fails("server/authentication/challenge", "invalidParams", registrationId=registration, purpose="addAuthMethod")
 
 
+def unknown_roles(s):
+    """A member of keys or signatures that names no role (faceID, bogus) answers invalidParams naming it
+    (keys.faceID, signatures.bogus), on every method that takes them, and spends nothing: the same activation,
+    challenge and recovery then succeed."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com")
+    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
+    phone = Phone(s, "phone")
+    prepared = phone.prepare(code)
+    subject, challenge = prepared["activationId"], prepared["challenge"]
+    good = {role: phone.proof(role, "activate", subject, challenge) for role in ("device", "pin")}
+    for extra in ["faceID", "bogus", "recovery"]:
+        error = s.fails("server/activation/commit", "invalidParams", activationId=subject,
+                        keys=dict(good, **{extra: phone.proof("faceId", "activate", subject, challenge)}))
+        assert [e["path"] for e in error["data"]["errors"]] == [f"keys.{extra}"], error
+    phone.commit(prepared, ("pin",))
+    c = phone.challenge()
+    signatures = phone.signatures("authenticate", c, "pin")
+    for extra in ["faceID", "bogus"]:
+        error = s.fails("server/authentication/verify", "invalidParams", registrationId=phone.registration, challengeId=c["challengeId"],
+                        signatures=dict(signatures, **{extra: signatures["pin"]}))
+        assert [e["path"] for e in error["data"]["errors"]] == [f"signatures.{extra}"], error
+    error = s.fails("server/authentication/verify", "invalidParams", registrationId=phone.registration, challengeId=c["challengeId"],
+                    signatures={"device": signatures["device"], "faceID": signatures["pin"]})
+    assert [e["path"] for e in error["data"]["errors"]] == ["signatures.faceID"], error
+    s.ok("server/authentication/verify", registrationId=phone.registration, challengeId=c["challengeId"], signatures=signatures)
+    c = phone.challenge()
+    add = dict(registrationId=phone.registration, challengeId=c["challengeId"], method="faceId",
+               signatures=dict(phone.signatures("addAuthMethod", c, "pin"), touchID="AAAA"),
+               key=phone.proof("faceId", "addAuthMethod", phone.registration, c["challenge"]))
+    error = s.fails("server/authMethod/add", "invalidParams", **add)
+    assert [e["path"] for e in error["data"]["errors"]] == ["signatures.touchID"], error
+    del add["signatures"]["touchID"]
+    s.ok("server/authMethod/add", **add)
+    token = phone.verify(tokenPurpose="addOrUpdateRecovery")["token"]
+    recovery = Key("recovery-key")
+    s.ok("server/recovery/set", registrationId=phone.registration, token=token,
+         key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
+    new = Phone(s, "new-phone")
+    new.registration = phone.registration
+    c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
+    keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "pin")}
+    recovered = dict(registrationId=phone.registration, challengeId=c["challengeId"],
+                     recoverySignature=recovery.sign(payload("recover", phone.registration, c["challenge"], "recovery")))
+    error = s.fails("server/recovery/commit", "invalidParams", keys=dict(keys, PIN=keys["pin"]), **recovered)
+    assert [e["path"] for e in error["data"]["errors"]] == ["keys.PIN"], error
+    s.ok("server/recovery/commit", keys=keys, **recovered)
+    new.verify()
+
+
 def add_and_remove_methods(s):
     """authMethod/add needs a second factor allowed to add the method; remove needs the device alone."""
     phone = activated(s)
@@ -538,7 +587,8 @@ def onboarding(s):
 
 SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_challenge, challenge_expiry, stranger_device_signature,
              device_only_verify, pushed_context, proofs_refused, hostile_keys, add_and_remove_methods, remove_registration,
-             recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding]
+             recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding,
+             unknown_roles]
 
 
 def main():
