@@ -402,6 +402,32 @@ def unknown_roles(s):
     new.verify()
 
 
+def recovery_after_pin_lock(s):
+    """A registration locked by wrong PINs recovers: server/recovery/challenge and commit proceed, and leave it
+    active with its PIN counter at zero; the new keys authenticate. An operator's lock still refuses recovery."""
+    phone, recovery, new = recoverable(s)
+    wrong = {"pin": Key("not-the-pin")}
+    for _ in range(4):
+        phone.verify(expect="authenticationFailed", signers=wrong)
+    phone.verify(expect="registrationLocked", signers=wrong)
+    status = s.ok("server/registration/status", registrationId=phone.registration)
+    assert status["state"] == "locked", status
+    c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
+    assert "device" not in c["authMethodsForActivation"], c
+    keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "pin")}
+    s.ok("server/recovery/commit", registrationId=phone.registration, challengeId=c["challengeId"],
+         recoverySignature=recovery.sign(payload("recover", phone.registration, c["challenge"], "recovery")), keys=keys)
+    status = s.ok("server/registration/status", registrationId=phone.registration)
+    assert status["state"] == "active" and status["remainingAttemptsPIN"] == status["totalAttemptsPIN"], status
+    new.verify()
+    # An operator's lock is not the owner's to lift: recovery still refuses it.
+    token = new.verify(tokenPurpose="addOrUpdateRecovery")["token"]
+    s.ok("server/recovery/set", registrationId=phone.registration, token=token,
+         key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
+    s.ok("admin/lockRegistration", registrationId=phone.registration)
+    s.fails("server/recovery/challenge", "lockedByAdmin", registrationId=phone.registration, installationId="install-third")
+
+
 def add_and_remove_methods(s):
     """authMethod/add needs a second factor allowed to add the method; remove needs the device alone."""
     phone = activated(s)
@@ -588,7 +614,7 @@ def onboarding(s):
 SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_challenge, challenge_expiry, stranger_device_signature,
              device_only_verify, pushed_context, proofs_refused, hostile_keys, add_and_remove_methods, remove_registration,
              recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding,
-             unknown_roles]
+             unknown_roles, recovery_after_pin_lock]
 
 
 def main():
