@@ -79,17 +79,22 @@ extension String {
 }
 
 /// Whether `value` keeps both bounds; a problem for each it breaks ("must have at least 6
-/// characters", "must be at most 10").
+/// characters", "must have at least 1 character", "must be at most 10"). `unit` is singular
+/// ("character"); a bound other than 1 takes it with an s.
 private func keepsBounds<T: Comparable>(_ value: T, _ minimum: T?, _ maximum: T?, _ path: String, _ problems: inout [ParamProblem],
                                    unit: String = "") -> Bool {
     let verb = unit.isEmpty ? "be" : "have"
+    func counted(_ bound: T) -> String {
+        let number = "\(bound)"
+        return unit.isEmpty ? number : "\(number) \(unit)\(number == "1" ? "" : "s")"
+    }
     var fits = true
     if let minimum, value < minimum {
-        problems.append(ParamProblem(path, "must \(verb) at least \(minimum)\(unit)"))
+        problems.append(ParamProblem(path, "must \(verb) at least \(counted(minimum))"))
         fits = false
     }
     if let maximum, value > maximum {
-        problems.append(ParamProblem(path, "must \(verb) at most \(maximum)\(unit)"))
+        problems.append(ParamProblem(path, "must \(verb) at most \(counted(maximum))"))
         fits = false
     }
     return fits
@@ -106,7 +111,7 @@ extension Codec where Value == String {
             guard acceptsText(text, path, &problems) else { return nil }
             // Counting characters walks the string: only when there is a bound.
             if minLength != nil || maxLength != nil,
-               !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: " characters") { return nil }
+               !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: "character") { return nil }
             return text
         }, write: { .string($0) })
     }
@@ -201,7 +206,7 @@ extension Codec {
                 return nil
             }
             let before = problems.count
-            _ = keepsBounds(elements.count, minItems, nil, path, &problems, unit: " items")
+            _ = keepsBounds(elements.count, minItems, nil, path, &problems, unit: "item")
             var items: [Item] = []
             items.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
