@@ -161,6 +161,16 @@ def activated(s, name="phone", user="alice", factors=("pin",)):
 
 # -- scenarios: each a function of a Session; its docstring is the transcript's description --
 
+def prepared_activation(s):
+    """A prepared activation of alice's phone, and the device and PIN keys' good proofs for it."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com")
+    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
+    phone = Phone(s, "phone")
+    prepared = phone.prepare(code)
+    return phone, prepared, {role: phone.proof(role, "activate", prepared["activationId"], prepared["challenge"])
+                             for role in ("device", "pin")}
+
+
 def activation_lifecycle(s):
     """An outside device activates with device and PIN keys, authenticates, and reads its status."""
     s.ok("admin/createUser", userId="alice", email="alice@example.com")
@@ -295,12 +305,8 @@ def pushed_context(s):
 def proofs_refused(s):
     """Proofs of possession: another key's proof (key substitution), another role, operation, subject or challenge,
     each answers proofInvalid naming the role, and spends nothing: the activation then commits."""
-    s.ok("admin/createUser", userId="alice", email="alice@example.com")
-    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
-    phone = Phone(s, "phone")
-    prepared = phone.prepare(code)
+    phone, prepared, good = prepared_activation(s)
     subject, challenge = prepared["activationId"], prepared["challenge"]
-    good = {role: phone.proof(role, "activate", subject, challenge) for role in ("device", "pin")}
     thief = Key("thief")
     cases = [
         ("device", {"publicKey": phone.key("device").public, "proof": thief.sign(payload("activate", subject, challenge, "device"))}),
@@ -357,12 +363,8 @@ def unknown_roles(s):
     """A member of keys or signatures that names no role (faceID, bogus) answers invalidParams naming it
     (keys.faceID, signatures.bogus), on every method that takes them, and spends nothing: the same activation,
     challenge and recovery then succeed."""
-    s.ok("admin/createUser", userId="alice", email="alice@example.com")
-    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
-    phone = Phone(s, "phone")
-    prepared = phone.prepare(code)
+    phone, prepared, good = prepared_activation(s)
     subject, challenge = prepared["activationId"], prepared["challenge"]
-    good = {role: phone.proof(role, "activate", subject, challenge) for role in ("device", "pin")}
     for extra in ["faceID", "bogus", "recovery"]:
         error = s.fails("server/activation/commit", "invalidParams", activationId=subject,
                         keys=dict(good, **{extra: phone.proof("faceId", "activate", subject, challenge)}))
