@@ -95,7 +95,7 @@ struct LatchkeyCommand: ParsableCommand {
     @Flag(name: .long, help: "Close admin/*, clock/advance, delivery/list, delivery/open, audit/list and the delivery and audit topics.")
     var noAdmin = false
 
-    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped with its process group and counts as failed.", valueName: "CMD"))
+    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped with its process group and counts as failed. At exit, those still running get 2 s more.", valueName: "CMD"))
     var deliverCommand: String?
 
     @Option(name: .long, help: ArgumentHelp(
