@@ -70,7 +70,9 @@ extension Device {
         var operation = PendingOperation(kind: .recovery, challenge)
         operation.registrationId = registrationId
         try storage.setPendingOperation(operation)
-        return ActivationOffer(([.device] + challenge.authMethodsForActivation).filter(profile.supports), challenge.pinRules)
+        // The two-factor methods the new keys may use, the list server/recovery/challenge gives
+        // (`device` always comes with one and is no choice).
+        return ActivationOffer(challenge.authMethodsForActivation.filter(profile.supports), challenge.pinRules)
     }
 
     /// Recovers the registration onto this device: the recovery key (unmasked with `code`; a wrong

@@ -33,6 +33,8 @@ public struct MessageSplitter: Sendable {
     private var pendingBody: Int?
     /// After a bad header block: looking for the next `Content-Length:` (any case).
     private var resyncing = false
+    /// Where the look for a header line inside the pending body resumes.
+    private var bodyScanned: Int?
     /// Where whitespace after a line's content was dropped (NDJSON): content after it makes the
     /// line too large.
     private var paddedFrom: Int?
@@ -189,6 +191,14 @@ public struct MessageSplitter: Sendable {
 
     // MARK: Content-Length
 
+    // The reader takes each frame from the next `Content-Length:` header wherever it appears.
+    // Bytes before it that are not headers — a line that is no header (an NDJSON line in a
+    // framed session), the tail of a body longer than announced — answer one `badHeader`, and
+    // the reader resynchronizes on the next marker. A body shorter than announced ends where a
+    // header line (`Content-Length:`, digits, a line end) begins inside it: no valid JSON body
+    // holds one (a raw line end cannot be in a JSON string, nor a letter outside one), so the
+    // short body is handed on as it is (it answers as its bytes parse) and the next frame is read.
+
     private mutating func nextContentLength() -> InPlaceEvent? {
         while true {
             if resyncing {
@@ -208,67 +218,163 @@ public struct MessageSplitter: Sendable {
                 continue
             }
             if let length = pendingBody {
-                guard buffer.count - start >= length else { return nil }
-                let body = start..<start + length
-                start += length
+                let end = start + length
+                switch headerLineInside(start, min(end, buffer.count)) {
+                case .found(let cut):
+                    let body = start..<cut
+                    start = cut
+                    pendingBody = nil
+                    bodyScanned = nil
+                    return .message(body)
+                case .undecided:
+                    return nil
+                case .none:
+                    guard buffer.count >= end else { return nil }
+                }
+                let body = start..<end
+                start = end
                 pendingBody = nil
+                bodyScanned = nil
                 return .message(body)
             }
             while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
             guard start < buffer.count else { return nil }
-            guard let end = headerEnd() else {
+            switch headerBlock() {
+            case .incomplete:
                 if buffer.count - start > Self.maxHeaderBytes {
                     skipToNextHeader(from: start + 1)
                     return .badHeader
                 }
                 return nil
-            }
-            let header = parseHeader(start..<end.headers)
-            start = end.body
-            guard let length = header else {
-                skipToNextHeader(from: start)
+            case .bad:
+                // Resynchronize from just after the block's first byte: a marker later in the
+                // same bytes (after a body's tail, on the next line) starts the next frame.
+                skipToNextHeader(from: start + 1)
                 return .badHeader
+            case .complete(let length, let body):
+                start = body
+                if length > maxMessageBytes {
+                    discarding = length
+                    return .tooLarge
+                }
+                pendingBody = length
             }
-            if length > maxMessageBytes {
-                discarding = length
-                return .tooLarge
-            }
-            pendingBody = length
         }
     }
 
-    /// The end of the header block (`\r\n\r\n`, or `\n\n`) after `start`.
-    private func headerEnd() -> (headers: Int, body: Int)? {
-        var index = start
-        while index < buffer.count {
-            if buffer[index] == UInt8(ascii: "\n") {
-                if index + 1 < buffer.count, buffer[index + 1] == UInt8(ascii: "\n") {
-                    return (index, index + 2)
-                }
-                if index + 2 < buffer.count, buffer[index + 1] == UInt8(ascii: "\r"), buffer[index + 2] == UInt8(ascii: "\n") {
-                    return (index, index + 3)
+    private enum HeaderBlock {
+        case incomplete
+        /// A line that is no header, a malformed Content-Length, or no Content-Length at all.
+        case bad
+        /// The Content-Length, and where the body starts.
+        case complete(length: Int, body: Int)
+    }
+
+    /// The header block at `start`, line by line: a line that is no header is bad as soon as it
+    /// is whole, without waiting for the block's end. It ends at a blank line (`\r\n` or `\n`).
+    private func headerBlock() -> HeaderBlock {
+        var lineStart = start
+        var length: Int?
+        while true {
+            guard let newline = buffer[lineStart...].firstIndex(of: UInt8(ascii: "\n")) else { return .incomplete }
+            var lineEnd = newline
+            if lineEnd > lineStart, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            if lineEnd == lineStart {
+                guard let length else { return .bad }
+                return .complete(length: length, body: newline + 1)
+            }
+            switch headerLine(lineStart..<lineEnd) {
+            case .notHeader: return .bad
+            case .other: break
+            case .contentLength(let value):
+                guard let value else { return .bad }
+                length = value
+            }
+            lineStart = newline + 1
+        }
+    }
+
+    private enum HeaderLine {
+        case notHeader
+        case other
+        /// A Content-Length line, its value (nil when malformed).
+        case contentLength(Int?)
+    }
+
+    /// One header line: a token (RFC 9110 `tchar`s), a colon, a value.
+    private func headerLine(_ range: Range<Int>) -> HeaderLine {
+        guard let colon = buffer[range].firstIndex(of: UInt8(ascii: ":")), colon > range.lowerBound,
+              buffer[range.lowerBound..<colon].allSatisfy(Self.isTokenByte) else { return .notHeader }
+        let name = buffer[range.lowerBound..<colon]
+        guard name.count == Self.marker.count - 1, zip(name, Self.marker).allSatisfy({ Self.lowercased($0) == $1 }) else {
+            return .other
+        }
+        var lower = colon + 1
+        var upper = range.upperBound
+        while lower < upper, buffer[lower] == 0x20 || buffer[lower] == 0x09 { lower += 1 }
+        while upper > lower, buffer[upper - 1] == 0x20 || buffer[upper - 1] == 0x09 { upper -= 1 }
+        let digits = buffer[lower..<upper]
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return .contentLength(nil) }
+        return .contentLength(digits.reduce(0) { $0 * 10 + Int($1 - 48) })
+    }
+
+    /// RFC 9110 `tchar`: what a header name is made of.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+            return true
+        default:
+            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    private enum BodyScan {
+        case none
+        /// A header line begins here, inside the announced body.
+        case found(Int)
+        /// Bytes that may begin one end the input: wait for more.
+        case undecided
+    }
+
+    /// Looks for a header line (`Content-Length:`, digits, a line end) beginning in
+    /// `from..<to`, resuming where the last look stopped.
+    private mutating func headerLineInside(_ from: Int, _ to: Int) -> BodyScan {
+        var index = max(bodyScanned ?? from, from)
+        defer { bodyScanned = index }
+        while index < to {
+            if Self.lowercased(buffer[index]) == Self.marker[0] {
+                switch headerLineStarts(at: index) {
+                case .none: break
+                case .found: return .found(index)
+                case .undecided: return .undecided
                 }
             }
             index += 1
         }
-        return nil
+        return .none
     }
 
-    /// The Content-Length named in a header block, or nil when it is missing or malformed.
-    private func parseHeader(_ range: Range<Int>) -> Int? {
-        let text = String(decoding: buffer[range], as: UTF8.self)
-        var length: Int?
-        for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            let line = rawLine.trimmingSuffix("\r")
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingWhitespace()
-            if name == "content-length" {
-                guard !value.isEmpty, value.allSatisfy(\.isASCII), let number = Int(value), number >= 0 else { return nil }
-                length = number
-            }
+    /// Whether `Content-Length:`, optional blanks, 1 to 18 digits, optional blanks and a line end
+    /// (`\r\n` or `\n`) start at `index`.
+    private func headerLineStarts(at index: Int) -> BodyScan {
+        var cursor = index
+        for expected in Self.marker {
+            guard cursor < buffer.count else { return .undecided }
+            guard Self.lowercased(buffer[cursor]) == expected else { return .none }
+            cursor += 1
         }
-        return length
+        while cursor < buffer.count, buffer[cursor] == 0x20 || buffer[cursor] == 0x09 { cursor += 1 }
+        var digits = 0
+        while cursor < buffer.count, buffer[cursor] >= 48, buffer[cursor] <= 57 {
+            digits += 1
+            cursor += 1
+        }
+        guard cursor < buffer.count else { return .undecided }
+        guard digits > 0, digits <= 18 else { return .none }
+        while cursor < buffer.count, buffer[cursor] == 0x20 || buffer[cursor] == 0x09 { cursor += 1 }
+        if cursor < buffer.count, buffer[cursor] == UInt8(ascii: "\r") { cursor += 1 }
+        guard cursor < buffer.count else { return .undecided }
+        return buffer[cursor] == UInt8(ascii: "\n") ? .found(index) : .none
     }
 
     /// Resynchronizes on the next `Content-Length:` header after a bad block.
@@ -308,21 +414,12 @@ public struct MessageSplitter: Sendable {
             buffer.removeSubrange(0..<start)
             scanned -= start
             paddedFrom = paddedFrom.map { $0 - start }
+            bodyScanned = bodyScanned.map { $0 - start }
             start = 0
         }
     }
 
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-}
-
-extension Substring {
-    func trimmingSuffix(_ suffix: Character) -> Substring {
-        last == suffix ? dropLast() : self
-    }
-
-    func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -42,12 +42,14 @@ public final class StdioLoop {
         signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return }
+        // Close-on-exec, like every descriptor of the process: a child (--deliver-command) holds none.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         signalReadFD = fds[0]
         signalPipeWriteFD = fds[1]
         _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
         signalInputFD = inputFD
-        signalDevNullFD = open("/dev/null", O_RDONLY)
+        signalDevNullFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         for signalNumber in [SIGTERM, SIGINT] {
             var action = sigaction()
             #if canImport(Glibc)

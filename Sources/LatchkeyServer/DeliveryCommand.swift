@@ -1,64 +1,225 @@
+import Dispatch
 import LatchkeyContract
-import Foundation
 import LatchkeyCore
 import LatchkeyJSON
 import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs `--deliver-command CMD` once per outgoing message, with the message as JSON on stdin —
-/// how a deployment plugs in real email or SMS. A failure is logged (never the message's code)
-/// and reported to the caller, never fatal. A command that has not exited after `timeLimit` is
-/// stopped and counts as failed: one that hangs must not stop the process serving.
-final class DeliveryCommand {
+/// how a deployment plugs in real email or SMS — off the request path: `start` returns at once
+/// and a worker thread runs the command, so no request, response or notification waits for one.
+///
+/// Each command runs in a process group of its own. One still running after `timeLimit` is
+/// stopped with every process it started (SIGTERM to the group, SIGKILL a second later). A
+/// command that exits 0 and leaves a child behind has succeeded: the child is not waited for
+/// (it inherits no descriptor of this process but stderr). A failure — the command could not
+/// start, exited non-zero, or was stopped — is logged (the message's id, never its code) and
+/// kept for the server to audit (`takeFailures`).
+///
+/// At exit (`finish`) the commands still running get `exitGrace` more to finish, then their
+/// groups are stopped as on a timeout: the process ends within a few seconds of its input.
+final class DeliveryCommand: Sendable {
     let command: String
     let logger: Logger
-    /// How long one message's command may run.
-    static let timeLimit = 10
+    /// How long one message's command may run, in seconds.
+    static let timeLimit: Double = 10
+    /// At exit, how long the commands still running may take to finish, in seconds.
+    static let exitGrace: Double = 2
+    /// Between SIGTERM and SIGKILL to a group being stopped, in seconds.
+    static let killGrace: Double = 1
+
+    private struct State {
+        /// Commands started and not yet over.
+        var running = 0
+        /// The purposes of the messages whose command failed, not yet audited.
+        var failures: [DeliveryPurpose] = []
+        /// Set by `finish`: no command runs past this monotonic time.
+        var stopBy: Double?
+    }
+    private let state = Mutex(State())
 
     init(command: String, logger: Logger) {
         self.command = command
         self.logger = logger
     }
 
-    /// Runs the command for `message`; false when it could not run or exited non-zero.
-    func run(_ message: OutboundMessage) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.standardError
-        process.standardError = FileHandle.standardError
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        do {
-            try process.run()
-        } catch {
-            logger.error("the delivery command could not start", metadata: ["messageId": "\(message.id)"])
-            return false
+    /// Whether a command is running or a failure waits to be audited (the loop then wakes to audit it).
+    var isBusy: Bool { state.withLock { $0.running > 0 || !$0.failures.isEmpty } }
+
+    /// The failures since the last call, oldest first.
+    func takeFailures() -> [DeliveryPurpose] {
+        state.withLock { state in
+            let taken = state.failures
+            state.failures.removeAll()
+            return taken
         }
-        var payload = JSONSerializer.serialize(message.wireJSON())
-        payload.append(UInt8(ascii: "\n"))
-        do {
-            try input.fileHandleForWriting.write(contentsOf: Data(payload))
-        } catch {
-            logger.warning("the delivery command did not read its message", metadata: ["messageId": "\(message.id)"])
-        }
-        try? input.fileHandleForWriting.close()
-        if exited.wait(timeout: .now() + .seconds(Self.timeLimit)) == .timedOut {
-            process.terminate()
-            if exited.wait(timeout: .now() + .seconds(1)) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                exited.wait()
+    }
+
+    /// Starts the command for `message` on a worker thread and returns at once.
+    func start(_ message: OutboundMessage) {
+        let payload = JSONSerializer.serialize(message.wireJSON()) + [UInt8(ascii: "\n")]
+        let id = message.id, purpose = message.purpose
+        state.withLock { $0.running += 1 }
+        DispatchQueue.global().async { [self] in
+            let succeeded = run(payload, messageId: id)
+            state.withLock { state in
+                state.running -= 1
+                if !succeeded { state.failures.append(purpose) }
             }
-            logger.error("the delivery command ran longer than \(Self.timeLimit) s and was stopped", metadata: ["messageId": "\(message.id)"])
+        }
+    }
+
+    /// At exit: lets the commands still running finish within `exitGrace`, stops the rest, and
+    /// returns once none is running (bounded by `exitGrace` + `killGrace` and a little more).
+    func finish() {
+        let stopBy = Self.now() + Self.exitGrace
+        state.withLock { $0.stopBy = stopBy }
+        let giveUp = stopBy + Self.killGrace + 1
+        while state.withLock({ $0.running }) > 0, Self.now() < giveUp {
+            Self.pause()
+        }
+    }
+
+    /// Runs the command once with `payload` on its stdin; false when it failed.
+    private func run(_ payload: [UInt8], messageId: String) -> Bool {
+        let metadata: Logger.Metadata = ["messageId": "\(messageId)"]
+        guard let pid = spawn(payload) else {
+            logger.error("the delivery command could not start", metadata: metadata)
             return false
         }
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            logger.error("the delivery command failed", metadata: [
-                "messageId": "\(message.id)", "status": "\(process.terminationStatus)",
-            ])
+        let deadline = Self.now() + Self.timeLimit
+        var status: Int32 = 0
+        var stopping: Double?
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped < 0, errno != EINTR {
+                logger.error("the delivery command could not be waited for", metadata: metadata)
+                return false
+            }
+            let now = Self.now()
+            if let since = stopping {
+                // The leader is not reaped yet, so the group id cannot have been reused.
+                if now >= since + Self.killGrace { kill(-pid, SIGKILL) }
+            } else if now >= min(deadline, state.withLock { $0.stopBy } ?? deadline) {
+                kill(-pid, SIGTERM)
+                stopping = now
+            }
+            Self.pause()
+        }
+        if stopping != nil {
+            // The leader is gone; what else the group holds is stopped too.
+            kill(-pid, SIGKILL)
+            logger.error("the delivery command was stopped (still running after its time limit, or at exit)", metadata: metadata)
+            return false
+        }
+        guard Self.exitedZero(status) else {
+            logger.error("the delivery command failed", metadata: metadata.merging(["status": "\(Self.describe(status))"]) { $1 })
             return false
         }
         return true
     }
+
+    /// Held from a pipe's creation until it is close-on-exec and the command is spawned, so no
+    /// other command inherits this one's stdin (and holds it open).
+    private static let spawning = Mutex(())
+
+    /// Starts `/bin/sh -c command` as the leader of a new process group, `payload` on its stdin,
+    /// its stdout and stderr on this process's stderr. Every other descriptor of this process is
+    /// close-on-exec (the protocol stream, the signal pipe, the stores' files), so the command,
+    /// and any child it leaves behind, holds none of them.
+    private func spawn(_ payload: [UInt8]) -> pid_t? {
+        let spawned: (pid: pid_t, writeEnd: Int32)? = Self.spawning.withLock { _ in
+            var pipeFDs: [Int32] = [-1, -1]
+            guard pipe(&pipeFDs) == 0 else { return nil }
+            let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
+            _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+            let pid = launch(stdin: readEnd)
+            close(readEnd)
+            guard let pid else {
+                close(writeEnd)
+                return nil
+            }
+            return (pid, writeEnd)
+        }
+        guard let (pid, writeEnd) = spawned else { return nil }
+        defer { close(writeEnd) }
+        // The message is far smaller than a pipe's buffer; a command that never reads it
+        // must not hold this thread, so the write end never blocks.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        var offset = 0
+        payload.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            while offset < raw.count {
+                let written = write(writeEnd, base + offset, raw.count - offset)
+                if written > 0 { offset += written } else if written < 0, errno == EINTR { continue } else { break }
+            }
+        }
+        if offset < payload.count {
+            logger.warning("the delivery command did not read its whole message")
+        }
+        return pid
+    }
+
+    /// posix_spawn of the command in a new process group, `stdin` as its fd 0, fd 2 as its 1 and 2,
+    /// SIGPIPE back to its default and no signal blocked.
+    private func launch(stdin: Int32) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), mask = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var pid: pid_t = 0
+        let arguments = ["/bin/sh", "-c", command]
+        let started = withCStrings(arguments) { argv in
+            posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
+        }
+        return started == 0 ? pid : nil
+    }
+
+    private static func exitedZero(_ status: Int32) -> Bool { status & 0x7f == 0 && (status >> 8) & 0xff == 0 }
+
+    private static func describe(_ status: Int32) -> String {
+        status & 0x7f == 0 ? "exit \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
+    }
+
+    /// Seconds on the monotonic clock.
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// 10 ms.
+    private static func pause() {
+        var time = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        _ = nanosleep(&time, nil)
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of `strings`, valid for the call only.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    return body(pointers + [nil])
 }

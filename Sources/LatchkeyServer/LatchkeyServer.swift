@@ -176,14 +176,34 @@ public final class LatchkeyServer: RPCHandler {
 
     public func millisecondsUntilDue() -> Int? {
         let relayPoll = environment.relay.map { $0.isListening && !subscriptions.isEmpty } == true ? relayPollMilliseconds : nil
-        guard let opened, let due = opened.nextDueTime(), !environment.clock.isManual else { return relayPoll }
+        // Deliveries under way: wake to audit a failure when it comes, request or not.
+        let deliveryPoll = delivery?.isBusy == true ? Self.deliveryPollMilliseconds : nil
+        let poll = [relayPoll, deliveryPoll].compactMap { $0 }.min()
+        guard let opened, let due = opened.nextDueTime(), !environment.clock.isManual else { return poll }
         let remaining = Int(clamping: max(due * 1000 - environment.clock.nowMilliseconds, 0) + 5)
-        return min(remaining, relayPoll ?? remaining)
+        return min(remaining, poll ?? remaining)
     }
+
+    /// How often an idle process looks for finished deliveries while some are under way.
+    static let deliveryPollMilliseconds = 100
 
     public func runDue(emit: (JSON) -> Void) {
         if let opened { try? runDueWork(opened) }
         drainEvents(emit)
+    }
+
+    /// At exit: the deliveries still under way get a short grace (`DeliveryCommand.exitGrace`)
+    /// and are then stopped; every failure is audited. Returns within a few seconds.
+    public func finish() {
+        guard let delivery else { return }
+        delivery.finish()
+        auditDeliveryFailures(delivery)
+    }
+
+    private func auditDeliveryFailures(_ delivery: DeliveryCommand) {
+        for purpose in delivery.takeFailures() {
+            opened?.recordAudit(.deliveryFailed, detail: purpose.rawValue)
+        }
     }
 
     /// What every call does once its params are read: time-driven work that is due (for calls
@@ -212,12 +232,10 @@ public final class LatchkeyServer: RPCHandler {
     func unsubscribe(_ topics: [EventTopic]) { subscriptions.subtract(topics) }
 
     private func drainEvents(_ emit: (JSON) -> Void) {
+        if let delivery { auditDeliveryFailures(delivery) }
         if let relay = environment.relay { relayEvents(relay, emit) }
         for event in pendingEvents.takeAll() {
-            if case .delivery(let message) = event, let delivery, !delivery.run(message) {
-                opened?.recordAudit(.deliveryFailed, detail: message.purpose.rawValue)
-                drainEvents(emit)
-            }
+            if case .delivery(let message) = event, let delivery { delivery.start(message) }
             guard subscriptions.contains(event.topic) else { continue }
             if options.noAdmin, event.topic.isAdminOnly { continue }
             emit(Notifications.message(for: event))

@@ -15,6 +15,23 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Statements of the queue's one connection (used inside the queue only).
     private let statements = StatementCache()
 
+    /// Why the file at `path` can never be a SQLite store (a directory, another kind of file),
+    /// or nil: it is one, is empty, or does not exist yet. Retrying cannot help such a file, so
+    /// the process refuses it at start instead of answering storeUnavailable.
+    public static func unusableFile(at path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        if status.st_mode & S_IFMT == S_IFDIR { return "is a directory, not a SQLite database file" }
+        guard status.st_size > 0 else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "cannot be read (\(String(cString: strerror(errno))))" }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 16) }
+        let magic = Array("SQLite format 3".utf8) + [0]
+        return count == 16 && header == magic ? nil : "is not a SQLite database (the file does not start with the SQLite header)"
+    }
+
     /// Opens (and migrates) a file store, creating it with mode 0600.
     public static func file(at path: String) throws -> SQLiteStore {
         let directory = (path as NSString).deletingLastPathComponent

@@ -39,6 +39,13 @@ struct LatchkeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Mobile authenticator flows — device and server halves — over JSON-RPC 2.0 on stdin/stdout.",
+        // Written out: the generated line ends in a required-looking <subcommand>, and serving
+        // needs none.
+        usage: """
+        latchkey [<options>]
+          latchkey mcp [<options>]
+          latchkey schema [--mcp-tools]
+        """,
         discussion: """
         Reads JSON-RPC 2.0 messages on stdin (one a line, or LSP Content-Length framing, detected \
         from the first byte) and answers on stdout in the same framing. Logs go to stderr only.
@@ -77,7 +84,9 @@ struct LatchkeyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where a manual clock starts (RFC 3339).", valueName: "time"))
     var startTime: String = "2026-01-01T00:00:00Z"
 
-    @Option(name: .long, help: ArgumentHelp("Largest accepted message; larger ones answer messageTooLarge and are skipped.", valueName: "N"))
+    // Unconditional: a negative number is this option's value (then refused by `validate`), not a flag.
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("Largest accepted message (at least 64); larger ones answer messageTooLarge and are skipped.", valueName: "N"))
     var maxMessageBytes: Int = 1 << 20
 
     @Option(name: .long, help: "Log level for stderr.")
@@ -86,7 +95,7 @@ struct LatchkeyCommand: ParsableCommand {
     @Flag(name: .long, help: "Close admin/*, clock/advance, delivery/list, delivery/open, audit/list and the delivery and audit topics.")
     var noAdmin = false
 
-    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin; one still running after 10 s is stopped and counts as failed.", valueName: "CMD"))
+    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped with its process group and counts as failed. At exit, those still running get 2 s more.", valueName: "CMD"))
     var deliverCommand: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -107,14 +116,20 @@ struct LatchkeyCommand: ParsableCommand {
         if clock == .manual, !inMemory {
             throw ValidationError("--clock manual is a test mode and needs --in-memory (a shared store must never see a movable clock)")
         }
-        if !(Timestamp.parse(startTime).map(Timestamp.writable.contains) ?? false) {
+        guard let start = Timestamp.parse(startTime), Timestamp.writable.contains(start) else {
             throw ValidationError("--start-time must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
         }
+        if start > Timestamp.latestStart {
+            throw ValidationError("--start-time must be at most \(Timestamp.format(Timestamp.latestStart)): a lifetime (up to 100 years) from a later start would end after 9999-12-31T23:59:59Z, the last time RFC 3339 writes")
+        }
         if maxMessageBytes < 64 {
-            throw ValidationError("--max-message-bytes must be at least 64")
+            throw ValidationError("--max-message-bytes must be a number of bytes, at least 64")
         }
         if let db, let scheme = StoreLocation.scheme(of: db), !StoreLocation.isPostgres(scheme) {
             throw ValidationError("--db: Latchkey serves SQLite files (a path) and PostgreSQL (postgresql://… or postgres://…); the scheme \"\(scheme)\" is not served")
+        }
+        if !inMemory, postgresURI == nil, let problem = SQLiteStore.unusableFile(at: db ?? Self.defaultStorePath()) {
+            throw ValidationError("--db: the store file \(problem)")
         }
         if postgresURI != nil, keyFile == nil {
             throw ValidationError("--db postgresql://… needs --key-file PATH: the keyed-hash key is kept in a file, never in the database (created with 32 random bytes and mode 0600 when absent; give every process of the deployment the same file)")
@@ -143,7 +158,9 @@ struct LatchkeyCommand: ParsableCommand {
         let logger = Logger(label: "latchkey")
         // stdout is the protocol: keep a private copy and point fd 1 at stderr, so nothing
         // else can write to the stream.
-        let protocolFD = dup(1)
+        // Close-on-exec: a delivery command (or a child it leaves behind) must not hold the
+        // protocol stream open after this process ends.
+        let protocolFD = fcntl(1, F_DUPFD_CLOEXEC, 0)
         dup2(2, 1)
 
         // The store is opened on the first call that needs it: `ping` needs none.
@@ -167,6 +184,10 @@ struct LatchkeyCommand: ParsableCommand {
         loop.installSignalHandlers()
         logger.info("serving", metadata: ["store": "\(options.storeKind.rawValue)", "clock": "\(clock.rawValue)"])
         loop.run()
+        // The peer has every answer: close the stream, then give deliveries under way their
+        // short grace at exit.
+        close(protocolFD)
+        server.finish()
         if LatchkeyServer.contractViolations > 0 { throw ExitCode(3) }
     }
 

@@ -22,7 +22,7 @@ import Testing
         ])
         #expect(problems.map(\.path) == ["applicationId", "pinCodeLengthMin", "authMethods[1]", "addOrUpdateAllowedBy.pin[1]",
                                          "addOrUpdateAllowedBy.nose"])
-        #expect(problems.first?.message == "must have at least 1 characters")
+        #expect(problems.first?.message == "must have at least 1 character")
     }
 
     @Test("an optional member given as null counts as absent; a default is the contract's")

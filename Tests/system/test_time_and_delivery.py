@@ -57,6 +57,8 @@ def test_deliver_command_receives_every_message_and_failure_is_audited(bin_path,
     finally:
         p.close()
     delivered = [json.loads(line) for line in record.read_text().splitlines()]
+    # Deliveries run off the request path, each on its own: they may finish in any order.
+    delivered.sort(key=lambda m: m["purpose"])
     assert [m["purpose"] for m in delivered] == ["onboardingOtp", "passwordReset"]
     assert delivered[0]["to"] == "kim@example.com" and delivered[0]["channel"] == "email"
     assert delivered[1]["channel"] == "sms" and len(delivered[1]["code"]) == 6
@@ -67,24 +69,34 @@ def test_deliver_command_receives_every_message_and_failure_is_audited(bin_path,
         failing.call("device/create", deviceId="lees-phone")
         failing.call("onboarding/start", deviceId="lees-phone", credentials={"email": "lee@example.com"})
         assert failing.call("ping", echo=1) == {"echo": 1}
-        types = [e["type"] for e in failing.call("audit/list")["events"]]
+        # The command runs off the request path: its failure is audited when it is over.
+        deadline = time.time() + 5
+        types = []
+        while "deliveryFailed" not in types and time.time() < deadline:
+            time.sleep(0.1)
+            types = [e["type"] for e in failing.call("audit/list")["events"]]
         assert "deliveryFailed" in types
     finally:
         failing.close()
 
 
 def test_a_hanging_deliver_command_is_stopped_and_the_process_keeps_serving(bin_path):
-    """A command that never exits is stopped after its time limit (10 s): the request that sent the
-    message is answered, the failure is audited, and the next request is served."""
+    """A command that never exits is stopped after its time limit (10 s), off the request path:
+    the request that sent the message is answered at once, the next request is served, and the
+    failure is audited once the command is stopped."""
     p = Proc(bin_path, "--in-memory", "--deliver-command", "exec sleep 100000")
     try:
         p.call("admin/createUser", userId="lee", email="lee@example.com")
         started = time.monotonic()
         assert p.call("reset/requestPasswordReset", email="lee@example.com", redirectUrl="app://r") == {}
         took = time.monotonic() - started
-        assert 9 < took < 20, took
+        assert took < 2, took
         assert p.call("ping", echo=2) == {"echo": 2}
-        failed = [e for e in p.call("audit/list")["events"] if e["type"] == "deliveryFailed"]
+        failed = []
+        while not failed and time.monotonic() - started < 16:
+            time.sleep(0.2)
+            failed = [e for e in p.call("audit/list")["events"] if e["type"] == "deliveryFailed"]
+        assert 9 < time.monotonic() - started < 16
         assert [e.get("detail") for e in failed] == ["passwordReset"]
     finally:
         p.close()

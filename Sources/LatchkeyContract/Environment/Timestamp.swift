@@ -11,6 +11,14 @@ public enum Timestamp {
     /// The times RFC 3339's four-digit years can write: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
     public static let writable: ClosedRange<UnixTime> = -62_167_219_200...253_402_300_799
 
+    /// The longest lifetime anything may be given (the longest duration a method accepts):
+    /// 100 years of 366 days, so no time arithmetic can overflow.
+    public static let longestLifetime: Int64 = 100 * 366 * 86_400
+
+    /// The latest time a process may start at (`--start-time`): every lifetime from it ends by
+    /// 9999-12-31T23:59:59Z, so every expiry it writes is an RFC 3339 time (9899-10-16T23:59:59Z).
+    public static let latestStart: UnixTime = writable.upperBound - longestLifetime
+
     /// Parses an RFC 3339 time (`Z` or a numeric offset; fractional seconds are dropped); nil for
     /// a day the month does not have, and for a leap second (time here has none).
     public static func parse(_ text: String) -> UnixTime? {

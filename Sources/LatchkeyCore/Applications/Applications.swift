@@ -23,8 +23,10 @@ extension Latchkey {
             var config = (try tx.fetch(ApplicationRecord.self, id: applicationId))?.config ?? .defaults(applicationId)
             config.apply(changes)
             guard config.pinCodeLengthMin <= config.pinCodeLengthMax else {
-                throw DomainError.invalid(.pinCodeLengths(maxChanged: changes.pinCodeLengthMax != nil),
-                                          "pinCodeLengthMin must not exceed pinCodeLengthMax")
+                // The message follows the field it is filed under (the one this call changed).
+                let maxChanged = changes.pinCodeLengthMax != nil
+                throw DomainError.invalid(.pinCodeLengths(maxChanged: maxChanged),
+                                          maxChanged ? "must not be less than pinCodeLengthMin" : "must not exceed pinCodeLengthMax")
             }
             if let twoFactor = config.addOrUpdateAllowedBy[.device]?.first(where: \.isTwoFactor) {
                 throw DomainError.invalid(.addOrUpdateAllowedBy(proof: .device, adds: twoFactor),

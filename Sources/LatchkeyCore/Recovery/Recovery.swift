@@ -110,13 +110,15 @@ extension ServerSession {
         return try deleteRecoveryKey(&registration, notAfter: notAfter, tokenPurpose: tokenPurpose, caller: caller)
     }
 
-    /// A registration that may be recovered: active, with a recovery key, not locked.
-    /// - Throws: `registrationRemoved` (unknown), the state answers, `recoveryNotActivated`, `recoveryLocked`.
+    /// A registration that may be recovered: active, or locked by wrong PINs (recovering is what
+    /// its owner needs; the recovery code has its own attempts), with a recovery key, its
+    /// recovery not locked.
+    /// - Throws: `registrationRemoved` (unknown), the other state answers, `recoveryNotActivated`, `recoveryLocked`.
     private func recoverableRegistration(_ registrationId: String) throws -> RegistrationRecord {
         guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId) else {
             throw DomainError(.registrationRemoved, "The registration no longer exists")
         }
-        try core.requireActive(registration)
+        if registration.registrationState != .locked { try core.requireActive(registration) }
         guard registration.recoveryPublicKey != nil else {
             throw DomainError(.recoveryNotActivated, "No recovery code is set for this registration")
         }
@@ -191,6 +193,8 @@ extension RegistrationRecord {
         setPublicKey(factorKey, for: method)
         authMethods = AuthMethod.text([.device, method])
         keyGeneration += 1
+        // A registration locked by wrong PINs is active again, its counter at zero.
+        state = RegistrationState.active.rawValue
         failedAttempts = 0
         recoveryPublicKey = nil
         recoveryFailedAttempts = 0

@@ -36,6 +36,9 @@ extension Latchkey {
                 try audit(tx, effects, .resetRequested, detail: kind.rawValue)
                 return
             }
+            // A user has one code at a time: this one replaces the code a request by any of
+            // the user's identifiers sent before.
+            try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
             try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
                                         codeHash: try codeHash(tx, code, purpose: "reset-code"),
                                         expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
@@ -77,20 +80,27 @@ extension Latchkey {
     }
 
     /// Checks a verification code for `kind` (nil: either). A wrong code, or one of the other
-    /// flow, counts and is not consumed; an expired one does not count.
+    /// flow, counts and is not consumed; an expired one does not count. A user has one code, and
+    /// its wrong tries are the user's whichever identifier names them; an identifier that
+    /// matches no user has the code no one can know that its request left.
     /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
     func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
                         kind: ResetKind?, consume: Bool = true) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
-        guard var record = try tx.first(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject), .equals(ResetCodeRecord.Columns.consumed, false)]) else {
+        let owner = try user(tx, matching: identifier)
+        let live: [StoreFilter] = [owner.map { .equals(ResetCodeRecord.Columns.userId, $0.id) } ?? .equals(ResetCodeRecord.Columns.subject, subject),
+                                   .equals(ResetCodeRecord.Columns.consumed, false)]
+        guard var record = try tx.first(ResetCodeRecord.self, where: live) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
         }
         let user = try tx.fetch(UserRecord.self, id: record.userId)
         guard now < record.expiresAt else {
             throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
         }
-        let right = SecretHash.constantTimeEquals(given, record.codeHash)
+        // The code stays bound to the identifier it was sent for; offered with another of the
+        // user's identifiers it is a wrong try, on the user's one code.
+        let right = SecretHash.constantTimeEquals(given, record.codeHash) && record.subject == subject
         guard right, let user, kind == nil || record.kind == kind?.rawValue else {
             record.wrongTries += 1
             if record.wrongTries >= ResetCodeRecord.maxWrongTries { record.consumed = true }

@@ -71,7 +71,13 @@ public final class MCPSession: RPCHandler {
         guard case .object(let params)? = request.params else {
             return .failure(.invalidParams([ParamProblem("", "must be an object")]))
         }
-        guard case .string(let name)? = params["name"], let method = MCPToolList.method(forTool: name) else {
+        let name: String
+        switch params["name"] {
+        case nil: return .failure(.invalidParams([ParamProblem("name", "is required: the tool to call (tools/list names them)")]))
+        case .string(let given)?: name = given
+        case let other?: return .failure(.invalidParams([ParamProblem("name", "must be a string, not \(other.typeName)")]))
+        }
+        guard let method = MCPToolList.method(forTool: name) else {
             return .failure(.invalidParams([ParamProblem("name", "is not a tool of this server")]))
         }
         let arguments: JSONObject

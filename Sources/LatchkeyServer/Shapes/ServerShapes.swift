@@ -83,6 +83,7 @@ struct KeySetParam: WireReadable {
     var touchId: KeyParam?
     var faceId: KeyParam?
     static let schemaName: String? = "KeySet"
+    static let unknownMemberProblem: String? = "names no role: the roles are device, pin, touchId, faceId"
     static let fields: [WireField<Self>] = [
         .required("device", \.device, .object(KeyParam.self)), .optional("pin", \.pin, .object(KeyParam.self)),
         .optional("touchId", \.touchId, .object(KeyParam.self)), .optional("faceId", \.faceId, .object(KeyParam.self)),
@@ -113,6 +114,7 @@ struct SignaturesParam: WireReadable {
     var touchId: Signature?
     var faceId: Signature?
     static let schemaName: String? = "Signatures"
+    static let unknownMemberProblem: String? = "names no role: the roles are device, pin, touchId, faceId"
     static let fields: [WireField<Self>] = [
         .required("device", \.device, Codec.signature.stored, "checked first; never counted"),
         .optional("pin", \.pin, .signature), .optional("touchId", \.touchId, .signature), .optional("faceId", \.faceId, .signature),

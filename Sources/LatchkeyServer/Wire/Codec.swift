@@ -67,26 +67,34 @@ func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem
 /// safely (at most 64 printable ASCII characters), else `path` alone; an error names the field,
 /// it never echoes arbitrary input.
 func memberPath(_ path: String, _ key: String) -> String {
-    key.utf8.count <= 64 && key.isPrintableASCII ? "\(path).\(key)" : path
+    key.isQuotableKey ? "\(path).\(key)" : path
 }
 
 extension String {
+    /// A member name an error may name: at most 64 printable ASCII characters.
+    var isQuotableKey: Bool { utf8.count <= 64 && isPrintableASCII }
+
     /// Every character in U+0020–U+007E.
     var isPrintableASCII: Bool { utf8.allSatisfy { (0x20...0x7E).contains($0) } }
 }
 
 /// Whether `value` keeps both bounds; a problem for each it breaks ("must have at least 6
-/// characters", "must be at most 10").
+/// characters", "must have at least 1 character", "must be at most 10"). `unit` is singular
+/// ("character"); a bound other than 1 takes it with an s.
 private func keepsBounds<T: Comparable>(_ value: T, _ minimum: T?, _ maximum: T?, _ path: String, _ problems: inout [ParamProblem],
                                    unit: String = "") -> Bool {
     let verb = unit.isEmpty ? "be" : "have"
+    func counted(_ bound: T) -> String {
+        let number = "\(bound)"
+        return unit.isEmpty ? number : "\(number) \(unit)\(number == "1" ? "" : "s")"
+    }
     var fits = true
     if let minimum, value < minimum {
-        problems.append(ParamProblem(path, "must \(verb) at least \(minimum)\(unit)"))
+        problems.append(ParamProblem(path, "must \(verb) at least \(counted(minimum))"))
         fits = false
     }
     if let maximum, value > maximum {
-        problems.append(ParamProblem(path, "must \(verb) at most \(maximum)\(unit)"))
+        problems.append(ParamProblem(path, "must \(verb) at most \(counted(maximum))"))
         fits = false
     }
     return fits
@@ -103,7 +111,7 @@ extension Codec where Value == String {
             guard acceptsText(text, path, &problems) else { return nil }
             // Counting characters walks the string: only when there is a bound.
             if minLength != nil || maxLength != nil,
-               !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: " characters") { return nil }
+               !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: "character") { return nil }
             return text
         }, write: { .string($0) })
     }
@@ -198,7 +206,7 @@ extension Codec {
                 return nil
             }
             let before = problems.count
-            _ = keepsBounds(elements.count, minItems, nil, path, &problems, unit: " items")
+            _ = keepsBounds(elements.count, minItems, nil, path, &problems, unit: "item")
             var items: [Item] = []
             items.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {

@@ -17,7 +17,7 @@ extension Codec where Value == UnixTime {
 
 extension Codec where Value == Int64 {
     /// The longest duration any method accepts: 100 years, so no time arithmetic can overflow.
-    static let maxDuration: Int64 = 100 * 366 * 86_400
+    static let maxDuration: Int64 = Timestamp.longestLifetime
 
     /// A duration in seconds, at least `minimum`, at most 100 years.
     static func seconds(minimum: Int64 = 1) -> Codec<Int64> { .integer(minimum: minimum, maximum: maxDuration) }

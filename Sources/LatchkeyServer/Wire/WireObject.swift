@@ -10,11 +10,15 @@ public protocol WireObject: Sendable {
     static var schemaName: String? { get }
     /// Rules over several members (exactly one of two, …), checked after the members.
     static var rules: [WireRule<Self>] { get }
+    /// For an object whose members are a closed set (keys by role): the problem a member it
+    /// does not declare answers. nil: such members are ignored.
+    static var unknownMemberProblem: String? { get }
 }
 
 extension WireObject {
     public static var schemaName: String? { nil }
     public static var rules: [WireRule<Self>] { [] }
+    public static var unknownMemberProblem: String? { nil }
 }
 
 /// A `WireObject` that can be read: decoding starts from `init()` and sets every declared
@@ -147,8 +151,8 @@ public struct WireRule<Root>: Sendable {
 
 extension Array {
     /// The schema of an object with these members.
-    func objectSchema<Root>() -> Schema where Element == WireField<Root> {
-        .object(map { Field($0.name, $0.schema, required: $0.required, $0.summary) })
+    func objectSchema<Root>(additional: Bool = true) -> Schema where Element == WireField<Root> {
+        .object(map { Field($0.name, $0.schema, required: $0.required, $0.summary) }, additional: additional)
     }
 
     /// Writes `root` as an object with these members, in this order.
@@ -162,7 +166,7 @@ extension Array {
 extension WireObject {
     /// The schema of the object's members.
     public static var objectSchema: Schema {
-        let shape = fields.objectSchema()
+        let shape = unknownMemberProblem == nil ? fields.objectSchema() : fields.objectSchema(additional: false)
         return schemaName.map { .named($0, shape) } ?? shape
     }
 
@@ -171,12 +175,19 @@ extension WireObject {
 }
 
 extension WireReadable {
-    /// Reads the object from the members of `object`; unknown members are ignored.
+    /// Reads the object from the members of `object`; unknown members are ignored, or answer
+    /// `unknownMemberProblem` when the type has one.
     public static func read(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let before = problems.count
         var value = Self()
         let prefix = path.isEmpty ? "" : path + "."
         for field in fields { field.read(&value, object[field.name], prefix + field.name, &problems) }
+        if let unknown = unknownMemberProblem {
+            let declared = Set(fields.map(\.name))
+            for key in object.keys where !declared.contains(key) {
+                problems.append(ParamProblem(path.isEmpty ? (key.isQuotableKey ? key : "") : memberPath(path, key), unknown))
+            }
+        }
         guard problems.count == before else { return nil }
         for rule in rules { rule.check(value, path, &problems) }
         return problems.count == before ? value : nil

@@ -161,6 +161,16 @@ def activated(s, name="phone", user="alice", factors=("pin",)):
 
 # -- scenarios: each a function of a Session; its docstring is the transcript's description --
 
+def prepared_activation(s):
+    """A prepared activation of alice's phone, and the device and PIN keys' good proofs for it."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com")
+    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
+    phone = Phone(s, "phone")
+    prepared = phone.prepare(code)
+    return phone, prepared, {role: phone.proof(role, "activate", prepared["activationId"], prepared["challenge"])
+                             for role in ("device", "pin")}
+
+
 def activation_lifecycle(s):
     """An outside device activates with device and PIN keys, authenticates, and reads its status."""
     s.ok("admin/createUser", userId="alice", email="alice@example.com")
@@ -295,12 +305,8 @@ def pushed_context(s):
 def proofs_refused(s):
     """Proofs of possession: another key's proof (key substitution), another role, operation, subject or challenge,
     each answers proofInvalid naming the role, and spends nothing: the activation then commits."""
-    s.ok("admin/createUser", userId="alice", email="alice@example.com")
-    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
-    phone = Phone(s, "phone")
-    prepared = phone.prepare(code)
+    phone, prepared, good = prepared_activation(s)
     subject, challenge = prepared["activationId"], prepared["challenge"]
-    good = {role: phone.proof(role, "activate", subject, challenge) for role in ("device", "pin")}
     thief = Key("thief")
     cases = [
         ("device", {"publicKey": phone.key("device").public, "proof": thief.sign(payload("activate", subject, challenge, "device"))}),
@@ -351,6 +357,77 @@ def hostile_keys(s):
     two = {"device": zero, "pin": zero, "faceId": zero}
     s.fails("server/authentication/verify", "invalidParams", registrationId=registration, challengeId=c["challengeId"], signatures=two)
     s.fails("server/authentication/challenge", "invalidParams", registrationId=registration, purpose="addAuthMethod")
+
+
+def unknown_roles(s):
+    """A member of keys or signatures that names no role (faceID, bogus) answers invalidParams naming it
+    (keys.faceID, signatures.bogus), on every method that takes them, and spends nothing: the same activation,
+    challenge and recovery then succeed."""
+    phone, prepared, good = prepared_activation(s)
+    subject, challenge = prepared["activationId"], prepared["challenge"]
+    for extra in ["faceID", "bogus", "recovery"]:
+        error = s.fails("server/activation/commit", "invalidParams", activationId=subject,
+                        keys=dict(good, **{extra: phone.proof("faceId", "activate", subject, challenge)}))
+        assert [e["path"] for e in error["data"]["errors"]] == [f"keys.{extra}"], error
+    phone.commit(prepared, ("pin",))
+    c = phone.challenge()
+    signatures = phone.signatures("authenticate", c, "pin")
+    for extra in ["faceID", "bogus"]:
+        error = s.fails("server/authentication/verify", "invalidParams", registrationId=phone.registration, challengeId=c["challengeId"],
+                        signatures=dict(signatures, **{extra: signatures["pin"]}))
+        assert [e["path"] for e in error["data"]["errors"]] == [f"signatures.{extra}"], error
+    error = s.fails("server/authentication/verify", "invalidParams", registrationId=phone.registration, challengeId=c["challengeId"],
+                    signatures={"device": signatures["device"], "faceID": signatures["pin"]})
+    assert [e["path"] for e in error["data"]["errors"]] == ["signatures.faceID"], error
+    s.ok("server/authentication/verify", registrationId=phone.registration, challengeId=c["challengeId"], signatures=signatures)
+    c = phone.challenge()
+    add = dict(registrationId=phone.registration, challengeId=c["challengeId"], method="faceId",
+               signatures=dict(phone.signatures("addAuthMethod", c, "pin"), touchID="AAAA"),
+               key=phone.proof("faceId", "addAuthMethod", phone.registration, c["challenge"]))
+    error = s.fails("server/authMethod/add", "invalidParams", **add)
+    assert [e["path"] for e in error["data"]["errors"]] == ["signatures.touchID"], error
+    del add["signatures"]["touchID"]
+    s.ok("server/authMethod/add", **add)
+    token = phone.verify(tokenPurpose="addOrUpdateRecovery")["token"]
+    recovery = Key("recovery-key")
+    s.ok("server/recovery/set", registrationId=phone.registration, token=token,
+         key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
+    new = Phone(s, "new-phone")
+    new.registration = phone.registration
+    c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
+    keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "pin")}
+    recovered = dict(registrationId=phone.registration, challengeId=c["challengeId"],
+                     recoverySignature=recovery.sign(payload("recover", phone.registration, c["challenge"], "recovery")))
+    error = s.fails("server/recovery/commit", "invalidParams", keys=dict(keys, PIN=keys["pin"]), **recovered)
+    assert [e["path"] for e in error["data"]["errors"]] == ["keys.PIN"], error
+    s.ok("server/recovery/commit", keys=keys, **recovered)
+    new.verify()
+
+
+def recovery_after_pin_lock(s):
+    """A registration locked by wrong PINs recovers: server/recovery/challenge and commit proceed, and leave it
+    active with its PIN counter at zero; the new keys authenticate. An operator's lock still refuses recovery."""
+    phone, recovery, new = recoverable(s)
+    wrong = {"pin": Key("not-the-pin")}
+    for _ in range(4):
+        phone.verify(expect="authenticationFailed", signers=wrong)
+    phone.verify(expect="registrationLocked", signers=wrong)
+    status = s.ok("server/registration/status", registrationId=phone.registration)
+    assert status["state"] == "locked", status
+    c = s.ok("server/recovery/challenge", registrationId=phone.registration, installationId=new.installation)
+    assert "device" not in c["authMethodsForActivation"], c
+    keys = {role: new.proof(role, "recover", phone.registration, c["challenge"]) for role in ("device", "pin")}
+    s.ok("server/recovery/commit", registrationId=phone.registration, challengeId=c["challengeId"],
+         recoverySignature=recovery.sign(payload("recover", phone.registration, c["challenge"], "recovery")), keys=keys)
+    status = s.ok("server/registration/status", registrationId=phone.registration)
+    assert status["state"] == "active" and status["remainingAttemptsPIN"] == status["totalAttemptsPIN"], status
+    new.verify()
+    # An operator's lock is not the owner's to lift: recovery still refuses it.
+    token = new.verify(tokenPurpose="addOrUpdateRecovery")["token"]
+    s.ok("server/recovery/set", registrationId=phone.registration, token=token,
+         key={"publicKey": recovery.public, "proof": recovery.sign(payload("setRecovery", phone.registration, token, "recovery"))})
+    s.ok("admin/lockRegistration", registrationId=phone.registration)
+    s.fails("server/recovery/challenge", "lockedByAdmin", registrationId=phone.registration, installationId="install-third")
 
 
 def add_and_remove_methods(s):
@@ -538,7 +615,8 @@ def onboarding(s):
 
 SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_challenge, challenge_expiry, stranger_device_signature,
              device_only_verify, pushed_context, proofs_refused, hostile_keys, add_and_remove_methods, remove_registration,
-             recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding]
+             recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding,
+             unknown_roles, recovery_after_pin_lock]
 
 
 def main():

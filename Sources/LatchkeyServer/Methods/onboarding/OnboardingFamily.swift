@@ -35,7 +35,8 @@ enum OnboardingFamily {
                     problems.append(ParamProblem(keyPath, "must be a string, not \(entry.value.typeName)"))
                     continue
                 }
-                guard acceptsText(value, keyPath, &problems) else { continue }
+                guard acceptsText(value, keyPath, &problems),
+                      entry.key != "phoneNumber" || Codec.phoneNumber.read(entry.value, keyPath, &problems) != nil else { continue }
                 if entry.key == "userID", object["userId"] != nil {
                     problems.append(ParamProblem(keyPath, "is the same key as userId: give one of them"))
                     continue

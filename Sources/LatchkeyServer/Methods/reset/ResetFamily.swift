@@ -12,7 +12,7 @@ enum ResetFamily {
     /// `email` or `phoneNumber`, exactly one: who asks, and by which channel.
     static func identifier<Root: WireObject>(_ email: WritableKeyPath<Root, String?> & Sendable,
                                              _ phoneNumber: WritableKeyPath<Root, String?> & Sendable) -> [WireField<Root>] {
-        [.optional("email", email, .text, "email channel"), .optional("phoneNumber", phoneNumber, .text, "SMS channel, E.164")]
+        [.optional("email", email, .text, "email channel"), .optional("phoneNumber", phoneNumber, .phoneNumber, "SMS channel, E.164")]
     }
 
     /// Who a reset is for, named by email or phone number (exactly one).

@@ -1,0 +1,61 @@
+"""The command line refuses what cannot work at start, with exit status 2 and the reason on
+stderr (issue 25, point 8): a --max-message-bytes that is no size, a --start-time whose lifetimes
+RFC 3339 could not write, a --db file that is not SQLite. --help shows the subcommand as optional."""
+import os
+import subprocess
+
+from lkharness import binary_path
+
+
+def run(*args, stdin=b""):
+    return subprocess.run([binary_path(), *args], input=stdin, capture_output=True, timeout=30)
+
+
+def refused(*args):
+    done = run(*args)
+    assert done.returncode == 2, (args, done)
+    assert done.stdout == b""
+    return done.stderr.decode()
+
+
+def test_max_message_bytes_negative_says_what_is_wrong():
+    for value in ["-5", "10", "-1"]:
+        message = refused("--in-memory", "--max-message-bytes", value)
+        assert "--max-message-bytes must be a number of bytes, at least 64" in message
+        assert "Missing value" not in message
+
+
+def test_a_start_time_whose_lifetimes_cannot_be_written_is_refused():
+    for late in ["9999-12-31T12:00:00Z", "9999-06-30T00:00:00Z", "9899-10-17T00:00:00Z"]:
+        message = refused("--in-memory", "--clock", "manual", "--start-time", late)
+        assert "--start-time must be at most 9899-10-16T23:59:59Z" in message
+        assert late not in message  # the input is not quoted
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"clock/now"}\n'
+    done = run("--in-memory", "--clock", "manual", "--start-time", "9899-10-16T23:59:59Z", stdin=ping)
+    assert done.returncode == 0 and b"9899-10-16T23:59:59Z" in done.stdout
+
+
+def test_a_db_that_is_not_sqlite_exits_2_at_start(workdir):
+    text = os.path.join(workdir, "notes.txt")
+    with open(text, "w") as f:
+        f.write("this is not a database, and its content is never echoed\n")
+    message = refused("--db", text)
+    assert "is not a SQLite database" in message and "never echoed" not in message
+    assert "is a directory" in refused("--db", workdir)
+    # A new file, an empty one and a real store all serve.
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"admin/createUser","params":{"userId":"a"}}\n'
+    fresh = os.path.join(workdir, "fresh.sqlite")
+    assert run("--db", fresh, stdin=ping).returncode == 0
+    assert run("--db", fresh, stdin=ping).returncode == 0  # the store it made is SQLite
+    empty = os.path.join(workdir, "empty.sqlite")
+    open(empty, "w").close()
+    done = run("--db", empty, stdin=ping)
+    assert done.returncode == 0 and b'"result"' in done.stdout
+
+
+def test_help_shows_the_subcommand_as_optional():
+    done = run("--help")
+    assert done.returncode == 0
+    usage = done.stdout.decode().split("USAGE:")[1].split("OPTIONS:")[0]
+    assert "latchkey [<options>]" in usage and "latchkey schema" in usage and "latchkey mcp" in usage
+    assert "<subcommand>" not in usage
