@@ -68,6 +68,12 @@ async function refresh() {
   if (!me) return;
   $("whoami").textContent = me.email ?? me.uid;
   const { passkeys } = await api("user/passkeys");
+  if (!passkeys.length) {
+    const none = document.createElement("li");
+    none.textContent = "None yet.";
+    $("passkeys").replaceChildren(none);
+    return;
+  }
   $("passkeys").replaceChildren(...passkeys.map((p) => {
     const item = document.createElement("li");
     item.dataset.id = p.id;
