@@ -301,6 +301,75 @@ def test_page_authenticator_and_password_sign_in(driver, backend_factory):
     assert log.count(backend.password) == 1
 
 
+# Chromium's own create()/get() on the page, with options made here, next to the clients'
+# software authenticator given the same options: the same JSON members, the same clientData,
+# the same authenticatorData layout, CBOR and COSE key. Needs no passkey method of the binary.
+BROWSER_CEREMONY = """
+const [creation, done] = [arguments[0], arguments[arguments.length - 1]];
+(async () => {
+  const made = await navigator.credentials.create({publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(creation)});
+  const request = {rpId: creation.rp.id, challenge: creation.challenge, userVerification: "required",
+                   allowCredentials: [{type: "public-key", id: made.id}]};
+  const got = await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(request)});
+  return [made.toJSON(), got.toJSON(), request];
+})().then(done, (e) => done(String(e)));
+"""
+
+
+def test_software_authenticator_matches_chromium(driver, backend_factory):
+    from latchkey.authenticator import SoftwareAuthenticator, b64url, b64url_decode, cbor_decode
+    backend = backend_factory()
+    page = Page(driver, backend, "compare")
+    assert page.open() == ("ok", "Ready")
+    authenticator(driver)
+    creation = {
+        "rp": {"id": "localhost", "name": "Latchkey"},
+        "user": {"id": b64url(os.urandom(32)), "name": EMAIL, "displayName": EMAIL},
+        "challenge": b64url(os.urandom(32)), "timeout": 300000, "attestation": "none",
+        "pubKeyCredParams": [{"type": "public-key", "alg": alg} for alg in (-7, -8, -257)],
+        "excludeCredentials": [],
+        "authenticatorSelection": {"residentKey": "required", "requireResidentKey": True,
+                                   "userVerification": "required"}}
+    result = driver.execute_async_script(BROWSER_CEREMONY, creation)
+    assert isinstance(result, list), result
+    chrome_made, chrome_got, request = result
+    software = SoftwareAuthenticator(backend.origin)
+    soft_made, soft_got = software.create(creation), None
+    soft_got = software.get({**request, "allowCredentials": [{"type": "public-key", "id": soft_made["id"]}]})
+
+    def shape(value):
+        return {k: shape(v) if isinstance(v, dict) else type(v).__name__ for k, v in value.items()}
+    assert shape(soft_made) == shape(chrome_made)
+    assert shape(soft_got) == shape(chrome_got)
+    for soft, chrome in ((soft_made, chrome_made), (soft_got, chrome_got)):
+        assert soft["type"] == chrome["type"] and soft["clientExtensionResults"] == chrome["clientExtensionResults"] == {}
+        assert soft["authenticatorAttachment"] == chrome["authenticatorAttachment"]
+        soft_client = json.loads(b64url_decode(soft["response"]["clientDataJSON"]))
+        chrome_client = json.loads(b64url_decode(chrome["response"]["clientDataJSON"]))
+        chrome_client.pop("other_keys_can_be_added_here", None)  # Chromium adds it now and then
+        assert list(soft_client.items())[:1] == list(chrome_client.items())[:1]
+        assert {k: v for k, v in soft_client.items() if k != "challenge"} == \
+            {k: v for k, v in chrome_client.items() if k != "challenge"}
+    # Registration: attestationObject's map in the same order, authData laid out alike.
+    soft_att = b64url_decode(soft_made["response"]["attestationObject"])
+    chrome_att = b64url_decode(chrome_made["response"]["attestationObject"])
+    assert list(cbor_decode(soft_att)) == list(cbor_decode(chrome_att)) == ["fmt", "attStmt", "authData"]
+    soft_auth, chrome_auth = cbor_decode(soft_att)["authData"], cbor_decode(chrome_att)["authData"]
+    assert soft_auth[:32] == chrome_auth[:32]  # SHA-256 of the RP id
+    assert soft_auth[32] == chrome_auth[32]    # flags: UP UV AT (the virtual authenticator is not BE)
+    assert chrome_made["response"]["publicKeyAlgorithm"] == soft_made["response"]["publicKeyAlgorithm"] == -7
+    cred_len = int.from_bytes(chrome_auth[53:55], "big")
+    chrome_cose = cbor_decode(chrome_auth[55 + cred_len:])
+    soft_cose = cbor_decode(soft_auth[55 + int.from_bytes(soft_auth[53:55], "big"):])
+    assert list(chrome_cose) == list(soft_cose) == [1, 3, -1, -2, -3]
+    assert sorted(chrome_made["response"]["transports"]) == ["internal"]
+    # Assertion: the same flags; the counter as each counts (Chromium's virtual one counts too).
+    assert b64url_decode(soft_got["response"]["authenticatorData"])[32] == \
+        b64url_decode(chrome_got["response"]["authenticatorData"])[32]
+    assert chrome_got["response"]["userHandle"] == creation["user"]["id"]
+    page.shot("compared")
+
+
 def test_passkey_life_cycle(driver, backend_factory, has_passkeys):
     needs_passkeys(has_passkeys)
     backend = backend_factory()
