@@ -84,7 +84,9 @@ def backend_binary(binary, tmp_path_factory):
     return str(wrapper)
 
 
-def needs_passkeys(has_passkeys):
+@pytest.fixture
+def passkeys(has_passkeys):
+    """Listed first, so a test that needs the passkey methods skips before Chromium starts."""
     if not has_passkeys:
         pytest.skip("this latchkey has no passkey methods yet (rpc.discover lists no passkey/creationOptions)")
 
@@ -370,8 +372,7 @@ def test_software_authenticator_matches_chromium(driver, backend_factory):
     page.shot("compared")
 
 
-def test_passkey_life_cycle(driver, backend_factory, has_passkeys):
-    needs_passkeys(has_passkeys)
+def test_passkey_life_cycle(passkeys, driver, backend_factory):
     backend = backend_factory()
     page = Page(driver, backend, "lifecycle")
     assert page.open() == ("ok", "Ready")
@@ -418,9 +419,8 @@ def test_passkey_life_cycle(driver, backend_factory, has_passkeys):
     assert page.visible("signed-out")
 
 
-def test_user_verification_only_preferred(driver, backend_factory, has_passkeys):
+def test_user_verification_only_preferred(passkeys, driver, backend_factory):
     """An authenticator that cannot verify the user, where the application only prefers it."""
-    needs_passkeys(has_passkeys)
     backend = backend_factory("--user-verification", "preferred")
     page = Page(driver, backend, "no-uv")
     assert page.open() == ("ok", "Ready")
