@@ -238,7 +238,9 @@ class Page:
         return self.driver.find_element(By.ID, section).is_displayed()
 
     def passkeys(self):
-        return [li.get_attribute("data-id") for li in self.driver.find_elements(By.CSS_SELECTOR, "#passkeys li[data-id]")]
+        # One script, so a list re-rendered meanwhile cannot leave a stale element behind.
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('#passkeys li[data-id]')].map((li) => li.dataset.id)")
 
 
 def authenticator(driver, user_verification=True):

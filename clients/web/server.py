@@ -27,7 +27,7 @@ https://app.example.com), --user-verification required|preferred, --demo-user EM
 user with a random password printed on stderr: a demo only), --deliver-command CMD (Latchkey's:
 how email/SMS go out), --mailbox-dir DIR (test/demo only: each delivered message is written to
 DIR as a JSON file, standing for the user's inbox; it adds nothing to the HTTP surface).
-The first line on stdout is `serving <origin>/` once it listens.
+The first line on stdout is `serving <origin>/ on <address>:<port>` once it listens.
 """
 
 from __future__ import annotations
@@ -106,9 +106,13 @@ class App:
             if method != "passkey/create":  # it takes the ceremony, checked below
                 params["sessionId"] = session
         if method == "passkey/create":
-            with self.lock:
-                owner, expires = self.creations.pop(body.get("ceremonyId"), (None, 0))
-            if owner != session or expires < time.monotonic():
+            with self.lock:  # used once, and only by its owner (another session's try burns nothing)
+                ceremony = body.get("ceremonyId")
+                owner, expires = self.creations.get(ceremony if isinstance(ceremony, str) else None, (None, 0))
+                mine = owner == session and expires > time.monotonic()
+                if mine:
+                    del self.creations[ceremony]
+            if not mine:
                 return 400, {"error": {"reason": "noSessionInProgress", "message": "No passkey creation in progress"}}, None
         if method == "reset/requestAccountRecovery":
             params["redirectUrl"] = self.origin + "/"  # the link in the message opens this page
@@ -140,6 +144,7 @@ class App:
 class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "latchkey-web"
     sys_version = ""
+    timeout = 15  # seconds a slow client may hold a connection
     app: App = None  # set in main()
 
     def log_message(self, fmt, *args):  # the path only: never a query string, never a body
@@ -185,9 +190,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         method = self.path[len("/api/"):] if self.path.startswith("/api/") else None
         if method not in ROUTES:
             return self.refuse(404, "Not found")
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            return self.refuse(413, "Too large")
+        length = self.headers.get("Content-Length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            return self.refuse(413, "A body of at most 64 KiB, with its length")
+        length = int(length)
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
         except ValueError:
@@ -264,7 +270,7 @@ def main(argv=None) -> int:
             print(f"web: demo user {args.demo_user} password {password} (a demo only)", file=sys.stderr)
         Handler.app = App(lk, origin)
         signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=httpd.shutdown).start())
-        print(f"serving {origin}/", flush=True)
+        print(f"serving {origin}/ on {args.bind}:{httpd.server_address[1]}", flush=True)
         try:
             httpd.serve_forever()
         except KeyboardInterrupt:
