@@ -129,6 +129,10 @@ def test_session_cookie(site):
     assert site.calls()[-1] == ["user/get", {"sessionId": session.split("=", 1)[1]}]
     status, _, body = site.post("user/passkeys", {"sessionId": "S-someone-else"}, cookie=session)
     assert status == 400 and "sessionId" in body["error"]["message"]
+    # Signing in again over it ends the older session.
+    status, newer, _ = site.post("user/login", {"email": "ann@example.com", "password": "right-password"}, cookie=session)
+    assert status == 200 and site.calls()[-1] == ["user/logout", {"sessionId": session.split("=", 1)[1]}]
+    session = newer.split(";")[0]
     status, cookie, _ = site.post("user/logout", cookie=session)
     assert status == 200 and cookie.startswith("session=; Max-Age=0")
     assert site.post("user/login", {"email": "ann@example.com", "password": "wrong"})[0] == 401

@@ -74,7 +74,8 @@ ROUTES = {
     "reset/passkeyCreationOptions": ({"email", "verificationCode"}, None),
     "reset/resetPasskeys": ({"email", "verificationCode", "ceremonyId", "credential", "friendlyName"}, None),
 }
-STATUS = {"invalidParams": 400, "userSessionInvalid": 401, "invalidCredentials": 401, "rateLimited": 429, "notFound": 404, "methodNotFound": 501}
+STATUS = {"invalidParams": 400, "userSessionInvalid": 401, "invalidCredentials": 401, "rateLimited": 429,
+          "notFound": 404, "methodNotFound": 501}
 COOKIE = "session"
 
 
@@ -125,7 +126,7 @@ class App:
             if error.code is None:  # the process died or timed out: say nothing more
                 return 502, {"error": {"reason": "unavailable", "message": "Try again later"}}, None
             answer = {"reason": error.reason, "message": error.message}
-            data = {k: v for k, v in (error.data or {}).items() if k != "reason"}
+            data = {k: v for k, v in error.data.items() if k != "reason"} if isinstance(error.data, dict) else {}
             if data:
                 answer["data"] = data
             return STATUS.get(error.reason, 400), {"error": answer}, ("end" if error.reason == "userSessionInvalid" else None)
@@ -137,6 +138,11 @@ class App:
         if method == "user/get":
             result = {"uid": result.get("uid"), "email": result.get("email")}
         if mode == "start":
+            if session:  # a sign-in over an older session ends that one
+                try:
+                    self.lk.call("user/logout", {"sessionId": session})
+                except LatchkeyError:
+                    pass
             return 200, {"uid": result["uid"]}, ("start", result["sessionId"])
         return 200, result, ("end" if mode == "end" else None)
 
