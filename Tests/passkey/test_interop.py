@@ -41,6 +41,8 @@ from soft_webauthn import SoftWebauthnDevice
 from fido2 import cose as fido2_cose
 from fido2.client import ClientData
 from fido2.ctap2 import AttestationObject, AttestedCredentialData, AuthenticatorData
+from fido2.server import Fido2Server
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 ORIGIN = "https://localhost"
 RP_ID = "localhost"
@@ -167,6 +169,52 @@ def test_py_webauthn_refuses_the_phone_under_the_wrong_rp(lk):
         with pytest.raises(InvalidRegistrationResponse):
             webauthn.verify_registration_response(credential=credential, expected_challenge=challenge,
                                                   require_user_verification=True, **kwargs)
+
+
+@pytest.mark.parametrize("phone", sorted(PHONES))
+def test_simulated_phone_verifies_under_fido2_server(lk_random, phone):
+    """A second outside Relying Party: python-fido2's Fido2Server, given the challenge Latchkey
+    issued as its state, verifies the phone's registration and assertions (it leaves the counter
+    to its caller: checked here)."""
+    lk = lk_random
+    device_params, only_algs, alg, synced = PHONES[phone]
+    session = signed_in(lk)
+    lk.ok("device/create", deviceId="phone", **device_params)
+    server = Fido2Server({"id": RP_ID, "name": "Latchkey"})
+
+    options = lk.ok("passkey/creationOptions", sessionId=session)
+    public_key = dict(options["publicKey"])
+    if only_algs is not None:
+        public_key["pubKeyCredParams"] = [{"type": "public-key", "alg": a} for a in only_algs]
+    credential = lk.ok("device/passkeyCreate", deviceId="phone", publicKey=public_key)["credential"]
+    state = {"challenge": options["publicKey"]["challenge"], "user_verification": "required"}
+    auth_data = server.register_complete(state, ClientData(unb64(credential["response"]["clientDataJSON"])),
+                                         AttestationObject(unb64(credential["response"]["attestationObject"])))
+    stored = auth_data.credential_data
+    assert stored.credential_id == unb64(credential["rawId"])
+    assert stored.public_key[3] == alg
+    assert bool(auth_data.flags & 0x08) is synced and bool(auth_data.flags & 0x10) is synced  # BE, BS
+    lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+
+    counter = auth_data.counter
+    for _ in range(2):
+        request_options = lk.ok("passkey/requestOptions", email="alice@example.com")
+        assertion = lk.ok("device/passkeyGet", deviceId="phone", publicKey=request_options["publicKey"])["credential"]
+        response = assertion["response"]
+        state = {"challenge": request_options["publicKey"]["challenge"], "user_verification": "required"}
+        server.authenticate_complete(state, [stored], unb64(assertion["rawId"]),
+                                     ClientData(unb64(response["clientDataJSON"])),
+                                     AuthenticatorData(unb64(response["authenticatorData"])),
+                                     unb64(response["signature"]))
+        new_counter = AuthenticatorData(unb64(response["authenticatorData"])).counter
+        assert new_counter == 0 if synced else new_counter > counter
+        counter = new_counter
+        with pytest.raises(ValueError):  # negative control: another challenge
+            server.authenticate_complete({**state, "challenge": b64(os.urandom(32))}, [stored],
+                                         unb64(assertion["rawId"]), ClientData(unb64(response["clientDataJSON"])),
+                                         AuthenticatorData(unb64(response["authenticatorData"])),
+                                         unb64(response["signature"]))
+        assert lk.ok("passkey/login", ceremonyId=request_options["ceremonyId"], credential=assertion)["uid"] == "alice"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,6 +466,62 @@ def test_fido2_tampered_credentials_are_refused(lk_random, forgery, check):
     passkey_invalid(lk, "passkey/login", check, ceremonyId=request_options["ceremonyId"],
                     credential=good.get(request_options["publicKey"], **forge))
     assert len(lk.ok("user/passkeys", sessionId=session)["passkeys"]) == 1
+
+
+def test_what_real_clients_send_is_accepted(lk_random):
+    """Shapes that real browsers and security keys produce, beyond the minimal JSON forms:
+    a Level 3 `credential.toJSON()` registration (response.authenticatorData, publicKey,
+    publicKeyAlgorithm; clientExtensionResults.credProps), a security key's authenticator
+    extension data (ED flag, credProtect), client data with an extra member in another order
+    (Chrome adds `other_keys_can_be_added_here`), and an assertion whose userHandle is absent
+    or null (a security key with a non-discoverable credential sends none)."""
+    lk = lk_random
+    session = signed_in(lk)
+    browser = Fido2Authenticator(-7)
+    options = lk.ok("passkey/creationOptions", sessionId=session)
+    credential = browser.create(options["publicKey"])
+    attestation = AttestationObject(unb64(credential["response"]["attestationObject"]))
+    credential["response"].update(
+        authenticatorData=b64(bytes(attestation.auth_data)),
+        publicKey=b64(browser.key.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)),
+        publicKeyAlgorithm=-7)
+    credential["clientExtensionResults"] = {"credProps": {"rk": True}}
+    lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+
+    key = Fido2Authenticator(-8)
+    options = lk.ok("passkey/creationOptions", sessionId=session)
+    client_data = ClientData.build(type="webauthn.create", challenge=options["publicKey"]["challenge"],
+                                   origin=ORIGIN, crossOrigin=False)
+    auth_data = AuthenticatorData.create(
+        hashlib.sha256(RP_ID.encode()).digest(), key.UP | key.UV | key.AT | AuthenticatorData.FLAG.EXTENSION_DATA, 7,
+        AttestedCredentialData.create(key.aaguid.bytes, key.credential_id, key.cose), extensions={"credProtect": 2})
+    assert AuthenticatorData(auth_data).extensions == {"credProtect": 2}
+    key.user_handle, key.counter = options["publicKey"]["user"]["id"], 7
+    lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential={
+        "id": b64(key.credential_id), "rawId": b64(key.credential_id), "type": "public-key",
+        "response": {"clientDataJSON": client_data.b64,
+                     "attestationObject": b64(AttestationObject.create("none", auth_data, {}).with_string_keys())},
+        "clientExtensionResults": {}})
+
+    request_options = lk.ok("passkey/requestOptions", email="alice@example.com")
+    public_key = request_options["publicKey"]
+    client_data = json.dumps({"challenge": public_key["challenge"], "origin": ORIGIN, "type": "webauthn.get",
+                              "other_keys_can_be_added_here": "do not compare clientDataJSON against a template"}).encode()
+    browser.counter += 1
+    auth_data = AuthenticatorData.create(hashlib.sha256(RP_ID.encode()).digest(), browser.UP | browser.UV, browser.counter)
+    assertion = browser.get(public_key)
+    assertion["response"].update(clientDataJSON=b64(client_data), authenticatorData=b64(auth_data),
+                                 signature=b64(browser.sign(auth_data + hashlib.sha256(client_data).digest())))
+    assert lk.ok("passkey/login", ceremonyId=request_options["ceremonyId"], credential=assertion)["uid"] == "alice"
+
+    for user_handle in ("absent", None):
+        request_options = lk.ok("passkey/requestOptions", email="alice@example.com")
+        assertion = key.get(request_options["publicKey"])
+        if user_handle == "absent":
+            del assertion["response"]["userHandle"]
+        else:
+            assertion["response"]["userHandle"] = None
+        assert lk.ok("passkey/login", ceremonyId=request_options["ceremonyId"], credential=assertion)["uid"] == "alice"
 
 
 # ---------------------------------------------------------------------------------------------
