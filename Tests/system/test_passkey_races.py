@@ -288,3 +288,46 @@ def test_two_ceremonies_with_one_counter_value_sign_in_once(pair):
     assert sum(e["type"] == "passkeyLogin" for e in events) == ROUNDS, events
     assert sum(e["type"] == "passkeyCloneSuspected" for e in events) == ROUNDS, events
     print(f"clone races won: {winners}")
+
+
+def recovery_code(lk, user):
+    lk.ok("reset/requestAccountRecovery", email=f"{user}@example.com", redirectUrl="app://recover")
+    messages = lk.ok("delivery/list", to=f"{user}@example.com")["messages"]
+    return [m for m in messages if m["purpose"] == "accountRecovery"][-1]["code"]
+
+
+def test_one_recovery_code_raced_on_two_reset_ceremonies_resets_once(pair):
+    """reset/resetPasskeys with an outside authenticator: one account-recovery code, two
+    reset/passkeyCreationOptions ceremonies (one per process) and two new credentials, finished
+    at once. The code is single-use, so one reset wins and the user ends with exactly its
+    passkey; the other is refused (the code already used, or its ceremony) and registers
+    nothing. One user per round: recovery sends are rate-limited per identifier."""
+    a, b = pair
+    refusals = {}
+    for i in range(ROUNDS):
+        user = f"rescue{i}"
+        session = signed_in(a, user)
+        old = Authenticator()
+        options = a.ok("passkey/creationOptions", sessionId=session)
+        a.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=old.create(options["publicKey"]))
+        code = recovery_code(a, user)
+        calls, new_ids = [], []
+        for lk in (a, b):
+            reset_options = lk.ok("reset/passkeyCreationOptions", email=f"{user}@example.com", verificationCode=code)
+            credential = Authenticator().create(reset_options["publicKey"])
+            new_ids.append(credential["id"])
+            calls.append((lk, "reset/resetPasskeys", {
+                "email": f"{user}@example.com", "verificationCode": code,
+                "passkey": {"ceremonyId": reset_options["ceremonyId"], "credential": credential}}))
+        if i % 2:
+            calls.reverse()
+            new_ids.reverse()
+        replies = race(calls)
+        won, lost = split(replies)
+        winner_id = new_ids[0 if "result" in replies[0] else 1]
+        assert [p["id"] for p in won["passkeys"]] == [winner_id], won
+        assert lost["data"]["reason"] in ("verificationCodeInvalid", "noSessionInProgress"), lost
+        refusals[lost["data"]["reason"]] = refusals.get(lost["data"]["reason"], 0) + 1
+        for lk in (a, b):
+            assert [p["id"] for p in lk.ok("user/passkeys", sessionId=session)["passkeys"]] == [winner_id]
+    print(f"reset race refusals: {refusals}")
