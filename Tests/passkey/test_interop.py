@@ -524,6 +524,67 @@ def test_what_real_clients_send_is_accepted(lk_random):
         assert lk.ok("passkey/login", ceremonyId=request_options["ceremonyId"], credential=assertion)["uid"] == "alice"
 
 
+N_P256 = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def high_or_low_s(high):
+    """An ES256 signature with its S in the upper or lower half: both are valid ECDSA, and
+    authenticators emit either (WebAuthn asks for no low-S normalisation)."""
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
+
+    def forge(assertion, public_key, authenticator):
+        r, s = decode_dss_signature(unb64(assertion["response"]["signature"]))
+        if (s > N_P256 // 2) != high:
+            s = N_P256 - s
+        assertion["response"]["signature"] = b64(encode_dss_signature(r, s))
+    return forge
+
+
+def client_data_change(**change):
+    """Client data with members changed, signed again by the authenticator (so only the
+    client data's content can be what is refused)."""
+    def forge(assertion, public_key, authenticator):
+        client_data = json.loads(unb64(assertion["response"]["clientDataJSON"]))
+        for member, value in change.items():
+            client_data[member] = value(public_key["challenge"]) if callable(value) else value
+        encoded = json.dumps(client_data).encode()
+        auth_data = unb64(assertion["response"]["authenticatorData"])
+        assertion["response"]["clientDataJSON"] = b64(encoded)
+        assertion["response"]["signature"] = b64(authenticator.sign(auth_data + hashlib.sha256(encoded).digest()))
+    return forge
+
+
+@pytest.mark.parametrize("forge,check", [
+    (high_or_low_s(True), None),
+    (high_or_low_s(False), None),
+    (client_data_change(origin="https://localhost/"), "origin"),
+    (client_data_change(origin="https://localhost:443"), "origin"),
+    (client_data_change(origin="https://LOCALHOST"), "origin"),
+    (client_data_change(origin="http://localhost"), "origin"),
+    (client_data_change(crossOrigin=True), "origin"),
+    (client_data_change(challenge=lambda c: c + "="), "challenge"),
+    (client_data_change(challenge=lambda c: base64.b64encode(unb64(c)).decode()), "challenge"),
+    (client_data_change(type="webauthn.create"), "type"),
+], ids=["high-S", "low-S", "origin-trailing-slash", "origin-default-port", "origin-uppercase", "origin-http",
+        "cross-origin", "challenge-padded", "challenge-standard-base64", "type-create"])
+def test_assertion_variants_from_an_outside_authenticator(lk_random, forge, check):
+    """What Latchkey makes of an outside authenticator's assertion, re-signed after each change:
+    either ECDSA S half signs in; an origin that is not byte-for-byte an allowed one, a
+    challenge in another encoding and the wrong type are refused by their checks."""
+    lk = lk_random
+    session = signed_in(lk)
+    authenticator = Fido2Authenticator(-7)
+    options = lk.ok("passkey/creationOptions", sessionId=session)
+    lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=authenticator.create(options["publicKey"]))
+    request_options = lk.ok("passkey/requestOptions", email="alice@example.com")
+    assertion = authenticator.get(request_options["publicKey"])
+    forge(assertion, request_options["publicKey"], authenticator)
+    if check is None:
+        assert lk.ok("passkey/login", ceremonyId=request_options["ceremonyId"], credential=assertion)["uid"] == "alice"
+    else:
+        passkey_invalid(lk, "passkey/login", check, ceremonyId=request_options["ceremonyId"], credential=assertion)
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. Latchkey's options and the phone's credentials under py_webauthn's JSON helpers
 # ---------------------------------------------------------------------------------------------
