@@ -7,7 +7,10 @@ credential id is unique across users (PROTOCOL.md, "Passkeys (WebAuthn)"), so:
   b) one request ceremony finished by both at once makes one session: one {sessionId, uid},
      one noSessionInProgress;
   c) one credential id raced on two creation ceremonies of two users registers once: the loser
-     answers alreadyExists (kind passkey), and exactly one of the users holds it.
+     answers alreadyExists (kind passkey), and exactly one of the users holds it;
+  d) a cloned authenticator's two assertions with one counter value sign in once (signCount);
+  e) one account-recovery code on two reset ceremonies resets once;
+  f) two ceremonies for a user's 25th passkey register one (tooManyPasskeys).
 Each race is repeated ROUNDS times, the two requests released together by a barrier. The
 authenticator is an outside one written here (ES256, its own keys), so the processes share
 nothing but the database file. No answer may be internalError (the `spawn` fixture checks).
@@ -344,3 +347,38 @@ def test_one_recovery_code_raced_on_two_reset_ceremonies_resets_once(pair):
                             credential=winner.get(request["publicKey"]))["sessionId"]
             assert [p["id"] for p in lk.ok("user/passkeys", sessionId=session)["passkeys"]] == [b64(winner.credential_id)]
     print(f"reset race refusals: {refusals}")
+
+
+def test_two_ceremonies_for_the_25th_passkey_register_one(pair):
+    """A user holding 24 passkeys (imported with the user) opens two creation ceremonies, one
+    per process (both allowed: 24 < 25), and both are finished at once with two credentials.
+    The limit is checked with the insert, so one registers the 25th and the other answers
+    policyViolation (tooManyPasskeys); the user never holds 26."""
+    a, b = pair
+    for i in range(ROUNDS):
+        user = f"collector{i}"
+        imported = [Authenticator() for _ in range(24)]
+        a.ok("admin/createUser", userId=user, email=f"{user}@example.com",
+             passkeys=[{"credentialId": b64(k.credential_id), "publicKey": b64(k.cose())} for k in imported])
+        request = a.ok("passkey/requestOptions", email=f"{user}@example.com")
+        assertion = imported[0].get(request["publicKey"])
+        del assertion["response"]["userHandle"]  # as a security key with a non-discoverable credential
+        session = a.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=assertion)["sessionId"]
+        calls, new = [], []
+        for lk in (a, b):
+            options = lk.ok("passkey/creationOptions", sessionId=session)
+            authenticator = Authenticator()
+            new.append(b64(authenticator.credential_id))
+            calls.append((lk, "passkey/create", {"ceremonyId": options["ceremonyId"],
+                                                 "credential": authenticator.create(options["publicKey"])}))
+        if i % 2:
+            calls.reverse()
+            new.reverse()
+        replies = race(calls)
+        won, lost = split(replies)
+        winner = new[0 if "result" in replies[0] else 1]
+        assert won["passkey"]["id"] == winner
+        assert lost["data"] == {"reason": "policyViolation", "violations": ["tooManyPasskeys"]}, lost
+        for lk in (a, b):
+            listed = [p["id"] for p in lk.ok("user/passkeys", sessionId=session)["passkeys"]]
+            assert len(listed) == 25 and listed[-1] == winner, listed
