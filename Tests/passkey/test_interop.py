@@ -157,6 +157,27 @@ def test_simulated_phone_verifies_under_py_webauthn(request, fixture, phone):
         assert login["uid"] == "alice"
 
 
+@pytest.mark.parametrize("offered,picked", [([-8, -7], -8), ([-257, -8, -7], -8), ([-35, -7, -8], -7), ([-257], None)])
+def test_simulated_phone_picks_the_first_algorithm_it_supports(lk, offered, picked):
+    """The phone takes the first of pubKeyCredParams it supports (ES256, EdDSA), as py_webauthn
+    reads the key it made; options offering neither are refused."""
+    session = signed_in(lk)
+    lk.ok("device/create", deviceId="phone")
+    options = lk.ok("passkey/creationOptions", sessionId=session)
+    public_key = {**options["publicKey"], "pubKeyCredParams": [{"type": "public-key", "alg": a} for a in offered]}
+    if picked is None:
+        error = lk.err("device/passkeyCreate", deviceId="phone", publicKey=public_key)
+        assert error["data"]["reason"] == "invalidParams", error
+        assert [e["path"] for e in error["data"]["errors"]] == ["publicKey.pubKeyCredParams"], error
+        return
+    credential = lk.ok("device/passkeyCreate", deviceId="phone", publicKey=public_key)["credential"]
+    registration = webauthn.verify_registration_response(
+        credential=credential, expected_challenge=unb64(options["publicKey"]["challenge"]),
+        expected_origin=ORIGIN, expected_rp_id=RP_ID, require_user_verification=True)
+    assert decode_credential_public_key(registration.credential_public_key).alg == picked
+    assert lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)["passkey"]["algorithm"] == picked
+
+
 def test_py_webauthn_refuses_the_phone_under_the_wrong_rp(lk):
     """Negative control for the test above: py_webauthn does check what it is given."""
     session = signed_in(lk)
