@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps pg-deps venv build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system mcp-test demo bench fuzz fuzz-smoke fuzz-replay clean
+.PHONY: all deps pg-deps venv venv-interop chromium build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
 
 all: build
 
@@ -27,14 +27,38 @@ build: deps
 	$(SWIFT) build
 
 # A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
-# device) and mcp (the official MCP SDK as a client of `latchkey mcp`). Rebuilt when missing.
+# device and software authenticator), mcp (the official MCP SDK as a client of `latchkey mcp`),
+# webauthn and cbor2 (py_webauthn and a CBOR decoder nobody here wrote, to cross-check the
+# clients' software authenticators) and selenium (the browser test). Rebuilt when missing, or
+# when a package the tests import is not in it.
 VENV := .build/venv
 PY := $(abspath $(VENV))/bin/python
+VENV_PACKAGES := pytest cryptography mcp webauthn cbor2 selenium
 venv: $(VENV)/.ready
+	@$(PY) -c 'import pytest, cryptography, mcp, webauthn, cbor2, selenium' 2>/dev/null || \
+	  $(VENV)/bin/pip install -q --disable-pip-version-check $(VENV_PACKAGES)
 $(VENV)/.ready:
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check pytest cryptography mcp
+	$(VENV)/bin/pip install -q --disable-pip-version-check $(VENV_PACKAGES)
 	@touch $@
+
+# A second Python for the passkey interoperability tests: soft-webauthn (a software authenticator
+# nobody here wrote) needs python-fido2's 0.9 API, which the main venv's packages do not pin.
+VENV_INTEROP := .build/venv-interop
+PY_INTEROP := $(abspath $(VENV_INTEROP))/bin/python
+venv-interop: $(VENV_INTEROP)/.ready
+$(VENV_INTEROP)/.ready: Tests/passkey/requirements.txt
+	python3 -m venv $(VENV_INTEROP)
+	$(VENV_INTEROP)/bin/pip install -q --disable-pip-version-check -r Tests/passkey/requirements.txt
+	@touch $@
+
+# Debian's Chromium and its WebDriver, for the browser test; installed when missing.
+chromium:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  echo "installing: chromium chromium-driver"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver; \
+	fi
 
 # Release binaries link the Swift runtime and Foundation statically: a faster cold start.
 release: deps
@@ -99,7 +123,28 @@ system: build venv pg-deps
 mcp-test: build venv
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider Tests/mcp
 
-test: deps contract-log-reset unit golden regen-check clients-test system mcp-test fuzz-replay fuzz-smoke demo contract-log-check
+# Passkeys against implementations nobody here wrote: py_webauthn, python-fido2, soft-webauthn.
+passkey-interop: build venv-interop
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY_INTEROP) -m pytest -q -p no:cacheprovider Tests/passkey
+
+# Passkeys in a real browser: headless Chromium with its virtual authenticator drives the page of
+# clients/web against its back end and the binary (loopback only); screenshots in bench/out/browser/.
+browser: build venv chromium
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider -rs Tests/browser
+
+# The pictures in docs/flows.md name only methods the registry has.
+docs-test: regen-check
+	python3 -m pytest -q -p no:cacheprovider Tests/docs
+
+# The web example on http://localhost:$(WEB_PORT)/ with a throwaway store and a demo user (its
+# password printed on stderr); messages (the reset code) land in bench/out/web-demo-mailbox/.
+WEB_PORT ?= 8000
+web-demo: build
+	@echo "web-demo: open http://localhost:$(WEB_PORT)/ (Ctrl-C stops it)"
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 clients/web/server.py --in-memory --port $(WEB_PORT) \
+	  --demo-user demo@example.com --mailbox-dir bench/out/web-demo-mailbox
+
+test: deps contract-log-reset unit golden regen-check docs-test clients-test system mcp-test passkey-interop browser fuzz-replay fuzz-smoke fuzz-smoke-webauthn demo contract-log-check
 	@echo "make test: all suites passed"
 
 contract-log-reset:
@@ -147,6 +192,11 @@ fuzz: deps
 	  -artifact_prefix=crashes/ -print_final_stats=1 2>&1 | tee fuzz-$(FUZZ_SEEDS).log; \
 	  exit $${PIPESTATUS[0]}
 
+# The WebAuthn parsers, each its own target (LATCHKEY_FUZZ_TARGET), seeded from the credentials
+# in the golden transcripts: `make fuzz FUZZ_TARGET=registration FUZZ_SEEDS=registration`.
+FUZZ_TARGET ?= rpc
+export LATCHKEY_FUZZ_TARGET = $(FUZZ_TARGET)
+
 # The short form run by make test: a debug build with the same sanitizers, every golden line as
 # seed, FUZZ_SMOKE_SECONDS of fuzzing with a fixed seed; any crash, leak or sanitizer report fails.
 FUZZ_SMOKE_SECONDS ?= 30
@@ -160,6 +210,20 @@ fuzz-smoke: deps
 	  -artifact_prefix=$(FUZZ_SMOKE_SCRATCH)/crashes/ -print_final_stats=1 > $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log 2>&1 \
 	  || { tail -60 $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log; exit 1; }
 	@grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log
+
+# Each WebAuthn parser fuzzed for FUZZ_WEBAUTHN_SECONDS on the same sanitized build (make test).
+FUZZ_WEBAUTHN_SECONDS ?= 10
+FUZZ_WEBAUTHN_TARGETS := cbor cose authData registration assertion
+fuzz-smoke-webauthn: fuzz-smoke
+	@for target in $(FUZZ_WEBAUTHN_TARGETS); do \
+	  corpus=$(FUZZ_SMOKE_SCRATCH)/corpus-$$target; rm -rf $$corpus && mkdir -p $$corpus; \
+	  python3 Tests/fuzz/seed_corpus.py $$corpus $$target >/dev/null || exit 1; \
+	  LATCHKEY_FUZZ_TARGET=$$target LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 \
+	    $(FUZZ_SMOKE_SCRATCH)/debug/LatchkeyFuzz $$corpus -seed=1 -max_total_time=$(FUZZ_WEBAUTHN_SECONDS) -max_len=4096 \
+	    -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_SMOKE_SCRATCH)/crashes/ -print_final_stats=1 \
+	    > $(FUZZ_SMOKE_SCRATCH)/fuzz-$$target.log 2>&1 || { tail -60 $(FUZZ_SMOKE_SCRATCH)/fuzz-$$target.log; exit 1; }; \
+	  echo "fuzz $$target: $$(grep -E '^stat::number_of_executed_units' $(FUZZ_SMOKE_SCRATCH)/fuzz-$$target.log)"; \
+	done
 
 # Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
 # A crash while replaying fails the target.

@@ -11,11 +11,8 @@ email) write each message to a file; the back end's HTTP surface stays the produ
 delivery/* is ever reachable from the browser).
 
 A screenshot of the page after each step goes to bench/out/browser/ (git-ignored). Loopback
-only: Chromium gets a dead proxy for everything that is not loopback. What needs the passkey
-methods skips, saying so, while the binary lacks them; the page, the virtual authenticator and
-the password sign-in run now. LATCHKEY_BROWSER_STANDIN=1 runs them anyway, with
-passkey_standin.py (py_webauthn as the Relying Party, the real binary for everything else) in the
-binary's place: it checks the page, the back end and this test, never the binary."""
+only: Chromium gets a dead proxy for everything that is not loopback. A binary without the
+passkey methods fails the passkey tests."""
 
 from __future__ import annotations
 
@@ -46,7 +43,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "clients" / "web" / "server.py"
-STANDIN = Path(__file__).resolve().parent / "passkey_standin.py"
 OUT = REPO / "bench" / "out" / "browser"
 EMAIL = "ann@example.com"
 sys.path.insert(0, str(REPO / "clients" / "python"))
@@ -65,30 +61,21 @@ def binary():
 
 @pytest.fixture(scope="session")
 def has_passkeys(binary):
-    """True when the binary has the passkey methods, or when the stand-in takes its place."""
-    if os.environ.get("LATCHKEY_BROWSER_STANDIN") == "1":
-        return True
+    """True when the binary has the passkey methods."""
     with Latchkey.spawn(binary, ["--in-memory"]) as lk:
         return any(m["name"] == "passkey/creationOptions" for m in lk.call("rpc.discover")["methods"])
 
 
 @pytest.fixture(scope="session")
 def backend_binary(binary, tmp_path_factory):
-    """The latchkey the back end spawns: the binary, or the stand-in wrapping it."""
-    if os.environ.get("LATCHKEY_BROWSER_STANDIN") != "1":
-        return binary
-    wrapper = tmp_path_factory.mktemp("standin") / "latchkey"
-    wrapper.write_text(f"#!/bin/sh\nLATCHKEY_BIN_REAL={shlex.quote(binary)} exec {shlex.quote(sys.executable)} "
-                       f"{shlex.quote(str(STANDIN))} \"$@\"\n")
-    wrapper.chmod(0o755)
-    return str(wrapper)
+    """The latchkey the back end spawns."""
+    return binary
 
 
 @pytest.fixture
 def passkeys(has_passkeys):
     """Listed first, so a test that needs the passkey methods skips before Chromium starts."""
-    if not has_passkeys:
-        pytest.skip("this latchkey has no passkey methods yet (rpc.discover lists no passkey/creationOptions)")
+    assert has_passkeys, "this latchkey has no passkey methods (rpc.discover lists no passkey/creationOptions)"
 
 
 class Backend:

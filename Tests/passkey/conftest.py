@@ -1,6 +1,6 @@
 """Fixtures of the passkey interoperability tests: one latchkey process per test.
 
-The binary is LATCHKEY_BIN (default: the passkeys worktree's debug build); the process
+The binary is LATCHKEY_BIN (default: the debug build of this checkout); the process
 harness is Tests/system/lkharness.py. Every process is killed at teardown and a test fails
 if any of them ever answered internalError.
 """
@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "system"))
 
 from lkharness import LK  # noqa: E402
 
-DEFAULT_BIN = "/work/wt-passkeys/.build/debug/latchkey"
+DEFAULT_BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build", "debug", "latchkey")
 
 
 def latchkey_bin():
