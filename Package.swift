@@ -103,6 +103,7 @@ let package = Package(
             name: "LatchkeyBench",
             dependencies: [
                 "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator",
+                "LatchkeyServer", "LatchkeyJSON", "LatchkeyRPC",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

@@ -161,6 +161,8 @@ report(String(format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatu
              recoveryKDF * 1e3, recoveryFloor / recoveryEach * 100))
 _ = scrypt
 
+try passkeyBenchmarks(directory: directory, count: flowCount)
+
 /// Peak resident memory of this process so far, from /proc/self/status (VmHWM).
 func peakRSS() -> String {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
