@@ -1,7 +1,7 @@
 """The software authenticator (latchkey.authenticator) checked by a Relying Party nobody here
 wrote: PyPI `webauthn` (py_webauthn) makes the options and verifies every response; `cbor2`
 checks that the CBOR is canonical. No binary needed. Skips when those packages are missing
-(the web test venv has them: docs/web-integration-notes.md)."""
+(make venv has them)."""
 
 import json
 import os
