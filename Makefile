@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps pg-deps venv venv-interop chromium build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
+.PHONY: all deps pg-deps venv venv-interop chromium format format-check build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
 
 all: build
 
@@ -25,6 +25,19 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# One formatter: swift-format (in the toolchain) with .swift-format (hummingbird's settings, line
+# length 150, doc comments that open with a one-line summary). `make format` rewrites the tree;
+# `make format-check` (part of make test) fails on any file it would change or any rule it breaks.
+FORMAT_PATHS := Sources Tests Package.swift
+format:
+	$(SWIFT) format format -i -r --parallel $(FORMAT_PATHS)
+
+format-check:
+	@$(SWIFT) format lint -r --strict --parallel $(FORMAT_PATHS)
+	@long=$$(awk 'length > 150 { print FILENAME ":" FNR }' $$(find Sources Tests -name '*.swift')); \
+	  if [ -n "$$long" ]; then echo "lines over 150 characters:"; echo "$$long"; exit 1; fi
+	@echo "format check: every Swift file is as swift-format writes it"
 
 # A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
 # device and software authenticator), mcp (the official MCP SDK as a client of `latchkey mcp`),
@@ -144,7 +157,7 @@ web-demo: build
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 clients/web/server.py --in-memory --port $(WEB_PORT) \
 	  --demo-user demo@example.com --mailbox-dir bench/out/web-demo-mailbox
 
-test: deps contract-log-reset unit golden regen-check docs-test clients-test system mcp-test passkey-interop browser fuzz-replay fuzz-smoke fuzz-smoke-webauthn demo contract-log-check
+test: deps format-check contract-log-reset unit golden regen-check docs-test clients-test system mcp-test passkey-interop browser fuzz-replay fuzz-smoke fuzz-smoke-webauthn demo contract-log-check
 	@echo "make test: all suites passed"
 
 contract-log-reset:

@@ -128,7 +128,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyStoreTests",
-            dependencies: ["LatchkeyStore", "LatchkeyCore", "LatchkeyRecords", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "LatchkeyStore", "LatchkeyCore", "LatchkeyRecords", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "LatchkeyServerTests",

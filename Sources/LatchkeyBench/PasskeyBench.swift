@@ -20,23 +20,37 @@ struct BenchKey {
         switch algorithm {
         case .es256:
             let key = P256.Signing.PrivateKey()
-            return BenchKey(algorithm: algorithm, cose: COSEKey(key.publicKey), sign: { Array(try key.signature(for: $0).derRepresentation) },
-                            verify: { data, signature in
-                                (try? P256.Signing.ECDSASignature(derRepresentation: signature))
-                                    .map { key.publicKey.isValidSignature($0, for: data) } ?? false
-                            })
+            return BenchKey(
+                algorithm: algorithm,
+                cose: COSEKey(key.publicKey),
+                sign: { Array(try key.signature(for: $0).derRepresentation) },
+                verify: { data, signature in
+                    (try? P256.Signing.ECDSASignature(derRepresentation: signature))
+                        .map { key.publicKey.isValidSignature($0, for: data) } ?? false
+                }
+            )
         case .eddsa:
             let key = Curve25519.Signing.PrivateKey()
-            return BenchKey(algorithm: algorithm, cose: COSEKey(key.publicKey), sign: { Array(try key.signature(for: $0)) },
-                            verify: { key.publicKey.isValidSignature($1, for: $0) })
+            return BenchKey(
+                algorithm: algorithm,
+                cose: COSEKey(key.publicKey),
+                sign: { Array(try key.signature(for: $0)) },
+                verify: { key.publicKey.isValidSignature($1, for: $0) }
+            )
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-            return BenchKey(algorithm: algorithm, cose: try COSEKey(key.publicKey),
-                            sign: { Array(try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation) },
-                            verify: { data, signature in
-                                key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data,
-                                                               padding: .insecurePKCS1v1_5)
-                            })
+            return BenchKey(
+                algorithm: algorithm,
+                cose: try COSEKey(key.publicKey),
+                sign: { Array(try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation) },
+                verify: { data, signature in
+                    key.publicKey.isValidSignature(
+                        _RSA.Signing.RSASignature(rawRepresentation: signature),
+                        for: data,
+                        padding: .insecurePKCS1v1_5
+                    )
+                }
+            )
         }
     }
 }
@@ -53,9 +67,13 @@ struct InProcessServer {
 
     /// Parses `request` (JSON bytes), dispatches it and writes the answer as JSON bytes; answers the result.
     mutating func call(_ method: String, _ params: JSON) throws -> JSON {
-        let bytes = JSONSerializer.serialize(.object(JSONObject([
-            ("jsonrpc", "2.0"), ("id", .int(next)), ("method", .string(method)), ("params", params),
-        ])))
+        let bytes = JSONSerializer.serialize(
+            .object(
+                JSONObject([
+                    ("jsonrpc", "2.0"), ("id", .int(next)), ("method", .string(method)), ("params", params),
+                ])
+            )
+        )
         next += 1
         return try call(bytes: bytes)
     }
@@ -77,9 +95,13 @@ struct BenchFailure: Error, CustomStringConvertible { let description: String }
 
 /// `{"type", "challenge", "origin", "crossOrigin"}` as a browser writes it.
 func benchClientData(_ type: String, _ challenge: String) -> [UInt8] {
-    JSONSerializer.serialize(.object(JSONObject([
-        ("type", .string(type)), ("challenge", .string(challenge)), ("origin", "https://localhost"), ("crossOrigin", false),
-    ])))
+    JSONSerializer.serialize(
+        .object(
+            JSONObject([
+                ("type", .string(type)), ("challenge", .string(challenge)), ("origin", "https://localhost"), ("crossOrigin", false),
+            ])
+        )
+    )
 }
 
 func passkeyBenchmarks(directory: URL, count: Int) throws {
@@ -96,19 +118,31 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
         let creation = try server.call("passkey/creationOptions", ["sessionId": session])
         let createData = benchClientData("webauthn.create", creation["publicKey"]?["challenge"]?.stringValue ?? "")
         let authData = AuthenticatorData(
-            rpIdHash: rpIdHash, flags: [.userPresent, .userVerified], signCount: 0,
-            attestedCredential: AttestedCredentialData(aaguid: [UInt8](repeating: 0, count: 16), credentialId: credentialId, publicKey: key.cose))
+            rpIdHash: rpIdHash,
+            flags: [.userPresent, .userVerified],
+            signCount: 0,
+            attestedCredential: AttestedCredentialData(aaguid: [UInt8](repeating: 0, count: 16), credentialId: credentialId, publicKey: key.cose)
+        )
         let attestation = AttestationObject(format: "none", statement: [], authData: authData.encoded).encoded
-        _ = try server.call("passkey/create", [
-            "ceremonyId": creation["ceremonyId"] ?? .null,
-            "credential": ["id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:],
-                           "response": ["clientDataJSON": .string(Base64URL.encode(createData)),
-                                        "attestationObject": .string(Base64URL.encode(attestation))]],
-        ])
+        _ = try server.call(
+            "passkey/create",
+            [
+                "ceremonyId": creation["ceremonyId"] ?? .null,
+                "credential": [
+                    "id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:],
+                    "response": [
+                        "clientDataJSON": .string(Base64URL.encode(createData)),
+                        "attestationObject": .string(Base64URL.encode(attestation)),
+                    ],
+                ],
+            ]
+        )
         var counter: UInt32 = 0
         /// One sign-in: the options (timed in `optionsTime`), then the client's signature (not
         /// timed), then the login request's bytes through the server (timed in `loginTime`).
-        var loginTime = 0.0, optionsTime = 0.0, verifyTime = 0.0
+        var loginTime = 0.0
+        var optionsTime = 0.0
+        var verifyTime = 0.0
         for _ in 0..<count {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let options = try server.call("passkey/requestOptions", ["email": "alice@example.com"])
@@ -120,11 +154,17 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
             let signature = try key.sign(signed)
             let request = JSONSerializer.serialize([
                 "jsonrpc": "2.0", "id": 1, "method": "passkey/login",
-                "params": ["ceremonyId": options["ceremonyId"] ?? .null,
-                           "credential": ["id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:],
-                                          "response": ["clientDataJSON": .string(Base64URL.encode(clientData)),
-                                                       "authenticatorData": .string(Base64URL.encode(data)),
-                                                       "signature": .string(Base64URL.encode(signature))]]],
+                "params": [
+                    "ceremonyId": options["ceremonyId"] ?? .null,
+                    "credential": [
+                        "id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:],
+                        "response": [
+                            "clientDataJSON": .string(Base64URL.encode(clientData)),
+                            "authenticatorData": .string(Base64URL.encode(data)),
+                            "signature": .string(Base64URL.encode(signature)),
+                        ],
+                    ],
+                ],
             ])
             let t2 = DispatchTime.now().uptimeNanoseconds
             _ = try server.call(bytes: request)
@@ -135,12 +175,28 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
             loginTime += Double(t3 - t2)
             verifyTime += Double(t4 - t3)
         }
-        let login = loginTime / Double(count) / 1e9, verify = verifyTime / Double(count) / 1e9
+        let login = loginTime / Double(count) / 1e9
+        let verify = verifyTime / Double(count) / 1e9
         let options = optionsTime / Double(count) / 1e9
         let name = ["-7": "ES256", "-8": "EdDSA", "-257": "RS256"]["\(algorithm.rawValue)"] ?? "\(algorithm.rawValue)"
-        report(String(format: "  %@ passkey/login %7.1f µs (%6.0f /s); bare verify %6.1f µs (%7.0f /s); the RP's own work %6.1f µs per login",
-                      name, login * 1e6, 1 / login, verify * 1e6, 1 / verify, (login - verify) * 1e6))
-        report(String(format: "  %@ options + login round trip (server side) %7.1f µs: %5.0f /s", name, (options + login) * 1e6,
-                      1 / (options + login)))
+        report(
+            String(
+                format: "  %@ passkey/login %7.1f µs (%6.0f /s); bare verify %6.1f µs (%7.0f /s); the RP's own work %6.1f µs per login",
+                name,
+                login * 1e6,
+                1 / login,
+                verify * 1e6,
+                1 / verify,
+                (login - verify) * 1e6
+            )
+        )
+        report(
+            String(
+                format: "  %@ options + login round trip (server side) %7.1f µs: %5.0f /s",
+                name,
+                (options + login) * 1e6,
+                1 / (options + login)
+            )
+        )
     }
 }

@@ -32,12 +32,22 @@ let scaleCounts = arguments.count > 2 ? arguments[2...].compactMap { Int($0) } :
 report("== crypto primitives")
 let salt = [UInt8](repeating: 7, count: 16)
 let pbkdf2 = try measure("PBKDF2-HMAC-SHA256 x 10 000 (PIN)", count: 200) {
-    _ = try KDF.Insecure.PBKDF2.deriveKey(from: Array("1234".utf8), salt: salt, using: .sha256, outputByteCount: 32,
-                                          unsafeUncheckedRounds: 10_000)
+    _ = try KDF.Insecure.PBKDF2.deriveKey(
+        from: Array("1234".utf8),
+        salt: salt,
+        using: .sha256,
+        outputByteCount: 32,
+        unsafeUncheckedRounds: 10_000
+    )
 }
 let recoveryKDF = try measure("PBKDF2-HMAC-SHA256 x 100 000 (recovery code)", count: 20) {
-    _ = try KDF.Insecure.PBKDF2.deriveKey(from: Array("recovery".utf8), salt: salt, using: .sha256, outputByteCount: 32,
-                                          unsafeUncheckedRounds: 100_000)
+    _ = try KDF.Insecure.PBKDF2.deriveKey(
+        from: Array("recovery".utf8),
+        salt: salt,
+        using: .sha256,
+        outputByteCount: 32,
+        unsafeUncheckedRounds: 100_000
+    )
 }
 let key = P256.Signing.PrivateKey()
 let message = Array(SHA256.hash(data: [1, 2, 3]))
@@ -45,17 +55,26 @@ let signature = try key.signature(for: message)
 let sign = try measure("P-256 sign", count: 2000) { _ = try key.signature(for: message) }
 let verify = measure("P-256 verify", count: 2000) { _ = key.publicKey.isValidSignature(signature, for: message) }
 let scrypt = try measure("scrypt N=2^14 r=8 p=1 (password)", count: 10) {
-    _ = try KDF.Scrypt.deriveKey(from: Array("password".utf8), salt: salt, outputByteCount: 32, rounds: 1 << 14,
-                                 blockSize: 8, parallelism: 1)
+    _ = try KDF.Scrypt.deriveKey(
+        from: Array("password".utf8),
+        salt: salt,
+        outputByteCount: 32,
+        rounds: 1 << 14,
+        blockSize: 8,
+        parallelism: 1
+    )
 }
 // A PIN authentication: one PBKDF2, two signatures (possession + knowledge), two verifications.
 let pinFloor = pbkdf2 + 2 * sign + 2 * verify
 report(String(format: "  crypto floor of a PIN authentication: %.0f µs (%.0f /s)", pinFloor * 1e6, 1 / pinFloor))
 
-/// `LATCHKEY_BENCH_KEEP=DIR` keeps the stores (e.g. to serve the 100 000-registration one with
-/// the real binary and measure its memory); otherwise they go to a temporary folder, removed after.
+/// `LATCHKEY_BENCH_KEEP=DIR` keeps the stores (e.g.
+///
+/// to serve the 100 000-registration one with the real binary and measure its memory); otherwise they
+/// go to a temporary folder, removed after.
 let keep = ProcessInfo.processInfo.environment["LATCHKEY_BENCH_KEEP"]
-let directory = keep.map { URL(fileURLWithPath: $0) }
+let directory =
+    keep.map { URL(fileURLWithPath: $0) }
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { if keep == nil { try? FileManager.default.removeItem(at: directory) } }
@@ -89,8 +108,11 @@ struct System {
 }
 
 func activatedSystem(_ name: String) throws -> System {
-    let core = try Latchkey(store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
-                            clock: SystemClock(), random: SystemRandomSource())
+    let core = try Latchkey(
+        store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
+        clock: SystemClock(),
+        random: SystemRandomSource()
+    )
     let system = System(core: core, devices: SimulatedDevices(core: core))
     try system.activate(userId: "alice", deviceId: "phone", method: .pin)
     return system
@@ -104,8 +126,15 @@ let deviceFlow = try measure("authentication start + finish with device only", c
 }
 report(String(format: "  non-crypto part of a flow (device flow minus one sign and one verify): %.0f µs", (deviceFlow - sign - verify) * 1e6))
 let share = pinFloor / flow
-report(String(format: "  share of the flow in KDF + signatures: %.0f %% (KDF %.0f %%, signatures %.0f %%); the rest (store, logic): %.0f %%",
-             share * 100, pbkdf2 / flow * 100, (2 * sign + 2 * verify) / flow * 100, (1 - share) * 100))
+report(
+    String(
+        format: "  share of the flow in KDF + signatures: %.0f %% (KDF %.0f %%, signatures %.0f %%); the rest (store, logic): %.0f %%",
+        share * 100,
+        pbkdf2 / flow * 100,
+        (2 * sign + 2 * verify) / flow * 100,
+        (1 - share) * 100
+    )
+)
 
 // The same share measured in one loop, robust to a noisy machine: each round times the crypto
 // of a PIN authentication (one PBKDF2 × 10 000, two signs, two verifications) and, right after,
@@ -114,8 +143,13 @@ var overheads: [Double] = []
 var flowRounds: [Double] = []
 for _ in 0..<flowCount {
     let t0 = DispatchTime.now().uptimeNanoseconds
-    _ = try KDF.Insecure.PBKDF2.deriveKey(from: Array("1234".utf8), salt: salt, using: .sha256, outputByteCount: 32,
-                                          unsafeUncheckedRounds: 10_000)
+    _ = try KDF.Insecure.PBKDF2.deriveKey(
+        from: Array("1234".utf8),
+        salt: salt,
+        using: .sha256,
+        outputByteCount: 32,
+        unsafeUncheckedRounds: 10_000
+    )
     for _ in 0..<2 {
         _ = try key.signature(for: message)
         _ = key.publicKey.isValidSignature(signature, for: message)
@@ -123,7 +157,8 @@ for _ in 0..<flowCount {
     let t1 = DispatchTime.now().uptimeNanoseconds
     try system.authenticate()
     let t2 = DispatchTime.now().uptimeNanoseconds
-    let cryptoTime = Double(t1 - t0), flowTime = Double(t2 - t1)
+    let cryptoTime = Double(t1 - t0)
+    let flowTime = Double(t2 - t1)
     overheads.append((flowTime - cryptoTime) / flowTime)
     flowRounds.append(flowTime)
 }
@@ -132,9 +167,16 @@ func quantile(_ sorted: [Double], _ q: Double) -> Double {
     sorted.isEmpty ? 0 : sorted[min(Int(Double(sorted.count) * q), sorted.count - 1)]
 }
 overheads.sort()
-report(String(format: "  interleaved (%d rounds): flow median %.0f µs; not crypto (store, logic): median %.1f %% (quartiles %.1f–%.1f %%)",
-             overheads.count, quantile(flowRounds.sorted(), 0.5) / 1e3, quantile(overheads, 0.5) * 100,
-             quantile(overheads, 0.25) * 100, quantile(overheads, 0.75) * 100))
+report(
+    String(
+        format: "  interleaved (%d rounds): flow median %.0f µs; not crypto (store, logic): median %.1f %% (quartiles %.1f–%.1f %%)",
+        overheads.count,
+        quantile(flowRounds.sorted(), 0.5) / 1e3,
+        quantile(overheads, 0.5) * 100,
+        quantile(overheads, 0.25) * 100,
+        quantile(overheads, 0.75) * 100
+    )
+)
 
 // One recovery finish: the recovery-code KDF, the recovery signature and its check, new keys.
 var restored: [System] = []
@@ -157,8 +199,13 @@ let recoveryEach = try measure("recovery start + finish (code + new PIN)", count
     }
 }
 let recoveryFloor = recoveryKDF + sign + verify + pbkdf2 + 2 * sign
-report(String(format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
-             recoveryKDF * 1e3, recoveryFloor / recoveryEach * 100))
+report(
+    String(
+        format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
+        recoveryKDF * 1e3,
+        recoveryFloor / recoveryEach * 100
+    )
+)
 _ = scrypt
 
 try passkeyBenchmarks(directory: directory, count: flowCount)

@@ -1,4 +1,6 @@
-/// An authentication method. `device` is possession only; the others add knowledge or biometry.
+/// An authentication method.
+///
+/// `device` is possession only; the others add knowledge or biometry.
 public enum AuthMethod: String, Sendable, CaseIterable, Codable {
     case device, pin, touchId, faceId
 
@@ -68,8 +70,13 @@ public struct OnboardingCredentials: Sendable, Equatable {
     public var userId: String?
     public var birthDate: String?
 
-    public init(email: String? = nil, phoneNumber: String? = nil, loginName: String? = nil, userId: String? = nil,
-                birthDate: String? = nil) {
+    public init(
+        email: String? = nil,
+        phoneNumber: String? = nil,
+        loginName: String? = nil,
+        userId: String? = nil,
+        birthDate: String? = nil
+    ) {
         self.email = email
         self.phoneNumber = phoneNumber
         self.loginName = loginName

@@ -1,5 +1,6 @@
-/// Every answer the domain may give instead of a result, named as in the contract's error
-/// table. The wire codes are assigned in one place, in the server layer.
+/// Every answer the domain may give instead of a result, named as in the contract's error table.
+///
+/// The wire codes are assigned in one place, in the server layer.
 public enum ErrorReason: String, Sendable, CaseIterable {
     /// The caller's input breaks a rule of the domain (`DomainError.input` says which input).
     case invalidParams
@@ -52,8 +53,10 @@ public enum InvalidInput: Sendable, Equatable {
     case browserOrigin
 }
 
-/// An answer the domain gives instead of a result. What a transaction wrote before throwing one
-/// (an attempt counted, a process failed) is committed: a domain error is an answer, not a fault.
+/// An answer the domain gives instead of a result.
+///
+/// What a transaction wrote before throwing one (an attempt counted, a process failed) is committed: a
+/// domain error is an answer, not a fault.
 public struct DomainError: Error, Sendable, Equatable {
     public var reason: ErrorReason
     public var message: String
@@ -90,12 +93,18 @@ public struct DomainError: Error, Sendable, Equatable {
     }
 
     public static func rateLimited(retryAfter: Int64, _ what: String) -> DomainError {
-        DomainError(.rateLimited, "Try again later: \(what)",
-                    [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
+        DomainError(
+            .rateLimited,
+            "Try again later: \(what)",
+            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))]
+        )
     }
 
     public static func storeUnavailable(retryAfter: Int64, _ what: String) -> DomainError {
-        DomainError(.storeUnavailable, "The store is unavailable: \(what); nothing was written",
-                    [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
+        DomainError(
+            .storeUnavailable,
+            "The store is unavailable: \(what); nothing was written",
+            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))]
+        )
     }
 }

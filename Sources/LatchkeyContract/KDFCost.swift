@@ -1,7 +1,9 @@
 import Synchronization
 
-/// The work factors of the slow KDFs. Production values are fixed; the fuzzer lowers them for
-/// the whole process so it can run millions of inputs (it looks for crashes, not for cost).
+/// The work factors of the slow KDFs.
+///
+/// Production values are fixed; the fuzzer lowers them for the whole process so it can run millions of
+/// inputs (it looks for crashes, not for cost).
 public enum KDFCost {
     public struct Factors: Sendable, Equatable {
         public var pinRounds: Int

@@ -34,8 +34,9 @@ public struct PublicKey: Sendable, Equatable, Hashable {
     /// naming it needs no parse).
     public static func keyId(sec1 bytes: [UInt8]) -> String { Base64URL.encode(Array(SHA256.hash(data: bytes).prefix(16))) }
 
-    /// Whether `signature` is this key's over `payload` (ECDSA over SHA-256). A signature whose
-    /// `r` or `s` is outside 1…n−1 never verifies.
+    /// Whether `signature` is this key's over `payload` (ECDSA over SHA-256).
+    ///
+    /// A signature whose `r` or `s` is outside 1…n−1 never verifies.
     public func verifies(_ signature: Signature, over payload: [UInt8]) -> Bool {
         guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature.raw) else { return false }
         return parsed.isValidSignature(ecdsa, for: payload)
@@ -46,9 +47,10 @@ public struct PublicKey: Sendable, Equatable, Hashable {
     }
 }
 
-/// An ECDSA P-256 signature as the wire carries it: exactly 64 bytes is raw `r‖s` (as WebCrypto
-/// gives); any other length must be strict DER (a SEQUENCE of two minimal positive INTEGERs and
-/// nothing after, as iOS and Android keystores give). Kept as raw `r‖s`.
+/// An ECDSA P-256 signature as the wire carries it: exactly 64 bytes is raw `r‖s` (as WebCrypto gives); any other length must be strict DER (a
+/// SEQUENCE of two minimal positive INTEGERs and nothing after, as iOS and Android keystores give).
+///
+/// Kept as raw `r‖s`.
 public struct Signature: Sendable, Equatable {
     /// `r‖s`, 32 bytes each.
     public let raw: [UInt8]
@@ -73,10 +75,10 @@ public struct Signature: Sendable, Equatable {
     public var base64url: String { Base64URL.encode(raw) }
 }
 
-/// Strict DER of ECDSA-Sig-Value: `30 len 02 len r 02 len s`, definite minimal lengths, minimal
-/// positive integers, nothing after. An integer of more than 32 significant bytes is strict DER
-/// too, but lies outside 1…n−1: it is kept as 0, which never verifies (a failed factor, not a
-/// signature that does not decode).
+/// Strict DER of ECDSA-Sig-Value: `30 len 02 len r 02 len s`, definite minimal lengths, minimal positive integers, nothing after.
+///
+/// An integer of more than 32 significant bytes is strict DER too, but lies outside 1…n−1: it is kept
+/// as 0, which never verifies (a failed factor, not a signature that does not decode).
 private struct DERSignature {
     let raw: [UInt8]
 
@@ -115,7 +117,8 @@ private struct DERSignature {
             return value
         }
         guard byte() == 0x30, let total = length(), total == bytes.count - index,
-              let r = integer(), let s = integer(), index == bytes.count else { return nil }
+            let r = integer(), let s = integer(), index == bytes.count
+        else { return nil }
         func scalar(_ value: ArraySlice<UInt8>) -> [UInt8] {
             value.count > 32 ? [UInt8](repeating: 0, count: 32) : [UInt8](repeating: 0, count: 32 - value.count) + value
         }

@@ -23,8 +23,11 @@ extension PinRules {
     public func check(_ pin: String) throws {
         let found = violations(pin).map(\.rawValue)
         guard found.isEmpty else {
-            throw DomainError(.policyViolation, "The PIN does not meet the policy: \(found.joined(separator: ", "))",
-                              [("violations", .strings(found))])
+            throw DomainError(
+                .policyViolation,
+                "The PIN does not meet the policy: \(found.joined(separator: ", "))",
+                [("violations", .strings(found))]
+            )
         }
     }
 }

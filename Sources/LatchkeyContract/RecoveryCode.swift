@@ -1,4 +1,5 @@
 /// The user's backup recovery code: chosen by the user (6 to 64 characters) or generated.
+///
 /// The server never sees it; the device derives the recovery key from it.
 public enum RecoveryCode {
     public static let minLength = 6

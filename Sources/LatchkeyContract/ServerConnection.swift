@@ -1,31 +1,64 @@
-/// The server half's operations for a device that holds its own keys: what the `server/`
-/// methods expose on the wire, and what a device (`LatchkeyDevice`) calls through whatever
-/// carries its requests. Every method throws `DomainError` for the contract's answers.
+/// The server half's operations for a device that holds its own keys: what the `server/` methods expose on the wire, and what a device
+/// (`LatchkeyDevice`) calls through whatever carries its requests.
+///
+/// Every method throws `DomainError` for the contract's answers.
 public protocol ServerConnection {
     /// Opens an activation: the request's id is the activationId.
     func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest
-    func commitActivation(activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
-                          caller: Caller?) throws -> ActivationOutcome
+    func commitActivation(
+        activationId: String,
+        keys: KeySet,
+        activationName: String?,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> ActivationOutcome
     func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge
     func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool
-    func verify(registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
-                caller: Caller?) throws -> Verification
-    func addAuthMethod(registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
-                       key: KeyWithProof, caller: Caller?) throws -> [AuthMethod]
-    func removeAuthMethod(registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
-                          caller: Caller?) throws -> [AuthMethod]
+    func verify(
+        registrationId: String,
+        challengeId: String,
+        signatures: FactorSignatures,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> Verification
+    func addAuthMethod(
+        registrationId: String,
+        challengeId: String,
+        signatures: FactorSignatures,
+        method: AuthMethod,
+        key: KeyWithProof,
+        caller: Caller?
+    ) throws -> [AuthMethod]
+    func removeAuthMethod(
+        registrationId: String,
+        challengeId: String,
+        signatures: FactorSignatures,
+        method: AuthMethod,
+        caller: Caller?
+    ) throws -> [AuthMethod]
     func registrationStatus(registrationId: String) throws -> RegistrationStatus
     func removeRegistration(registrationId: String, challengeId: String, signatures: FactorSignatures, caller: Caller?) throws
     /// Uses a token: the grant it gives authorises one `setRecovery` or `deleteRecovery` (of the
     /// token's purpose) for 300 s.
     func redeemToken(registrationId: String, token: String, purpose: TokenPurpose, caller: Caller?) throws -> TokenGrant
-    func setRecovery(registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
-                     caller: Caller?) throws -> RecoveryMethodsOutcome
+    func setRecovery(
+        registrationId: String,
+        grant: TokenGrant,
+        key: KeyWithProof,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> RecoveryMethodsOutcome
     func deleteRecovery(registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome
     /// Opens a recovery onto new keys: the request's id is the challengeId.
     func recoveryChallenge(registrationId: String, caller: Caller) throws -> KeyRequest
-    func recover(registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
-                 tokenPurpose: TokenPurpose, caller: Caller?) throws -> ActivationOutcome
+    func recover(
+        registrationId: String,
+        challengeId: String,
+        recoverySignature: Signature,
+        keys: KeySet,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> ActivationOutcome
     func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String
     func onboardingStatus(processId: String) throws -> OnboardingStatus
     func resendOnboardingOtp(processId: String) throws
@@ -34,8 +67,9 @@ public protocol ServerConnection {
     func activateOnboarding(processId: String, otp: String, caller: Caller?) throws -> KeyRequest
 }
 
-/// Who asks: a simulated device of this process, or an app installation outside it. Limits kept
-/// per asker (wrong activation codes, onboarding processes) are kept per caller.
+/// Who asks: a simulated device of this process, or an app installation outside it.
+///
+/// Limits kept per asker (wrong activation codes, onboarding processes) are kept per caller.
 public enum Caller: Sendable, Equatable {
     case device(String)
     case installation(String)
@@ -50,9 +84,13 @@ public enum Caller: Sendable, Equatable {
 
     /// The caller a stored `key` names (nil for anything else).
     public init?(key: String) {
-        if key.hasPrefix("device:") { self = .device(String(key.dropFirst(7))) }
-        else if key.hasPrefix("installation:") { self = .installation(String(key.dropFirst(13))) }
-        else { return nil }
+        if key.hasPrefix("device:") {
+            self = .device(String(key.dropFirst(7)))
+        } else if key.hasPrefix("installation:") {
+            self = .installation(String(key.dropFirst(13)))
+        } else {
+            return nil
+        }
     }
 
     /// How a record names an optional caller: its key, or empty when the server half was called
@@ -163,8 +201,15 @@ public struct ChallengeStanding: Sendable, Equatable {
     public var contextContent: String?
     public var contextMIME: String?
 
-    public init(lastAttempt: UnixTime?, totalAttemptsPIN: Int, remainingAttemptsPIN: Int, authenticationId: String?,
-                contextTitle: String?, contextContent: String?, contextMIME: String?) {
+    public init(
+        lastAttempt: UnixTime?,
+        totalAttemptsPIN: Int,
+        remainingAttemptsPIN: Int,
+        authenticationId: String?,
+        contextTitle: String?,
+        contextContent: String?,
+        contextMIME: String?
+    ) {
         self.lastAttempt = lastAttempt
         self.totalAttemptsPIN = totalAttemptsPIN
         self.remainingAttemptsPIN = remainingAttemptsPIN
@@ -191,9 +236,17 @@ public struct Challenge: Sendable, Equatable {
     /// longer this registration's device (a recovery moved it elsewhere).
     public var deviceKeyId: String
 
-    public init(challengeId: String, challenge: String, expiresAt: UnixTime, authenticationMethods: [AuthMethod],
-                standing: ChallengeStanding, contextHash: String, pinRules: PinRules, allowedAuthMethodsToActivate: [AuthMethod]?,
-                deviceKeyId: String) {
+    public init(
+        challengeId: String,
+        challenge: String,
+        expiresAt: UnixTime,
+        authenticationMethods: [AuthMethod],
+        standing: ChallengeStanding,
+        contextHash: String,
+        pinRules: PinRules,
+        allowedAuthMethodsToActivate: [AuthMethod]?,
+        deviceKeyId: String
+    ) {
         self.challengeId = challengeId
         self.challenge = challenge
         self.expiresAt = expiresAt
@@ -226,8 +279,14 @@ public struct RegistrationStatus: Sendable, Equatable {
     public var totalAttemptsPIN: Int
     public var recoveryMethods: [String]
 
-    public init(registrationId: String, state: RegistrationState, authMethods: [AuthMethod], remainingAttemptsPIN: Int,
-                totalAttemptsPIN: Int, recoveryMethods: [String]) {
+    public init(
+        registrationId: String,
+        state: RegistrationState,
+        authMethods: [AuthMethod],
+        remainingAttemptsPIN: Int,
+        totalAttemptsPIN: Int,
+        recoveryMethods: [String]
+    ) {
         self.registrationId = registrationId
         self.state = state
         self.authMethods = authMethods

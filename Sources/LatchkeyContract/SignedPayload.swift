@@ -23,8 +23,9 @@ public enum KeyRole: String, Sendable, CaseIterable {
     public var method: AuthMethod? { AuthMethod(rawValue: rawValue) }
 }
 
-/// The bytes every signature and proof of the contract is made over, built in this one place
-/// for the server and every device:
+/// The bytes every signature and proof of the contract is made over.
+///
+/// Built in this one place for the server and every device:
 ///
 ///     LATCHKEY-V1
 ///     <operation>

@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 extension Latchkey {
     /// When the next time-driven state change is due (nil: none known).
     public func nextDueTime() -> UnixTime? {

@@ -1,14 +1,17 @@
 import LatchkeyContract
 import Logging
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
-/// The whole system — server authority and simulated devices — over one store, clock and
-/// random source. Each flow family adds its operations in an extension, one file per concept.
+/// The server half — the authority — over one store, clock and random source.
+///
+/// Each flow family adds its operations in an extension, one file per concept. The simulated
+/// devices are LatchkeySimulator's, over the same operations (`session`).
 public final class Latchkey: Sendable {
     public let store: Store
     public let clock: Clock
@@ -22,8 +25,13 @@ public final class Latchkey: Sendable {
     let dueCache = DueCache()
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
-    public init(store: Store, clock: Clock, random: RandomSource, outbox: Outbox = Outbox(),
-                logger: Logger = Logger(label: "latchkey.core")) throws {
+    public init(
+        store: Store,
+        clock: Clock,
+        random: RandomSource,
+        outbox: Outbox = Outbox(),
+        logger: Logger = Logger(label: "latchkey.core")
+    ) throws {
         self.store = store
         self.clock = clock
         self.random = random
@@ -42,8 +50,10 @@ public final class Latchkey: Sendable {
 
     var now: UnixTime { clock.now }
 
-    /// Runs `body` in one transaction and publishes its effects after commit. A `DomainError`
-    /// is an answer, not a fault: what the body wrote before it is committed and published too.
+    /// Runs `body` in one transaction and publishes its effects after commit.
+    ///
+    /// A `DomainError` is an answer, not a fault: what the body wrote before it is committed and published
+    /// too.
     func transact<T>(_ body: (StoreTransaction, Effects) throws -> T) throws -> T {
         let effects = Effects()
         let outcome: Result<T, DomainError> = try storeCall {
@@ -87,11 +97,28 @@ public final class Latchkey: Sendable {
     }
 
     /// Records an audit event in the store and queues its notification.
-    func audit(_ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
-               registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
-               activationName: String? = nil, installationId: String? = nil) throws {
-        let event = AuditEvent(at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
-                               activationName: activationName, installationId: installationId)
+    func audit(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ type: AuditEventType,
+        userId: String? = nil,
+        registrationId: String? = nil,
+        deviceId: String? = nil,
+        detail: String? = nil,
+        at: UnixTime? = nil,
+        activationName: String? = nil,
+        installationId: String? = nil
+    ) throws {
+        let event = AuditEvent(
+            at: at ?? now,
+            type: type,
+            userId: userId,
+            registrationId: registrationId,
+            deviceId: deviceId,
+            detail: detail,
+            activationName: activationName,
+            installationId: installationId
+        )
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }

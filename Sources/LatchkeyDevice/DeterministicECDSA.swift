@@ -1,10 +1,10 @@
 import Crypto
 import LatchkeyContract
 
-/// ECDSA P-256 with SHA-256 and RFC 6979 deterministic nonces, so a seeded run signs the same
-/// bytes every time: k from HMAC-DRBG (HMAC-SHA-256) over the key and the message hash,
-/// r = x(kG) mod n (kG from swift-crypto, as the public key of the scalar k),
-/// s = k⁻¹(h + r·d) mod n. The s is not normalised to the lower half (WebAuthn does not ask it).
+/// ECDSA P-256 with SHA-256 and RFC 6979 deterministic nonces, so a seeded run signs the same bytes every time: k from HMAC-DRBG (HMAC-SHA-256) over
+/// the key and the message hash, r = x(kG) mod n (kG from swift-crypto, as the public key of the scalar k), s = k⁻¹(h + r·d) mod n.
+///
+/// The s is not normalised to the lower half (WebAuthn does not ask it).
 public enum DeterministicECDSA {
     /// Signs `message` with the 32-byte private scalar `privateKey`; nil when the scalar is not
     /// in 1…n−1.
@@ -88,9 +88,10 @@ public enum DeterministicECDSA {
     }
 }
 
-/// A 256-bit unsigned integer (four 64-bit limbs, least significant first, held inline so the
-/// arithmetic allocates nothing) with the arithmetic modulo P-256's group order n that ECDSA
-/// signing needs. Operands of the modular operations are below n.
+/// A 256-bit unsigned integer (four 64-bit limbs, least significant first, held inline so the arithmetic allocates nothing) with the arithmetic
+/// modulo P-256's group order n that ECDSA signing needs.
+///
+/// Operands of the modular operations are below n.
 struct Scalar256: Equatable, Comparable {
     var l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64
 

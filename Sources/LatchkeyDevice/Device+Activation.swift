@@ -22,11 +22,12 @@ extension Device {
         return ActivationOffer(prepared.authMethodsForActivation.filter(profile.supports), prepared.pinRules)
     }
 
-    /// Makes the keys and has the server register them: `device`, and `parameter`'s method when
-    /// it is a two-factor one. The registration is named `activationName`, else the name an
-    /// onboarding activation gave, else the device's name.
-    /// - Throws: `noSessionInProgress`, `sessionExpired`, `authMethodNotAllowed`, `biometryUnavailable`,
-    ///   `policyViolation`, `biometryFailed`, `biometryCancelled`, and the server's answers.
+    /// Makes the keys and has the server register them: `device`, and `parameter`'s method when it is a two-factor one.
+    ///
+    /// The registration is named `activationName`, else the name an onboarding activation gave, else the
+    /// device's name. - Throws: `noSessionInProgress`, `sessionExpired`, `authMethodNotAllowed`,
+    /// `biometryUnavailable`, `policyViolation`, `biometryFailed`, `biometryCancelled`, and the server's
+    /// answers.
     public func finishActivation(_ parameter: AuthParameter, tokenPurpose: TokenPurpose, activationName: String?) throws -> ActivationOutcome {
         let operation = try pending(.activation)
         try checkNewFactor(parameter, enabled: operation.methods, rules: operation.pinRules)
@@ -36,9 +37,13 @@ extension Device {
         try profile.checkBiometry(parameter.method)
         let payload = SignedPayload(.activate, subject: operation.id, challenge: operation.challenge, role: .device)
         let (keys, deviceKey, factorKey) = try newKeys(payload, parameter)
-        let outcome = try server.commitActivation(activationId: operation.id, keys: keys,
-                                                  activationName: activationName ?? operation.activationName ?? profile.name,
-                                                  tokenPurpose: tokenPurpose, caller: caller)
+        let outcome = try server.commitActivation(
+            activationId: operation.id,
+            keys: keys,
+            activationName: activationName ?? operation.activationName ?? profile.name,
+            tokenPurpose: tokenPurpose,
+            caller: caller
+        )
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)
         return outcome
     }

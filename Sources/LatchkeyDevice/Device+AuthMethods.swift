@@ -31,14 +31,25 @@ extension Device {
         if activation.method == .pin { try operation.pinRules.check(activation.pin ?? "") }
         try profile.checkBiometry(activation.method)
         if try isInvalidated(proof.method) { try refuseInvalidated(proof.method, keeping: operation) }
-        let payload = SignedPayload(.addAuthMethod, subject: registrationId, challenge: operation.challenge, role: .device,
-                                    contextHash: operation.contextHash)
+        let payload = SignedPayload(
+            .addAuthMethod,
+            subject: registrationId,
+            challenge: operation.challenge,
+            role: .device,
+            contextHash: operation.contextHash
+        )
         let signatures = try signatures(payload, proof)
         let key = newFactorKey()
         guard let handed = FactorKey.handOver(key, payload.signed(by: KeyRole(activation.method))) else { throw KeyGenerationFailed() }
         let methods = try usingUp(operation) {
-            try server.addAuthMethod(registrationId: registrationId, challengeId: operation.id, signatures: signatures,
-                                     method: activation.method, key: handed, caller: caller)
+            try server.addAuthMethod(
+                registrationId: registrationId,
+                challengeId: operation.id,
+                signatures: signatures,
+                method: activation.method,
+                key: handed,
+                caller: caller
+            )
         }
         try storeFactorKey(key, for: activation)
         try setActivatedMethods(methods)
@@ -59,19 +70,24 @@ extension Device {
         let registrationId = try heldRegistration()
         let payload = SignedPayload(.removeAuthMethod, subject: registrationId, challenge: operation.challenge, role: .device)
         let methods = try usingUp(operation) {
-            try server.removeAuthMethod(registrationId: registrationId, challengeId: operation.id,
-                                        signatures: try signatures(payload, AuthParameter(method: .device)), method: method, caller: caller)
+            try server.removeAuthMethod(
+                registrationId: registrationId,
+                challengeId: operation.id,
+                signatures: try signatures(payload, AuthParameter(method: .device)),
+                method: method,
+                caller: caller
+            )
         }
         try removeFactorKey(method)
         try setActivatedMethods(methods)
         return methods
     }
 
-    /// Deactivates the registration: on the server too (the device signs its removal) unless
-    /// `onlyLocally`; then the device forgets its activation. A registration the server no
-    /// longer has, or has removed already, is only forgotten.
-    /// - Throws: `notActivatedLocally`, `registrationRemoved` (the keys moved elsewhere: the
-    ///   other device's registration is left alone).
+    /// Deactivates the registration: on the server too (the device signs its removal) unless `onlyLocally`; then the device forgets its activation.
+    ///
+    /// A registration the server no longer has, or has removed already, is only forgotten. - Throws:
+    /// `notActivatedLocally`, `registrationRemoved` (the keys moved elsewhere: the other device's
+    /// registration is left alone).
     public func deactivate(onlyLocally: Bool) throws {
         let registrationId = try heldRegistration()
         if !onlyLocally { try removeOnServer(registrationId) }
@@ -87,7 +103,11 @@ extension Device {
         }
         try requireThisDevice(challenge, "The registration was moved to another device")
         let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device)
-        try server.removeRegistration(registrationId: registrationId, challengeId: challenge.challengeId,
-                                      signatures: try signatures(payload, AuthParameter(method: .device)), caller: caller)
+        try server.removeRegistration(
+            registrationId: registrationId,
+            challengeId: challenge.challengeId,
+            signatures: try signatures(payload, AuthParameter(method: .device)),
+            caller: caller
+        )
     }
 }

@@ -45,8 +45,13 @@ extension Device {
         let last = try storage.string(.lastAuthenticationMethod).flatMap(AuthMethod.init(rawValue:))
         let preferred = last.flatMap { usable.contains($0) ? $0 : nil } ?? AuthMethod.strongestFirst.first(where: usable.contains) ?? .device
         return AuthenticationChallengeInfo(
-            authenticationMethods: methods, authenticationMethod: preferred, standing: challenge.standing, pinCodeType: challenge.pinRules.type, pinCodeLengthMin: challenge.pinRules.minLength,
-            pinCodeLengthMax: challenge.pinRules.maxLength)
+            authenticationMethods: methods,
+            authenticationMethod: preferred,
+            standing: challenge.standing,
+            pinCodeType: challenge.pinRules.type,
+            pinCodeLengthMin: challenge.pinRules.minLength,
+            pinCodeLengthMax: challenge.pinRules.maxLength
+        )
     }
 
     /// Opens an authentication; the server picks up a pushed authentication if one is pending.
@@ -65,12 +70,22 @@ extension Device {
             throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration")
         }
         if try isInvalidated(parameter.method) { try refuseInvalidated(parameter.method, keeping: operation) }
-        let payload = SignedPayload(.authenticate, subject: registrationId, challenge: operation.challenge, role: .device,
-                                    contextHash: operation.contextHash)
+        let payload = SignedPayload(
+            .authenticate,
+            subject: registrationId,
+            challenge: operation.challenge,
+            role: .device,
+            contextHash: operation.contextHash
+        )
         let signatures = try signatures(payload, parameter)
         let verified = try usingUp(operation) {
-            try server.verify(registrationId: registrationId, challengeId: operation.id, signatures: signatures,
-                              tokenPurpose: tokenPurpose, caller: caller)
+            try server.verify(
+                registrationId: registrationId,
+                challengeId: operation.id,
+                signatures: signatures,
+                tokenPurpose: tokenPurpose,
+                caller: caller
+            )
         }
         try storage.set(.lastAuthenticationMethod, parameter.method.rawValue)
         return verified

@@ -53,13 +53,15 @@ extension Device {
             throw error
         }
         try storage.setPendingOperation(operation)
-        let next = left.contains(where: \.isTwoFactor)
+        let next =
+            left.contains(where: \.isTwoFactor)
             ? "add it again, proven with another two-factor method"
             : "the registration is left with device alone and needs a recovery or a new activation"
         throw DomainError(
             .biometryKeyInvalidated,
             "The \(method.rawValue) key was destroyed by a change of biometric enrolment: nothing was counted and \(method.rawValue) "
                 + "is deactivated; \(next)",
-            [("authMethod", .string(method.rawValue)), ("activatedAuthMethods", .strings(left.map(\.rawValue)))])
+            [("authMethod", .string(method.rawValue)), ("activatedAuthMethods", .strings(left.map(\.rawValue)))]
+        )
     }
 }

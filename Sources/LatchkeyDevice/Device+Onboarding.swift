@@ -4,8 +4,11 @@ import LatchkeyContract
 /// its process (`hasActiveProcess`) until `cancel` clears it or `status` reports it finished or
 /// failed, whatever became of it on the server meanwhile.
 extension Device {
-    private static let cannotActivate = DomainError(.onboardingCannotActivate, "This device is activated already",
-                                                    [("wdoReason", .string("wdo_activation_cannotActivate"))])
+    private static let cannotActivate = DomainError(
+        .onboardingCannotActivate,
+        "This device is activated already",
+        [("wdoReason", .string("wdo_activation_cannotActivate"))]
+    )
 
     /// The device's process id; one started without `canRestoreSession` by another instance of
     /// the app is forgotten.
@@ -23,8 +26,11 @@ extension Device {
     /// - Throws: `onboardingNotRunning` (the device has no process).
     private func requireProcess() throws -> String {
         guard let processId = try processId() else {
-            throw DomainError(.onboardingNotRunning, "No onboarding process runs on this device",
-                              [("wdoReason", .string("wdo_activation_notRunning"))])
+            throw DomainError(
+                .onboardingNotRunning,
+                "No onboarding process runs on this device",
+                [("wdoReason", .string("wdo_activation_notRunning"))]
+            )
         }
         return processId
     }
@@ -35,8 +41,11 @@ extension Device {
     public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, canRestoreSession: Bool) throws {
         if try isActivatedLocally { throw Self.cannotActivate }
         if try processId() != nil {
-            throw DomainError(.onboardingInProgress, "An onboarding process runs on this device already",
-                              [("wdoReason", .string("wdo_activation_inProgress"))])
+            throw DomainError(
+                .onboardingInProgress,
+                "An onboarding process runs on this device already",
+                [("wdoReason", .string("wdo_activation_inProgress"))]
+            )
         }
         let processId = try server.startOnboarding(credentials: credentials, applicationId: applicationId, caller: caller)
         try storage.set(.onboardingProcessId, processId)
@@ -46,9 +55,10 @@ extension Device {
     /// Whether the device has a process (its own flag: no server call).
     public var hasActiveOnboarding: Bool { get throws { try processId() != nil } }
 
-    /// The process as the server sees it (`failed` when the server no longer knows it). A
-    /// finished or failed process ends the device's.
-    /// - Throws: `onboardingNotRunning` (the device has none).
+    /// The process as the server sees it (`failed` when the server no longer knows it).
+    ///
+    /// A finished or failed process ends the device's. - Throws: `onboardingNotRunning` (the device has
+    /// none).
     public func onboardingStatus() throws -> OnboardingStatus {
         let processId = try requireProcess()
         let status: OnboardingStatus
@@ -75,10 +85,10 @@ extension Device {
         try server.resendOnboardingOtp(processId: try requireProcess())
     }
 
-    /// Cancels the process: the server first; where it cannot (the process failed, expired,
-    /// finished or is unknown there), `forceCancel` clears the device's process anyway, else the
-    /// server's answer stands and the device keeps its process. The device keeps a local
-    /// activation (which then answers `registrationRemoved`).
+    /// Cancels the process: the server first; where it cannot (the process failed, expired, finished or is unknown there), `forceCancel` clears the
+    /// device's process anyway, else the server's answer stands and the device keeps its process.
+    ///
+    /// The device keeps a local activation (which then answers `registrationRemoved`).
     public func cancelOnboarding(forceCancel: Bool) throws {
         let processId = try requireProcess()
         do {

@@ -19,17 +19,23 @@ public struct PasskeyCreationInput: Sendable, Equatable {
 }
 
 extension Device {
-    /// Makes a passkey as a phone's platform authenticator does: the user is verified through the
-    /// biometry (with no sensor, the passcode verifies), the first offered algorithm it supports,
-    /// none of `excludeCredentials` held. With iCloud Keychain on the passkey is synced (BE, BS,
-    /// counter 0), else device-bound (counter from 1, never in a backup).
-    /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded
-    ///   credential is held), `invalidParams` (no supported algorithm).
+    /// Makes a passkey as a phone's platform authenticator does: the user is verified through the biometry (with no sensor, the passcode verifies),
+    /// the first offered algorithm it supports, none of `excludeCredentials` held.
+    ///
+    /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from
+    /// 1, never in a backup). - Throws: `biometryFailed`, `biometryCancelled` (nothing made),
+    /// `alreadyExists` (an excluded credential is held), `invalidParams` (no supported algorithm).
     public func createPasskey(_ input: PasskeyCreationInput) throws -> PlatformCreation {
         try verifyUserForPasskey()
-        let request = PlatformCreationRequest(rpId: input.rpId, userHandle: input.userHandle, algorithms: input.algorithms,
-                                              excludeCredentials: input.excludeCredentials, clientDataJSON: input.clientDataJSON,
-                                              userVerified: true, synced: profile.iCloudKeychain)
+        let request = PlatformCreationRequest(
+            rpId: input.rpId,
+            userHandle: input.userHandle,
+            algorithms: input.algorithms,
+            excludeCredentials: input.excludeCredentials,
+            clientDataJSON: input.clientDataJSON,
+            userVerified: true,
+            synced: profile.iCloudKeychain
+        )
         let held = try heldPasskeys()
         let creation: PlatformCreation
         do {
@@ -50,10 +56,7 @@ extension Device {
     /// newest one for that RP id when the list is empty; the user is verified through the biometry.
     /// - Throws: `notFound` (passkey), `biometryFailed`, `biometryCancelled` (nothing signed).
     public func assertPasskey(rpId: String, allowCredentials: [[UInt8]], clientDataJSON: [UInt8]) throws -> PlatformAssertion {
-        let candidates = try heldPasskeys().filter { $0.rpId == rpId }
-        let chosen = allowCredentials.isEmpty
-            ? candidates.enumerated().max { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }?.element
-            : allowCredentials.lazy.compactMap { id in candidates.first { $0.id == id } }.first
+        let chosen = PlatformAuthenticator.credentialForGet(held: try heldPasskeys(), rpId: rpId, allowCredentials: allowCredentials)
         guard let credential = chosen else { throw DomainError.notFound("passkey") }
         try verifyUserForPasskey()
         let assertion: PlatformAssertion
@@ -95,14 +98,16 @@ extension Device {
 /// keys (1 id, 2 RP id, 3 user handle, 4 algorithm, 5 private key, 6 counter, 7 created at).
 enum PasskeyKeychain {
     static func encode(_ credentials: [PlatformCredential]) -> [UInt8] {
-        CBOR.array(credentials.map { credential in
-            .map([
-                CBORMapEntry(.int(1), .bytes(credential.id)), CBORMapEntry(.int(2), .text(credential.rpId)),
-                CBORMapEntry(.int(3), .bytes(credential.userHandle)), CBORMapEntry(.int(4), .int(credential.algorithm.rawValue)),
-                CBORMapEntry(.int(5), .bytes(credential.privateKey)), CBORMapEntry(.int(6), .int(Int64(credential.signCount))),
-                CBORMapEntry(.int(7), .int(credential.createdAt)),
-            ])
-        }).encoded
+        CBOR.array(
+            credentials.map { credential in
+                .map([
+                    CBORMapEntry(.int(1), .bytes(credential.id)), CBORMapEntry(.int(2), .text(credential.rpId)),
+                    CBORMapEntry(.int(3), .bytes(credential.userHandle)), CBORMapEntry(.int(4), .int(credential.algorithm.rawValue)),
+                    CBORMapEntry(.int(5), .bytes(credential.privateKey)), CBORMapEntry(.int(6), .int(Int64(credential.signCount))),
+                    CBORMapEntry(.int(7), .int(credential.createdAt)),
+                ])
+            }
+        ).encoded
     }
 
     /// The credentials an item holds; an entry that does not read is skipped (never a crash).
@@ -110,10 +115,19 @@ enum PasskeyKeychain {
         guard let bytes, case .array(let items)? = try? CBORDecoder.decode(bytes) else { return [] }
         return items.compactMap { item in
             guard let id = item[1]?.bytesValue, let rpId = item[2]?.textValue, let handle = item[3]?.bytesValue,
-                  let algorithm = item[4]?.int64Value.flatMap(COSEAlgorithm.init(rawValue:)), let key = item[5]?.bytesValue,
-                  let count = item[6]?.int64Value, let created = item[7]?.int64Value else { return nil }
-            return PlatformCredential(id: id, rpId: rpId, userHandle: handle, algorithm: algorithm, privateKey: key,
-                                      signCount: UInt32(clamping: count), synced: synced, createdAt: created)
+                let algorithm = item[4]?.int64Value.flatMap(COSEAlgorithm.init(rawValue:)), let key = item[5]?.bytesValue,
+                let count = item[6]?.int64Value, let created = item[7]?.int64Value
+            else { return nil }
+            return PlatformCredential(
+                id: id,
+                rpId: rpId,
+                userHandle: handle,
+                algorithm: algorithm,
+                privateKey: key,
+                signCount: UInt32(clamping: count),
+                synced: synced,
+                createdAt: created
+            )
         }
     }
 }

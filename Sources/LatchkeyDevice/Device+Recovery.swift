@@ -7,8 +7,12 @@ extension Device {
     public func startRecoveryChange(token: String, purpose: TokenPurpose) throws {
         let registrationId = try heldRegistration()
         let grant = try server.redeemToken(registrationId: registrationId, token: token, purpose: purpose, caller: caller)
-        var operation = PendingOperation(kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate, id: grant.grantId,
-                                         challenge: grant.secret, expiresAt: grant.expiresAt)
+        var operation = PendingOperation(
+            kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate,
+            id: grant.grantId,
+            challenge: grant.secret,
+            expiresAt: grant.expiresAt
+        )
         operation.registrationId = registrationId
         try storage.setPendingOperation(operation)
     }
@@ -31,8 +35,13 @@ extension Device {
         let salt = random.bytes(16)
         let payload = SignedPayload(.setRecovery, subject: registrationId, challenge: operation.challenge, role: .recovery)
         guard let handed = FactorKey.handOver(key, payload) else { throw KeyGenerationFailed() }
-        let outcome = try server.setRecovery(registrationId: registrationId, grant: grant(operation), key: handed,
-                                             tokenPurpose: tokenPurpose, caller: caller)
+        let outcome = try server.setRecovery(
+            registrationId: registrationId,
+            grant: grant(operation),
+            key: handed,
+            tokenPurpose: tokenPurpose,
+            caller: caller
+        )
         try storage.set(.recoveryRegistrationId, registrationId)
         try storage.setItem(.recoverySalt, salt)
         try storage.setItem(.recoveryMaskedKey, KeyMask.mask(key, secret: code, salt: salt, rounds: KeyMask.recoveryRounds))
@@ -45,8 +54,12 @@ extension Device {
     public func finishRecoveryDelete(tokenPurpose: TokenPurpose) throws -> RecoveryMethodsOutcome {
         let operation = try pending(.recoveryDelete)
         let registrationId = try heldRegistration()
-        let outcome = try server.deleteRecovery(registrationId: registrationId, grant: grant(operation), tokenPurpose: tokenPurpose,
-                                                caller: caller)
+        let outcome = try server.deleteRecovery(
+            registrationId: registrationId,
+            grant: grant(operation),
+            tokenPurpose: tokenPurpose,
+            caller: caller
+        )
         try storage.wipe(.recovery)
         try storage.setPendingOperation(nil)
         return outcome
@@ -75,12 +88,12 @@ extension Device {
         return ActivationOffer(challenge.authMethodsForActivation.filter(profile.supports), challenge.pinRules)
     }
 
-    /// Recovers the registration onto this device: the recovery key (unmasked with `code`; a wrong
-    /// code unmasks a wrong key, which only the server can tell) signs, and new keys for `device`
-    /// and exactly one two-factor method replace the old device's. The code is used up.
-    /// - Throws: the finish checks, `alreadyActivated`, `recoveryNotActivated`, `authMethodNotAllowed`,
-    ///   `biometryUnavailable`, `policyViolation`, the biometric errors, and the server's
-    ///   `recoveryCodeInvalid`, `recoveryLocked`, state answers.
+    /// Recovers the registration onto this device: the recovery key (unmasked with `code`; a wrong code unmasks a wrong key, which only the server
+    /// can tell) signs, and new keys for `device` and exactly one two-factor method replace the old device's.
+    ///
+    /// The code is used up. - Throws: the finish checks, `alreadyActivated`, `recoveryNotActivated`,
+    /// `authMethodNotAllowed`, `biometryUnavailable`, `policyViolation`, the biometric errors, and the
+    /// server's `recoveryCodeInvalid`, `recoveryLocked`, state answers.
     public func finishRecovery(code: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose) throws -> ActivationOutcome {
         let operation = try pending(.recovery)
         let registrationId = try recoverableRegistration()
@@ -95,9 +108,14 @@ extension Device {
         let recoveryKey = KeyMask.unmask(masked, secret: code, salt: salt, rounds: KeyMask.recoveryRounds)
         let (keys, deviceKey, factorKey) = try newKeys(payload, parameter)
         let outcome = try usingUp(operation) {
-            try server.recover(registrationId: registrationId, challengeId: operation.id,
-                               recoverySignature: FactorKey.sign(payload, with: recoveryKey), keys: keys, tokenPurpose: tokenPurpose,
-                               caller: caller)
+            try server.recover(
+                registrationId: registrationId,
+                challengeId: operation.id,
+                recoverySignature: FactorKey.sign(payload, with: recoveryKey),
+                keys: keys,
+                tokenPurpose: tokenPurpose,
+                caller: caller
+            )
         }
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)
         try storage.wipe(.recovery)

@@ -1,10 +1,11 @@
 import LatchkeyContract
 
-/// The device half of the contract: what an authenticator SDK keeps and does on a phone. It
-/// makes and keeps the factor keys (the PIN key masked under the PIN, the recovery key under
-/// the recovery code), signs the contract's payloads, keeps what a started operation needs,
-/// and refuses locally what never reaches a server (a missing sensor, no biometric match, a PIN
-/// off the policy). Everything else it asks the server half through a `ServerConnection`.
+/// The device half of the contract: what an authenticator SDK keeps and does on a phone.
+///
+/// It makes and keeps the factor keys (the PIN key masked under the PIN, the recovery key under the
+/// recovery code), signs the contract's payloads, keeps what a started operation needs, and refuses
+/// locally what never reaches a server (a missing sensor, no biometric match, a PIN off the policy).
+/// Everything else it asks the server half through a `ServerConnection`.
 ///
 /// The simulated phones are devices over an in-process connection and the store's device
 /// tables; an app could use the same type over its own transport and keychain.
@@ -20,8 +21,15 @@ public struct Device {
     /// forgotten when the app (another instance) starts again.
     public let instance: String
 
-    public init(storage: DeviceStorage, server: ServerConnection, profile: DeviceProfile, random: RandomSource, clock: Clock,
-                caller: Caller, instance: String) {
+    public init(
+        storage: DeviceStorage,
+        server: ServerConnection,
+        profile: DeviceProfile,
+        random: RandomSource,
+        clock: Clock,
+        caller: Caller,
+        instance: String
+    ) {
         self.storage = storage
         self.server = server
         self.profile = profile
@@ -79,9 +87,9 @@ public struct Device {
         }
     }
 
-    /// The device's signatures over `payload`: its device key's, and `parameter`'s second factor
-    /// (after the biometric check). A wrong PIN unmasks a wrong key that still signs: only the
-    /// server can tell.
+    /// The device's signatures over `payload`: its device key's, and `parameter`'s second factor (after the biometric check).
+    ///
+    /// A wrong PIN unmasks a wrong key that still signs: only the server can tell.
     func signatures(_ payload: SignedPayload, _ parameter: AuthParameter) throws -> FactorSignatures {
         try profile.checkBiometry(parameter.method)
         let device = FactorKey.sign(payload.signed(by: .device), with: try storage.item(.possessionKey) ?? [])

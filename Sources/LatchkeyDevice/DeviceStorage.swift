@@ -48,8 +48,9 @@ public enum DeviceItem: String, Sendable, CaseIterable {
     }
 }
 
-/// Where a device keeps its items (a keychain on a phone; the store's device tables for the
-/// simulated devices). Values are bytes; nil removes an item.
+/// Where a device keeps its items (a keychain on a phone; the store's device tables for the simulated devices).
+///
+/// Values are bytes; nil removes an item.
 public protocol DeviceStorage {
     func item(_ item: DeviceItem) throws -> [UInt8]?
     func setItem(_ item: DeviceItem, _ value: [UInt8]?) throws

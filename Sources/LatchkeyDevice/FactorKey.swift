@@ -23,11 +23,14 @@ enum FactorKey {
         return PublicKey.keyId(sec1: Array(key.publicKey.x963Representation))
     }
 
-    /// Signs `payload`. A wrong key (a wrong PIN's unmasked bytes) still signs — only the server
-    /// can tell; bytes that are not a key at all give a signature that cannot verify.
+    /// Signs `payload`.
+    ///
+    /// A wrong key (a wrong PIN's unmasked bytes) still signs — only the server can tell; bytes that are
+    /// not a key at all give a signature that cannot verify.
     static func sign(_ payload: SignedPayload, with privateKey: [UInt8]) -> Signature {
         guard let key = try? P256.Signing.PrivateKey(rawRepresentation: privateKey),
-              let signature = try? key.signature(for: payload.bytes) else {
+            let signature = try? key.signature(for: payload.bytes)
+        else {
             return Signature(raw: [UInt8](repeating: 0, count: 64))
         }
         return Signature(raw: Array(signature.rawRepresentation))

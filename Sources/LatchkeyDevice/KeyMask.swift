@@ -2,10 +2,11 @@ import Crypto
 import LatchkeyContract
 import _CryptoExtras
 
-/// Hides a private key under a secret the user knows (PIN, recovery code): the stored bytes are
-/// the key XOR a PBKDF2-HMAC-SHA256 stream of the secret. There is no MAC, checksum or padding,
-/// so a wrong secret unmasks to a different, equally plausible key — only the server's
-/// signature check tells, and counts.
+/// Hides a private key under a secret the user knows (PIN, recovery code): the stored bytes are the key XOR a PBKDF2-HMAC-SHA256 stream of the
+/// secret.
+///
+/// There is no MAC, checksum or padding, so a wrong secret unmasks to a different, equally plausible
+/// key — only the server's signature check tells, and counts.
 enum KeyMask {
     /// PBKDF2 rounds for PINs (the contract's floor is 10 000).
     static var pinRounds: Int { KDFCost.factors.pinRounds }
@@ -22,8 +23,14 @@ enum KeyMask {
     }
 
     private static func derive(secret: String, salt: [UInt8], count: Int, rounds: Int) -> [UInt8] {
-        guard let key = try? KDF.Insecure.PBKDF2.deriveKey(
-            from: Array(secret.utf8), salt: salt, using: .sha256, outputByteCount: count, unsafeUncheckedRounds: rounds)
+        guard
+            let key = try? KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(secret.utf8),
+                salt: salt,
+                using: .sha256,
+                outputByteCount: count,
+                unsafeUncheckedRounds: rounds
+            )
         else { return [UInt8](repeating: 0, count: count) }
         return key.withUnsafeBytes { Array($0) }
     }

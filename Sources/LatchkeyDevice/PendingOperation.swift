@@ -1,8 +1,9 @@
 import LatchkeyContract
 
 /// The operation a device started and has not finished: what the server gave it to finish with.
-/// One at a time: starting another replaces it, as the SDK's session does. Kept in the device's
-/// storage (this-device-only).
+///
+/// One at a time: starting another replaces it, as the SDK's session does. Kept in the device's storage
+/// (this-device-only).
 struct PendingOperation: Equatable {
     enum Kind: String, CaseIterable {
         case activation, authentication, addOrUpdate, recovery, recoveryAddOrUpdate, recoveryDelete
@@ -62,9 +63,10 @@ struct PendingOperation: Equatable {
             fields[String(parts[0])] = String(decoding: value, as: UTF8.self)
         }
         guard let kind = fields["kind"].flatMap(Kind.init(rawValue:)), let id = fields["id"], let challenge = fields["challenge"],
-              let expiresAt = fields["expiresAt"].flatMap({ Int64($0) }),
-              let pinType = fields["pinType"].flatMap(PinCodeType.init(rawValue:)),
-              let pinMin = fields["pinMin"].flatMap({ Int($0) }), let pinMax = fields["pinMax"].flatMap({ Int($0) }) else { return nil }
+            let expiresAt = fields["expiresAt"].flatMap({ Int64($0) }),
+            let pinType = fields["pinType"].flatMap(PinCodeType.init(rawValue:)),
+            let pinMin = fields["pinMin"].flatMap({ Int($0) }), let pinMax = fields["pinMax"].flatMap({ Int($0) })
+        else { return nil }
         self.init(kind: kind, id: id, challenge: challenge, expiresAt: expiresAt)
         contextHash = fields["contextHash"] ?? ""
         methods = AuthMethod.list(fields["methods"] ?? "")

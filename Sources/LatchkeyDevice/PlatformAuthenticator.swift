@@ -1,8 +1,9 @@
 import Crypto
 import LatchkeyContract
 
-/// A discoverable credential a platform authenticator keeps (a passkey in the phone's keychain):
-/// a value the caller persists. Holds the private key — it never leaves the device's storage.
+/// A discoverable credential a platform authenticator keeps (a passkey in the phone's keychain): a value the caller persists.
+///
+/// Holds the private key — it never leaves the device's storage.
 public struct PlatformCredential: Sendable, Equatable {
     public var id: [UInt8]
     public var rpId: String
@@ -12,12 +13,22 @@ public struct PlatformCredential: Sendable, Equatable {
     public var privateKey: [UInt8]
     /// The last signature counter reported (always 0 for a synced credential).
     public var signCount: UInt32
-    /// A synced passkey (iCloud Keychain on): BE and BS set, counter 0. Else device-bound.
+    /// A synced passkey (iCloud Keychain on): BE and BS set, counter 0.
+    ///
+    /// Else device-bound.
     public var synced: Bool
     public var createdAt: UnixTime
 
-    public init(id: [UInt8], rpId: String, userHandle: [UInt8], algorithm: COSEAlgorithm, privateKey: [UInt8],
-                signCount: UInt32, synced: Bool, createdAt: UnixTime) {
+    public init(
+        id: [UInt8],
+        rpId: String,
+        userHandle: [UInt8],
+        algorithm: COSEAlgorithm,
+        privateKey: [UInt8],
+        signCount: UInt32,
+        synced: Bool,
+        createdAt: UnixTime
+    ) {
         self.id = id
         self.rpId = rpId
         self.userHandle = userHandle
@@ -55,8 +66,15 @@ public struct PlatformCreationRequest: Sendable, Equatable {
     /// A synced passkey (BE, BS, counter 0) or a device-bound one (counter from 1).
     public var synced: Bool
 
-    public init(rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8],
-                userVerified: Bool, synced: Bool) {
+    public init(
+        rpId: String,
+        userHandle: [UInt8],
+        algorithms: [Int64],
+        excludeCredentials: [[UInt8]],
+        clientDataJSON: [UInt8],
+        userVerified: Bool,
+        synced: Bool
+    ) {
         self.rpId = rpId
         self.userHandle = userHandle
         self.algorithms = algorithms
@@ -120,13 +138,18 @@ public struct PlatformAuthenticator: Sendable {
     /// and a key (drawn next) from the random source.
     /// - Parameter held: the credentials the device holds (to refuse an excluded one).
     /// - Throws: `.excluded`, `.noSupportedAlgorithm`.
-    public func create(_ request: PlatformCreationRequest, held: [PlatformCredential], now: UnixTime)
+    public func create(
+        _ request: PlatformCreationRequest,
+        held: [PlatformCredential],
+        now: UnixTime
+    )
         throws(PlatformAuthenticatorError) -> PlatformCreation
     {
         let excluded = Set(request.excludeCredentials)
         guard !held.contains(where: { $0.rpId == request.rpId && excluded.contains($0.id) }) else { throw .excluded }
-        guard let algorithm = request.algorithms.lazy.compactMap({ COSEAlgorithm(rawValue: $0) })
-            .first(where: { Self.supported.contains($0) })
+        guard
+            let algorithm = request.algorithms.lazy.compactMap({ COSEAlgorithm(rawValue: $0) })
+                .first(where: { Self.supported.contains($0) })
         else { throw .noSupportedAlgorithm }
         let id = random.bytes(Self.credentialIdLength)
         let privateKey: [UInt8]
@@ -148,30 +171,50 @@ public struct PlatformAuthenticator: Sendable {
             privateKey = drawn.scalar
             publicKey = COSEKey(drawn.key.publicKey)
         }
-        let credential = PlatformCredential(id: id, rpId: request.rpId, userHandle: request.userHandle, algorithm: algorithm,
-                                            privateKey: privateKey, signCount: request.synced ? 0 : 1, synced: request.synced,
-                                            createdAt: now)
+        let credential = PlatformCredential(
+            id: id,
+            rpId: request.rpId,
+            userHandle: request.userHandle,
+            algorithm: algorithm,
+            privateKey: privateKey,
+            signCount: request.synced ? 0 : 1,
+            synced: request.synced,
+            createdAt: now
+        )
         let data = AuthenticatorData(
-            rpIdHash: Array(SHA256.hash(data: Array(request.rpId.utf8))), flags: flags(credential, userVerified: request.userVerified),
+            rpIdHash: Array(SHA256.hash(data: Array(request.rpId.utf8))),
+            flags: flags(credential, userVerified: request.userVerified),
             signCount: credential.signCount,
-            attestedCredential: AttestedCredentialData(aaguid: aaguid, credentialId: id, publicKey: publicKey))
+            attestedCredential: AttestedCredentialData(aaguid: aaguid, credentialId: id, publicKey: publicKey)
+        )
         let authData = data.encoded
         let object = AttestationObject(format: "none", statement: [], authData: authData)
-        return PlatformCreation(credential: credential, attestationObject: object.encoded, authenticatorData: authData,
-                                publicKey: publicKey.encoded)
+        return PlatformCreation(
+            credential: credential,
+            attestationObject: object.encoded,
+            authenticatorData: authData,
+            publicKey: publicKey.encoded
+        )
     }
 
     /// Signs an assertion with `credential`: authenticator data (a device-bound credential's
     /// counter moved on by one, a synced one's left at 0) and a signature over
     /// `authData ‖ SHA-256(clientDataJSON)`.
     /// - Throws: `.unusableKey`.
-    public func get(_ credential: PlatformCredential, clientDataJSON: [UInt8], userVerified: Bool)
+    public func get(
+        _ credential: PlatformCredential,
+        clientDataJSON: [UInt8],
+        userVerified: Bool
+    )
         throws(PlatformAuthenticatorError) -> PlatformAssertion
     {
         var credential = credential
         if !credential.synced { credential.signCount &+= 1 }
-        let authData = AuthenticatorData(rpIdHash: Array(SHA256.hash(data: Array(credential.rpId.utf8))),
-                                         flags: flags(credential, userVerified: userVerified), signCount: credential.signCount).encoded
+        let authData = AuthenticatorData(
+            rpIdHash: Array(SHA256.hash(data: Array(credential.rpId.utf8))),
+            flags: flags(credential, userVerified: userVerified),
+            signCount: credential.signCount
+        ).encoded
         let signed = authData + Array(SHA256.hash(data: clientDataJSON))
         let signature: [UInt8]
         switch credential.algorithm {
@@ -180,19 +223,30 @@ public struct PlatformAuthenticator: Sendable {
             signature = der
         case .eddsa:
             guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: credential.privateKey),
-                  let raw = try? key.signature(for: signed) else { throw .unusableKey }
+                let raw = try? key.signature(for: signed)
+            else { throw .unusableKey }
             signature = Array(raw)
         case .rs256:
             throw .unusableKey
         }
-        return PlatformAssertion(credential: credential, authenticatorData: authData, signature: signature,
-                                 userHandle: credential.userHandle)
+        return PlatformAssertion(
+            credential: credential,
+            authenticatorData: authData,
+            signature: signature,
+            userHandle: credential.userHandle
+        )
     }
 
-    /// The credential a get uses: the first `allowCredentials` entry it holds for the RP id, or —
-    /// when the list is empty — its newest credential for the RP id (the later one held on a tie).
+    /// The credential a get uses: the first `allowCredentials` entry it holds for the RP id.
+    ///
+    /// When the list is empty, its newest credential for the RP id (the later one held on a tie).
+    ///
     /// Nil when it holds none (the contract's `notFound`, `kind: "passkey"`).
-    public static func credentialForGet(held: [PlatformCredential], rpId: String, allowCredentials: [[UInt8]])
+    public static func credentialForGet(
+        held: [PlatformCredential],
+        rpId: String,
+        allowCredentials: [[UInt8]]
+    )
         -> PlatformCredential?
     {
         let forRP = held.filter { $0.rpId == rpId }

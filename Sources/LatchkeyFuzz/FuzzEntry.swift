@@ -12,8 +12,9 @@ import Glibc
 import Darwin
 #endif
 
-/// One engine over an in-memory store, shared by every input (state accumulates, as in a
-/// long session). Output goes to /dev/null: the fuzzer looks for crashes, hangs and leaks.
+/// One engine over an in-memory store, shared by every input (state accumulates, as in a long session).
+///
+/// Output goes to /dev/null: the fuzzer looks for crashes, hangs and leaks.
 final class FuzzHarness: @unchecked Sendable {
     static let shared = FuzzHarness()
     private(set) var server: LatchkeyServer?
@@ -27,8 +28,11 @@ final class FuzzHarness: @unchecked Sendable {
     }
 
     private static func makeServer() -> LatchkeyServer? {
-        let environment = Environment(clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1),
-                                      openStore: { try SQLiteStore.inMemory() })
+        let environment = Environment(
+            clock: ManualClock(start: 1_767_225_600),
+            random: SeededRandomSource(seed: 1),
+            openStore: { try SQLiteStore.inMemory() }
+        )
         return LatchkeyServer(environment: environment, options: ServerOptions(version: "fuzz"))
     }
 

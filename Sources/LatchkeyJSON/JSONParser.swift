@@ -88,8 +88,8 @@ public enum JSONParser {
             var iterator = json_object_iter(node)
             while let current = iterator {
                 guard let keyPointer = json_object_iter_key(current),
-                      let child = json_object_iter_value(current),
-                      let value = convert(child, depth: depth + 1)
+                    let child = json_object_iter_value(current),
+                    let value = convert(child, depth: depth + 1)
                 else { return nil }
                 let keyLength = json_object_iter_key_len(current)
                 let key = keyPointer.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
@@ -114,9 +114,11 @@ public enum JSONParser {
         case Int32(JSON_STRING.rawValue):
             let length = json_string_length(node)
             guard let pointer = json_string_value(node) else { return .string("") }
-            return .string(pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-            })
+            return .string(
+                pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                }
+            )
         case Int32(JSON_INTEGER.rawValue):
             return .int(Int64(json_integer_value(node)))
         case Int32(JSON_REAL.rawValue):

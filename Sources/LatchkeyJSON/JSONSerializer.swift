@@ -9,10 +9,11 @@ public enum JSONSerializer {
         return output
     }
 
-    /// Serializes `value` and appends the text to `output`. Every real is written in the fewest
-    /// digits that read back exactly: one `json_dumpb` of the whole tree when all reals need the
-    /// same precision (nearly always: most documents have none), else each scalar dumped by
-    /// jansson with its own precision and the punctuation between them written here.
+    /// Serializes `value` and appends the text to `output`.
+    ///
+    /// Every real is written in the fewest digits that read back exactly: one `json_dumpb` of the whole
+    /// tree when all reals need the same precision (nearly always: most documents have none), else each
+    /// scalar dumped by jansson with its own precision and the punctuation between them written here.
     public static func serialize(_ value: JSON, into output: inout [UInt8]) {
         var precisions = Set<Int>()
         collectPrecisions(value, into: &precisions)

@@ -1,4 +1,5 @@
 import CLibpq
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,9 +12,10 @@ struct PostgresRows {
     var rows: [[PostgresValue]]
 }
 
-/// One libpq connection, synchronous like the stdio loop. Statements with parameters are
-/// prepared once per connection (named by their text) and run with text-format parameters.
-/// Not thread-safe: its owner serialises access.
+/// One libpq connection, synchronous like the stdio loop.
+///
+/// Statements with parameters are prepared once per connection (named by their text) and run with
+/// text-format parameters. Not thread-safe: its owner serialises access.
 final class PostgresConnection {
     private let pq: UnsafePointer<CLibpq_table>
     private let conn: OpaquePointer
@@ -131,8 +133,9 @@ final class PostgresConnection {
     }
 }
 
-/// libpq's functions, loaded on first use (nil: libpq is not installed). Loaded, not linked:
-/// latchkey on SQLite starts without loading libpq and the libraries it pulls in.
+/// libpq's functions, loaded on first use (nil: libpq is not installed).
+///
+/// Loaded, not linked: latchkey on SQLite starts without loading libpq and the libraries it pulls in.
 /// (Never written after its one-time initialisation, so shared across threads safely.)
 nonisolated(unsafe) let libpq: UnsafePointer<CLibpq_table>? = CLibpq_load()
 

@@ -1,8 +1,8 @@
-/// The PostgreSQL schema, as append-only migrations: a landed migration is never edited;
-/// changes come as new ones. The tables and columns are the SQLite store's (bigint for
-/// integers and Unix times, bytea for bytes, boolean for flags); every table also carries
-/// `_seq`, its insertion order (SQLite's rowid), which orders `fetchAll`. Identifiers are
-/// quoted: the columns are camelCase and `user` is a reserved word.
+/// The PostgreSQL schema, as append-only migrations: a landed migration is never edited; changes come as new ones.
+///
+/// The tables and columns are the SQLite store's (bigint for integers and Unix times, bytea for bytes,
+/// boolean for flags); every table also carries `_seq`, its insertion order (SQLite's rowid), which
+/// orders `fetchAll`. Identifiers are quoted: the columns are camelCase and `user` is a reserved word.
 enum PostgresMigrations {
     /// Migrations in order: (name, SQL).
     static let all: [(name: String, sql: String)] = [
@@ -17,11 +17,15 @@ enum PostgresMigrations {
         try connection.execute("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
-            try connection.execute("CREATE TABLE IF NOT EXISTS latchkey_migration (name TEXT PRIMARY KEY NOT NULL, appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())")
-            let applied = Set(try connection.execute("SELECT name FROM latchkey_migration").rows.compactMap { row -> String? in
-                if case .text(let name)? = row.first { return name }
-                return nil
-            })
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS latchkey_migration (name TEXT PRIMARY KEY NOT NULL, appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            let applied = Set(
+                try connection.execute("SELECT name FROM latchkey_migration").rows.compactMap { row -> String? in
+                    if case .text(let name)? = row.first { return name }
+                    return nil
+                }
+            )
             for migration in all where !applied.contains(migration.name) {
                 try connection.execute(migration.sql)
                 try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
@@ -39,137 +43,137 @@ enum PostgresMigrations {
     /// The SQLite store's schema as of its migration v3, with the indexes every domain lookup
     /// uses (the audit list newest first, activations by process).
     static let v1 = """
-    CREATE TABLE "server_config" (
-        "id" TEXT PRIMARY KEY, "gracePeriodSeconds" BIGINT NOT NULL, "insecureWindowSeconds" BIGINT NOT NULL,
-        "sessionLifetimeSeconds" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE TABLE "audit_event" (
-        "id" TEXT PRIMARY KEY, "at" BIGINT NOT NULL, "type" TEXT NOT NULL, "userId" TEXT,
-        "registrationId" TEXT, "deviceId" TEXT, "detail" TEXT, "activationName" TEXT, "installationId" TEXT,
-        "_seq" BIGSERIAL);
-    CREATE INDEX "audit_event_registration" ON "audit_event"("registrationId");
-    CREATE INDEX "audit_event_user" ON "audit_event"("userId");
-    CREATE TABLE "rate_event" (
-        "id" TEXT PRIMARY KEY, "scope" TEXT NOT NULL, "subject" TEXT NOT NULL, "at" BIGINT NOT NULL,
-        "_seq" BIGSERIAL);
-    CREATE INDEX "rate_event_subject" ON "rate_event"("scope", "subject", "at");
-    CREATE TABLE "application" (
-        "id" TEXT PRIMARY KEY, "activationCodeLength" BIGINT NOT NULL, "activationCodeType" TEXT NOT NULL,
-        "activationCodeTtlSeconds" BIGINT NOT NULL, "pinCodeType" TEXT NOT NULL,
-        "pinCodeLengthMin" BIGINT NOT NULL, "pinCodeLengthMax" BIGINT NOT NULL,
-        "maxFailedAttempts" BIGINT NOT NULL, "authMethods" TEXT NOT NULL,
-        "addOrUpdateAllowedBy" TEXT NOT NULL, "tokenTtlSeconds" BIGINT NOT NULL,
-        "redirectUrlPrefixes" TEXT NOT NULL, "_seq" BIGSERIAL);
-    CREATE TABLE "user" (
-        "id" TEXT PRIMARY KEY, "email" TEXT, "emailKey" TEXT, "phoneNumber" TEXT, "passwordHash" BYTEA,
-        "passwordSalt" BYTEA, "birthDate" TEXT, "attributes" TEXT, "createdAt" BIGINT NOT NULL,
-        "loginName" TEXT, "_seq" BIGSERIAL);
-    CREATE UNIQUE INDEX "user_login_name" ON "user"("loginName");
-    CREATE UNIQUE INDEX "user_phoneNumber_key" ON "user"("phoneNumber");
-    CREATE UNIQUE INDEX "user_emailKey_key" ON "user"("emailKey");
-    CREATE TABLE "passkey" (
-        "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "friendlyName" TEXT NOT NULL,
-        "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "passkey_user" ON "passkey"("userId");
-    CREATE TABLE "activation_code" (
-        "id" TEXT PRIMARY KEY, "codeHash" TEXT NOT NULL, "userId" TEXT NOT NULL,
-        "applicationId" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "boundDeviceId" TEXT,
-        "consumed" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "activation_code_hash" ON "activation_code"("codeHash");
-    CREATE TABLE "registration" (
-        "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "applicationId" TEXT NOT NULL,
-        "deviceId" TEXT NOT NULL, "state" TEXT NOT NULL, "authMethods" TEXT NOT NULL,
-        "failedAttempts" BIGINT NOT NULL, "lastAttempt" BIGINT, "possessionPublicKey" BYTEA NOT NULL,
-        "pinPublicKey" BYTEA, "touchIdPublicKey" BYTEA, "faceIdPublicKey" BYTEA, "recoveryPublicKey" BYTEA,
-        "recoveryFailedAttempts" BIGINT NOT NULL, "keyGeneration" BIGINT NOT NULL,
-        "signCounter" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL, "name" TEXT, "_seq" BIGSERIAL);
-    CREATE INDEX "registration_user" ON "registration"("userId", "state");
-    CREATE TABLE "pushed_authentication" (
-        "id" TEXT PRIMARY KEY, "registrationId" TEXT NOT NULL, "contextTitle" TEXT, "contextContent" TEXT,
-        "contextMIME" TEXT, "status" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "decidedAt" BIGINT,
-        "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "pushed_authentication_registration" ON "pushed_authentication"("registrationId", "status");
-    CREATE TABLE "token" (
-        "id" TEXT PRIMARY KEY, "registrationId" TEXT NOT NULL, "purpose" TEXT NOT NULL,
-        "keyGeneration" BIGINT NOT NULL, "expiresAt" BIGINT NOT NULL, "used" BOOLEAN NOT NULL,
-        "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "token_registration" ON "token"("registrationId");
-    CREATE TABLE "onboarding_process" (
-        "id" TEXT PRIMARY KEY, "deviceId" TEXT NOT NULL, "userId" TEXT, "applicationId" TEXT NOT NULL,
-        "channel" TEXT, "address" TEXT, "otpHash" TEXT, "otpExpiresAt" BIGINT, "lastSentAt" BIGINT,
-        "wrongOtps" BIGINT NOT NULL, "status" TEXT NOT NULL, "canRestoreSession" BOOLEAN NOT NULL,
-        "instance" TEXT NOT NULL, "otpAccepted" BOOLEAN NOT NULL, "registrationId" TEXT,
-        "closed" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "onboarding_process_registration" ON "onboarding_process"("registrationId");
-    CREATE INDEX "onboarding_process_device" ON "onboarding_process"("deviceId", "closed");
-    CREATE TABLE "account_recovery" (
-        "id" TEXT PRIMARY KEY, "state" BIGINT NOT NULL, "reason" BIGINT NOT NULL,
-        "startTime" BIGINT NOT NULL, "endTime" BIGINT, "_seq" BIGSERIAL);
-    CREATE INDEX "account_recovery_due" ON "account_recovery"("state", "endTime");
-    CREATE TABLE "user_session" (
-        "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "createdAt" BIGINT NOT NULL,
-        "expiresAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "user_session_user" ON "user_session"("userId");
-    CREATE TABLE "reset_code" (
-        "id" TEXT PRIMARY KEY, "subject" TEXT NOT NULL, "userId" TEXT NOT NULL, "kind" TEXT NOT NULL,
-        "codeHash" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "wrongTries" BIGINT NOT NULL,
-        "consumed" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "reset_code_user" ON "reset_code"("userId");
-    CREATE INDEX "reset_code_subject" ON "reset_code"("subject", "consumed");
-    CREATE TABLE "device" (
-        "id" TEXT PRIMARY KEY, "biometry" TEXT NOT NULL, "iCloudKeychain" BOOLEAN NOT NULL, "name" TEXT,
-        "biometricOutcome" TEXT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE TABLE "device_item" (
-        "id" TEXT PRIMARY KEY, "deviceId" TEXT NOT NULL, "name" TEXT NOT NULL, "value" BYTEA NOT NULL,
-        "thisDeviceOnly" BOOLEAN NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "device_item_device" ON "device_item"("deviceId");
-    CREATE TABLE "device_backup" (
-        "id" TEXT PRIMARY KEY, "deviceId" TEXT NOT NULL, "kind" TEXT NOT NULL, "createdAt" BIGINT NOT NULL,
-        "_seq" BIGSERIAL);
-    CREATE TABLE "device_backup_item" (
-        "id" TEXT PRIMARY KEY, "backupId" TEXT NOT NULL, "name" TEXT NOT NULL, "value" BYTEA NOT NULL,
-        "_seq" BIGSERIAL);
-    CREATE INDEX "device_backup_item_backup" ON "device_backup_item"("backupId");
-    CREATE TABLE "activation" (
-        "id" TEXT PRIMARY KEY, "codeId" TEXT, "processId" TEXT, "caller" TEXT NOT NULL,
-        "challenge" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL,
-        "_seq" BIGSERIAL);
-    CREATE INDEX "activation_by_code" ON "activation"("codeId");
-    CREATE TABLE "challenge" (
-        "id" TEXT PRIMARY KEY, "registrationId" TEXT NOT NULL, "purpose" TEXT NOT NULL,
-        "challenge" TEXT NOT NULL, "contextHash" TEXT NOT NULL, "pushedAuthenticationId" TEXT,
-        "tokenExpiresAt" BIGINT, "expiresAt" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "challenge_registration" ON "challenge"("registrationId", "expiresAt");
-    CREATE INDEX "audit_event_seq" ON "audit_event"("_seq");
-    CREATE INDEX "activation_by_process" ON "activation"("processId");
-    CREATE INDEX "onboarding_process_user" ON "onboarding_process"("userId");
-    CREATE INDEX "device_backup_device" ON "device_backup"("deviceId");
-    """
+        CREATE TABLE "server_config" (
+            "id" TEXT PRIMARY KEY, "gracePeriodSeconds" BIGINT NOT NULL, "insecureWindowSeconds" BIGINT NOT NULL,
+            "sessionLifetimeSeconds" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE TABLE "audit_event" (
+            "id" TEXT PRIMARY KEY, "at" BIGINT NOT NULL, "type" TEXT NOT NULL, "userId" TEXT,
+            "registrationId" TEXT, "deviceId" TEXT, "detail" TEXT, "activationName" TEXT, "installationId" TEXT,
+            "_seq" BIGSERIAL);
+        CREATE INDEX "audit_event_registration" ON "audit_event"("registrationId");
+        CREATE INDEX "audit_event_user" ON "audit_event"("userId");
+        CREATE TABLE "rate_event" (
+            "id" TEXT PRIMARY KEY, "scope" TEXT NOT NULL, "subject" TEXT NOT NULL, "at" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        CREATE INDEX "rate_event_subject" ON "rate_event"("scope", "subject", "at");
+        CREATE TABLE "application" (
+            "id" TEXT PRIMARY KEY, "activationCodeLength" BIGINT NOT NULL, "activationCodeType" TEXT NOT NULL,
+            "activationCodeTtlSeconds" BIGINT NOT NULL, "pinCodeType" TEXT NOT NULL,
+            "pinCodeLengthMin" BIGINT NOT NULL, "pinCodeLengthMax" BIGINT NOT NULL,
+            "maxFailedAttempts" BIGINT NOT NULL, "authMethods" TEXT NOT NULL,
+            "addOrUpdateAllowedBy" TEXT NOT NULL, "tokenTtlSeconds" BIGINT NOT NULL,
+            "redirectUrlPrefixes" TEXT NOT NULL, "_seq" BIGSERIAL);
+        CREATE TABLE "user" (
+            "id" TEXT PRIMARY KEY, "email" TEXT, "emailKey" TEXT, "phoneNumber" TEXT, "passwordHash" BYTEA,
+            "passwordSalt" BYTEA, "birthDate" TEXT, "attributes" TEXT, "createdAt" BIGINT NOT NULL,
+            "loginName" TEXT, "_seq" BIGSERIAL);
+        CREATE UNIQUE INDEX "user_login_name" ON "user"("loginName");
+        CREATE UNIQUE INDEX "user_phoneNumber_key" ON "user"("phoneNumber");
+        CREATE UNIQUE INDEX "user_emailKey_key" ON "user"("emailKey");
+        CREATE TABLE "passkey" (
+            "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "friendlyName" TEXT NOT NULL,
+            "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "passkey_user" ON "passkey"("userId");
+        CREATE TABLE "activation_code" (
+            "id" TEXT PRIMARY KEY, "codeHash" TEXT NOT NULL, "userId" TEXT NOT NULL,
+            "applicationId" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "boundDeviceId" TEXT,
+            "consumed" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "activation_code_hash" ON "activation_code"("codeHash");
+        CREATE TABLE "registration" (
+            "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "applicationId" TEXT NOT NULL,
+            "deviceId" TEXT NOT NULL, "state" TEXT NOT NULL, "authMethods" TEXT NOT NULL,
+            "failedAttempts" BIGINT NOT NULL, "lastAttempt" BIGINT, "possessionPublicKey" BYTEA NOT NULL,
+            "pinPublicKey" BYTEA, "touchIdPublicKey" BYTEA, "faceIdPublicKey" BYTEA, "recoveryPublicKey" BYTEA,
+            "recoveryFailedAttempts" BIGINT NOT NULL, "keyGeneration" BIGINT NOT NULL,
+            "signCounter" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL, "name" TEXT, "_seq" BIGSERIAL);
+        CREATE INDEX "registration_user" ON "registration"("userId", "state");
+        CREATE TABLE "pushed_authentication" (
+            "id" TEXT PRIMARY KEY, "registrationId" TEXT NOT NULL, "contextTitle" TEXT, "contextContent" TEXT,
+            "contextMIME" TEXT, "status" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "decidedAt" BIGINT,
+            "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "pushed_authentication_registration" ON "pushed_authentication"("registrationId", "status");
+        CREATE TABLE "token" (
+            "id" TEXT PRIMARY KEY, "registrationId" TEXT NOT NULL, "purpose" TEXT NOT NULL,
+            "keyGeneration" BIGINT NOT NULL, "expiresAt" BIGINT NOT NULL, "used" BOOLEAN NOT NULL,
+            "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "token_registration" ON "token"("registrationId");
+        CREATE TABLE "onboarding_process" (
+            "id" TEXT PRIMARY KEY, "deviceId" TEXT NOT NULL, "userId" TEXT, "applicationId" TEXT NOT NULL,
+            "channel" TEXT, "address" TEXT, "otpHash" TEXT, "otpExpiresAt" BIGINT, "lastSentAt" BIGINT,
+            "wrongOtps" BIGINT NOT NULL, "status" TEXT NOT NULL, "canRestoreSession" BOOLEAN NOT NULL,
+            "instance" TEXT NOT NULL, "otpAccepted" BOOLEAN NOT NULL, "registrationId" TEXT,
+            "closed" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "onboarding_process_registration" ON "onboarding_process"("registrationId");
+        CREATE INDEX "onboarding_process_device" ON "onboarding_process"("deviceId", "closed");
+        CREATE TABLE "account_recovery" (
+            "id" TEXT PRIMARY KEY, "state" BIGINT NOT NULL, "reason" BIGINT NOT NULL,
+            "startTime" BIGINT NOT NULL, "endTime" BIGINT, "_seq" BIGSERIAL);
+        CREATE INDEX "account_recovery_due" ON "account_recovery"("state", "endTime");
+        CREATE TABLE "user_session" (
+            "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "createdAt" BIGINT NOT NULL,
+            "expiresAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "user_session_user" ON "user_session"("userId");
+        CREATE TABLE "reset_code" (
+            "id" TEXT PRIMARY KEY, "subject" TEXT NOT NULL, "userId" TEXT NOT NULL, "kind" TEXT NOT NULL,
+            "codeHash" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "wrongTries" BIGINT NOT NULL,
+            "consumed" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "reset_code_user" ON "reset_code"("userId");
+        CREATE INDEX "reset_code_subject" ON "reset_code"("subject", "consumed");
+        CREATE TABLE "device" (
+            "id" TEXT PRIMARY KEY, "biometry" TEXT NOT NULL, "iCloudKeychain" BOOLEAN NOT NULL, "name" TEXT,
+            "biometricOutcome" TEXT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE TABLE "device_item" (
+            "id" TEXT PRIMARY KEY, "deviceId" TEXT NOT NULL, "name" TEXT NOT NULL, "value" BYTEA NOT NULL,
+            "thisDeviceOnly" BOOLEAN NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "device_item_device" ON "device_item"("deviceId");
+        CREATE TABLE "device_backup" (
+            "id" TEXT PRIMARY KEY, "deviceId" TEXT NOT NULL, "kind" TEXT NOT NULL, "createdAt" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        CREATE TABLE "device_backup_item" (
+            "id" TEXT PRIMARY KEY, "backupId" TEXT NOT NULL, "name" TEXT NOT NULL, "value" BYTEA NOT NULL,
+            "_seq" BIGSERIAL);
+        CREATE INDEX "device_backup_item_backup" ON "device_backup_item"("backupId");
+        CREATE TABLE "activation" (
+            "id" TEXT PRIMARY KEY, "codeId" TEXT, "processId" TEXT, "caller" TEXT NOT NULL,
+            "challenge" TEXT NOT NULL, "expiresAt" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        CREATE INDEX "activation_by_code" ON "activation"("codeId");
+        CREATE TABLE "challenge" (
+            "id" TEXT PRIMARY KEY, "registrationId" TEXT NOT NULL, "purpose" TEXT NOT NULL,
+            "challenge" TEXT NOT NULL, "contextHash" TEXT NOT NULL, "pushedAuthenticationId" TEXT,
+            "tokenExpiresAt" BIGINT, "expiresAt" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "challenge_registration" ON "challenge"("registrationId", "expiresAt");
+        CREATE INDEX "audit_event_seq" ON "audit_event"("_seq");
+        CREATE INDEX "activation_by_process" ON "activation"("processId");
+        CREATE INDEX "onboarding_process_user" ON "onboarding_process"("userId");
+        CREATE INDEX "device_backup_device" ON "device_backup"("deviceId");
+        """
 
     /// The SQLite store's v4: the caller a challenge was issued to (a recovery's installation).
     static let v2 = """
-    ALTER TABLE "challenge" ADD COLUMN "caller" TEXT;
-    """
+        ALTER TABLE "challenge" ADD COLUMN "caller" TEXT;
+        """
 
     /// The SQLite store's v5: passkeys as WebAuthn credentials, the Relying Party of each
     /// application, user handles and ceremonies.
     static let v3 = """
-    ALTER TABLE "application" ADD COLUMN "passkeyRpId" TEXT;
-    ALTER TABLE "application" ADD COLUMN "passkeyRpName" TEXT;
-    ALTER TABLE "application" ADD COLUMN "passkeyOrigins" TEXT;
-    ALTER TABLE "application" ADD COLUMN "passkeyUserVerification" TEXT;
-    ALTER TABLE "user" ADD COLUMN "passkeyUserHandle" BYTEA;
-    ALTER TABLE "passkey" ADD COLUMN "publicKey" BYTEA;
-    ALTER TABLE "passkey" ADD COLUMN "algorithm" BIGINT;
-    ALTER TABLE "passkey" ADD COLUMN "signCount" BIGINT NOT NULL DEFAULT 0;
-    ALTER TABLE "passkey" ADD COLUMN "backupEligible" BOOLEAN NOT NULL DEFAULT false;
-    ALTER TABLE "passkey" ADD COLUMN "backedUp" BOOLEAN NOT NULL DEFAULT false;
-    ALTER TABLE "passkey" ADD COLUMN "transports" TEXT NOT NULL DEFAULT '';
-    ALTER TABLE "passkey" ADD COLUMN "aaguid" TEXT;
-    ALTER TABLE "passkey" ADD COLUMN "lastUsedAt" BIGINT;
-    CREATE TABLE "passkey_ceremony" (
-        "id" TEXT PRIMARY KEY, "kind" TEXT NOT NULL, "applicationId" TEXT NOT NULL, "userId" TEXT,
-        "named" BOOLEAN NOT NULL, "challenge" BYTEA NOT NULL, "expiresAt" BIGINT NOT NULL,
-        "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
-    CREATE INDEX "passkey_ceremony_expiry" ON "passkey_ceremony"("expiresAt");
-    """
+        ALTER TABLE "application" ADD COLUMN "passkeyRpId" TEXT;
+        ALTER TABLE "application" ADD COLUMN "passkeyRpName" TEXT;
+        ALTER TABLE "application" ADD COLUMN "passkeyOrigins" TEXT;
+        ALTER TABLE "application" ADD COLUMN "passkeyUserVerification" TEXT;
+        ALTER TABLE "user" ADD COLUMN "passkeyUserHandle" BYTEA;
+        ALTER TABLE "passkey" ADD COLUMN "publicKey" BYTEA;
+        ALTER TABLE "passkey" ADD COLUMN "algorithm" BIGINT;
+        ALTER TABLE "passkey" ADD COLUMN "signCount" BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE "passkey" ADD COLUMN "backupEligible" BOOLEAN NOT NULL DEFAULT false;
+        ALTER TABLE "passkey" ADD COLUMN "backedUp" BOOLEAN NOT NULL DEFAULT false;
+        ALTER TABLE "passkey" ADD COLUMN "transports" TEXT NOT NULL DEFAULT '';
+        ALTER TABLE "passkey" ADD COLUMN "aaguid" TEXT;
+        ALTER TABLE "passkey" ADD COLUMN "lastUsedAt" BIGINT;
+        CREATE TABLE "passkey_ceremony" (
+            "id" TEXT PRIMARY KEY, "kind" TEXT NOT NULL, "applicationId" TEXT NOT NULL, "userId" TEXT,
+            "named" BOOLEAN NOT NULL, "challenge" BYTEA NOT NULL, "expiresAt" BIGINT NOT NULL,
+            "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "passkey_ceremony_expiry" ON "passkey_ceremony"("expiresAt");
+        """
 }

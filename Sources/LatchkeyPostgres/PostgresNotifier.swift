@@ -35,8 +35,11 @@ public final class PostgresNotifier: Sendable {
 
     public init(conninfo: String, key: [UInt8]) {
         self.conninfo = conninfo
-        sealKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: key), info: Array("latchkey notify v1".utf8),
-                                         outputByteCount: 32)
+        sealKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: key),
+            info: Array("latchkey notify v1".utf8),
+            outputByteCount: 32
+        )
         origin = (0..<16).map { _ in UInt8.random(in: 0...255) }
     }
 
@@ -66,8 +69,10 @@ public final class PostgresNotifier: Sendable {
                 do {
                     let connection = try state.publisher ?? connect(applicationName: "latchkey-notify", &state)
                     state.publisher = connection
-                    try connection.query("SELECT pg_notify('\(Self.channel)', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
-                                         [.text(array)])
+                    try connection.query(
+                        "SELECT pg_notify('\(Self.channel)', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
+                        [.text(array)]
+                    )
                     return
                 } catch {
                     state.publisher = nil
@@ -125,9 +130,10 @@ public final class PostgresNotifier: Sendable {
 
     private func open(_ payload: String) -> (topic: String, message: [UInt8])? {
         guard let data = Data(base64Encoded: payload),
-              let box = try? ChaChaPoly.SealedBox(combined: data),
-              let plain = try? Array(ChaChaPoly.open(box, using: sealKey)),
-              plain.count >= 17, Array(plain[0..<16]) != origin else { return nil }
+            let box = try? ChaChaPoly.SealedBox(combined: data),
+            let plain = try? Array(ChaChaPoly.open(box, using: sealKey)),
+            plain.count >= 17, Array(plain[0..<16]) != origin
+        else { return nil }
         let topicLength = Int(plain[16])
         guard plain.count >= 17 + topicLength else { return nil }
         let topic = String(decoding: plain[17..<(17 + topicLength)], as: UTF8.self)

@@ -1,6 +1,7 @@
-import LatchkeyCore
 import Foundation
+import LatchkeyCore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,8 +25,9 @@ public final class PostgresStore: Store, Sendable {
     /// The one connection: one transaction at a time on it.
     private let connectionSlot = Mutex(ConnectionSlot())
     /// How often one body may run, and for how long, before the call answers `StoreUnavailable`.
-    /// Serialization failures include false positives (predicate locks are kept per index
-    /// page, so writers of neighbouring rows can fail each other): a generous budget.
+    ///
+    /// Serialization failures include false positives (predicate locks are kept per index page, so writers
+    /// of neighbouring rows can fail each other): a generous budget.
     static let maxAttempts = 60
     static let retryBudgetMilliseconds: Int64 = 5000
     /// Attempts before a body runs alone (see `transaction`).
@@ -35,9 +37,10 @@ public final class PostgresStore: Store, Sendable {
     /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
     static let reconnectPauseMilliseconds: Int64 = 500
 
-    /// Connects and migrates. `key` is the keyed-hash key (from `--key-file`; never stored in
-    /// the database).
-    /// - Throws: `StoreUnavailable` when the server cannot be reached.
+    /// Connects and migrates.
+    ///
+    /// `key` is the keyed-hash key (from `--key-file`; never stored in the database). - Throws:
+    /// `StoreUnavailable` when the server cannot be reached.
     public init(conninfo: String, key: [UInt8]) throws {
         self.conninfo = conninfo
         self.key = key
@@ -122,7 +125,8 @@ public final class PostgresStore: Store, Sendable {
                     }
                     _ = try? connection.execute("ROLLBACK")
                     if error.isRetryable, attempt < Self.maxAttempts,
-                       Self.nowMilliseconds() - started < Self.retryBudgetMilliseconds {
+                        Self.nowMilliseconds() - started < Self.retryBudgetMilliseconds
+                    {
                         slot.retries += 1
                         Self.pause(attempt: attempt)
                         continue
@@ -136,13 +140,15 @@ public final class PostgresStore: Store, Sendable {
         }
     }
 
-    /// Whether the transaction committed, asked on a new connection. False when it did not, or
-    /// when the server cannot be asked: only then is the outcome unknown to the caller (the
-    /// server must fail between receiving COMMIT and answering it, and stay down).
+    /// Whether the transaction committed, asked on a new connection.
+    ///
+    /// False when it did not, or when the server cannot be asked: only then is the outcome unknown to the
+    /// caller (the server must fail between receiving COMMIT and answering it, and stay down).
     private func committed(_ transactionId: Int64, _ slot: inout ConnectionSlot) -> Bool {
         slot.downSince = nil
         guard let connection = try? connection(&slot),
-              let status = try? connection.query("SELECT txid_status($1)", [.int(transactionId)]) else { return false }
+            let status = try? connection.query("SELECT txid_status($1)", [.int(transactionId)])
+        else { return false }
         return status.rows.first?.first == .text("committed")
     }
 

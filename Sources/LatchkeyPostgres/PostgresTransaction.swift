@@ -1,9 +1,11 @@
 import LatchkeyCore
 import LatchkeyRecords
 
-/// One open transaction on the store's connection. The first statement failure is remembered:
-/// after it PostgreSQL refuses every statement until rollback, so the store decides from it
-/// (run again, connection lost, fail) even if the body swallowed the error.
+/// One open transaction on the store's connection.
+///
+/// The first statement failure is remembered: after it PostgreSQL refuses every statement until
+/// rollback, so the store decides from it (run again, connection lost, fail) even if the body swallowed
+/// the error.
 final class PostgresTransaction: StoreTransaction {
     let connection: PostgresConnection
     private(set) var failure: PostgresError?
@@ -50,7 +52,8 @@ final class PostgresTransaction: StoreTransaction {
         let names = columns.map(quoted)
         let placeholders = (1...max(names.count, 1)).prefix(names.count).map { "$\($0)" }
         let updates = names.filter { $0 != "\"id\"" }.map { "\($0) = EXCLUDED.\($0)" }
-        var sql = "INSERT INTO \(quoted(R.table)) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (id) DO "
+        var sql =
+            "INSERT INTO \(quoted(R.table)) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (id) DO "
         sql += updates.isEmpty ? "NOTHING" : "UPDATE SET \(updates.joined(separator: ", "))"
         _ = try run(sql, values)
     }

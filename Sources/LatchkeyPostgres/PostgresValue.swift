@@ -8,8 +8,10 @@ enum PostgresValue: Sendable, Equatable {
     case bool(Bool)
     case bytes([UInt8])
 
-    /// The value in libpq's text format (nil: SQL NULL). The server infers each parameter's
-    /// type from where it is used, so a text `"t"` lands in a boolean column as `true`.
+    /// The value in libpq's text format (nil: SQL NULL).
+    ///
+    /// The server infers each parameter's type from where it is used, so a text `"t"` lands in a boolean
+    /// column as `true`.
     var parameter: String? {
         switch self {
         case .null: return nil

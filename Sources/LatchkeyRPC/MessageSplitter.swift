@@ -17,6 +17,7 @@ public enum FrameEvent: Sendable, Equatable {
 }
 
 /// Splits a byte stream into message bodies, whichever framing the peer chose.
+///
 /// Oversized messages are skipped without being buffered, so memory stays bounded.
 public struct MessageSplitter: Sendable {
     public private(set) var framing: Framing?
@@ -121,7 +122,8 @@ public struct MessageSplitter: Sendable {
         while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
         scanned = start
         guard start < buffer.count else { return false }
-        framing = (buffer[start] == UInt8(ascii: "C") || buffer[start] == UInt8(ascii: "c"))
+        framing =
+            (buffer[start] == UInt8(ascii: "C") || buffer[start] == UInt8(ascii: "c"))
             ? .contentLength : .newlineDelimited
         return true
     }
@@ -156,11 +158,12 @@ public struct MessageSplitter: Sendable {
         }
     }
 
-    /// While a line is still arriving: it is too large as soon as its content (surrounding
-    /// whitespace aside) passes the limit, the verdict it gets when it arrives whole, however it
-    /// is chunked. Whitespace before the content is dropped as it comes; a run of whitespace
-    /// after it longer than the limit is dropped too (remembered in `paddedFrom`: content after
-    /// it makes the line too large), so memory stays bounded.
+    /// While a line is still arriving: it is too large as soon as its content (surrounding whitespace aside) passes the limit, the verdict it gets
+    /// when it arrives whole, however it is chunked.
+    ///
+    /// Whitespace before the content is dropped as it comes; a run of whitespace after it longer than the
+    /// limit is dropped too (remembered in `paddedFrom`: content after it makes the line too large), so
+    /// memory stays bounded.
     private mutating func arrivingLineVerdict() -> InPlaceEvent? {
         while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
         var end = buffer.count
@@ -270,8 +273,9 @@ public struct MessageSplitter: Sendable {
         case complete(length: Int, body: Int)
     }
 
-    /// The header block at `start`, line by line: a line that is no header is bad as soon as it
-    /// is whole, without waiting for the block's end. It ends at a blank line (`\r\n` or `\n`).
+    /// The header block at `start`, line by line: a line that is no header is bad as soon as it is whole, without waiting for the block's end.
+    ///
+    /// It ends at a blank line (`\r\n` or `\n`).
     private func headerBlock() -> HeaderBlock {
         var lineStart = start
         var length: Int?
@@ -304,7 +308,8 @@ public struct MessageSplitter: Sendable {
     /// One header line: a token (RFC 9110 `tchar`s), a colon, a value.
     private func headerLine(_ range: Range<Int>) -> HeaderLine {
         guard let colon = buffer[range].firstIndex(of: UInt8(ascii: ":")), colon > range.lowerBound,
-              buffer[range.lowerBound..<colon].allSatisfy(Self.isTokenByte) else { return .notHeader }
+            buffer[range.lowerBound..<colon].allSatisfy(Self.isTokenByte)
+        else { return .notHeader }
         let name = buffer[range.lowerBound..<colon]
         guard name.count == Self.marker.count - 1, zip(name, Self.marker).allSatisfy({ Self.lowercased($0) == $1 }) else {
             return .other
@@ -385,8 +390,9 @@ public struct MessageSplitter: Sendable {
 
     private static let marker = Array("content-length:".utf8)
 
-    /// The next `Content-Length:` (any case) at or after `start`. When there is none, every
-    /// byte that cannot begin one is dropped.
+    /// The next `Content-Length:` (any case) at or after `start`.
+    ///
+    /// When there is none, every byte that cannot begin one is dropped.
     private mutating func findHeaderMarker() -> Int? {
         let marker = Self.marker
         var index = start

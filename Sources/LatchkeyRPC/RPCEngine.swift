@@ -18,6 +18,7 @@ public final class RPCEngine {
     }
 
     /// Feeds bytes from the peer and answers every complete message in them.
+    ///
     /// `shouldStop` is checked after each message (a signal finishes the message in hand).
     public func receive(_ bytes: UnsafeRawBufferPointer, shouldStop: () -> Bool = { false }) {
         splitter.append(bytes)
@@ -47,8 +48,12 @@ public final class RPCEngine {
         case .tooLarge:
             writer.enqueue(RPCMessage.error(.messageTooLarge(limit: splitter.maxMessageBytes), id: .null))
         case .badHeader:
-            writer.enqueue(RPCMessage.error(
-                .invalidRequest("the Content-Length header is missing or malformed"), id: .null))
+            writer.enqueue(
+                RPCMessage.error(
+                    .invalidRequest("the Content-Length header is missing or malformed"),
+                    id: .null
+                )
+            )
         case .message(let bytes):
             processMessage(bytes)
         }

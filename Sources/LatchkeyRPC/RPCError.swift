@@ -105,8 +105,11 @@ public struct RPCError: Error, Sendable, Equatable {
 
 extension RPCError {
     public static func parseError(_ error: JSONParseError) -> RPCError {
-        RPCError(.parseError, message: error.message,
-                 data: JSONObject([("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
+        RPCError(
+            .parseError,
+            message: error.message,
+            data: JSONObject([("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
+        )
     }
 
     public static func invalidRequest(_ message: String) -> RPCError {
@@ -118,11 +121,13 @@ extension RPCError {
 
     /// `data.errors` lists every problem; the message names the first.
     public static func invalidParams(_ problems: [ParamProblem]) -> RPCError {
-        let list = JSON.array(problems.map { problem in
-            var item = JSONObject([("path", .string(problem.path)), ("message", .string(problem.message))])
-            for entry in problem.extra.entries { item[entry.key] = entry.value }
-            return .object(item)
-        })
+        let list = JSON.array(
+            problems.map { problem in
+                var item = JSONObject([("path", .string(problem.path)), ("message", .string(problem.message))])
+                for entry in problem.extra.entries { item[entry.key] = entry.value }
+                return .object(item)
+            }
+        )
         let first = problems.first.map { ": \($0.path.isEmpty ? "params" : $0.path) \($0.message)" } ?? ""
         return RPCError(.invalidParams, message: "Invalid params\(first)", data: JSONObject([("errors", list)]))
     }
@@ -130,7 +135,10 @@ extension RPCError {
     public static let internalError = RPCError(.internalError, message: "Internal error; the request was not carried out")
 
     public static func messageTooLarge(limit: Int) -> RPCError {
-        RPCError(.messageTooLarge, message: "The message is larger than the limit of \(limit) bytes and was skipped",
-                 data: JSONObject([("limit", .int(Int64(limit)))]))
+        RPCError(
+            .messageTooLarge,
+            message: "The message is larger than the limit of \(limit) bytes and was skipped",
+            data: JSONObject([("limit", .int(Int64(limit)))])
+        )
     }
 }

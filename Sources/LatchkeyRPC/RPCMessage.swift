@@ -1,6 +1,8 @@
 import LatchkeyJSON
 
-/// A request id: a string, a number, or null. A notification has none at all.
+/// A request id: a string, a number, or null.
+///
+/// A notification has none at all.
 public enum RequestID: Sendable, Equatable {
     case string(String)
     case int(Int64)

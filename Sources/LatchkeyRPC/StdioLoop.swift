@@ -91,6 +91,7 @@ public final class StdioLoop {
     }
 
     /// Blocks until input is readable, running due work when its time comes.
+    ///
     /// Returns false when a termination signal arrived.
     private func waitForInput(handler: RPCHandler, writer: FrameWriter) -> Bool {
         while true {

@@ -1,6 +1,7 @@
-/// One row of `SELECT *` as a store reads it: typed reads at a column index. Each store adapts
-/// its own row (a thin struct over it, no copy) and decides which of its values read as which
-/// kind; a read answers nil for a value of another kind (or an index past the row).
+/// One row of `SELECT *` as a store reads it: typed reads at a column index.
+///
+/// Each store adapts its own row (a thin struct over it, no copy) and decides which of its values read
+/// as which kind; a read answers nil for a value of another kind (or an index past the row).
 public protocol RecordRow {
     /// The number of values in the row.
     var count: Int { get }
@@ -15,12 +16,13 @@ public protocol RecordRow {
     func kind(at index: Int) -> String
 }
 
-/// Decodes a record (`Decodable` with scalar properties and byte arrays only) from one row of
-/// `SELECT *`, for any store. Each property is matched by position first (the tables declare
-/// their columns in the records' order), then by a scan of the names; columns the record does
-/// not have (a store's insertion sequence) are ignored. A value of the wrong kind is a
-/// `DecodingError`, never a crash. Generic over the row (not an existential) so a store's use
-/// specialises: reads go straight to its row, without boxing a value per column.
+/// Decodes a record (`Decodable` with scalar properties and byte arrays only) from one row of `SELECT *`, for any store.
+///
+/// Each property is matched by position first (the tables declare their columns in the records' order),
+/// then by a scan of the names; columns the record does not have (a store's insertion sequence) are
+/// ignored. A value of the wrong kind is a `DecodingError`, never a crash. Generic over the row (not an
+/// existential) so a store's use specialises: reads go straight to its row, without boxing a value per
+/// column.
 public struct RecordDecoder<Source: RecordRow>: Decoder {
     public let row: Source
     public let columns: [String]

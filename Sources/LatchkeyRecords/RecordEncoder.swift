@@ -1,5 +1,6 @@
-/// How a store writes each kind of column value: its own binding type (`Value`) built from the
-/// kinds records hold. A store without a kind answers nil and the encoder refuses the record.
+/// How a store writes each kind of column value: its own binding type (`Value`) built from the kinds records hold.
+///
+/// A store without a kind answers nil and the encoder refuses the record.
 public protocol RecordColumnValues {
     associatedtype Value
     static var null: Value { get }
@@ -10,11 +11,11 @@ public protocol RecordColumnValues {
     static func bytes(_ value: [UInt8]) -> Value
 }
 
-/// Encodes a record (`Encodable` with scalar properties and byte arrays only) into its columns,
-/// in property order, for any store: every property becomes a column, nil as NULL (so a save
-/// clears what became nil), byte arrays as blobs (bytea). Anything else is an `EncodingError`,
-/// never a crash. Generic over the store's values so each column is built as the store's own
-/// binding directly.
+/// Encodes a record (`Encodable` with scalar properties and byte arrays only) into its columns, in property order, for any store: every property
+/// becomes a column, nil as NULL (so a save clears what became nil), byte arrays as blobs (bytea).
+///
+/// Anything else is an `EncodingError`, never a crash. Generic over the store's values so each column
+/// is built as the store's own binding directly.
 public final class RecordEncoder<Values: RecordColumnValues>: Encoder {
     @usableFromInline var names: [String] = []
     @usableFromInline var values: [Values.Value] = []

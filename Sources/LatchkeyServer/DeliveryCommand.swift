@@ -64,7 +64,8 @@ final class DeliveryCommand: Sendable {
     /// Starts the command for `message` on a worker thread and returns at once.
     func start(_ message: OutboundMessage) {
         let payload = JSONSerializer.serialize(message.wireJSON()) + [UInt8(ascii: "\n")]
-        let id = message.id, purpose = message.purpose
+        let id = message.id
+        let purpose = message.purpose
         state.withLock { $0.running += 1 }
         DispatchQueue.global().async { [self] in
             let succeeded = run(payload, messageId: id)
@@ -130,10 +131,10 @@ final class DeliveryCommand: Sendable {
     /// other command inherits this one's stdin (and holds it open).
     private static let spawning = Mutex(())
 
-    /// Starts `/bin/sh -c command` as the leader of a new process group, `payload` on its stdin,
-    /// its stdout and stderr on this process's stderr. Every other descriptor of this process is
-    /// close-on-exec (the protocol stream, the signal pipe, the stores' files), so the command,
-    /// and any child it leaves behind, holds none of them.
+    /// Starts `/bin/sh -c command` as the leader of a new process group, `payload` on its stdin, its stdout and stderr on this process's stderr.
+    ///
+    /// Every other descriptor of this process is close-on-exec (the protocol stream, the signal pipe, the
+    /// stores' files), so the command, and any child it leaves behind, holds none of them.
     private func spawn(_ payload: [UInt8]) -> pid_t? {
         let spawned: (pid: pid_t, writeEnd: Int32)? = Self.spawning.withLock { _ in
             var pipeFDs: [Int32] = [-1, -1]
@@ -180,7 +181,8 @@ final class DeliveryCommand: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t(), mask = sigset_t()
+        var defaults = sigset_t()
+        var mask = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
         sigemptyset(&mask)
@@ -220,6 +222,6 @@ final class DeliveryCommand: Sendable {
 /// Calls `body` with a NULL-terminated C array of `strings`, valid for the call only.
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
     let pointers = strings.map { strdup($0) }
-    defer { pointers.forEach { free($0) } }
+    defer { for pointer in pointers { free(pointer) } }
     return body(pointers + [nil])
 }

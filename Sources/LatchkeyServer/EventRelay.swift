@@ -1,6 +1,7 @@
-/// Carries notifications between processes that share one store (PostgreSQL's LISTEN/NOTIFY),
-/// so a subscriber hears what any process caused. Each message is a notification as written on
-/// the wire; the topic says who may hear it. A relay never hands a process its own messages back.
+/// Carries notifications between processes that share one store (PostgreSQL's LISTEN/NOTIFY), so a subscriber hears what any process caused.
+///
+/// Each message is a notification as written on the wire; the topic says who may hear it. A relay never
+/// hands a process its own messages back.
 public protocol EventRelay: AnyObject, Sendable {
     /// Starts hearing the other processes (called on the first subscription).
     func start()

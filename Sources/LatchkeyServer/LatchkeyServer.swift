@@ -20,8 +20,15 @@ public struct ServerOptions: Sendable {
     /// Where the contract check also appends what it finds.
     public var contractLog: String?
 
-    public init(version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
-                storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil) {
+    public init(
+        version: String,
+        noAdmin: Bool = false,
+        deliverCommand: String? = nil,
+        failMethods: Set<String> = [],
+        storeKind: StoreKind = .memory,
+        checkContract: Bool = false,
+        contractLog: String? = nil
+    ) {
         self.version = version
         self.noAdmin = noAdmin
         self.deliverCommand = deliverCommand
@@ -54,9 +61,10 @@ public struct Environment: Sendable {
     }
 }
 
-/// The method table: contract method name → params → Core call → result or error. Also routes
-/// committed domain events to subscribed topics as notifications. Used by one thread (the stdio
-/// loop), so it is not `Sendable`; the only state another thread touches is the event queue.
+/// The method table: contract method name → params → Core call → result or error.
+///
+/// Also routes committed domain events to subscribed topics as notifications. Used by one thread (the
+/// stdio loop), so it is not `Sendable`; the only state another thread touches is the event queue.
 public final class LatchkeyServer: RPCHandler {
     public let options: ServerOptions
     public let environment: Environment
@@ -76,8 +84,9 @@ public final class LatchkeyServer: RPCHandler {
         self.logger = logger
     }
 
-    /// The system, opened on first use. A store that cannot be opened is an answer
-    /// (`storeUnavailable`); the next call tries again.
+    /// The system, opened on first use.
+    ///
+    /// A store that cannot be opened is an answer (`storeUnavailable`); the next call tries again.
     public func core() throws -> Latchkey {
         if let opened { return opened }
         let core: Latchkey
@@ -88,8 +97,13 @@ public final class LatchkeyServer: RPCHandler {
                 faults = faulty
                 store = faulty
             }
-            core = try Latchkey(store: store, clock: environment.clock, random: environment.random, outbox: outbox,
-                                logger: Logger(label: "latchkey.core"))
+            core = try Latchkey(
+                store: store,
+                clock: environment.clock,
+                random: environment.random,
+                outbox: outbox,
+                logger: Logger(label: "latchkey.core")
+            )
         } catch let answer as DomainError {
             throw answer
         } catch let unavailable as StoreUnavailable {
@@ -192,8 +206,9 @@ public final class LatchkeyServer: RPCHandler {
         drainEvents(emit)
     }
 
-    /// At exit: the deliveries still under way get a short grace (`DeliveryCommand.exitGrace`)
-    /// and are then stopped; every failure is audited. Returns within a few seconds.
+    /// At exit: the deliveries still under way get a short grace (`DeliveryCommand.exitGrace`) and are then stopped; every failure is audited.
+    ///
+    /// Returns within a few seconds.
     public func finish() {
         guard let delivery else { return }
         delivery.finish()

@@ -56,8 +56,10 @@ enum Notifications {
         case .accountRecoveryChanged(let uid, let status):
             return ("accountRecovery/stateChanged", RecoveryChanged(uid: uid, accountRecovery: status).wireJSON())
         case .accountRecoveryCallback(let code, let email, let phoneNumber, let link):
-            return ("reset/accountRecoveryCallback",
-                    RecoveryCallback(verificationCode: code, email: email, phoneNumber: phoneNumber, link: link).wireJSON())
+            return (
+                "reset/accountRecoveryCallback",
+                RecoveryCallback(verificationCode: code, email: email, phoneNumber: phoneNumber, link: link).wireJSON()
+            )
         case .audit(let event):
             return ("audit/event", AuditRecorded(event: event).wireJSON())
         }

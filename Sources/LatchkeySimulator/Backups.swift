@@ -2,7 +2,9 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
 
-/// Kinds of phone backup. All carry the recovery data; none carries this-device-only items.
+/// Kinds of phone backup.
+///
+/// All carry the recovery data; none carries this-device-only items.
 public enum BackupKind: String, Sendable, CaseIterable { case iCloud, computerEncrypted, computerUnencrypted }
 
 extension SimulatedDevices {

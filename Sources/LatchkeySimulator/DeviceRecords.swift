@@ -2,7 +2,9 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
 
-/// A simulated phone. Its state is kept apart from the server's tables (no record crosses them).
+/// A simulated phone.
+///
+/// Its state is kept apart from the server's tables (no record crosses them).
 struct DeviceRecord: StoredRecord {
     static let table = "device"
     var id: String
@@ -13,13 +15,19 @@ struct DeviceRecord: StoredRecord {
     var createdAt: Int64
 
     var profile: DeviceProfile {
-        DeviceProfile(biometry: Biometry(rawValue: biometry) ?? .none, iCloudKeychain: iCloudKeychain, name: name,
-                      biometricOutcome: BiometricOutcome(rawValue: biometricOutcome) ?? .match)
+        DeviceProfile(
+            biometry: Biometry(rawValue: biometry) ?? .none,
+            iCloudKeychain: iCloudKeychain,
+            name: name,
+            biometricOutcome: BiometricOutcome(rawValue: biometricOutcome) ?? .match
+        )
     }
 }
 
-/// One item of a device's keychain. `thisDeviceOnly` items never leave the phone, not even in
-/// a backup (activation keys); the others travel with backups (recovery data).
+/// One item of a device's keychain.
+///
+/// `thisDeviceOnly` items never leave the phone, not even in a backup (activation keys); the others
+/// travel with backups (recovery data).
 struct DeviceItemRecord: StoredRecord {
     static let table = "device_item"
     var id: String

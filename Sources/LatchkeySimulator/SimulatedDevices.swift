@@ -23,15 +23,15 @@ public struct NewDevice: Sendable {
     }
 }
 
-/// The simulated phones: each is a `Device` over an in-process connection to the server half (a
-/// `ServerSession`) and a keychain in the store's device tables, both in one transaction, so
-/// what the phone keeps and what the server keeps commit together. One server: the phones run
-/// on the same operations as devices outside the process.
+/// The simulated phones: each is a `Device` over an in-process connection to the server half (a `ServerSession`) and a keychain in the store's device
+/// tables, both in one transaction, so what the phone keeps and what the server keeps commit together.
+///
+/// One server: the phones run on the same operations as devices outside the process.
 public final class SimulatedDevices: Sendable {
     public let core: Latchkey
-    /// Names this process as "the running app": an onboarding process started without
-    /// `canRestoreSession` is forgotten by the next process. Not secret, never written out but
-    /// as that marker.
+    /// Names this process as "the running app": an onboarding process started without `canRestoreSession` is forgotten by the next process.
+    ///
+    /// Not secret, never written out but as that marker.
     let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
 
     public init(core: Latchkey) { self.core = core }
@@ -46,8 +46,15 @@ public final class SimulatedDevices: Sendable {
     }
 
     private func device(_ record: DeviceRecord, _ session: ServerSession) -> Device {
-        Device(storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id), server: session, profile: record.profile,
-               random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
+        Device(
+            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id),
+            server: session,
+            profile: record.profile,
+            random: core.random,
+            clock: core.clock,
+            caller: .device(record.id),
+            instance: instanceId
+        )
     }
 
     /// Runs `body` on a device.
@@ -66,8 +73,16 @@ public final class SimulatedDevices: Sendable {
         if try tx.fetch(DeviceRecord.self, id: deviceId) != nil {
             throw DomainError(.alreadyExists, "A device with this deviceId exists already", [("kind", .string("device"))])
         }
-        try tx.save(DeviceRecord(id: deviceId, biometry: new.biometry.rawValue, iCloudKeychain: new.iCloudKeychain,
-                                 name: new.name, biometricOutcome: BiometricOutcome.match.rawValue, createdAt: core.clock.now))
+        try tx.save(
+            DeviceRecord(
+                id: deviceId,
+                biometry: new.biometry.rawValue,
+                iCloudKeychain: new.iCloudKeychain,
+                name: new.name,
+                biometricOutcome: BiometricOutcome.match.rawValue,
+                createdAt: core.clock.now
+            )
+        )
         return deviceId
     }
 

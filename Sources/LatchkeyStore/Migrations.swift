@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 
-/// The schema, as append-only migrations: a landed migration is never edited; changes come
-/// as new ones. Table and column names are literal here, independent of the record types.
-/// Server tables and device tables (`device*`) are kept apart: no foreign key crosses them.
+/// The schema, as append-only migrations: a landed migration is never edited; changes come as new ones.
+///
+/// Table and column names are literal here, independent of the record types. Server tables and device
+/// tables (`device*`) are kept apart: no foreign key crosses them.
 enum Migrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -26,140 +27,140 @@ enum Migrations {
     }
 
     static let v1 = """
-    CREATE TABLE server_config (
-        id TEXT PRIMARY KEY NOT NULL, gracePeriodSeconds INTEGER NOT NULL,
-        insecureWindowSeconds INTEGER NOT NULL, sessionLifetimeSeconds INTEGER NOT NULL);
-    CREATE TABLE audit_event (
-        id TEXT PRIMARY KEY NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL,
-        userId TEXT, registrationId TEXT, deviceId TEXT, detail TEXT);
-    CREATE INDEX audit_event_user ON audit_event(userId);
-    CREATE INDEX audit_event_registration ON audit_event(registrationId);
-    CREATE TABLE rate_event (id TEXT PRIMARY KEY NOT NULL, scope TEXT NOT NULL, subject TEXT NOT NULL, at INTEGER NOT NULL);
-    CREATE INDEX rate_event_subject ON rate_event(scope, subject, at);
+        CREATE TABLE server_config (
+            id TEXT PRIMARY KEY NOT NULL, gracePeriodSeconds INTEGER NOT NULL,
+            insecureWindowSeconds INTEGER NOT NULL, sessionLifetimeSeconds INTEGER NOT NULL);
+        CREATE TABLE audit_event (
+            id TEXT PRIMARY KEY NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL,
+            userId TEXT, registrationId TEXT, deviceId TEXT, detail TEXT);
+        CREATE INDEX audit_event_user ON audit_event(userId);
+        CREATE INDEX audit_event_registration ON audit_event(registrationId);
+        CREATE TABLE rate_event (id TEXT PRIMARY KEY NOT NULL, scope TEXT NOT NULL, subject TEXT NOT NULL, at INTEGER NOT NULL);
+        CREATE INDEX rate_event_subject ON rate_event(scope, subject, at);
 
-    CREATE TABLE application (
-        id TEXT PRIMARY KEY NOT NULL, activationCodeLength INTEGER NOT NULL, activationCodeType TEXT NOT NULL,
-        activationCodeTtlSeconds INTEGER NOT NULL, pinCodeType TEXT NOT NULL, pinCodeLengthMin INTEGER NOT NULL,
-        pinCodeLengthMax INTEGER NOT NULL, maxFailedAttempts INTEGER NOT NULL, authMethods TEXT NOT NULL,
-        addOrUpdateAllowedBy TEXT NOT NULL, tokenTtlSeconds INTEGER NOT NULL, redirectUrlPrefixes TEXT NOT NULL);
+        CREATE TABLE application (
+            id TEXT PRIMARY KEY NOT NULL, activationCodeLength INTEGER NOT NULL, activationCodeType TEXT NOT NULL,
+            activationCodeTtlSeconds INTEGER NOT NULL, pinCodeType TEXT NOT NULL, pinCodeLengthMin INTEGER NOT NULL,
+            pinCodeLengthMax INTEGER NOT NULL, maxFailedAttempts INTEGER NOT NULL, authMethods TEXT NOT NULL,
+            addOrUpdateAllowedBy TEXT NOT NULL, tokenTtlSeconds INTEGER NOT NULL, redirectUrlPrefixes TEXT NOT NULL);
 
-    CREATE TABLE user (
-        id TEXT PRIMARY KEY NOT NULL, email TEXT, emailKey TEXT UNIQUE, phoneNumber TEXT UNIQUE,
-        passwordHash BLOB, passwordSalt BLOB, birthDate TEXT, attributes TEXT, createdAt INTEGER NOT NULL);
-    CREATE TABLE passkey (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, friendlyName TEXT NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX passkey_user ON passkey(userId);
+        CREATE TABLE user (
+            id TEXT PRIMARY KEY NOT NULL, email TEXT, emailKey TEXT UNIQUE, phoneNumber TEXT UNIQUE,
+            passwordHash BLOB, passwordSalt BLOB, birthDate TEXT, attributes TEXT, createdAt INTEGER NOT NULL);
+        CREATE TABLE passkey (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, friendlyName TEXT NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX passkey_user ON passkey(userId);
 
-    CREATE TABLE activation_code (
-        id TEXT PRIMARY KEY NOT NULL, codeHash TEXT NOT NULL, userId TEXT NOT NULL, applicationId TEXT NOT NULL,
-        expiresAt INTEGER NOT NULL, boundDeviceId TEXT, consumed BOOLEAN NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX activation_code_hash ON activation_code(codeHash);
+        CREATE TABLE activation_code (
+            id TEXT PRIMARY KEY NOT NULL, codeHash TEXT NOT NULL, userId TEXT NOT NULL, applicationId TEXT NOT NULL,
+            expiresAt INTEGER NOT NULL, boundDeviceId TEXT, consumed BOOLEAN NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX activation_code_hash ON activation_code(codeHash);
 
-    CREATE TABLE registration (
-        id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, applicationId TEXT NOT NULL, deviceId TEXT NOT NULL,
-        state TEXT NOT NULL, authMethods TEXT NOT NULL, failedAttempts INTEGER NOT NULL, lastAttempt INTEGER,
-        possessionPublicKey BLOB NOT NULL, pinPublicKey BLOB, touchIdPublicKey BLOB, faceIdPublicKey BLOB,
-        recoveryPublicKey BLOB, recoveryFailedAttempts INTEGER NOT NULL, keyGeneration INTEGER NOT NULL,
-        signCounter INTEGER NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX registration_user ON registration(userId, state);
+        CREATE TABLE registration (
+            id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, applicationId TEXT NOT NULL, deviceId TEXT NOT NULL,
+            state TEXT NOT NULL, authMethods TEXT NOT NULL, failedAttempts INTEGER NOT NULL, lastAttempt INTEGER,
+            possessionPublicKey BLOB NOT NULL, pinPublicKey BLOB, touchIdPublicKey BLOB, faceIdPublicKey BLOB,
+            recoveryPublicKey BLOB, recoveryFailedAttempts INTEGER NOT NULL, keyGeneration INTEGER NOT NULL,
+            signCounter INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX registration_user ON registration(userId, state);
 
-    CREATE TABLE operation_session (
-        id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, registrationId TEXT, activationCodeId TEXT,
-        onboardingProcessId TEXT, pushedAuthenticationId TEXT, challenge BLOB NOT NULL, counter INTEGER NOT NULL,
-        tokenExpiresAt INTEGER, createdAt INTEGER NOT NULL);
+        CREATE TABLE operation_session (
+            id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, registrationId TEXT, activationCodeId TEXT,
+            onboardingProcessId TEXT, pushedAuthenticationId TEXT, challenge BLOB NOT NULL, counter INTEGER NOT NULL,
+            tokenExpiresAt INTEGER, createdAt INTEGER NOT NULL);
 
-    CREATE TABLE pushed_authentication (
-        id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, contextTitle TEXT, contextContent TEXT,
-        contextMIME TEXT, status TEXT NOT NULL, expiresAt INTEGER NOT NULL, decidedAt INTEGER, createdAt INTEGER NOT NULL);
-    CREATE INDEX pushed_authentication_registration ON pushed_authentication(registrationId, status);
+        CREATE TABLE pushed_authentication (
+            id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, contextTitle TEXT, contextContent TEXT,
+            contextMIME TEXT, status TEXT NOT NULL, expiresAt INTEGER NOT NULL, decidedAt INTEGER, createdAt INTEGER NOT NULL);
+        CREATE INDEX pushed_authentication_registration ON pushed_authentication(registrationId, status);
 
-    CREATE TABLE token (
-        id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, purpose TEXT NOT NULL, keyGeneration INTEGER NOT NULL,
-        expiresAt INTEGER NOT NULL, used BOOLEAN NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX token_registration ON token(registrationId);
+        CREATE TABLE token (
+            id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, purpose TEXT NOT NULL, keyGeneration INTEGER NOT NULL,
+            expiresAt INTEGER NOT NULL, used BOOLEAN NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX token_registration ON token(registrationId);
 
-    CREATE TABLE onboarding_process (
-        id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, userId TEXT, applicationId TEXT NOT NULL, channel TEXT,
-        address TEXT, otpHash TEXT, otpExpiresAt INTEGER, lastSentAt INTEGER, wrongOtps INTEGER NOT NULL,
-        status TEXT NOT NULL, canRestoreSession BOOLEAN NOT NULL, instance TEXT NOT NULL, otpAccepted BOOLEAN NOT NULL,
-        registrationId TEXT, closed BOOLEAN NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX onboarding_process_device ON onboarding_process(deviceId, closed);
-    CREATE INDEX onboarding_process_registration ON onboarding_process(registrationId);
+        CREATE TABLE onboarding_process (
+            id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, userId TEXT, applicationId TEXT NOT NULL, channel TEXT,
+            address TEXT, otpHash TEXT, otpExpiresAt INTEGER, lastSentAt INTEGER, wrongOtps INTEGER NOT NULL,
+            status TEXT NOT NULL, canRestoreSession BOOLEAN NOT NULL, instance TEXT NOT NULL, otpAccepted BOOLEAN NOT NULL,
+            registrationId TEXT, closed BOOLEAN NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX onboarding_process_device ON onboarding_process(deviceId, closed);
+        CREATE INDEX onboarding_process_registration ON onboarding_process(registrationId);
 
-    CREATE TABLE account_recovery (
-        id TEXT PRIMARY KEY NOT NULL, state INTEGER NOT NULL, reason INTEGER NOT NULL,
-        startTime INTEGER NOT NULL, endTime INTEGER);
-    CREATE INDEX account_recovery_due ON account_recovery(state, endTime);
-    CREATE TABLE user_session (
-        id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL);
-    CREATE INDEX user_session_user ON user_session(userId);
-    CREATE TABLE reset_code (
-        id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, userId TEXT NOT NULL, kind TEXT NOT NULL,
-        codeHash TEXT NOT NULL, expiresAt INTEGER NOT NULL, wrongTries INTEGER NOT NULL, consumed BOOLEAN NOT NULL,
-        createdAt INTEGER NOT NULL);
-    CREATE INDEX reset_code_subject ON reset_code(subject, consumed);
-    CREATE INDEX reset_code_user ON reset_code(userId);
+        CREATE TABLE account_recovery (
+            id TEXT PRIMARY KEY NOT NULL, state INTEGER NOT NULL, reason INTEGER NOT NULL,
+            startTime INTEGER NOT NULL, endTime INTEGER);
+        CREATE INDEX account_recovery_due ON account_recovery(state, endTime);
+        CREATE TABLE user_session (
+            id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL);
+        CREATE INDEX user_session_user ON user_session(userId);
+        CREATE TABLE reset_code (
+            id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, userId TEXT NOT NULL, kind TEXT NOT NULL,
+            codeHash TEXT NOT NULL, expiresAt INTEGER NOT NULL, wrongTries INTEGER NOT NULL, consumed BOOLEAN NOT NULL,
+            createdAt INTEGER NOT NULL);
+        CREATE INDEX reset_code_subject ON reset_code(subject, consumed);
+        CREATE INDEX reset_code_user ON reset_code(userId);
 
-    CREATE TABLE device (
-        id TEXT PRIMARY KEY NOT NULL, biometry TEXT NOT NULL, iCloudKeychain BOOLEAN NOT NULL, name TEXT,
-        biometricOutcome TEXT NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE TABLE device_item (
-        id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL,
-        thisDeviceOnly BOOLEAN NOT NULL);
-    CREATE INDEX device_item_device ON device_item(deviceId);
-    CREATE TABLE device_backup (id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, kind TEXT NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE TABLE device_backup_item (id TEXT PRIMARY KEY NOT NULL, backupId TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL);
-    CREATE INDEX device_backup_item_backup ON device_backup_item(backupId);
-    """
+        CREATE TABLE device (
+            id TEXT PRIMARY KEY NOT NULL, biometry TEXT NOT NULL, iCloudKeychain BOOLEAN NOT NULL, name TEXT,
+            biometricOutcome TEXT NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE TABLE device_item (
+            id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL,
+            thisDeviceOnly BOOLEAN NOT NULL);
+        CREATE INDEX device_item_device ON device_item(deviceId);
+        CREATE TABLE device_backup (id TEXT PRIMARY KEY NOT NULL, deviceId TEXT NOT NULL, kind TEXT NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE TABLE device_backup_item (id TEXT PRIMARY KEY NOT NULL, backupId TEXT NOT NULL, name TEXT NOT NULL, value BLOB NOT NULL);
+        CREATE INDEX device_backup_item_backup ON device_backup_item(backupId);
+        """
 
     /// Devices outside the process: activations and challenges of their own (a device holds
     /// its pending operation; the per-device session table goes), login names for users, names
     /// for registrations (the seed's activationName), and the name and app installation an
     /// audit event concerns.
     static let v3 = """
-    CREATE TABLE activation (
-        id TEXT PRIMARY KEY NOT NULL, codeId TEXT, processId TEXT, caller TEXT NOT NULL, challenge TEXT NOT NULL,
-        expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX activation_by_code ON activation(codeId);
-    CREATE TABLE challenge (
-        id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, purpose TEXT NOT NULL, challenge TEXT NOT NULL,
-        contextHash TEXT NOT NULL, pushedAuthenticationId TEXT, tokenExpiresAt INTEGER, expiresAt INTEGER NOT NULL,
-        createdAt INTEGER NOT NULL);
-    CREATE INDEX challenge_registration ON challenge(registrationId, expiresAt);
-    DROP TABLE operation_session;
-    ALTER TABLE user ADD COLUMN loginName TEXT;
-    CREATE UNIQUE INDEX user_login_name ON user(loginName);
-    ALTER TABLE registration ADD COLUMN name TEXT;
-    ALTER TABLE audit_event ADD COLUMN activationName TEXT;
-    ALTER TABLE audit_event ADD COLUMN installationId TEXT;
-    """
+        CREATE TABLE activation (
+            id TEXT PRIMARY KEY NOT NULL, codeId TEXT, processId TEXT, caller TEXT NOT NULL, challenge TEXT NOT NULL,
+            expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX activation_by_code ON activation(codeId);
+        CREATE TABLE challenge (
+            id TEXT PRIMARY KEY NOT NULL, registrationId TEXT NOT NULL, purpose TEXT NOT NULL, challenge TEXT NOT NULL,
+            contextHash TEXT NOT NULL, pushedAuthenticationId TEXT, tokenExpiresAt INTEGER, expiresAt INTEGER NOT NULL,
+            createdAt INTEGER NOT NULL);
+        CREATE INDEX challenge_registration ON challenge(registrationId, expiresAt);
+        DROP TABLE operation_session;
+        ALTER TABLE user ADD COLUMN loginName TEXT;
+        CREATE UNIQUE INDEX user_login_name ON user(loginName);
+        ALTER TABLE registration ADD COLUMN name TEXT;
+        ALTER TABLE audit_event ADD COLUMN activationName TEXT;
+        ALTER TABLE audit_event ADD COLUMN installationId TEXT;
+        """
 
     /// The caller a challenge was issued to (a recovery's installation), so what its answer
     /// causes is audited with it.
     static let v4 = """
-    ALTER TABLE challenge ADD COLUMN caller TEXT;
-    """
+        ALTER TABLE challenge ADD COLUMN caller TEXT;
+        """
 
     /// Passkeys as WebAuthn credentials: the Relying Party of each application, a user handle
     /// per user, a passkey's public key and counters, and the ceremonies that make and use them.
     static let v5 = """
-    ALTER TABLE application ADD COLUMN passkeyRpId TEXT;
-    ALTER TABLE application ADD COLUMN passkeyRpName TEXT;
-    ALTER TABLE application ADD COLUMN passkeyOrigins TEXT;
-    ALTER TABLE application ADD COLUMN passkeyUserVerification TEXT;
-    ALTER TABLE user ADD COLUMN passkeyUserHandle BLOB;
-    ALTER TABLE passkey ADD COLUMN publicKey BLOB;
-    ALTER TABLE passkey ADD COLUMN algorithm INTEGER;
-    ALTER TABLE passkey ADD COLUMN signCount INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE passkey ADD COLUMN backupEligible INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE passkey ADD COLUMN backedUp INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE passkey ADD COLUMN transports TEXT NOT NULL DEFAULT '';
-    ALTER TABLE passkey ADD COLUMN aaguid TEXT;
-    ALTER TABLE passkey ADD COLUMN lastUsedAt INTEGER;
-    CREATE TABLE passkey_ceremony (
-        id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, applicationId TEXT NOT NULL, userId TEXT,
-        named INTEGER NOT NULL, challenge BLOB NOT NULL, expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
-    CREATE INDEX passkey_ceremony_expiry ON passkey_ceremony(expiresAt);
-    """
+        ALTER TABLE application ADD COLUMN passkeyRpId TEXT;
+        ALTER TABLE application ADD COLUMN passkeyRpName TEXT;
+        ALTER TABLE application ADD COLUMN passkeyOrigins TEXT;
+        ALTER TABLE application ADD COLUMN passkeyUserVerification TEXT;
+        ALTER TABLE user ADD COLUMN passkeyUserHandle BLOB;
+        ALTER TABLE passkey ADD COLUMN publicKey BLOB;
+        ALTER TABLE passkey ADD COLUMN algorithm INTEGER;
+        ALTER TABLE passkey ADD COLUMN signCount INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE passkey ADD COLUMN backupEligible INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE passkey ADD COLUMN backedUp INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE passkey ADD COLUMN transports TEXT NOT NULL DEFAULT '';
+        ALTER TABLE passkey ADD COLUMN aaguid TEXT;
+        ALTER TABLE passkey ADD COLUMN lastUsedAt INTEGER;
+        CREATE TABLE passkey_ceremony (
+            id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, applicationId TEXT NOT NULL, userId TEXT,
+            named INTEGER NOT NULL, challenge BLOB NOT NULL, expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX passkey_ceremony_expiry ON passkey_ceremony(expiresAt);
+        """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.
     static let byteColumns: [(table: String, column: String)] = [

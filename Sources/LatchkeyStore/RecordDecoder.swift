@@ -4,10 +4,11 @@ import LatchkeyCore
 import LatchkeyRecords
 
 /// A GRDB row as the shared `RecordDecoder` reads it (LatchkeyRecords/RecordDecoder.swift).
-/// GRDB's own record decoder looks every column up by a lower-cased name; the shared one matches
-/// by position first, and this adapter reads SQLite's storage classes without conversion through
-/// Foundation: integers are integers (and booleans, non-zero is true), reals also read integers,
-/// text is text, byte arrays are blobs.
+///
+/// GRDB's own record decoder looks every column up by a lower-cased name; the shared one matches by
+/// position first, and this adapter reads SQLite's storage classes without conversion through
+/// Foundation: integers are integers (and booleans, non-zero is true), reals also read integers, text
+/// is text, byte arrays are blobs.
 struct SQLiteRecordRow: RecordRow {
     let row: Row
 

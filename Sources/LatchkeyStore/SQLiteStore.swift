@@ -4,8 +4,10 @@ import LatchkeyCore
 import LatchkeyRecords
 import Synchronization
 
-/// The SQLite store (WAL for files), through GRDB. Writes take the write lock up front
-/// (`BEGIN IMMEDIATE`), so read-then-write counters stay correct across processes.
+/// The SQLite store (WAL for files), through GRDB.
+///
+/// Writes take the write lock up front (`BEGIN IMMEDIATE`), so read-then-write counters stay correct
+/// across processes.
 public final class SQLiteStore: Store, @unchecked Sendable {
     private let queue: DatabaseQueue
     public let kind: StoreKind
@@ -15,9 +17,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Statements of the queue's one connection (used inside the queue only).
     private let statements = StatementCache()
 
-    /// Why the file at `path` can never be a SQLite store (a directory, another kind of file),
-    /// or nil: it is one, is empty, or does not exist yet. Retrying cannot help such a file, so
-    /// the process refuses it at start instead of answering storeUnavailable.
+    /// Why the file at `path` can never be a SQLite store (a directory, another kind of file), or nil: it is one, is empty, or does not exist yet.
+    ///
+    /// Retrying cannot help such a file, so the process refuses it at start instead of answering
+    /// storeUnavailable.
     public static func unusableFile(at path: String) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
@@ -36,8 +39,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public static func file(at path: String) throws -> SQLiteStore {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         }
         if !FileManager.default.fileExists(atPath: path) {
             let fd = open(path, O_CREAT | O_WRONLY, 0o600)
@@ -98,12 +104,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         var outcome: T?
-        try Self.mapBusy { try queue.writeWithoutTransaction { db in
-            try db.inTransaction(.immediate) {
-                outcome = try body(Transaction(db: db, statements: statements))
-                return .commit
+        try Self.mapBusy {
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    outcome = try body(Transaction(db: db, statements: statements))
+                    return .commit
+                }
             }
-        } }
+        }
         guard let outcome else { throw StoreFailure.noOutcome }
         return outcome
     }
@@ -129,7 +137,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
 enum StoreFailure: Error { case noOutcome }
 
-/// One open transaction. Every statement is prepared once per connection and cached.
+/// One open transaction.
+///
+/// Every statement is prepared once per connection and cached.
 struct Transaction: StoreTransaction {
     let db: Database
     let statements: StatementCache

@@ -1,9 +1,10 @@
 import GRDB
 import LatchkeyCore
 
-/// The statements that read, write and delete one record by id, prepared once per record type
-/// on the store's single connection. Looked up by type, not by SQL text: no string is built or
-/// hashed per statement. Used only inside the database queue, so never from two threads at once.
+/// The statements that read, write and delete one record by id, prepared once per record type on the store's single connection.
+///
+/// Looked up by type, not by SQL text: no string is built or hashed per statement. Used only inside the
+/// database queue, so never from two threads at once.
 final class StatementCache: @unchecked Sendable {
     enum Operation: UInt8 { case fetch, delete }
 
@@ -30,7 +31,8 @@ final class StatementCache: @unchecked Sendable {
         let names = columns.map(\.quotedDatabaseIdentifier)
         let updates = names.filter { $0 != "id".quotedDatabaseIdentifier }.map { "\($0) = excluded.\($0)" }
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let sql = "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
+        let sql =
+            "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
             + "ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
         let statement = try db.makeStatement(sql: sql)
         upserts[ObjectIdentifier(type)] = (statement, columns)

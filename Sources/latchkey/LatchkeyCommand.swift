@@ -19,7 +19,9 @@ let latchkeyVersion = "0.1.0"
 /// `latchkey schema`: prints the OpenRPC document.
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "schema", abstract: "Print the OpenRPC document (the same as rpc.discover) and exit.")
+        commandName: "schema",
+        abstract: "Print the OpenRPC document (the same as rpc.discover) and exit."
+    )
 
     @Flag(name: .long, help: "Print the MCP tool list (the tools/list result of latchkey mcp) instead.")
     var mcpTools = false
@@ -42,34 +44,44 @@ struct LatchkeyCommand: ParsableCommand {
         // Written out: the generated line ends in a required-looking <subcommand>, and serving
         // needs none.
         usage: """
-        latchkey [<options>]
-          latchkey mcp [<options>]
-          latchkey schema [--mcp-tools]
-        """,
+            latchkey [<options>]
+              latchkey mcp [<options>]
+              latchkey schema [--mcp-tools]
+            """,
         discussion: """
-        Reads JSON-RPC 2.0 messages on stdin (one a line, or LSP Content-Length framing, detected \
-        from the first byte) and answers on stdout in the same framing. Logs go to stderr only.
-        EOF on stdin or the `exit` notification: finish, flush, exit 0. SIGTERM/SIGINT: finish the \
-        request in hand, flush, exit 0.
+            Reads JSON-RPC 2.0 messages on stdin (one a line, or LSP Content-Length framing, detected \
+            from the first byte) and answers on stdout in the same framing. Logs go to stderr only.
+            EOF on stdin or the `exit` notification: finish, flush, exit 0. SIGTERM/SIGINT: finish the \
+            request in hand, flush, exit 0.
 
-        Test modes: --seed and --clock manual need --in-memory (exit status 2 otherwise), so a shared \
-        store never sees predictable secrets or a clock someone can move.
+            Test modes: --seed and --clock manual need --in-memory (exit status 2 otherwise), so a shared \
+            store never sees predictable secrets or a clock someone can move.
 
-        Example:
-          echo '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"echo":"hi"}}' | latchkey --in-memory
-        """,
+            Example:
+              echo '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"echo":"hi"}}' | latchkey --in-memory
+            """,
         version: latchkeyVersion,
         subcommands: [SchemaCommand.self, MCPCommand.self]
     )
 
-    @Option(name: .long, help: ArgumentHelp("SQLite store path (WAL, mode 0600), or a PostgreSQL URI (postgresql://… or postgres://…; needs --key-file).",
-                                            discussion: "Default: $XDG_DATA_HOME/latchkey/latchkey.sqlite (~/.local/share when unset).",
-                                            valueName: "path|uri"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "SQLite store path (WAL, mode 0600), or a PostgreSQL URI (postgresql://… or postgres://…; needs --key-file).",
+            discussion: "Default: $XDG_DATA_HOME/latchkey/latchkey.sqlite (~/.local/share when unset).",
+            valueName: "path|uri"
+        )
+    )
     var db: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "With a PostgreSQL store: the keyed-hash key, kept out of the database (32 random bytes, created with mode 0600 when absent; every process of one deployment uses a copy of the same file).",
-        valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With a PostgreSQL store: the keyed-hash key, kept out of the database (32 random bytes, created with mode 0600 when absent; every "
+                + "process of one deployment uses a copy of the same file).",
+            valueName: "path"
+        )
+    )
     var keyFile: String?
 
     @Flag(name: .long, help: "Use a private store that dies with the process.")
@@ -85,8 +97,11 @@ struct LatchkeyCommand: ParsableCommand {
     var startTime: String = "2026-01-01T00:00:00Z"
 
     // Unconditional: a negative number is this option's value (then refused by `validate`), not a flag.
-    @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Largest accepted message (at least 64); larger ones answer messageTooLarge and are skipped.", valueName: "N"))
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: ArgumentHelp("Largest accepted message (at least 64); larger ones answer messageTooLarge and are skipped.", valueName: "N")
+    )
     var maxMessageBytes: Int = 1 << 20
 
     @Option(name: .long, help: "Log level for stderr.")
@@ -95,12 +110,24 @@ struct LatchkeyCommand: ParsableCommand {
     @Flag(name: .long, help: "Close admin/*, clock/advance, delivery/list, delivery/open, audit/list and the delivery and audit topics.")
     var noAdmin = false
 
-    @Option(name: .long, help: ArgumentHelp("Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped with its process group and counts as failed. At exit, those still running get 2 s more.", valueName: "CMD"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped "
+                + "with its process group and counts as failed. At exit, those still running get 2 s more.",
+            valueName: "CMD"
+        )
+    )
     var deliverCommand: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Make every valid call of these methods (comma-separated) answer internalError (-32603) as if the store had failed; what a call wrote is rolled back. A testing aid for clients.",
-        valueName: "METHOD[,METHOD…]"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Make every valid call of these methods (comma-separated) answer internalError (-32603) as if the store had failed; what a call "
+                + "wrote is rolled back. A testing aid for clients.",
+            valueName: "METHOD[,METHOD…]"
+        )
+    )
     var failMethod: String?
 
     /// The methods named by `--fail-method`.
@@ -120,19 +147,28 @@ struct LatchkeyCommand: ParsableCommand {
             throw ValidationError("--start-time must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
         }
         if start > Timestamp.latestStart {
-            throw ValidationError("--start-time must be at most \(Timestamp.format(Timestamp.latestStart)): a lifetime (up to 100 years) from a later start would end after 9999-12-31T23:59:59Z, the last time RFC 3339 writes")
+            throw ValidationError(
+                "--start-time must be at most \(Timestamp.format(Timestamp.latestStart)): a lifetime (up to 100 years) from a later start would "
+                    + "end after 9999-12-31T23:59:59Z, the last time RFC 3339 writes"
+            )
         }
         if maxMessageBytes < 64 {
             throw ValidationError("--max-message-bytes must be a number of bytes, at least 64")
         }
         if let db, let scheme = StoreLocation.scheme(of: db), !StoreLocation.isPostgres(scheme) {
-            throw ValidationError("--db: Latchkey serves SQLite files (a path) and PostgreSQL (postgresql://… or postgres://…); the scheme \"\(scheme)\" is not served")
+            throw ValidationError(
+                "--db: Latchkey serves SQLite files (a path) and PostgreSQL (postgresql://… or postgres://…); "
+                    + "the scheme \"\(scheme)\" is not served"
+            )
         }
         if !inMemory, postgresURI == nil, let problem = SQLiteStore.unusableFile(at: db ?? Self.defaultStorePath()) {
             throw ValidationError("--db: the store file \(problem)")
         }
         if postgresURI != nil, keyFile == nil {
-            throw ValidationError("--db postgresql://… needs --key-file PATH: the keyed-hash key is kept in a file, never in the database (created with 32 random bytes and mode 0600 when absent; give every process of the deployment the same file)")
+            throw ValidationError(
+                "--db postgresql://… needs --key-file PATH: the keyed-hash key is kept in a file, never in the database (created with 32 random "
+                    + "bytes and mode 0600 when absent; give every process of the deployment the same file)"
+            )
         }
         if keyFile != nil, postgresURI == nil {
             throw ValidationError("--key-file goes with a PostgreSQL store (--db postgresql://…); a SQLite store keeps its key beside its file")
@@ -168,14 +204,21 @@ struct LatchkeyCommand: ParsableCommand {
         var environment = Environment(
             clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
             random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
-            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() })
+            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() }
+        )
         if let postgresURI, let keyFile {
             try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
         }
         let storeKind: StoreKind = postgresURI != nil ? .postgresql : (path == nil ? .memory : .sqlite)
-        let options = ServerOptions(version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
-                                    failMethods: Set(failMethods), storeKind: storeKind,
-                                    checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
+        let options = ServerOptions(
+            version: latchkeyVersion,
+            noAdmin: noAdmin,
+            deliverCommand: deliverCommand,
+            failMethods: Set(failMethods),
+            storeKind: storeKind,
+            checkContract: ContractCheckSwitch.enabled,
+            contractLog: ContractCheckSwitch.logPath
+        )
         let server = LatchkeyServer(environment: environment, options: options, logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
         let engine = RPCEngine(handler: table(server), writer: writer, maxMessageBytes: maxMessageBytes)
@@ -215,7 +258,8 @@ struct LatchkeyCommand: ParsableCommand {
     }
 
     static func defaultStorePath() -> String {
-        let base = environmentVariable("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environmentVariable("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environmentVariable("HOME") ?? ".") + "/.local/share")
         return base + "/latchkey/latchkey.sqlite"
     }
@@ -236,7 +280,8 @@ enum StoreLocation {
         guard let separator = location.range(of: "://") else { return nil }
         let scheme = location[..<separator.lowerBound]
         guard let first = scheme.first, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
         return String(scheme)
     }
 }

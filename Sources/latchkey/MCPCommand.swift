@@ -8,13 +8,14 @@ struct MCPCommand: ParsableCommand {
         commandName: "mcp",
         abstract: "Serve every method as a Model Context Protocol tool on stdin/stdout (same flags).",
         discussion: """
-        Newline-delimited JSON-RPC 2.0, no batches, the initialize handshake (protocol versions \
-        2025-06-18 and 2025-11-25). Notifications of subscribed topics arrive as \
-        notifications/message, one-time codes left out.
+            Newline-delimited JSON-RPC 2.0, no batches, the initialize handshake (protocol versions \
+            2025-06-18 and 2025-11-25). Notifications of subscribed topics arrive as \
+            notifications/message, one-time codes left out.
 
-        Example host entry:
-          {"mcpServers": {"latchkey": {"command": "latchkey", "args": ["mcp"]}}}
-        """)
+            Example host entry:
+              {"mcpServers": {"latchkey": {"command": "latchkey", "args": ["mcp"]}}}
+            """
+    )
 
     /// Every flag of `latchkey`, with the same meaning.
     @OptionGroup var serving: LatchkeyCommand

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+
 @testable import LatchkeyContract
 
 /// Authenticator data is exactly what its flags announce; an attestation object is exactly its
@@ -35,8 +36,13 @@ import Testing
     @Test("attested credential data and extensions round-trip; the key is one CBOR item, taken as read")
     func attestedAndExtensions() throws {
         let extensions = CBOR.map([CBORMapEntry(.text("credProtect"), .unsigned(2))])
-        let data = AuthenticatorData(rpIdHash: hash, flags: [.userPresent, .backupEligible, .backedUp], signCount: 0,
-                                     attestedCredential: attested, extensions: extensions)
+        let data = AuthenticatorData(
+            rpIdHash: hash,
+            flags: [.userPresent, .backupEligible, .backedUp],
+            signCount: 0,
+            attestedCredential: attested,
+            extensions: extensions
+        )
         #expect(data.flags.contains([.attestedCredentialData, .extensionData]))
         let read = try AuthenticatorData(bytes: data.encoded)
         #expect(read == data)
@@ -101,7 +107,8 @@ import Testing
         }
         #expect(refused(object.encoded + [0x00]) == .cbor(.trailingBytes))
         #expect(refused(CBOR.array([]).encoded) == .notAMap)
-        let fmt = CBORMapEntry(.text("fmt"), .text("none")), stmt = CBORMapEntry(.text("attStmt"), .map([]))
+        let fmt = CBORMapEntry(.text("fmt"), .text("none"))
+        let stmt = CBORMapEntry(.text("attStmt"), .map([]))
         let auth = CBORMapEntry(.text("authData"), .bytes([1]))
         #expect(refused(CBOR.map([fmt, stmt]).encoded) == .members)
         #expect(refused(CBOR.map([fmt, stmt, auth, CBORMapEntry(.text("x"), .null)]).encoded) == .members)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyContract
 
 /// The strict CBOR codec: RFC 8949 items round-trip canonically; everything the contract refuses
@@ -32,10 +33,14 @@ import Testing
         #expect(try decode([0x3B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]).int64Value == .min)
         #expect(try decode([0x44, 1, 2, 3, 4]) == .bytes([1, 2, 3, 4]))
         #expect(try decode([0x62, 0xC3, 0xBC]) == .text("ü"))
-        #expect(try decode([0x83, 0x01, 0x82, 0x02, 0x03, 0x81, 0x04])
-            == .array([.unsigned(1), .array([.unsigned(2), .unsigned(3)]), .array([.unsigned(4)])]))
-        #expect(try decode([0xA2, 0x01, 0x02, 0x03, 0x04])
-            == .map([CBORMapEntry(.unsigned(1), .unsigned(2)), CBORMapEntry(.unsigned(3), .unsigned(4))]))
+        #expect(
+            try decode([0x83, 0x01, 0x82, 0x02, 0x03, 0x81, 0x04])
+                == .array([.unsigned(1), .array([.unsigned(2), .unsigned(3)]), .array([.unsigned(4)])])
+        )
+        #expect(
+            try decode([0xA2, 0x01, 0x02, 0x03, 0x04])
+                == .map([CBORMapEntry(.unsigned(1), .unsigned(2)), CBORMapEntry(.unsigned(3), .unsigned(4))])
+        )
         #expect(try decode([0xF4]) == .bool(false))
         #expect(try decode([0xF5]) == .bool(true))
         #expect(try decode([0xF6]) == .null)
@@ -145,8 +150,10 @@ import Testing
 
     @Test("truncated input is refused at every cut")
     func truncated() {
-        let whole = CBOR.map([CBORMapEntry(.int(1), .int(2)), CBORMapEntry(.int(-2), .bytes([UInt8](repeating: 9, count: 32))),
-                              CBORMapEntry(.text("k"), .array([.unsigned(70000), .float(1.5)]))]).encoded
+        let whole = CBOR.map([
+            CBORMapEntry(.int(1), .int(2)), CBORMapEntry(.int(-2), .bytes([UInt8](repeating: 9, count: 32))),
+            CBORMapEntry(.text("k"), .array([.unsigned(70000), .float(1.5)])),
+        ]).encoded
         for cut in 0..<whole.count {
             #expect(refused(Array(whole.prefix(cut))) != nil, "cut at \(cut)")
         }

@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 import _CryptoExtras
+
 @testable import LatchkeyContract
 
 /// COSE public keys: ES256, EdDSA and RS256 read, verify and re-encode; every malformed key is
@@ -92,7 +93,8 @@ import _CryptoExtras
     @Test("malformed ES256 keys: wrong kty or crv, short or missing coordinates, a point off the curve")
     func malformedES256() throws {
         let point = Array(P256.Signing.PrivateKey().publicKey.x963Representation)
-        let x = CBOR.bytes(Array(point[1..<33])), y = CBOR.bytes(Array(point[33..<65]))
+        let x = CBOR.bytes(Array(point[1..<33]))
+        let y = CBOR.bytes(Array(point[33..<65]))
         let good: [(Int64, CBOR)] = [(1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, x), (-3, y)]
         #expect(error(map(good)) == nil)
         func with(_ label: Int64, _ value: CBOR?) -> CBOR {
@@ -121,13 +123,16 @@ import _CryptoExtras
 
         let privateKey = try #require(Self.rsa)
         let primitives = try privateKey.publicKey.getKeyPrimitives()
-        let n = CBOR.bytes(Array(primitives.modulus)), e = CBOR.bytes(Array(primitives.publicExponent))
+        let n = CBOR.bytes(Array(primitives.modulus))
+        let e = CBOR.bytes(Array(primitives.publicExponent))
         #expect(error(map([(1, .int(3)), (3, .int(-257)), (-1, n), (-2, e)])) == nil)
         #expect(isMalformed(map([(1, .int(2)), (3, .int(-257)), (-1, n), (-2, e)])))
         #expect(isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, n)])))
         #expect(isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, .bytes(Array(primitives.modulus.prefix(128)))), (-2, e)])), "1024 bits")
-        #expect(isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, .bytes([0, 0] + Array(primitives.modulus.prefix(255)))), (-2, e)])),
-                "2040 bits behind leading zeros")
+        #expect(
+            isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, .bytes([0, 0] + Array(primitives.modulus.prefix(255)))), (-2, e)])),
+            "2040 bits behind leading zeros"
+        )
         #expect(isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, n), (-2, .bytes([]))])))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyContract
 
 /// Web origins against RP ids: hosts parsed strictly; an RP id covers its host and its subdomains.
@@ -10,9 +11,11 @@ import Testing
         #expect(WebOrigin.host(of: "https://Login.Example.COM:8443") == "login.example.com")
         #expect(WebOrigin.host(of: "https://[::1]:443") == "[::1]")
         #expect(WebOrigin.host(of: "https://[::1]") == "[::1]")
-        for bad in ["android:apk-key-hash:abc", "ftp://example.com", "https://", "https://example.com/", "https://example.com?x",
-                    "https://user@example.com", "https://example.com:", "https://example.com:123456", "https://example.com:8a",
-                    "https://.example.com", "https://example..com", "https://[::1", "https://[::1]x", "example.com"] {
+        for bad in [
+            "android:apk-key-hash:abc", "ftp://example.com", "https://", "https://example.com/", "https://example.com?x",
+            "https://user@example.com", "https://example.com:", "https://example.com:123456", "https://example.com:8a",
+            "https://.example.com", "https://example..com", "https://[::1", "https://[::1]x", "example.com",
+        ] {
             #expect(WebOrigin.host(of: bad) == nil, "\(bad)")
         }
     }

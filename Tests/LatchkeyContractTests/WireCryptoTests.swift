@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+
 @testable import LatchkeyContract
 
 /// The contract's wire crypto: keys, signatures and the signed payload, exactly as written.
@@ -51,8 +52,10 @@ import Testing
         let payload = SignedPayload(.authenticate, subject: "reg_x", challenge: "c-1", role: .pin, contextHash: "h")
         #expect(String(decoding: payload.bytes, as: UTF8.self) == "LATCHKEY-V1\nauthenticate\nreg_x\nc-1\npin\nh")
         #expect(String(decoding: payload.signed(by: .device).bytes, as: UTF8.self).hasSuffix("\ndevice\nh"))
-        #expect(String(decoding: SignedPayload(.activate, subject: "a", challenge: "b", role: .device).bytes, as: UTF8.self)
-            == "LATCHKEY-V1\nactivate\na\nb\ndevice\n")
+        #expect(
+            String(decoding: SignedPayload(.activate, subject: "a", challenge: "b", role: .device).bytes, as: UTF8.self)
+                == "LATCHKEY-V1\nactivate\na\nb\ndevice\n"
+        )
     }
 
     @Test("the context hash covers length-prefixed fields, a null field as empty")
@@ -93,8 +96,10 @@ import Testing
         let publicKey = try #require(PublicKey(sec1: sec1))
         let zero = try #require(Signature(encoded: [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x01]))
         #expect(!publicKey.verifies(zero, over: [1, 2, 3]))
-        let n: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-                          0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51]
+        let n: [UInt8] = [
+            0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+            0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+        ]
         #expect(!publicKey.verifies(Signature(raw: n + n), over: [1, 2, 3]))
         #expect(!publicKey.verifies(Signature(raw: [UInt8](repeating: 0, count: 64)), over: [1, 2, 3]))
     }
@@ -109,7 +114,9 @@ import Testing
         // 130 bytes of r: the SEQUENCE's length takes the long form (0x81), as DER wants from 128.
         let huge = [0x30, 0x81, 0x88, 0x02, 0x81, 0x82, 0x01] + [UInt8](repeating: 0, count: 129) + [0x02, 0x01, 0x01]
         #expect(Signature(encoded: huge).map { publicKey.verifies($0, over: [1, 2, 3]) } == false)
-        #expect(Signature(encoded: [0x30, 0x81, 0x89] + huge.dropFirst(3).dropLast(3) + [0x02, 0x81, 0x01, 0x01]) == nil,
-                "a long-form length under 128")
+        #expect(
+            Signature(encoded: [0x30, 0x81, 0x89] + huge.dropFirst(3).dropLast(3) + [0x02, 0x81, 0x01, 0x01]) == nil,
+            "a long-form length under 128"
+        )
     }
 }

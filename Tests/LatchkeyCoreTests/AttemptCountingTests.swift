@@ -1,7 +1,8 @@
-import Testing
 import LatchkeyContract
-@testable import LatchkeyCore
 import LatchkeyDevice
+import Testing
+
+@testable import LatchkeyCore
 
 @Suite struct AttemptCountingTests {
     func failPin(_ system: TestSystem) -> DomainError? {
@@ -74,14 +75,19 @@ import LatchkeyDevice
             return try #require(try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "1234"), tokenPurpose: purpose) }.token)
         }
         let deletion = try token(.deleteRecovery)
-        #expect(domainError { try system.on { try $0.startRecoveryChange(token: deletion, purpose: .addOrUpdateRecovery) } }?.reason == .tokenPurposeMismatch)
+        #expect(
+            domainError { try system.on { try $0.startRecoveryChange(token: deletion, purpose: .addOrUpdateRecovery) } }?.reason
+                == .tokenPurposeMismatch
+        )
         let first = try token(.addOrUpdateRecovery)
         try system.on { try $0.startRecoveryChange(token: first, purpose: .addOrUpdateRecovery) }
         #expect(domainError { try system.on { try $0.startRecoveryChange(token: first, purpose: .addOrUpdateRecovery) } }?.reason == .tokenInvalid)
         let second = try token(.addOrUpdateRecovery)
         try system.core.clock.advance(by: 300)
         #expect(domainError { try system.on { try $0.startRecoveryChange(token: second, purpose: .addOrUpdateRecovery) } }?.reason == .tokenExpired)
-        #expect(domainError { try system.on { try $0.startRecoveryChange(token: "not-a-token", purpose: .addOrUpdateRecovery) } }?.reason == .tokenInvalid)
+        #expect(
+            domainError { try system.on { try $0.startRecoveryChange(token: "not-a-token", purpose: .addOrUpdateRecovery) } }?.reason == .tokenInvalid
+        )
     }
 
     @Test func deviceAloneCannotYieldAToken() throws {

@@ -1,8 +1,9 @@
-import Testing
 import LatchkeyContract
-@testable import LatchkeyCore
 import LatchkeyDevice
 import LatchkeySimulator
+import Testing
+
+@testable import LatchkeyCore
 
 /// The device half of "Biometric keys are bound to the enrolled biometrics" (StrongTouchID):
 /// `changeBiometricEnrolment` destroys the biometric keys; the next use of such a method answers

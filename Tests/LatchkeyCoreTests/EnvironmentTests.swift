@@ -1,5 +1,6 @@
-import Testing
 import LatchkeyContract
+import Testing
+
 @testable import LatchkeyCore
 
 @Suite struct EnvironmentTests {
@@ -21,7 +22,9 @@ import LatchkeyContract
     }
 
     @Test func seededGeneratorReplaysAndSeedsDiffer() {
-        let a = SeededRandomSource(seed: 1), b = SeededRandomSource(seed: 1), c = SeededRandomSource(seed: 2)
+        let a = SeededRandomSource(seed: 1)
+        let b = SeededRandomSource(seed: 1)
+        let c = SeededRandomSource(seed: 2)
         let first = a.bytes(100)
         #expect(first == b.bytes(100))
         #expect(first != c.bytes(100))
@@ -49,8 +52,10 @@ import LatchkeyContract
     }
 
     @Test func queryParametersAreEncodedBeforeTheFragment() {
-        #expect(URLQuery.appending([("verification_code", "123456"), ("email", "a+b@x.com")], to: "app://r?x=1#top")
-                == "app://r?x=1&verification_code=123456&email=a%2Bb%40x.com#top")
+        #expect(
+            URLQuery.appending([("verification_code", "123456"), ("email", "a+b@x.com")], to: "app://r?x=1#top")
+                == "app://r?x=1&verification_code=123456&email=a%2Bb%40x.com#top"
+        )
         #expect(URLQuery.appending([("c", "1")], to: "app://r") == "app://r?c=1")
     }
 }

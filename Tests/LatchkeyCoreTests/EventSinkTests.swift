@@ -1,6 +1,7 @@
+import LatchkeyContract
 import Synchronization
 import Testing
-import LatchkeyContract
+
 @testable import LatchkeyCore
 
 /// Regression: a closure kept directly in a Mutex was re-wrapped on every read, so after tens of

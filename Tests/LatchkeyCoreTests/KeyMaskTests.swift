@@ -1,6 +1,7 @@
 import Crypto
-import Testing
 import LatchkeyContract
+import Testing
+
 @testable import LatchkeyCore
 @testable import LatchkeyDevice
 @testable import LatchkeySimulator
@@ -28,7 +29,9 @@ import LatchkeyContract
     @Test func deviceKeepsNoPublicKeyOrCheckForThePinKey() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
-        let items = try system.core.store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "d1")]) }
+        let items = try system.core.store.read { tx in
+            try tx.fetchAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "d1")])
+        }
         let registration = try system.core.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) }
         let pinPublic = try #require(registration?.pinPublicKey)
         // Only the masked key and its salt relate to the PIN; no item holds the public key

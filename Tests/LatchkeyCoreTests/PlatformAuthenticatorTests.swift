@@ -1,6 +1,7 @@
 import Crypto
 import LatchkeyContract
 import Testing
+
 @testable import LatchkeyDevice
 
 /// The simulated phone's platform authenticator: RFC 6979 signatures, deterministic output under
@@ -19,15 +20,21 @@ import Testing
     static let ux = hex("60FED4BA255A9D31C961EB74C6356D68C049B8923B61FA6CE669622E60F29FB6")
     static let uy = hex("7903FE1008B8BC99A41AE9E95628BC64F2F1B20C2D7E9F5177A3C294D4462299")
 
-    @Test("RFC 6979 A.2.5, P-256 with SHA-256: the key, and k, r, s for \"sample\" and \"test\"",
-          arguments: [
-              ("sample", "A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60",
-               "EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716",
-               "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8"),
-              ("test", "D16B6AE827F17175E040871A1C7EC3500192C4C92677336EC2537ACAEE0008E0",
-               "F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367",
-               "019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083"),
-          ])
+    @Test(
+        "RFC 6979 A.2.5, P-256 with SHA-256: the key, and k, r, s for \"sample\" and \"test\"",
+        arguments: [
+            (
+                "sample", "A6E3C57DD01ABE90086538398355DD4C3B17AA873382B0F24D6129493D8AAD60",
+                "EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716",
+                "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8"
+            ),
+            (
+                "test", "D16B6AE827F17175E040871A1C7EC3500192C4C92677336EC2537ACAEE0008E0",
+                "F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367",
+                "019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083"
+            ),
+        ]
+    )
     func rfc6979(message: String, k: String, r: String, s: String) throws {
         let key = try P256.Signing.PrivateKey(rawRepresentation: Self.x)
         #expect(Array(key.publicKey.x963Representation) == [0x04] + Self.ux + Self.uy)
@@ -79,8 +86,15 @@ import Testing
     }
 
     func request(algorithms: [Int64] = [-7, -8, -257], synced: Bool = false, exclude: [[UInt8]] = []) -> PlatformCreationRequest {
-        PlatformCreationRequest(rpId: "localhost", userHandle: [1, 2, 3], algorithms: algorithms, excludeCredentials: exclude,
-                                clientDataJSON: Array("{}".utf8), userVerified: true, synced: synced)
+        PlatformCreationRequest(
+            rpId: "localhost",
+            userHandle: [1, 2, 3],
+            algorithms: algorithms,
+            excludeCredentials: exclude,
+            clientDataJSON: Array("{}".utf8),
+            userVerified: true,
+            synced: synced
+        )
     }
 
     @Test("under a seed every byte replays: credential ids, keys, attestation objects, signatures")

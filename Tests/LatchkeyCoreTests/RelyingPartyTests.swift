@@ -9,38 +9,73 @@ import _CryptoExtras
 /// (ES256, EdDSA) and a hand-built RS256 authenticator pass; one forged field per `data.check`
 /// name fails that check, first.
 @Suite struct RelyingPartyTests {
-    let settings = RelyingPartySettings(rpId: "localhost", origins: ["https://localhost", "http://localhost:8080"],
-                                        userVerification: .required)
+    let settings = RelyingPartySettings(
+        rpId: "localhost",
+        origins: ["https://localhost", "http://localhost:8080"],
+        userVerification: .required
+    )
     let challenge = [UInt8](repeating: 0xC4, count: 32)
     let userHandle = [UInt8](repeating: 0x11, count: 32)
     static let rsa = try? _RSA.Signing.PrivateKey(keySize: .bits2048)
 
-    func clientData(_ type: String = "webauthn.create", challenge: [UInt8]? = nil, origin: String = "https://localhost",
-                    crossOrigin: Bool? = false) -> (CollectedClientData, [UInt8]) {
+    func clientData(
+        _ type: String = "webauthn.create",
+        challenge: [UInt8]? = nil,
+        origin: String = "https://localhost",
+        crossOrigin: Bool? = false
+    ) -> (CollectedClientData, [UInt8]) {
         let text = Base64URL.encode(challenge ?? self.challenge)
         let parsed = CollectedClientData(type: type, challenge: text, origin: origin, crossOrigin: crossOrigin)
         let json = "{\"type\":\"\(type)\",\"challenge\":\"\(text)\",\"origin\":\"\(origin)\",\"crossOrigin\":\(crossOrigin ?? false)}"
         return (parsed, Array(json.utf8))
     }
 
-    func creation(algorithms: [Int64] = [-7, -8, -257], rpId: String = "localhost", userVerified: Bool = true, synced: Bool = false,
-                  seed: UInt64 = 1) throws -> PlatformCreation {
+    func creation(
+        algorithms: [Int64] = [-7, -8, -257],
+        rpId: String = "localhost",
+        userVerified: Bool = true,
+        synced: Bool = false,
+        seed: UInt64 = 1
+    ) throws -> PlatformCreation {
         let (_, json) = clientData()
         return try PlatformAuthenticator(random: SeededRandomSource(seed: seed)).create(
-            PlatformCreationRequest(rpId: rpId, userHandle: userHandle, algorithms: algorithms, excludeCredentials: [],
-                                    clientDataJSON: json, userVerified: userVerified, synced: synced), held: [], now: 0)
+            PlatformCreationRequest(
+                rpId: rpId,
+                userHandle: userHandle,
+                algorithms: algorithms,
+                excludeCredentials: [],
+                clientDataJSON: json,
+                userVerified: userVerified,
+                synced: synced
+            ),
+            held: [],
+            now: 0
+        )
     }
 
-    func registration(_ creation: PlatformCreation, attestationObject: [UInt8]? = nil, rawId: [UInt8]? = nil,
-                      clientData: (CollectedClientData, [UInt8])? = nil) -> RegistrationResponse {
+    func registration(
+        _ creation: PlatformCreation,
+        attestationObject: [UInt8]? = nil,
+        rawId: [UInt8]? = nil,
+        clientData: (CollectedClientData, [UInt8])? = nil
+    ) -> RegistrationResponse {
         let (parsed, json) = clientData ?? self.clientData()
-        return RegistrationResponse(rawId: rawId ?? creation.credential.id, clientData: parsed, clientDataJSON: json,
-                                    attestationObject: attestationObject ?? creation.attestationObject, transports: ["internal", "hybrid"])
+        return RegistrationResponse(
+            rawId: rawId ?? creation.credential.id,
+            clientData: parsed,
+            clientDataJSON: json,
+            attestationObject: attestationObject ?? creation.attestationObject,
+            transports: ["internal", "hybrid"]
+        )
     }
 
     /// The attestation object with its authenticator data changed.
-    func reforged(_ creation: PlatformCreation, format: String = "none", statement: [CBORMapEntry] = [],
-                  _ change: (inout AuthenticatorData) -> Void = { _ in }) throws -> [UInt8] {
+    func reforged(
+        _ creation: PlatformCreation,
+        format: String = "none",
+        statement: [CBORMapEntry] = [],
+        _ change: (inout AuthenticatorData) -> Void = { _ in }
+    ) throws -> [UInt8] {
         var data = try AuthenticatorData(bytes: creation.authenticatorData)
         change(&data)
         return AttestationObject(format: format, statement: statement, authData: data.encoded).encoded
@@ -55,18 +90,27 @@ import _CryptoExtras
         }
     }
 
-    func register(_ response: RegistrationResponse, offered: [COSEAlgorithm] = COSEAlgorithm.allCases,
-                  settings: RelyingPartySettings? = nil) -> PasskeyCheck? {
+    func register(
+        _ response: RegistrationResponse,
+        offered: [COSEAlgorithm] = COSEAlgorithm.allCases,
+        settings: RelyingPartySettings? = nil
+    ) -> PasskeyCheck? {
         failedCheck { () throws(PasskeyCheckFailure) in
-            _ = try RelyingParty.verifyRegistration(response, challenge: challenge, offeredAlgorithms: offered,
-                                                    settings: settings ?? self.settings)
+            _ = try RelyingParty.verifyRegistration(
+                response,
+                challenge: challenge,
+                offeredAlgorithms: offered,
+                settings: settings ?? self.settings
+            )
         }
     }
 
     // MARK: round trips
 
-    @Test("ES256 and EdDSA, device-bound and synced: registration then assertions pass, counters as the authenticator keeps them",
-          arguments: [(Int64(-7), false), (-7, true), (-8, false), (-8, true)])
+    @Test(
+        "ES256 and EdDSA, device-bound and synced: registration then assertions pass, counters as the authenticator keeps them",
+        arguments: [(Int64(-7), false), (-7, true), (-8, false), (-8, true)]
+    )
     func platformRoundTrip(algorithm: Int64, synced: Bool) throws {
         let made = try creation(algorithms: [algorithm], synced: synced)
         let verified = try RelyingParty.verifyRegistration(registration(made), challenge: challenge, settings: settings)
@@ -84,9 +128,14 @@ import _CryptoExtras
             let (parsed, json) = clientData("webauthn.get")
             let assertion = try authenticator.get(credential, clientDataJSON: json, userVerified: true)
             credential = assertion.credential
-            let response = AssertionResponse(rawId: credential.id, clientData: parsed, clientDataJSON: json,
-                                             authenticatorData: assertion.authenticatorData, signature: assertion.signature,
-                                             userHandle: round == 0 ? nil : assertion.userHandle)
+            let response = AssertionResponse(
+                rawId: credential.id,
+                clientData: parsed,
+                clientDataJSON: json,
+                authenticatorData: assertion.authenticatorData,
+                signature: assertion.signature,
+                userHandle: round == 0 ? nil : assertion.userHandle
+            )
             let result = try RelyingParty.verifyAssertion(response, challenge: challenge, passkey: stored, settings: settings)
             #expect(result.signCount == (synced ? 0 : UInt32(round + 2)))
             #expect(result.backupEligible == synced && result.backedUp == synced && result.userVerified)
@@ -101,21 +150,37 @@ import _CryptoExtras
         let key = try COSEKey(privateKey.publicKey)
         let id = [UInt8](repeating: 0xAB, count: 16)
         let hash = Array(SHA256.hash(data: Array("localhost".utf8)))
-        let authData = AuthenticatorData(rpIdHash: hash, flags: [.userPresent, .userVerified], signCount: 5,
-                                         attestedCredential: AttestedCredentialData(aaguid: Array(1...16), credentialId: id, publicKey: key))
+        let authData = AuthenticatorData(
+            rpIdHash: hash,
+            flags: [.userPresent, .userVerified],
+            signCount: 5,
+            attestedCredential: AttestedCredentialData(aaguid: Array(1...16), credentialId: id, publicKey: key)
+        )
         let (parsed, json) = clientData()
-        let response = RegistrationResponse(rawId: id, clientData: parsed, clientDataJSON: json,
-                                            attestationObject: AttestationObject(format: "none", statement: [], authData: authData.encoded).encoded)
+        let response = RegistrationResponse(
+            rawId: id,
+            clientData: parsed,
+            clientDataJSON: json,
+            attestationObject: AttestationObject(format: "none", statement: [], authData: authData.encoded).encoded
+        )
         let verified = try RelyingParty.verifyRegistration(response, challenge: challenge, settings: settings)
         #expect(verified.algorithm == .rs256 && verified.signCount == 5)
         #expect(verified.aaguid == "01020304-0506-0708-090a-0b0c0d0e0f10")
 
         let getData = AuthenticatorData(rpIdHash: hash, flags: [.userPresent, .userVerified], signCount: 6).encoded
         let (getParsed, getJSON) = clientData("webauthn.get")
-        let signature = try privateKey.signature(for: RelyingParty.signedBytes(authData: getData, clientDataJSON: getJSON),
-                                                 padding: .insecurePKCS1v1_5)
-        let assertion = AssertionResponse(rawId: id, clientData: getParsed, clientDataJSON: getJSON, authenticatorData: getData,
-                                          signature: Array(signature.rawRepresentation), userHandle: userHandle)
+        let signature = try privateKey.signature(
+            for: RelyingParty.signedBytes(authData: getData, clientDataJSON: getJSON),
+            padding: .insecurePKCS1v1_5
+        )
+        let assertion = AssertionResponse(
+            rawId: id,
+            clientData: getParsed,
+            clientDataJSON: getJSON,
+            authenticatorData: getData,
+            signature: Array(signature.rawRepresentation),
+            userHandle: userHandle
+        )
         let stored = PasskeyVerificationKey(publicKey: verified.publicKey, signCount: 5, userHandle: userHandle)
         #expect(try RelyingParty.verifyAssertion(assertion, challenge: challenge, passkey: stored, settings: settings).signCount == 6)
     }
@@ -125,16 +190,28 @@ import _CryptoExtras
         let authenticatorKey = try P256.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 3, count: 32))
         let key = COSEKey(authenticatorKey.publicKey)
         let id = [UInt8](repeating: 0x5A, count: 32)
-        let authData = AuthenticatorData(rpIdHash: Array(SHA256.hash(data: Array("localhost".utf8))), flags: [.userPresent, .userVerified],
-                                         signCount: 0, attestedCredential: AttestedCredentialData(aaguid: Array(repeating: 0, count: 16),
-                                                                                                 credentialId: id, publicKey: key)).encoded
+        let authData = AuthenticatorData(
+            rpIdHash: Array(SHA256.hash(data: Array("localhost".utf8))),
+            flags: [.userPresent, .userVerified],
+            signCount: 0,
+            attestedCredential: AttestedCredentialData(
+                aaguid: Array(repeating: 0, count: 16),
+                credentialId: id,
+                publicKey: key
+            )
+        ).encoded
         let (parsed, json) = clientData()
         let sig = Array(try authenticatorKey.signature(for: RelyingParty.signedBytes(authData: authData, clientDataJSON: json)).derRepresentation)
         func response(_ statement: [CBORMapEntry]) -> RegistrationResponse {
-            RegistrationResponse(rawId: id, clientData: parsed, clientDataJSON: json,
-                                 attestationObject: AttestationObject(format: "packed", statement: statement, authData: authData).encoded)
+            RegistrationResponse(
+                rawId: id,
+                clientData: parsed,
+                clientDataJSON: json,
+                attestationObject: AttestationObject(format: "packed", statement: statement, authData: authData).encoded
+            )
         }
-        let alg = CBORMapEntry(.text("alg"), .int(-7)), signature = CBORMapEntry(.text("sig"), .bytes(sig))
+        let alg = CBORMapEntry(.text("alg"), .int(-7))
+        let signature = CBORMapEntry(.text("sig"), .bytes(sig))
         #expect(register(response([alg, signature])) == nil)
         let verified = try RelyingParty.verifyRegistration(response([alg, signature]), challenge: challenge, settings: settings)
         #expect(verified.attestationFormat == "packed")
@@ -233,8 +310,15 @@ import _CryptoExtras
         let forged = try reforged(made) { $0.attestedCredential?.credentialId = long }
         #expect(register(registration(made, attestationObject: forged, rawId: long)) == .credentialId)
         let longest = [UInt8](repeating: 7, count: 1023)
-        #expect(register(registration(made, attestationObject: try reforged(made) { $0.attestedCredential?.credentialId = longest },
-                                      rawId: longest)) == nil)
+        #expect(
+            register(
+                registration(
+                    made,
+                    attestationObject: try reforged(made) { $0.attestedCredential?.credentialId = longest },
+                    rawId: longest
+                )
+            ) == nil
+        )
     }
 
     @Test("publicKey: a point off the curve, a kty that is not the algorithm's")
@@ -276,8 +360,18 @@ import _CryptoExtras
     func attestationCheck() throws {
         let made = try creation()
         #expect(register(registration(made, attestationObject: try reforged(made, format: "fido-u2f"))) == .attestation)
-        #expect(register(registration(made, attestationObject: try reforged(made, format: "none",
-                                                                            statement: [CBORMapEntry(.text("alg"), .int(-7))]))) == .attestation)
+        #expect(
+            register(
+                registration(
+                    made,
+                    attestationObject: try reforged(
+                        made,
+                        format: "none",
+                        statement: [CBORMapEntry(.text("alg"), .int(-7))]
+                    )
+                )
+            ) == .attestation
+        )
     }
 
     // MARK: one forged field per check, assertion
@@ -291,24 +385,39 @@ import _CryptoExtras
     func signed(synced: Bool = false, userVerified: Bool = true, _ change: ((inout AuthenticatorData) -> Void)? = nil) throws -> Signed {
         let made = try creation(synced: synced)
         let (parsed, json) = clientData("webauthn.get")
-        let assertion = try PlatformAuthenticator(random: SeededRandomSource(seed: 4)).get(made.credential, clientDataJSON: json,
-                                                                                           userVerified: userVerified)
+        let assertion = try PlatformAuthenticator(random: SeededRandomSource(seed: 4)).get(
+            made.credential,
+            clientDataJSON: json,
+            userVerified: userVerified
+        )
         var authData = assertion.authenticatorData
         if let change {
             var data = try AuthenticatorData(bytes: authData)
             change(&data)
             authData = data.encoded
         }
-        return Signed(response: AssertionResponse(rawId: made.credential.id, clientData: parsed, clientDataJSON: json,
-                                                  authenticatorData: authData, signature: assertion.signature, userHandle: userHandle),
-                      stored: PasskeyVerificationKey(publicKey: made.publicKey, signCount: made.credential.signCount, userHandle: userHandle),
-                      credential: assertion.credential)
+        return Signed(
+            response: AssertionResponse(
+                rawId: made.credential.id,
+                clientData: parsed,
+                clientDataJSON: json,
+                authenticatorData: authData,
+                signature: assertion.signature,
+                userHandle: userHandle
+            ),
+            stored: PasskeyVerificationKey(publicKey: made.publicKey, signCount: made.credential.signCount, userHandle: userHandle),
+            credential: assertion.credential
+        )
     }
 
     func assertionCheck(_ signed: Signed, passkey: PasskeyVerificationKey?? = nil, settings: RelyingPartySettings? = nil) -> PasskeyCheck? {
         failedCheck { () throws(PasskeyCheckFailure) in
-            _ = try RelyingParty.verifyAssertion(signed.response, challenge: challenge, passkey: passkey ?? signed.stored,
-                                                 settings: settings ?? self.settings)
+            _ = try RelyingParty.verifyAssertion(
+                signed.response,
+                challenge: challenge,
+                passkey: passkey ?? signed.stored,
+                settings: settings ?? self.settings
+            )
         }
     }
 
@@ -394,9 +503,11 @@ import _CryptoExtras
 
     @Test("every check name is the contract's, in its order")
     func names() {
-        #expect(PasskeyCheck.allCases.map(\.rawValue) == [
-            "type", "challenge", "origin", "encoding", "credential", "userHandle", "rpId", "userPresence", "userVerification",
-            "flags", "credentialId", "publicKey", "algorithm", "attestation", "signature", "signCount",
-        ])
+        #expect(
+            PasskeyCheck.allCases.map(\.rawValue) == [
+                "type", "challenge", "origin", "encoding", "credential", "userHandle", "rpId", "userPresence", "userVerification",
+                "flags", "credentialId", "publicKey", "algorithm", "attestation", "signature", "signCount",
+            ]
+        )
     }
 }

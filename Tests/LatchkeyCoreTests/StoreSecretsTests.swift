@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import LatchkeyContract
-@testable import LatchkeyCore
 import LatchkeyDevice
 import LatchkeySimulator
 import LatchkeyStore
+import Testing
+
+@testable import LatchkeyCore
 
 /// Security property 1: the store holds no secret in clear (inspect the SQLite file).
 @Suite struct StoreSecretsTests {

@@ -1,8 +1,9 @@
 import LatchkeyContract
-@testable import LatchkeyCore
 import LatchkeyDevice
 import LatchkeySimulator
 import LatchkeyStore
+
+@testable import LatchkeyCore
 
 /// A fresh in-memory system on a manual clock and a seeded generator: the server half and its
 /// simulated phones.

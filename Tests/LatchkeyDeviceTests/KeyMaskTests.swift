@@ -1,5 +1,6 @@
 import LatchkeyContract
 import Testing
+
 @testable import LatchkeyDevice
 
 /// The device masks its PIN key (and its recovery key) under a secret: the right secret gives

@@ -1,5 +1,6 @@
-@testable import LatchkeyJSON
 import Testing
+
+@testable import LatchkeyJSON
 
 /// The parse error for `bytes`, or nil when they parse.
 private func parseFailure(_ bytes: [UInt8]) -> JSONParseError? {
@@ -107,9 +108,12 @@ struct JSONParserTests {
         #expect(try JSONParser.parse("-0") == .int(0))
     }
 
-    @Test("integers beyond Int64 are a numberOutOfRange error", arguments: [
-        "9223372036854775808", "-9223372036854775809", "100000000000000000000000", "[1,99999999999999999999]",
-    ])
+    @Test(
+        "integers beyond Int64 are a numberOutOfRange error",
+        arguments: [
+            "9223372036854775808", "-9223372036854775809", "100000000000000000000000", "[1,99999999999999999999]",
+        ]
+    )
     func integerOverflow(text: String) {
         #expect(parseFailure(text)?.kind == .numberOutOfRange)
     }
@@ -148,14 +152,17 @@ struct JSONParserTests {
         #expect(parseFailure(#"{"a":1,"\u0061":2}"#)?.kind == .duplicateKey)
     }
 
-    @Test("invalid UTF-8 is rejected", arguments: [
-        [0x22, 0xFF, 0x22],                  // never valid
-        [0x22, 0xC0, 0xAF, 0x22],            // overlong "/"
-        [0x22, 0xED, 0xA0, 0x80, 0x22],      // encoded surrogate
-        [0x22, 0xE2, 0x98, 0x22],            // truncated sequence
-        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], // above U+10FFFF
-        [0x7B, 0x22, 0xFE, 0x22, 0x3A, 0x31, 0x7D], // in a key
-    ] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 is rejected",
+        arguments: [
+            [0x22, 0xFF, 0x22],  // never valid
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong "/"
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
+            [0x22, 0xE2, 0x98, 0x22],  // truncated sequence
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
+            [0x7B, 0x22, 0xFE, 0x22, 0x3A, 0x31, 0x7D],  // in a key
+        ] as [[UInt8]]
+    )
     func invalidUTF8(bytes: [UInt8]) {
         #expect(parseFailure(bytes)?.kind == .invalidUTF8)
     }
@@ -254,10 +261,13 @@ struct JSONParserTests {
         }
     }
 
-    @Test("every kind has its own message", arguments: [
-        JSONParseError.Kind.invalidSyntax, .invalidUTF8, .duplicateKey, .tooDeep, .numberOutOfRange, .prematureEnd,
-        .trailingData, .nullCharacter,
-    ])
+    @Test(
+        "every kind has its own message",
+        arguments: [
+            JSONParseError.Kind.invalidSyntax, .invalidUTF8, .duplicateKey, .tooDeep, .numberOutOfRange, .prematureEnd,
+            .trailingData, .nullCharacter,
+        ]
+    )
     func messages(kind: JSONParseError.Kind) {
         let message = JSONParseError(kind: kind, line: 1, column: 1).message
         #expect(message.hasPrefix("Parse error: "))

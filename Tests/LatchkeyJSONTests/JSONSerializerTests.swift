@@ -8,12 +8,15 @@ private func reserialize(_ text: String) throws -> String {
 
 @Suite("JSONSerializer")
 struct JSONSerializerTests {
-    @Test("compact output round-trips byte for byte", arguments: [
-        #"{"jsonrpc":"2.0","id":1,"result":{"echo":[1,"two",null,true,false,{}]}}"#,
-        #"{"z":1,"a":{"y":2,"b":3},"m":[]}"#,
-        #"[]"#, #"{}"#, #"[[[]]]"#, #""""#, "0", "-1", "null", "true",
-        #"{"":""}"#,
-    ])
+    @Test(
+        "compact output round-trips byte for byte",
+        arguments: [
+            #"{"jsonrpc":"2.0","id":1,"result":{"echo":[1,"two",null,true,false,{}]}}"#,
+            #"{"z":1,"a":{"y":2,"b":3},"m":[]}"#,
+            #"[]"#, #"{}"#, #"[[[]]]"#, #""""#, "0", "-1", "null", "true",
+            #"{"":""}"#,
+        ]
+    )
     func roundTrip(text: String) throws {
         #expect(try reserialize(text) == text)
     }
@@ -93,14 +96,17 @@ struct JSONSerializerTests {
 
     // MARK: reals
 
-    @Test("reals print in their shortest form", arguments: [
-        (0.1, "0.1"), (1e300, "1e300"), (1.5, "1.5"), (-2.25, "-2.25"), (100.0, "100.0"), (1.0, "1.0"),
-        (0.0, "0.0"), (-0.0, "-0.0"), (Double.leastNonzeroMagnitude, "5e-324"), (1e-7, "1e-7"), (2.5e-5, "2.5e-5"), (1e16, "1e16"),
-        (1e22, "1e22"), (123456.7, "123456.7"), (0.001, "0.001"), (0.000123, "0.000123"),
-        (3.141592653589793, "3.141592653589793"), (0.30000000000000004, "0.30000000000000004"),
-        (1.7976931348623157e308, "1.7976931348623157e308"), (9007199254740992.0, "9007199254740992.0"),
-        (1000000000000000.5, "1000000000000000.5"), (1234567.0, "1234567.0"),
-    ] as [(Double, String)])
+    @Test(
+        "reals print in their shortest form",
+        arguments: [
+            (0.1, "0.1"), (1e300, "1e300"), (1.5, "1.5"), (-2.25, "-2.25"), (100.0, "100.0"), (1.0, "1.0"),
+            (0.0, "0.0"), (-0.0, "-0.0"), (Double.leastNonzeroMagnitude, "5e-324"), (1e-7, "1e-7"), (2.5e-5, "2.5e-5"), (1e16, "1e16"),
+            (1e22, "1e22"), (123456.7, "123456.7"), (0.001, "0.001"), (0.000123, "0.000123"),
+            (3.141592653589793, "3.141592653589793"), (0.30000000000000004, "0.30000000000000004"),
+            (1.7976931348623157e308, "1.7976931348623157e308"), (9007199254740992.0, "9007199254740992.0"),
+            (1000000000000000.5, "1000000000000000.5"), (1234567.0, "1234567.0"),
+        ] as [(Double, String)]
+    )
     func shortestReals(value: Double, expected: String) throws {
         let text = JSONSerializer.string(.double(value))
         #expect(text == expected)

@@ -38,10 +38,13 @@ struct JSONValueTests {
         #expect(JSON.int(1)["a"] == nil)
     }
 
-    @Test("type names", arguments: [
-        (JSON.null, "null"), (.bool(true), "boolean"), (.int(1), "integer"), (.double(1.5), "number"),
-        (.string(""), "string"), (.array([]), "array"), (.object(JSONObject()), "object"),
-    ] as [(JSON, String)])
+    @Test(
+        "type names",
+        arguments: [
+            (JSON.null, "null"), (.bool(true), "boolean"), (.int(1), "integer"), (.double(1.5), "number"),
+            (.string(""), "string"), (.array([]), "array"), (.object(JSONObject()), "object"),
+        ] as [(JSON, String)]
+    )
     func typeNames(value: JSON, name: String) {
         #expect(value.typeName == name)
     }

@@ -1,5 +1,6 @@
-@testable import LatchkeyRPC
 import Testing
+
+@testable import LatchkeyRPC
 
 @Suite("MessageSplitter: Content-Length")
 struct ContentLengthTests {
@@ -15,7 +16,8 @@ struct ContentLengthTests {
 
     @Test("other headers are allowed and the name is case-insensitive")
     func otherHeaders() {
-        let input = "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}"
+        let input =
+            "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}"
             + "Content-Type: x\r\ncontent-LENGTH:3\r\n\r\n[1]"
         #expect(events(input) == [message("{}"), message("[1]")])
     }
@@ -107,9 +109,12 @@ struct ContentLengthTests {
         #expect(splitter.next() == message("{}"))
     }
 
-    @Test("a malformed Content-Length is a bad header; the next frame is served", arguments: [
-        "abc", "-5", "", "1.5", "0x10", "99999999999999999999999",
-    ])
+    @Test(
+        "a malformed Content-Length is a bad header; the next frame is served",
+        arguments: [
+            "abc", "-5", "", "1.5", "0x10", "99999999999999999999999",
+        ]
+    )
     func badValue(value: String) {
         let input = "Content-Length: \(value)\r\n\r\n" + frame("{}")
         #expect(events(input) == [.badHeader, message("{}")])

@@ -1,5 +1,6 @@
-@testable import LatchkeyRPC
 import Testing
+
+@testable import LatchkeyRPC
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 

@@ -1,5 +1,6 @@
-@testable import LatchkeyRPC
 import Testing
+
+@testable import LatchkeyRPC
 
 @Suite("MessageSplitter: framing detection")
 struct FramingDetectionTests {
@@ -11,8 +12,10 @@ struct FramingDetectionTests {
         #expect(splitter.framing == .newlineDelimited)
     }
 
-    @Test("Content-Length: first means header framing, whatever the case of the name",
-          arguments: ["Content-Length: 2\r\n\r\n{}", "content-length: 2\r\n\r\n{}", "\r\n  Content-Length: 2\r\n\r\n{}"])
+    @Test(
+        "Content-Length: first means header framing, whatever the case of the name",
+        arguments: ["Content-Length: 2\r\n\r\n{}", "content-length: 2\r\n\r\n{}", "\r\n  Content-Length: 2\r\n\r\n{}"]
+    )
     func contentLength(text: String) {
         var splitter = MessageSplitter(maxMessageBytes: 100)
         splitter.append(bytes(text))
@@ -33,9 +36,11 @@ struct FramingDetectionTests {
 
     @Test("the framing, once detected, does not change")
     func framingSticks() {
-        #expect(events("{}\nContent-Length: 2\r\n\r\n{}\n") == [
-            message("{}"), message("Content-Length: 2"), message("{}"),
-        ])
+        #expect(
+            events("{}\nContent-Length: 2\r\n\r\n{}\n") == [
+                message("{}"), message("Content-Length: 2"), message("{}"),
+            ]
+        )
     }
 
     @Test("a framing given up front is used as is")
@@ -126,7 +131,7 @@ struct NewlineDelimitedTests {
     @Test("a line of exactly the limit is accepted; one byte more is tooLarge")
     func limitBoundary() {
         let exact = "[" + String(repeating: "1", count: 8) + "]"  // 10 bytes
-        let over = "[" + String(repeating: "1", count: 9) + "]"   // 11 bytes
+        let over = "[" + String(repeating: "1", count: 9) + "]"  // 11 bytes
         #expect(events(exact + "\n", max: 10) == [message(exact)])
         #expect(events(exact + "\r\n", max: 10) == [message(exact)])
         #expect(eventsByteByByte(bytes(exact + "\r\n"), max: 10) == [message(exact)])

@@ -7,9 +7,11 @@ struct RPCEngineLifecycleTests {
     @Test("the exit notification stops: nothing after it is carried out or answered")
     func exitStops() throws {
         let harness = try EngineHarness()
-        let out = harness.lines(#"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
-            + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n"
-            + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n")
+        let out = harness.lines(
+            #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
+                + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n"
+                + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"
+        )
         #expect(out == [#"{"jsonrpc":"2.0","id":1,"result":null}"#])
         #expect(harness.engine.exitRequested)
         #expect(harness.handler.methods == ["echo"])
@@ -30,9 +32,11 @@ struct RPCEngineLifecycleTests {
     @Test("an invalid exit message does not stop the engine")
     func invalidExitIgnored() throws {
         let harness = try EngineHarness()
-        let replies = try harness.replies(#"{"jsonrpc":"1.0","method":"exit"}"# + "\n"
-            + #"{"jsonrpc":"2.0","method":"exit","params":"now"}"# + "\n"
-            + #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n")
+        let replies = try harness.replies(
+            #"{"jsonrpc":"1.0","method":"exit"}"# + "\n"
+                + #"{"jsonrpc":"2.0","method":"exit","params":"now"}"# + "\n"
+                + #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
+        )
         #expect(replies.count == 3)
         #expect(!harness.engine.exitRequested)
     }
@@ -46,8 +50,10 @@ struct RPCEngineLifecycleTests {
 
     @Test("input split anywhere gives the same replies")
     func splitInput() throws {
-        let input = utf8(#"{"jsonrpc":"2.0","id":1,"method":"echo","params":["é"]}"# + "\r\n\n"
-            + #"[{"jsonrpc":"2.0","id":2,"method":"echo"},{"jsonrpc":"2.0","method":"echo"}]"# + "\n")
+        let input = utf8(
+            #"{"jsonrpc":"2.0","id":1,"method":"echo","params":["é"]}"# + "\r\n\n"
+                + #"[{"jsonrpc":"2.0","id":2,"method":"echo"},{"jsonrpc":"2.0","method":"echo"}]"# + "\n"
+        )
         let whole = try EngineHarness()
         let expected = whole.send(input)
         let split = try EngineHarness()
@@ -71,7 +77,9 @@ struct RPCEngineLifecycleTests {
     func badHeaderReply() throws {
         let harness = try EngineHarness()
         let body = #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#
-        let out = harness.send("Content-Length: \(body.utf8.count)\r\n\r\n\(body)Content-Length: nope\r\n\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let out = harness.send(
+            "Content-Length: \(body.utf8.count)\r\n\r\n\(body)Content-Length: nope\r\n\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         let bodies = try contentLengthFrames(out).map { try JSONParser.parse($0) }
         #expect(bodies.count == 3)
         guard bodies.count == 3 else { return }

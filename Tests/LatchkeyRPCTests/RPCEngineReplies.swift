@@ -16,8 +16,8 @@ struct ErrorReply: Equatable {
 
     init?(_ reply: JSON) {
         guard reply["jsonrpc"] == "2.0", reply["result"] == nil, let id = reply["id"],
-              let code = reply["error"]?["code"]?.intValue, let reason = reply["error"]?["data"]?["reason"]?.stringValue,
-              reply["error"]?["message"]?.stringValue != nil
+            let code = reply["error"]?["code"]?.intValue, let reason = reply["error"]?["data"]?["reason"]?.stringValue,
+            reply["error"]?["message"]?.stringValue != nil
         else { return nil }
         self.init(id: id, code: code, reason: reason)
     }
@@ -42,7 +42,7 @@ func contentLengthFrames(_ bytes: [UInt8]) -> [[UInt8]] {
         let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         rest = rest.dropFirst(digits.count)
         guard let length = Int(String(decoding: digits, as: UTF8.self)), rest.starts(with: utf8("\r\n\r\n")),
-              rest.count >= 4 + length
+            rest.count >= 4 + length
         else {
             Issue.record("a malformed frame header")
             return bodies

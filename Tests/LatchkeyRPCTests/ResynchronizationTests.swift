@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyRPC
 
 @Suite("MessageSplitter: resynchronization on the next Content-Length")

@@ -22,11 +22,17 @@ private func serve(_ input: [UInt8], handler: FakeHandler = FakeHandler(), maxMe
 struct StdioLoopTests {
     @Test("serves every line until end of input, the unterminated last one too")
     func untilEOF() throws {
-        let out = try serve(utf8(#"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\r\n\n"
-            + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#))
-        #expect(EngineHarness.lines(out) == [
-            #"{"jsonrpc":"2.0","id":1,"result":null}"#, #"{"jsonrpc":"2.0","id":2,"result":null}"#,
-        ])
+        let out = try serve(
+            utf8(
+                #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\r\n\n"
+                    + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#
+            )
+        )
+        #expect(
+            EngineHarness.lines(out) == [
+                #"{"jsonrpc":"2.0","id":1,"result":null}"#, #"{"jsonrpc":"2.0","id":2,"result":null}"#,
+            ]
+        )
     }
 
     @Test("empty input: nothing written")
@@ -38,9 +44,14 @@ struct StdioLoopTests {
     @Test("stops at the exit notification and answers nothing after it")
     func exitStops() throws {
         let handler = FakeHandler()
-        let out = try serve(utf8(#"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
-            + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n"
-            + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"), handler: handler)
+        let out = try serve(
+            utf8(
+                #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
+                    + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"
+            ),
+            handler: handler
+        )
         #expect(EngineHarness.lines(out) == [#"{"jsonrpc":"2.0","id":1,"result":null}"#])
         #expect(handler.methods == ["echo"])
     }
@@ -98,12 +109,17 @@ final class InputPipeFeeder: @unchecked Sendable {
         writeFD = fds[1]
         data = bytes
         let unmanaged = Unmanaged.passRetained(self)
-        let created = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let feeder = Unmanaged<InputPipeFeeder>.fromOpaque(context).takeRetainedValue()
-            feeder.feed()
-            return nil
-        }, unmanaged.toOpaque())
+        let created = pthread_create(
+            &thread,
+            nil,
+            { context in
+                guard let context else { return nil }
+                let feeder = Unmanaged<InputPipeFeeder>.fromOpaque(context).takeRetainedValue()
+                feeder.feed()
+                return nil
+            },
+            unmanaged.toOpaque()
+        )
         if created != 0 {
             unmanaged.release()
             throw OutputPipe.PipeError()

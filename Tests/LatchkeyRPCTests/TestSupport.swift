@@ -11,6 +11,7 @@ import Darwin
 func utf8(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// A pipe whose write end a `FrameWriter` writes to and whose read end the test drains.
+///
 /// Outputs in these tests stay below the pipe's capacity (1 MiB on Linux), so nothing blocks.
 final class OutputPipe {
     let readFD: Int32
@@ -101,8 +102,13 @@ final class FakeHandler: RPCHandler {
         case "echo":
             return .success(request.params ?? .null)
         case "fail":
-            return .failure(RPCError(code: ErrorCode(1000, reason: "notFound"), message: "No such thing",
-                                     data: JSONObject([("kind", "device")])))
+            return .failure(
+                RPCError(
+                    code: ErrorCode(1000, reason: "notFound"),
+                    message: "No such thing",
+                    data: JSONObject([("kind", "device")])
+                )
+            )
         case "notify":
             emit(RPCMessage.notification("event/first", params: ["n": 1]))
             emit(RPCMessage.notification("event/second", params: ["n": 2]))

@@ -3,6 +3,7 @@ import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
 import Testing
+
 @testable import LatchkeyServer
 
 /// A method is one declaration: its params decode from it with exact paths, its result and its
@@ -16,20 +17,30 @@ import Testing
 
     @Test("every problem is reported with its path, nested ones dotted, array items indexed")
     func problemPaths() {
-        let (_, problems) = decode(AdminConfigureApplication.self, [
-            "applicationId": "", "pinCodeLengthMin": 2, "authMethods": ["pin", "eyes"],
-            "addOrUpdateAllowedBy": ["pin": ["faceId", 7], "nose": []],
-        ])
-        #expect(problems.map(\.path) == ["applicationId", "pinCodeLengthMin", "authMethods[1]", "addOrUpdateAllowedBy.pin[1]",
-                                         "addOrUpdateAllowedBy.nose"])
+        let (_, problems) = decode(
+            AdminConfigureApplication.self,
+            [
+                "applicationId": "", "pinCodeLengthMin": 2, "authMethods": ["pin", "eyes"],
+                "addOrUpdateAllowedBy": ["pin": ["faceId", 7], "nose": []],
+            ]
+        )
+        #expect(
+            problems.map(\.path) == [
+                "applicationId", "pinCodeLengthMin", "authMethods[1]", "addOrUpdateAllowedBy.pin[1]",
+                "addOrUpdateAllowedBy.nose",
+            ]
+        )
         #expect(problems.first?.message == "must have at least 1 character")
     }
 
     @Test("an optional member given as null counts as absent; a default is the contract's")
     func nullsAndDefaults() throws {
-        let (params, problems) = decode(ActivationFinish.self, [
-            "deviceId": "d", "authParameter": ["method": "faceId", "pin": nil], "tokenPurpose": nil,
-        ])
+        let (params, problems) = decode(
+            ActivationFinish.self,
+            [
+                "deviceId": "d", "authParameter": ["method": "faceId", "pin": nil], "tokenPurpose": nil,
+            ]
+        )
         #expect(problems.isEmpty)
         #expect(params?.finish.tokenPurpose == TokenPurpose.none)
         #expect(params?.finish.authParameter.parameter.pin == nil)
@@ -53,12 +64,18 @@ import Testing
     func resultsMatchTheirSchema() {
         let config = ApplicationConfig.defaults("default")
         let json = AdminConfigureApplication.result.write(config)
-        #expect(json.objectValue?.keys == ["applicationId", "activationCodeLength", "activationCodeType", "activationCodeTtlSeconds",
-                                           "pinCodeType", "pinCodeLengthMin", "pinCodeLengthMax", "maxFailedAttempts", "authMethods",
-                                           "addOrUpdateAllowedBy", "tokenTtlSeconds", "redirectUrlPrefixes", "passkeyRpId",
-                                           "passkeyRpName", "passkeyOrigins", "passkeyUserVerification"])
-        #expect(JSONSerializer.string(json["addOrUpdateAllowedBy"] ?? .null)
-            == #"{"device":[],"pin":["pin","touchId","faceId"],"touchId":["faceId"],"faceId":["touchId"]}"#)
+        #expect(
+            json.objectValue?.keys == [
+                "applicationId", "activationCodeLength", "activationCodeType", "activationCodeTtlSeconds",
+                "pinCodeType", "pinCodeLengthMin", "pinCodeLengthMax", "maxFailedAttempts", "authMethods",
+                "addOrUpdateAllowedBy", "tokenTtlSeconds", "redirectUrlPrefixes", "passkeyRpId",
+                "passkeyRpName", "passkeyOrigins", "passkeyUserVerification",
+            ]
+        )
+        #expect(
+            JSONSerializer.string(json["addOrUpdateAllowedBy"] ?? .null)
+                == #"{"device":[],"pin":["pin","touchId","faceId"],"touchId":["faceId"],"faceId":["touchId"]}"#
+        )
         #expect(AdminConfigureApplication.result.schema.mismatches(json).isEmpty)
     }
 
@@ -70,8 +87,12 @@ import Testing
         let declared = RPCError(code: ErrorCode(1000, reason: "notFound"), message: "x")
         #expect(ContractCheck.problems(entry, .failure(declared)).isEmpty)
         #expect(ContractCheck.problems(entry, .failure(.internalError)).isEmpty)
-        #expect(ContractCheck.problems(MethodEntry(AdminCreateUser.self),
-                                       .failure(ErrorCodes.rpcError(DomainError(.storeUnavailable, "x")))).isEmpty)
+        #expect(
+            ContractCheck.problems(
+                MethodEntry(AdminCreateUser.self),
+                .failure(ErrorCodes.rpcError(DomainError(.storeUnavailable, "x")))
+            ).isEmpty
+        )
         #expect(!ContractCheck.problems(entry, .success(["registrationId": 1])).isEmpty)
         #expect(!ContractCheck.problems(MethodEntry(ClockNow.self), .success(["now": "2026-01-01T00:00:00Z", "extra": 1])).isEmpty)
     }

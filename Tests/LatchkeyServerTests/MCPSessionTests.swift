@@ -1,6 +1,7 @@
 import LatchkeyJSON
 import LatchkeyRPC
 import Testing
+
 @testable import LatchkeyServer
 
 /// The MCP method table over the server: negotiation, tool results and errors, log messages.
@@ -46,10 +47,21 @@ import Testing
         var emitted: [JSON] = []
         let mcp = session()
         _ = try call(mcp, "tools/call", ["name": "events_subscribe", "arguments": ["topics": ["delivery"]]], emitted: &emitted).get()
-        _ = try call(mcp, "tools/call", ["name": "admin_createUser", "arguments": ["email": "dan@example.com", "password": "password1"]],
-                     emitted: &emitted).get()
-        _ = try call(mcp, "tools/call", ["name": "reset_requestPasswordReset",
-                                         "arguments": ["email": "dan@example.com", "redirectUrl": "app://r"]], emitted: &emitted).get()
+        _ = try call(
+            mcp,
+            "tools/call",
+            ["name": "admin_createUser", "arguments": ["email": "dan@example.com", "password": "password1"]],
+            emitted: &emitted
+        ).get()
+        _ = try call(
+            mcp,
+            "tools/call",
+            [
+                "name": "reset_requestPasswordReset",
+                "arguments": ["email": "dan@example.com", "redirectUrl": "app://r"],
+            ],
+            emitted: &emitted
+        ).get()
         let sent = emitted.filter { $0["params"]?["logger"] == "delivery/sent" }
         #expect(!sent.isEmpty)
         for message in sent {
@@ -60,8 +72,15 @@ import Testing
         }
         emitted.removeAll()
         _ = try call(mcp, "logging/setLevel", ["level": "warning"], emitted: &emitted).get()
-        _ = try call(mcp, "tools/call", ["name": "reset_requestPasswordReset",
-                                         "arguments": ["email": "dan@example.com", "redirectUrl": "app://r"]], emitted: &emitted).get()
+        _ = try call(
+            mcp,
+            "tools/call",
+            [
+                "name": "reset_requestPasswordReset",
+                "arguments": ["email": "dan@example.com", "redirectUrl": "app://r"],
+            ],
+            emitted: &emitted
+        ).get()
         #expect(emitted.isEmpty, "a level above info lets no notification through")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyJSON
 import LatchkeyRPC
 import Testing
+
 @testable import LatchkeyServer
 
 /// The MCP tool list is the method registry: a tool for every method but `rpc.discover`, with

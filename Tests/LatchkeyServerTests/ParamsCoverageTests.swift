@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyServer
 
 /// A params type's `fields` list names every property it stores: a property left out would reach
@@ -25,7 +26,10 @@ import Testing
 
     /// A type that forgot one of its properties, and one that reads a nested property but not its sibling.
     private struct Forgetful: WireReadable {
-        struct Who: Sendable { var email: String?; var phoneNumber: String? }
+        struct Who: Sendable {
+            var email: String?
+            var phoneNumber: String?
+        }
         var who = Who()
         var kept = ""
         var forgotten = ""

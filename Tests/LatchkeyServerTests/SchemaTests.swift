@@ -3,6 +3,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import Testing
+
 @testable import LatchkeyServer
 
 @Suite struct SchemaTests {

@@ -6,6 +6,7 @@ import LatchkeyRPC
 import LatchkeyStore
 import Synchronization
 import Testing
+
 @testable import LatchkeyServer
 
 /// A manual clock, a seeded generator and a fresh in-memory store.
@@ -23,7 +24,10 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
     let reader = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
     nonisolated(unsafe) var output = Data()
     let done = DispatchSemaphore(value: 0)
-    Thread { output = reader.readDataToEndOfFile(); done.signal() }.start()
+    Thread {
+        output = reader.readDataToEndOfFile()
+        done.signal()
+    }.start()
     engine.receive(Array(input.utf8))
     engine.finishInput()
     writer.flush()
@@ -34,14 +38,14 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
 
 @Suite struct ServerTests {
     static let flow = """
-    {"jsonrpc":"2.0","id":1,"method":"admin/createUser","params":{"email":"dan@example.com","password":"password1"}}
-    {"jsonrpc":"2.0","id":2,"method":"device/create","params":{}}
-    {"jsonrpc":"2.0","id":3,"method":"events/subscribe","params":{"topics":["audit","delivery"]}}
-    {"jsonrpc":"2.0","id":4,"method":"recovery/generateCode"}
-    {"jsonrpc":"2.0","id":5,"method":"reset/requestPasswordReset","params":{"email":"dan@example.com","redirectUrl":"app://r"}}
-    {"jsonrpc":"2.0","id":6,"method":"clock/advance","params":{"seconds":60}}
+        {"jsonrpc":"2.0","id":1,"method":"admin/createUser","params":{"email":"dan@example.com","password":"password1"}}
+        {"jsonrpc":"2.0","id":2,"method":"device/create","params":{}}
+        {"jsonrpc":"2.0","id":3,"method":"events/subscribe","params":{"topics":["audit","delivery"]}}
+        {"jsonrpc":"2.0","id":4,"method":"recovery/generateCode"}
+        {"jsonrpc":"2.0","id":5,"method":"reset/requestPasswordReset","params":{"email":"dan@example.com","redirectUrl":"app://r"}}
+        {"jsonrpc":"2.0","id":6,"method":"clock/advance","params":{"seconds":60}}
 
-    """
+        """
 
     /// Same seed + manual clock + same input ⇒ byte-identical output.
     @Test func sameSeedReplaysByteForByte() throws {
@@ -52,12 +56,14 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
     }
 
     @Test func invalidParamsNameTheField() throws {
-        let out = try transcript("""
-        {"jsonrpc":"2.0","id":1,"method":"device/create","params":{"biometry":"eyes","iCloudKeychain":"yes"}}
-        {"jsonrpc":"2.0","id":2,"method":"activation/start","params":{"deviceId":"x"}}
-        {"jsonrpc":"2.0","id":3,"method":"activation/finish","params":{"deviceId":"x","authParameter":{"method":"pin"}}}
+        let out = try transcript(
+            """
+            {"jsonrpc":"2.0","id":1,"method":"device/create","params":{"biometry":"eyes","iCloudKeychain":"yes"}}
+            {"jsonrpc":"2.0","id":2,"method":"activation/start","params":{"deviceId":"x"}}
+            {"jsonrpc":"2.0","id":3,"method":"activation/finish","params":{"deviceId":"x","authParameter":{"method":"pin"}}}
 
-        """)
+            """
+        )
         let lines = out.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         let paths = lines.map { line in line["error"]?["data"]?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? [] }
         #expect(paths[0] == ["biometry", "iCloudKeychain"])
@@ -85,11 +91,13 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
 
     @Test("an unknown method's name is not quoted back (error messages never quote the input)")
     func unknownMethodNotQuoted() throws {
-        let out = try transcript("""
-        {"jsonrpc":"2.0","id":1,"method":"foobar1234","params":{}}
-        {"jsonrpc":"2.0","id":2,"method":"a\\nb"}
+        let out = try transcript(
+            """
+            {"jsonrpc":"2.0","id":1,"method":"foobar1234","params":{}}
+            {"jsonrpc":"2.0","id":2,"method":"a\\nb"}
 
-        """)
+            """
+        )
         #expect(!out.contains("foobar1234"))
         #expect(!out.contains("a\\nb"))
         #expect(out.components(separatedBy: "\"reason\":\"methodNotFound\"").count == 3)
@@ -99,10 +107,14 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
     func storeOpenedOnFirstNeed() throws {
         struct Unreachable: Error {}
         let opens = Mutex(0)
-        let environment = Environment(clock: ManualClock(start: 0), random: SeededRandomSource(seed: 1), openStore: {
-            opens.withLock { $0 += 1 }
-            throw StoreUnavailable(retryAfterSeconds: 2, reason: "test")
-        })
+        let environment = Environment(
+            clock: ManualClock(start: 0),
+            random: SeededRandomSource(seed: 1),
+            openStore: {
+                opens.withLock { $0 += 1 }
+                throw StoreUnavailable(retryAfterSeconds: 2, reason: "test")
+            }
+        )
         let server = LatchkeyServer(environment: environment, options: ServerOptions(version: "test"))
         let ping = server.handle(RPCRequest(id: .int(1), method: "ping", params: ["echo": 1])) { _ in }
         #expect((try? ping.get()) == ["echo": 1])

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import LatchkeyCore
 @testable import LatchkeySimulator
 @testable import LatchkeyStore
@@ -14,8 +15,10 @@ import Testing
 
     /// A store as a v1-era binary left it: schema v1 only, with these `device_item` rows.
     private func writeV1Store(at path: String, rows: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
         let queue = try DatabaseQueue(path: path)
         var v1 = DatabaseMigrator()
         v1.registerMigration("v1") { db in try db.execute(sql: Migrations.v1) }

@@ -1,5 +1,6 @@
 import GRDB
 import Testing
+
 @testable import LatchkeyCore
 @testable import LatchkeySimulator
 @testable import LatchkeyStore

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyCore
 @testable import LatchkeyPostgres
 @testable import LatchkeySimulator
@@ -32,7 +33,9 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
 /// The SQLite store keeps what the domain relies on from `Store`.
 @Suite struct StoreConformanceTests {
     @Test func savedRecordsReadBackWithBytesFlagsAndNulls() throws { try StoreConformance(.sqlite).savedRecordsReadBackWithBytesFlagsAndNulls() }
-    @Test func saveReplacesInPlaceAndFetchAllKeepsInsertionOrder() throws { try StoreConformance(.sqlite).saveReplacesInPlaceAndFetchAllKeepsInsertionOrder() }
+    @Test func saveReplacesInPlaceAndFetchAllKeepsInsertionOrder() throws {
+        try StoreConformance(.sqlite).saveReplacesInPlaceAndFetchAllKeepsInsertionOrder()
+    }
     @Test func filtersCountAndDelete() throws { try StoreConformance(.sqlite).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.sqlite).aThrowingBodyWritesNothing() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.sqlite).concurrentReadModifyWritesStayExact() }
@@ -131,7 +134,9 @@ struct StoreConformance {
         }
         #expect(counts == [5, 2, 3, 2, 4])
         let device = StoreFilter.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")
-        let remote = try store.read { tx in try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals(DeviceItemRecord.Columns.thisDeviceOnly, false)]) }
+        let remote = try store.read { tx in
+            try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals(DeviceItemRecord.Columns.thisDeviceOnly, false)])
+        }
         #expect(remote.map(\.name) == ["n2"])
         try store.write { tx in
             try tx.delete(RateEventRecord.self, id: "\(tag)-r1")

@@ -29,8 +29,9 @@ public enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Decodes canonical unpadded base64url: no padding, no other alphabet, no whitespace, and
-    /// the unused bits of the last character zero (so every byte string has one spelling).
+    /// Decodes canonical unpadded base64url: no padding, no other alphabet, no whitespace, and the unused bits of the last character zero (so every
+    /// byte string has one spelling).
+    ///
     /// Nil otherwise.
     public static func decode(_ text: String) -> [UInt8]? {
         let input = Array(text.utf8)

@@ -1,9 +1,13 @@
 import Synchronization
 
-/// Seconds since the Unix epoch, UTC. The contract's times are whole seconds.
+/// Seconds since the Unix epoch, UTC.
+///
+/// The contract's times are whole seconds.
 public typealias UnixTime = Int64
 
-/// Where the domain reads the time. Core never reads the system clock directly.
+/// Where the domain reads the time.
+///
+/// Core never reads the system clock directly.
 public protocol Clock: AnyObject, Sendable {
     /// The current time in whole seconds.
     var now: UnixTime { get }

@@ -2,6 +2,7 @@ import Crypto
 import Synchronization
 
 /// Where every random value comes from: ids, codes, tokens, keys, challenges.
+///
 /// Core never calls the system generator directly.
 public protocol RandomSource: AnyObject, Sendable {
     /// `count` random bytes.
@@ -23,8 +24,9 @@ public final class SystemRandomSource: RandomSource {
     public var isSeeded: Bool { false }
 }
 
-/// A deterministic generator for replayable transcripts: HMAC-SHA256 in counter mode,
-/// keyed by the seed. Cryptographically strong, but predictable to whoever knows the seed.
+/// A deterministic generator for replayable transcripts: HMAC-SHA256 in counter mode, keyed by the seed.
+///
+/// Cryptographically strong, but predictable to whoever knows the seed.
 public final class SeededRandomSource: RandomSource {
     private let key: SymmetricKey
     private let state: Mutex<(counter: UInt64, pool: [UInt8])>
@@ -74,8 +76,9 @@ extension RandomSource {
         string(count: count, alphabet: Array("0123456789"))
     }
 
-    /// An identifier: a prefix and 16 lowercase base32 characters (80 bits). For names that
-    /// grant nothing (messages, events, backups); see `unguessableIdentifier`.
+    /// An identifier: a prefix and 16 lowercase base32 characters (80 bits).
+    ///
+    /// For names that grant nothing (messages, events, backups); see `unguessableIdentifier`.
     public func identifier(_ prefix: String) -> String {
         prefix + "_" + string(count: 16, alphabet: Array("abcdefghijklmnopqrstuvwxyz234567"))
     }

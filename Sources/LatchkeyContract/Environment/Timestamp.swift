@@ -34,11 +34,11 @@ public enum Timestamp {
             return value
         }
         guard let year = number(0, 4), chars[4] == UInt8(ascii: "-"), let month = number(5, 2), chars[7] == UInt8(ascii: "-"),
-              let day = number(8, 2), chars[10] == UInt8(ascii: "T") || chars[10] == UInt8(ascii: "t") || chars[10] == UInt8(ascii: " "),
-              let hour = number(11, 2), chars[13] == UInt8(ascii: ":"), let minute = number(14, 2),
-              chars[16] == UInt8(ascii: ":"), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60,
-              isDay(year, month, day)
+            let day = number(8, 2), chars[10] == UInt8(ascii: "T") || chars[10] == UInt8(ascii: "t") || chars[10] == UInt8(ascii: " "),
+            let hour = number(11, 2), chars[13] == UInt8(ascii: ":"), let minute = number(14, 2),
+            chars[16] == UInt8(ascii: ":"), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60,
+            isDay(year, month, day)
         else { return nil }
         var index = 19
         if index < chars.count, chars[index] == UInt8(ascii: ".") {
@@ -52,7 +52,8 @@ public enum Timestamp {
             guard index + 1 == chars.count else { return nil }
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             guard index + 6 == chars.count, let oh = number(index + 1, 2), chars[index + 3] == UInt8(ascii: ":"),
-                  let om = number(index + 4, 2) else { return nil }
+                let om = number(index + 4, 2)
+            else { return nil }
             offset = (oh * 3600 + om * 60) * (chars[index] == UInt8(ascii: "+") ? 1 : -1)
         default:
             return nil
@@ -64,8 +65,9 @@ public enum Timestamp {
     public static func isValidDate(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int64(parts[0]), let m = Int64(parts[1]), let d = Int64(parts[2]),
-              (1...12).contains(m), d >= 1 else { return false }
+            let y = Int64(parts[0]), let m = Int64(parts[1]), let d = Int64(parts[2]),
+            (1...12).contains(m), d >= 1
+        else { return false }
         return isDay(y, m, d)
     }
 

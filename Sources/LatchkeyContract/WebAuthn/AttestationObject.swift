@@ -23,7 +23,8 @@ public struct AttestationObject: Sendable, Equatable {
         guard let entries = value.mapValue else { throw .notAMap }
         guard entries.count == 3 else { throw .members }
         guard let format = value["fmt"]?.textValue, let statement = value["attStmt"]?.mapValue,
-              let authData = value["authData"]?.bytesValue else { throw .members }
+            let authData = value["authData"]?.bytesValue
+        else { throw .members }
         self.init(format: format, statement: statement, authData: authData)
     }
 

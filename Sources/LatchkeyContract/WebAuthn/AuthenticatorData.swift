@@ -35,8 +35,13 @@ public struct AuthenticatorData: Sendable, Equatable {
     public static let maximumCredentialIdLength = 1023
 
     /// Data to encode; the AT and ED flags are set or cleared to match what is given.
-    public init(rpIdHash: [UInt8], flags: Flags, signCount: UInt32, attestedCredential: AttestedCredentialData? = nil,
-                extensions: CBOR? = nil) {
+    public init(
+        rpIdHash: [UInt8],
+        flags: Flags,
+        signCount: UInt32,
+        attestedCredential: AttestedCredentialData? = nil,
+        extensions: CBOR? = nil
+    ) {
         self.rpIdHash = rpIdHash
         var flags = flags
         if attestedCredential == nil { flags.remove(.attestedCredentialData) } else { flags.insert(.attestedCredentialData) }
@@ -71,8 +76,12 @@ public struct AuthenticatorData: Sendable, Equatable {
             do { (key, consumed) = try CBORDecoder.decodePrefix(bytes[index...]) } catch { throw .credentialPublicKey(error) }
             let keyBytes = Array(bytes[index..<index + consumed])
             index += consumed
-            attestedCredential = AttestedCredentialData(aaguid: aaguid, credentialId: credentialId, publicKey: key,
-                                                        publicKeyBytes: keyBytes)
+            attestedCredential = AttestedCredentialData(
+                aaguid: aaguid,
+                credentialId: credentialId,
+                publicKey: key,
+                publicKeyBytes: keyBytes
+            )
         } else {
             attestedCredential = nil
         }
@@ -92,8 +101,10 @@ public struct AuthenticatorData: Sendable, Equatable {
     public var encoded: [UInt8] {
         var out = rpIdHash
         out.append(flags.rawValue)
-        out += [UInt8(signCount >> 24), UInt8(truncatingIfNeeded: signCount >> 16), UInt8(truncatingIfNeeded: signCount >> 8),
-                UInt8(truncatingIfNeeded: signCount)]
+        out += [
+            UInt8(signCount >> 24), UInt8(truncatingIfNeeded: signCount >> 16), UInt8(truncatingIfNeeded: signCount >> 8),
+            UInt8(truncatingIfNeeded: signCount),
+        ]
         if let attested = attestedCredential {
             out += attested.aaguid
             out += [UInt8(truncatingIfNeeded: attested.credentialId.count >> 8), UInt8(truncatingIfNeeded: attested.credentialId.count)]

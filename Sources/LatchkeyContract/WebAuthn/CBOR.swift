@@ -1,5 +1,6 @@
-/// A CBOR data item (RFC 8949) as WebAuthn uses it: integers, byte and text strings, arrays, maps,
-/// simple values and floats. No tags and no indefinite lengths: the strict decoder refuses both.
+/// A CBOR data item (RFC 8949) as WebAuthn uses it: integers, byte and text strings, arrays, maps, simple values and floats.
+///
+/// No tags and no indefinite lengths: the strict decoder refuses both.
 public indirect enum CBOR: Sendable, Hashable {
     /// Major type 0: an unsigned integer.
     case unsigned(UInt64)
@@ -95,10 +96,11 @@ public enum CBORError: Error, Sendable, Equatable {
     case invalidUTF8
 }
 
-/// The strict, bounded CBOR decoder: definite lengths only, no tags, no duplicate map keys, at
-/// most 16 levels of arrays and maps, integers within 64 bits, text in valid UTF-8. Every declared
-/// length and count is checked against the bytes left before anything is allocated. Integer
-/// arguments need not be in their shortest form.
+/// The strict, bounded CBOR decoder: definite lengths only, no tags, no duplicate map keys, at most 16 levels of arrays and maps, integers within 64
+/// bits, text in valid UTF-8.
+///
+/// Every declared length and count is checked against the bytes left before anything is allocated.
+/// Integer arguments need not be in their shortest form.
 public enum CBORDecoder {
     /// The deepest nesting of arrays and maps accepted (a top-level array is depth 1).
     public static let maxDepth = 16
@@ -245,10 +247,11 @@ extension CBOR {
         return negative ? -magnitude : magnitude
     }
 
-    /// The canonical encoding (CTAP2 §8 canonical CBOR): integer arguments and lengths in their
-    /// shortest form, definite lengths, map keys sorted by major type, then encoded length, then
-    /// bytewise. Floats are written as doubles. Entries are written as given: a map built with a
-    /// key twice encodes it twice.
+    /// The canonical encoding (CTAP2 §8 canonical CBOR): integer arguments and lengths in their shortest form, definite lengths, map keys sorted by
+    /// major type, then encoded length, then bytewise.
+    ///
+    /// Floats are written as doubles. Entries are written as given: a map built with a key twice encodes it
+    /// twice.
     public var encoded: [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)

@@ -80,7 +80,8 @@ public struct COSEKey: Sendable {
         case .es256:
             guard try integer(Label.kty, "kty") == KeyType.ec2 else { throw .malformed("kty is not EC2") }
             guard try integer(Label.crv, "crv") == Curve.p256 else { throw .malformed("crv is not P-256") }
-            let x = try bytes(Label.x, "x"), y = try bytes(Label.y, "y")
+            let x = try bytes(Label.x, "x")
+            let y = try bytes(Label.y, "y")
             guard x.count == 32, y.count == 32 else { throw .malformed("a coordinate is not 32 bytes") }
             guard let point = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y) else {
                 throw .malformed("the point is not on P-256")
@@ -96,13 +97,15 @@ public struct COSEKey: Sendable {
             self.init(point)
         case .rs256:
             guard try integer(Label.kty, "kty") == KeyType.rsa else { throw .malformed("kty is not RSA") }
-            let n = try bytes(Label.n, "n"), e = try bytes(Label.e, "e")
+            let n = try bytes(Label.n, "n")
+            let e = try bytes(Label.e, "e")
             let modulus = n.drop { $0 == 0 }
             guard let top = modulus.first, (modulus.count - 1) * 8 + (8 - top.leadingZeroBitCount) >= 2048 else {
                 throw .malformed("the modulus is shorter than 2048 bits")
             }
             guard modulus.count <= 2048, !e.isEmpty, e.count <= 8,
-                  let rsa = try? _RSA.Signing.PublicKey(n: n, e: e) else { throw .malformed("not a usable RSA key") }
+                let rsa = try? _RSA.Signing.PublicKey(n: n, e: e)
+            else { throw .malformed("not a usable RSA key") }
             self.init(key: .rs256(rsa), algorithm: .rs256, encoded: Self.rsaMap(n: n, e: e))
         }
     }
@@ -118,27 +121,38 @@ public struct COSEKey: Sendable {
     /// An ES256 key.
     public init(_ key: P256.Signing.PublicKey) {
         let point = Array(key.x963Representation)
-        self.init(key: .es256(key), algorithm: .es256, encoded: CBOR.map([
-            CBORMapEntry(.int(Label.kty), .int(KeyType.ec2)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.es256.rawValue)),
-            CBORMapEntry(.int(Label.crv), .int(Curve.p256)), CBORMapEntry(.int(Label.x), .bytes(Array(point[1..<33]))),
-            CBORMapEntry(.int(Label.y), .bytes(Array(point[33..<65]))),
-        ]).encoded)
+        self.init(
+            key: .es256(key),
+            algorithm: .es256,
+            encoded: CBOR.map([
+                CBORMapEntry(.int(Label.kty), .int(KeyType.ec2)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.es256.rawValue)),
+                CBORMapEntry(.int(Label.crv), .int(Curve.p256)), CBORMapEntry(.int(Label.x), .bytes(Array(point[1..<33]))),
+                CBORMapEntry(.int(Label.y), .bytes(Array(point[33..<65]))),
+            ]).encoded
+        )
     }
 
     /// An EdDSA (Ed25519) key.
     public init(_ key: Curve25519.Signing.PublicKey) {
-        self.init(key: .eddsa(key), algorithm: .eddsa, encoded: CBOR.map([
-            CBORMapEntry(.int(Label.kty), .int(KeyType.okp)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.eddsa.rawValue)),
-            CBORMapEntry(.int(Label.crv), .int(Curve.ed25519)), CBORMapEntry(.int(Label.x), .bytes(Array(key.rawRepresentation))),
-        ]).encoded)
+        self.init(
+            key: .eddsa(key),
+            algorithm: .eddsa,
+            encoded: CBOR.map([
+                CBORMapEntry(.int(Label.kty), .int(KeyType.okp)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.eddsa.rawValue)),
+                CBORMapEntry(.int(Label.crv), .int(Curve.ed25519)), CBORMapEntry(.int(Label.x), .bytes(Array(key.rawRepresentation))),
+            ]).encoded
+        )
     }
 
     /// An RS256 key.
     /// - Throws: `.malformed` when swift-crypto cannot give the key's numbers.
     public init(_ key: _RSA.Signing.PublicKey) throws(COSEKeyError) {
         guard let primitives = try? key.getKeyPrimitives() else { throw .malformed("no RSA primitives") }
-        self.init(key: .rs256(key), algorithm: .rs256,
-                  encoded: Self.rsaMap(n: Array(primitives.modulus), e: Array(primitives.publicExponent)))
+        self.init(
+            key: .rs256(key),
+            algorithm: .rs256,
+            encoded: Self.rsaMap(n: Array(primitives.modulus), e: Array(primitives.publicExponent))
+        )
     }
 
     private static func rsaMap(n: [UInt8], e: [UInt8]) -> [UInt8] {
@@ -159,8 +173,11 @@ public struct COSEKey: Sendable {
             guard signature.count == 64 else { return false }
             return key.isValidSignature(signature, for: message)
         case .rs256(let key):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message,
-                                        padding: .insecurePKCS1v1_5)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature),
+                for: message,
+                padding: .insecurePKCS1v1_5
+            )
         }
     }
 

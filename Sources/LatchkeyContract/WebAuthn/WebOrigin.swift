@@ -38,10 +38,12 @@ public enum WebOrigin {
         return String(host)
     }
 
-    /// Whether `rpId` is `host` or a parent domain of it, label by label (`example.com` covers
-    /// `login.example.com`, not `badexample.com`). Case-insensitive.
+    /// Whether `rpId` is `host` or a parent domain of it, label by label (`example.com` covers `login.example.com`, not `badexample.com`).
+    ///
+    /// Case-insensitive.
     public static func rpId(_ rpId: String, covers host: String) -> Bool {
-        let rpId = rpId.lowercased(), host = host.lowercased()
+        let rpId = rpId.lowercased()
+        let host = host.lowercased()
         guard !rpId.isEmpty else { return false }
         return host == rpId || host.hasSuffix("." + rpId)
     }

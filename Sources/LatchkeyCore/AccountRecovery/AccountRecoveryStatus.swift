@@ -1,7 +1,12 @@
 import LatchkeyContract
+
 /// The grace-period account-recovery states of the contract (written as integers).
 public enum AccountRecoveryState: Int, Sendable, CaseIterable {
-    case none = 0, gracePeriod = 1, cancelled = 2, insecure = 3, expired = 4
+    case none = 0
+    case gracePeriod = 1
+    case cancelled = 2
+    case insecure = 3
+    case expired = 4
 }
 
 /// Why the state is what it is, while a process is ongoing (the seed's nullable reason).

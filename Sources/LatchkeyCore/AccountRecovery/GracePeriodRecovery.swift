@@ -11,8 +11,13 @@ extension AccountRecoveryRecord {
     }
 
     var status: AccountRecoveryStatus {
-        AccountRecoveryStatus(uid: id, state: AccountRecoveryState(rawValue: state) ?? .none,
-                              reason: AccountRecoveryReason(rawValue: reason), startTime: startTime, endTime: endTime)
+        AccountRecoveryStatus(
+            uid: id,
+            state: AccountRecoveryState(rawValue: state) ?? .none,
+            reason: AccountRecoveryReason(rawValue: reason),
+            startTime: startTime,
+            endTime: endTime
+        )
     }
 }
 
@@ -56,7 +61,13 @@ extension Latchkey {
                 try saveAccountRecovery(tx, effects, status)
                 try audit(tx, effects, .accountRecoveryInsecure, userId: status.uid, at: end)
                 if let user = try tx.fetch(UserRecord.self, id: status.uid) {
-                    sendSecurityNotice(effects, to: user, at: end, "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). If this was not you, sign in to cancel.")
+                    sendSecurityNotice(
+                        effects,
+                        to: user,
+                        at: end,
+                        "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). "
+                            + "If this was not you, sign in to cancel."
+                    )
                 }
             case .insecure:
                 status = AccountRecoveryStatus(uid: status.uid, state: .expired, reason: .notCancelled, startTime: end, endTime: nil)
@@ -90,9 +101,13 @@ extension Latchkey {
         guard let due = accountRecoveryNextDue(), due <= now else { return }
         try transact { tx, effects in
             for state in [1, 3] {
-                let rows = try tx.fetchAll(AccountRecoveryRecord.self, where: [
-                    StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(Int64(state))), StoreFilter(AccountRecoveryRecord.Columns.endTime, .lessOrEqual, .int(now)),
-                ])
+                let rows = try tx.fetchAll(
+                    AccountRecoveryRecord.self,
+                    where: [
+                        StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(Int64(state))),
+                        StoreFilter(AccountRecoveryRecord.Columns.endTime, .lessOrEqual, .int(now)),
+                    ]
+                )
                 for row in rows { _ = try settle(tx, effects, row.status) }
             }
         }
@@ -112,7 +127,12 @@ extension Latchkey {
             let status = AccountRecoveryStatus(uid: user.id, state: .gracePeriod, reason: .notCancelled, startTime: now, endTime: now + grace)
             try saveAccountRecovery(tx, effects, status)
             try audit(tx, effects, .accountRecoveryStarted, userId: user.id)
-            sendSecurityNotice(effects, to: user, "A password reset was requested for your account. It can proceed after \(Timestamp.format(now + grace)). If this was not you, sign in to cancel it.")
+            sendSecurityNotice(
+                effects,
+                to: user,
+                "A password reset was requested for your account. It can proceed after \(Timestamp.format(now + grace)). If this was not you, "
+                    + "sign in to cancel it."
+            )
             return status
         }
     }
@@ -173,29 +193,41 @@ extension Latchkey {
     /// The settings screen's copy for a status (none before the first start).
     func settingsItem(_ status: AccountRecoveryStatus?) -> SettingsItem {
         let end = status?.endTime ?? now
-        let left = Self.describe(seconds: end - now), until = Timestamp.format(end)
+        let left = Self.describe(seconds: end - now)
+        let until = Timestamp.format(end)
         switch status?.state ?? .none {
         case .none:
             return SettingsItem(title: "Account recovery", subtitle: "If you forget your password, you can ask to reset it here.", canCancel: false)
         case .gracePeriod:
-            return SettingsItem(title: "Password reset requested",
-                                subtitle: "You can reset your password in \(left), on \(until). Cancel it if this was not you.", canCancel: true)
+            return SettingsItem(
+                title: "Password reset requested",
+                subtitle: "You can reset your password in \(left), on \(until). Cancel it if this was not you.",
+                canCancel: true
+            )
         case .cancelled:
             let why = status?.reason == .newSession ? "because you signed in on a new session" : "by you"
             return SettingsItem(title: "Password reset cancelled", subtitle: "The password reset was cancelled \(why).", canCancel: false)
         case .insecure:
-            return SettingsItem(title: "Reset your password",
-                                subtitle: "You can set a new password without the old one for \(left), until \(until).", canCancel: false)
+            return SettingsItem(
+                title: "Reset your password",
+                subtitle: "You can set a new password without the old one for \(left), until \(until).",
+                canCancel: false
+            )
         case .expired:
-            return SettingsItem(title: "Password reset expired",
-                                subtitle: "The time to reset your password has passed. Ask again if you still need it.", canCancel: false)
+            return SettingsItem(
+                title: "Password reset expired",
+                subtitle: "The time to reset your password has passed. Ask again if you still need it.",
+                canCancel: false
+            )
         }
     }
 
     /// "2 days 23 hours", "5 minutes", "less than a minute".
     static func describe(seconds: Int64) -> String {
         let s = max(seconds, 0)
-        let days = s / 86_400, hours = s % 86_400 / 3600, minutes = s % 3600 / 60
+        let days = s / 86_400
+        let hours = s % 86_400 / 3600
+        let minutes = s % 3600 / 60
         func unit(_ n: Int64, _ name: String) -> String { "\(n) \(name)\(n == 1 ? "" : "s")" }
         if days > 0 { return hours > 0 ? "\(unit(days, "day")) \(unit(hours, "hour"))" : unit(days, "day") }
         if hours > 0 { return minutes > 0 ? "\(unit(hours, "hour")) \(unit(minutes, "minute"))" : unit(hours, "hour") }

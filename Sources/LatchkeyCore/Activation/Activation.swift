@@ -17,7 +17,10 @@ extension ServerSession {
     public func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest {
         let application = applicationId ?? ApplicationConfig.defaultApplicationId
         if let wait = try Self.activationCodeLimit.retryAfter(tx, subject: caller.key, now: now) {
-            throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes " + (caller.deviceId != nil ? "on this device" : "from this installation"))
+            throw DomainError.rateLimited(
+                retryAfter: wait,
+                "too many wrong activation codes " + (caller.deviceId != nil ? "on this device" : "from this installation")
+            )
         }
         if let wait = try Self.applicationCodeLimit.retryAfter(tx, subject: application, now: now) {
             throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes for this application")
@@ -25,10 +28,16 @@ extension ServerSession {
         let app = try core.application(tx, applicationId)
         let hash = try core.codeHash(tx, code, purpose: "activation")
         // The usable code with this value, else the newest used or expired one (for the answer).
-        let candidates = try tx.fetchAll(ActivationCodeRecord.self, where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)], newestFirst: true, limit: nil)
+        let candidates = try tx.fetchAll(
+            ActivationCodeRecord.self,
+            where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)],
+            newestFirst: true,
+            limit: nil
+        )
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }
         guard var found = live ?? candidates.first, !found.consumed, found.applicationId == app.applicationId,
-              try !boundElsewhere(found, caller) else {
+            try !boundElsewhere(found, caller)
+        else {
             try Self.activationCodeLimit.record(tx, subject: caller.key, now: now, id: random.identifier("rate"))
             try Self.applicationCodeLimit.record(tx, subject: application, now: now, id: random.identifier("rate"))
             try audit(.activationCodeRejected, caller: caller)
@@ -48,27 +57,48 @@ extension ServerSession {
     /// Whether a code is bound to a live activation of another caller.
     private func boundElsewhere(_ code: ActivationCodeRecord, _ caller: Caller) throws -> Bool {
         guard let bound = code.boundDeviceId, bound != caller.key else { return false }
-        return try tx.first(ActivationRecord.self, where: [
-            .equals(ActivationRecord.Columns.codeId, code.id), StoreFilter(ActivationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-        ]) != nil
+        return try tx.first(
+            ActivationRecord.self,
+            where: [
+                .equals(ActivationRecord.Columns.codeId, code.id), StoreFilter(ActivationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
+            ]
+        ) != nil
     }
 
     /// A new activation for a code or an onboarding process: keys for the application's enabled methods.
     func openActivation(codeId: String?, processId: String?, caller: Caller?, _ app: ApplicationConfig) throws -> KeyRequest {
-        let record = ActivationRecord(id: random.uuid(), codeId: codeId, processId: processId, caller: Caller.storedKey(caller),
-                                      challenge: random.secret(byteCount: 32), expiresAt: now + ActivationRecord.lifetime, createdAt: now)
+        let record = ActivationRecord(
+            id: random.uuid(),
+            codeId: codeId,
+            processId: processId,
+            caller: Caller.storedKey(caller),
+            challenge: random.secret(byteCount: 32),
+            expiresAt: now + ActivationRecord.lifetime,
+            createdAt: now
+        )
         try tx.save(record)
-        return KeyRequest(id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
-                          authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
+        return KeyRequest(
+            id: record.id,
+            challenge: record.challenge,
+            expiresAt: record.expiresAt,
+            authMethodsForActivation: app.authMethods,
+            pinRules: app.pinRules
+        )
     }
 
-    /// Registers the keys of an activation: `device`, and the two-factor keys given, each with
-    /// its proof. Consumes the code (or makes the onboarding registration, which then waits for
-    /// verification). `activationName` names the registration.
-    /// - Throws: `noSessionInProgress`, `sessionExpired`, `activationCodeInvalid`,
-    ///   `activationCodeExpired`, `onboardingFailed`, `authMethodNotAllowed`, `proofInvalid`.
-    public func commitActivation(activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
-                                 caller asker: Caller?) throws -> ActivationOutcome {
+    /// Registers the keys of an activation: `device`, and the two-factor keys given, each with its proof.
+    ///
+    /// Consumes the code (or makes the onboarding registration, which then waits for verification).
+    /// `activationName` names the registration. - Throws: `noSessionInProgress`, `sessionExpired`,
+    /// `activationCodeInvalid`, `activationCodeExpired`, `onboardingFailed`, `authMethodNotAllowed`,
+    /// `proofInvalid`.
+    public func commitActivation(
+        activationId: String,
+        keys: KeySet,
+        activationName: String?,
+        tokenPurpose: TokenPurpose,
+        caller asker: Caller?
+    ) throws -> ActivationOutcome {
         guard let activation = try tx.fetch(ActivationRecord.self, id: activationId) else {
             throw DomainError(.noSessionInProgress, "No activation with this id is waiting for its keys")
         }
@@ -84,18 +114,34 @@ extension ServerSession {
         if tokenPurpose != .none, keys.factors.isEmpty {
             throw DomainError(.authMethodNotAllowed, "A token needs a two-factor method; device alone cannot yield one")
         }
-        try checkProofs(keys, SignedPayload(.activate, subject: activationId, challenge: activation.challenge, role: .device),
-                        registrationId: nil, caller: caller)
-        let registration = try register(keys, userId: source.userId, app: source.app, pending: source.process != nil,
-                                        name: activationName, owner: caller)
+        try checkProofs(
+            keys,
+            SignedPayload(.activate, subject: activationId, challenge: activation.challenge, role: .device),
+            registrationId: nil,
+            caller: caller
+        )
+        let registration = try register(
+            keys,
+            userId: source.userId,
+            app: source.app,
+            pending: source.process != nil,
+            name: activationName,
+            owner: caller
+        )
         if var code = source.code {
             code.consumed = true
             try tx.save(code)
         }
         if let process = source.process { try core.onboardingActivated(tx, effects, process, registrationId: registration.id) }
         try tx.delete(ActivationRecord.self, id: activationId)
-        try audit(.activationCompleted, userId: source.userId, registrationId: registration.id, caller: caller,
-                  detail: keys.factors.isEmpty ? "device" : AuthMethod.text(Array(keys.factors.keys)), activationName: registration.name)
+        try audit(
+            .activationCompleted,
+            userId: source.userId,
+            registrationId: registration.id,
+            caller: caller,
+            detail: keys.factors.isEmpty ? "device" : AuthMethod.text(Array(keys.factors.keys)),
+            activationName: registration.name
+        )
         if let user = try tx.fetch(UserRecord.self, id: source.userId) {
             core.sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
         }
@@ -105,8 +151,11 @@ extension ServerSession {
 
     /// Where an activation's user and application come from: a code still good, or an onboarding
     /// process that may still activate.
-    private func activationSource(_ activation: ActivationRecord) throws
-        -> (userId: String, app: ApplicationConfig, code: ActivationCodeRecord?, process: OnboardingProcessRecord?) {
+    private func activationSource(
+        _ activation: ActivationRecord
+    ) throws
+        -> (userId: String, app: ApplicationConfig, code: ActivationCodeRecord?, process: OnboardingProcessRecord?)
+    {
         if let codeId = activation.codeId {
             guard let code = try tx.fetch(ActivationCodeRecord.self, id: codeId), !code.consumed, code.boundDeviceId == activation.caller else {
                 throw DomainError(.activationCodeInvalid, "The activation code is no longer valid")
@@ -119,14 +168,34 @@ extension ServerSession {
     }
 
     /// A new registration holding the keys given.
-    private func register(_ keys: KeySet, userId: String, app: ApplicationConfig, pending: Bool, name: String?,
-                          owner: Caller?) throws -> RegistrationRecord {
+    private func register(
+        _ keys: KeySet,
+        userId: String,
+        app: ApplicationConfig,
+        pending: Bool,
+        name: String?,
+        owner: Caller?
+    ) throws -> RegistrationRecord {
         var registration = RegistrationRecord(
-            id: random.unguessableIdentifier("reg"), userId: userId, applicationId: app.applicationId,
-            deviceId: Caller.storedKey(owner), state: (pending ? RegistrationState.verificationPending : .active).rawValue,
-            authMethods: AuthMethod.text(keys.methods), failedAttempts: 0, lastAttempt: nil,
-            possessionPublicKey: keys.device.publicKey.sec1, pinPublicKey: nil, touchIdPublicKey: nil, faceIdPublicKey: nil,
-            recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0, createdAt: now, name: name)
+            id: random.unguessableIdentifier("reg"),
+            userId: userId,
+            applicationId: app.applicationId,
+            deviceId: Caller.storedKey(owner),
+            state: (pending ? RegistrationState.verificationPending : .active).rawValue,
+            authMethods: AuthMethod.text(keys.methods),
+            failedAttempts: 0,
+            lastAttempt: nil,
+            possessionPublicKey: keys.device.publicKey.sec1,
+            pinPublicKey: nil,
+            touchIdPublicKey: nil,
+            faceIdPublicKey: nil,
+            recoveryPublicKey: nil,
+            recoveryFailedAttempts: 0,
+            keyGeneration: 1,
+            signCounter: 0,
+            createdAt: now,
+            name: name
+        )
         for (method, key) in keys.factors { registration.setPublicKey(key.publicKey.sec1, for: method) }
         try tx.save(registration)
         return registration

@@ -7,7 +7,8 @@ extension Latchkey {
         try transact { tx, effects in
             _ = try user(tx, userId)
             let app = try application(tx, applicationId)
-            let alphabet = app.activationCodeType == .numeric
+            let alphabet =
+                app.activationCodeType == .numeric
                 ? Array("0123456789") : Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
             // Short numeric codes repeat over time: a new code never equals one still usable.
             var code: String
@@ -15,13 +16,26 @@ extension Latchkey {
             repeat {
                 code = random.string(count: app.activationCodeLength, alphabet: alphabet)
                 hash = try codeHash(tx, code, purpose: "activation")
-            } while try tx.first(ActivationCodeRecord.self, where: [
-                .equals(ActivationCodeRecord.Columns.codeHash, hash), .equals(ActivationCodeRecord.Columns.consumed, false), StoreFilter(ActivationCodeRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-            ]) != nil
+            } while try tx.first(
+                ActivationCodeRecord.self,
+                where: [
+                    .equals(ActivationCodeRecord.Columns.codeHash, hash), .equals(ActivationCodeRecord.Columns.consumed, false),
+                    StoreFilter(ActivationCodeRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
+                ]
+            ) != nil
             let expiresAt = now + app.activationCodeTtlSeconds
-            try tx.save(ActivationCodeRecord(id: random.identifier("act"), codeHash: hash,
-                                             userId: userId, applicationId: app.applicationId, expiresAt: expiresAt,
-                                             boundDeviceId: nil, consumed: false, createdAt: now))
+            try tx.save(
+                ActivationCodeRecord(
+                    id: random.identifier("act"),
+                    codeHash: hash,
+                    userId: userId,
+                    applicationId: app.applicationId,
+                    expiresAt: expiresAt,
+                    boundDeviceId: nil,
+                    consumed: false,
+                    createdAt: now
+                )
+            )
             try audit(tx, effects, .activationCodeCreated, userId: userId, detail: app.applicationId)
             return (code, expiresAt)
         }

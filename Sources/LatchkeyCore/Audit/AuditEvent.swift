@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// The kinds of security event the audit log records.
 public enum AuditEventType: String, Sendable, CaseIterable {
     case userCreated, applicationConfigured, serverConfigured, activationCodeCreated
@@ -34,8 +35,16 @@ public struct AuditEvent: Sendable, Equatable {
     /// The app installation that asked (devices outside the process).
     public var installationId: String?
 
-    public init(at: UnixTime, type: AuditEventType, userId: String? = nil, registrationId: String? = nil,
-                deviceId: String? = nil, detail: String? = nil, activationName: String? = nil, installationId: String? = nil) {
+    public init(
+        at: UnixTime,
+        type: AuditEventType,
+        userId: String? = nil,
+        registrationId: String? = nil,
+        deviceId: String? = nil,
+        detail: String? = nil,
+        activationName: String? = nil,
+        installationId: String? = nil
+    ) {
         self.activationName = activationName
         self.installationId = installationId
         self.at = at
@@ -62,7 +71,15 @@ extension AuditRecord {
 
     var event: AuditEvent? {
         guard let type = AuditEventType(rawValue: type) else { return nil }
-        return AuditEvent(at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
-                          activationName: activationName, installationId: installationId)
+        return AuditEvent(
+            at: at,
+            type: type,
+            userId: userId,
+            registrationId: registrationId,
+            deviceId: deviceId,
+            detail: detail,
+            activationName: activationName,
+            installationId: installationId
+        )
     }
 }

@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 extension Latchkey {
     /// Recorded security events, oldest first, optionally for one user or registration;
     /// `limit` keeps the newest.

@@ -1,12 +1,20 @@
 import LatchkeyContract
+
 extension Latchkey {
     func registrationInfo(_ tx: StoreTransaction, _ record: RegistrationRecord) throws -> RegistrationInfo {
-        RegistrationInfo(registrationId: record.id, userId: record.userId, applicationId: record.applicationId, name: record.name,
-                         state: record.registrationState, authMethods: record.methods, failedAttempts: record.failedAttempts,
-                         maxFailedAttempts: try maxFailedAttempts(tx, record),
-                         recoveryMethods: record.recoveryPublicKey == nil ? [] : ["backup"], lastAttempt: record.lastAttempt)
+        RegistrationInfo(
+            registrationId: record.id,
+            userId: record.userId,
+            applicationId: record.applicationId,
+            name: record.name,
+            state: record.registrationState,
+            authMethods: record.methods,
+            failedAttempts: record.failedAttempts,
+            maxFailedAttempts: try maxFailedAttempts(tx, record),
+            recoveryMethods: record.recoveryPublicKey == nil ? [] : ["backup"],
+            lastAttempt: record.lastAttempt
+        )
     }
-
 
     /// A registration as an operator sees it.
     /// - Throws: `notFound` (registration).
@@ -19,12 +27,15 @@ extension Latchkey {
     public func registrations(userId: String) throws -> [RegistrationInfo] {
         try inspect { tx in
             _ = try user(tx, userId)
-            return try tx.fetchAll(RegistrationRecord.self, where: [.equals(RegistrationRecord.Columns.userId, userId)]).map { try registrationInfo(tx, $0) }
+            return try tx.fetchAll(RegistrationRecord.self, where: [.equals(RegistrationRecord.Columns.userId, userId)]).map {
+                try registrationInfo(tx, $0)
+            }
         }
     }
 
-    /// An operator's change to a registration. A removed registration stays removed.
-    /// - Throws: `notFound` (registration).
+    /// An operator's change to a registration.
+    ///
+    /// A removed registration stays removed. - Throws: `notFound` (registration).
     public func changeRegistration(_ registrationId: String, _ change: AdminRegistrationChange) throws -> RegistrationInfo {
         try transact { tx, effects in
             var record = try registration(tx, registrationId)
@@ -36,8 +47,12 @@ extension Latchkey {
         }
     }
 
-    private func apply(_ change: AdminRegistrationChange, to record: inout RegistrationRecord, _ tx: StoreTransaction,
-                       _ effects: Effects) throws {
+    private func apply(
+        _ change: AdminRegistrationChange,
+        to record: inout RegistrationRecord,
+        _ tx: StoreTransaction,
+        _ effects: Effects
+    ) throws {
         let event: AuditEventType
         switch change {
         case .remove, .lock:

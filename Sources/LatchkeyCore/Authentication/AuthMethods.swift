@@ -5,8 +5,14 @@ extension ServerSession {
     /// add or update it.
     /// - Throws: the challenge and state answers, `authMethodNotAllowed`, `proofInvalid`,
     ///   `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
-    public func addAuthMethod(registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
-                              key: KeyWithProof, caller: Caller?) throws -> [AuthMethod] {
+    public func addAuthMethod(
+        registrationId: String,
+        challengeId: String,
+        signatures: FactorSignatures,
+        method: AuthMethod,
+        key: KeyWithProof,
+        caller: Caller?
+    ) throws -> [AuthMethod] {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
@@ -14,8 +20,13 @@ extension ServerSession {
         guard method != .device else {
             throw DomainError(.authMethodNotAllowed, "device is the registration's own key: it is never added or updated")
         }
-        let payload = SignedPayload(.addAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
-                                    contextHash: challenge.contextHash)
+        let payload = SignedPayload(
+            .addAuthMethod,
+            subject: registrationId,
+            challenge: challenge.challenge,
+            role: .device,
+            contextHash: challenge.contextHash
+        )
         try checkProofs([(KeyRole(method), key)], payload, registrationId: registrationId, caller: caller)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller) {
             guard let proof = signatures.factor else {
@@ -29,16 +40,26 @@ extension ServerSession {
         registration.setPublicKey(key.publicKey.sec1, for: method)
         registration.authMethods = AuthMethod.text(registration.methods + [method])
         try tx.save(registration)
-        try audit(existed ? .authMethodUpdated : .authMethodAdded, userId: registration.userId, registrationId: registration.id,
-                  caller: caller, detail: method.rawValue)
+        try audit(
+            existed ? .authMethodUpdated : .authMethodAdded,
+            userId: registration.userId,
+            registrationId: registration.id,
+            caller: caller,
+            detail: method.rawValue
+        )
         return registration.methods
     }
 
     /// Removes a method after the device signed (a second factor, if given, is checked and counts).
     /// - Throws: the challenge and state answers, `cannotDeactivateDevice`, `authMethodNotAllowed`,
     ///   `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
-    public func removeAuthMethod(registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
-                                 caller: Caller?) throws -> [AuthMethod] {
+    public func removeAuthMethod(
+        registrationId: String,
+        challengeId: String,
+        signatures: FactorSignatures,
+        method: AuthMethod,
+        caller: Caller?
+    ) throws -> [AuthMethod] {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
@@ -48,14 +69,24 @@ extension ServerSession {
         guard registration.methods.contains(method) else {
             throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not activated for this registration")
         }
-        let payload = SignedPayload(.removeAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
-                                    contextHash: challenge.contextHash)
+        let payload = SignedPayload(
+            .removeAuthMethod,
+            subject: registrationId,
+            challenge: challenge.challenge,
+            role: .device,
+            contextHash: challenge.contextHash
+        )
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)
         registration.setPublicKey(nil, for: method)
         registration.authMethods = AuthMethod.text(registration.methods.filter { $0 != method })
         try tx.save(registration)
-        try audit(.authMethodDeactivated, userId: registration.userId, registrationId: registration.id, caller: caller,
-                  detail: method.rawValue)
+        try audit(
+            .authMethodDeactivated,
+            userId: registration.userId,
+            registrationId: registration.id,
+            caller: caller,
+            detail: method.rawValue
+        )
         return registration.methods
     }
 }

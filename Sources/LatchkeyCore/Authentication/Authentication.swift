@@ -1,11 +1,12 @@
 import LatchkeyContract
 
 extension ServerSession {
-    /// Issues a challenge for a registration. An `authenticate` challenge checks the state as an
-    /// authentication start does and picks up a pending pushed authentication; an `addAuthMethod`
-    /// one picks up nothing and answers the methods the registration may add or update; a
-    /// `removeRegistration` one is issued in any state but removed.
-    /// - Throws: `notFound` (registration), the state answers.
+    /// Issues a challenge for a registration.
+    ///
+    /// An `authenticate` challenge checks the state as an authentication start does and picks up a pending
+    /// pushed authentication; an `addAuthMethod` one picks up nothing and answers the methods the
+    /// registration may add or update; a `removeRegistration` one is issued in any state but removed. -
+    /// Throws: `notFound` (registration), the state answers.
     public func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge {
         let registration = try core.registration(tx, registrationId)
         if purpose == .removeRegistration {
@@ -15,35 +16,65 @@ extension ServerSession {
         }
         let app = try core.application(tx, registration.applicationId)
         let pushed = purpose == .authenticate ? try core.pendingPushedAuthentication(tx, registrationId: registration.id) : nil
-        let contextHash = pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? PushContext.noContextHash
+        let contextHash =
+            pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? PushContext.noContextHash
         let record = try issueChallenge(registration, ChallengeKind(purpose), contextHash: contextHash, pushedAuthenticationId: pushed?.id)
-        let allowed = purpose == .addAuthMethod
+        let allowed =
+            purpose == .addAuthMethod
             ? AuthMethod.canonical(registration.methods.flatMap { app.methodsAddableBy($0) }.filter(app.authMethods.contains)) : nil
         return Challenge(
-            challengeId: record.id, challenge: record.challenge, expiresAt: record.expiresAt, authenticationMethods: registration.methods,
+            challengeId: record.id,
+            challenge: record.challenge,
+            expiresAt: record.expiresAt,
+            authenticationMethods: registration.methods,
             standing: ChallengeStanding(
-                lastAttempt: registration.lastAttempt, totalAttemptsPIN: app.maxFailedAttempts,
-                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
-                contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
-            contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
+                lastAttempt: registration.lastAttempt,
+                totalAttemptsPIN: app.maxFailedAttempts,
+                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0),
+                authenticationId: pushed?.id,
+                contextTitle: pushed?.contextTitle,
+                contextContent: pushed?.contextContent,
+                contextMIME: pushed?.contextMIME
+            ),
+            contextHash: contextHash,
+            pinRules: app.pinRules,
+            allowedAuthMethodsToActivate: allowed,
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey)
+        )
     }
 
     /// Verifies an authentication: the challenge, the state, then the signatures (see
     /// `verifySignatures`); approves a picked-up push on a two-factor success and yields a token.
     /// - Throws: `noSessionInProgress`, `sessionExpired`, the state answers, `authMethodNotAllowed`,
     ///   `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
-    public func verify(registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
-                       caller: Caller?) throws -> Verification {
+    public func verify(
+        registrationId: String,
+        challengeId: String,
+        signatures: FactorSignatures,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> Verification {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
         var pushed = try challenge.pushedAuthenticationId.flatMap { try tx.fetch(PushedAuthenticationRecord.self, id: $0) }
         try checkPush(pushed)
-        let payload = SignedPayload(.authenticate, subject: registrationId, challenge: challenge.challenge, role: .device,
-                                    contextHash: challenge.contextHash)
-        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, push: pushed != nil,
-                             tokenPurpose: tokenPurpose)
+        let payload = SignedPayload(
+            .authenticate,
+            subject: registrationId,
+            challenge: challenge.challenge,
+            role: .device,
+            contextHash: challenge.contextHash
+        )
+        try verifySignatures(
+            signatures,
+            over: payload,
+            &registration,
+            challenge,
+            caller: caller,
+            push: pushed != nil,
+            tokenPurpose: tokenPurpose
+        )
         if var approved = pushed {
             approved.status = PushedAuthenticationStatus.approved.rawValue
             approved.decidedAt = now
@@ -58,11 +89,15 @@ extension ServerSession {
     /// Cancels a challenge: it is used up, and a pushed authentication it picked up is rejected.
     /// - Throws: `noSessionInProgress`, `sessionExpired`.
     public func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool {
-        let challenge = try openChallenge(challengeId, registrationId: registrationId,
-                                          serving: [.authenticate, .addAuthMethod, .removeRegistration])
+        let challenge = try openChallenge(
+            challengeId,
+            registrationId: registrationId,
+            serving: [.authenticate, .addAuthMethod, .removeRegistration]
+        )
         try useUp(challenge)
         if let pushedId = challenge.pushedAuthenticationId, var pushed = try tx.fetch(PushedAuthenticationRecord.self, id: pushedId),
-           pushed.status == PushedAuthenticationStatus.pending.rawValue {
+            pushed.status == PushedAuthenticationStatus.pending.rawValue
+        {
             pushed.status = PushedAuthenticationStatus.rejected.rawValue
             pushed.decidedAt = now
             try tx.save(pushed)
@@ -76,8 +111,13 @@ extension ServerSession {
     public func registrationStatus(registrationId: String) throws -> RegistrationStatus {
         let registration = try core.registration(tx, registrationId)
         let limit = try core.maxFailedAttempts(tx, registration)
-        return RegistrationStatus(registrationId: registration.id, state: registration.registrationState, authMethods: registration.methods,
-                                  remainingAttemptsPIN: max(limit - registration.failedAttempts, 0), totalAttemptsPIN: limit,
-                                  recoveryMethods: registration.recoveryMethods)
+        return RegistrationStatus(
+            registrationId: registration.id,
+            state: registration.registrationState,
+            authMethods: registration.methods,
+            remainingAttemptsPIN: max(limit - registration.failedAttempts, 0),
+            totalAttemptsPIN: limit,
+            recoveryMethods: registration.recoveryMethods
+        )
     }
 }

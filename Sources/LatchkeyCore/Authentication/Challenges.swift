@@ -29,16 +29,34 @@ enum ChallengeKind: String {
 
 extension ServerSession {
     /// Issues a challenge (or a grant) for a registration.
-    func issueChallenge(_ registration: RegistrationRecord, _ kind: ChallengeKind, challenge: String? = nil, contextHash: String = "",
-                        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil, caller: Caller? = nil) throws -> ChallengeRecord {
-        try tx.deleteAll(ChallengeRecord.self, where: [
-            .equals(ChallengeRecord.Columns.registrationId, registration.id),
-            StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ChallengeRecord.keptAfterExpiry)),
-        ])
+    func issueChallenge(
+        _ registration: RegistrationRecord,
+        _ kind: ChallengeKind,
+        challenge: String? = nil,
+        contextHash: String = "",
+        pushedAuthenticationId: String? = nil,
+        tokenExpiresAt: Int64? = nil,
+        caller: Caller? = nil
+    ) throws -> ChallengeRecord {
+        try tx.deleteAll(
+            ChallengeRecord.self,
+            where: [
+                .equals(ChallengeRecord.Columns.registrationId, registration.id),
+                StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ChallengeRecord.keptAfterExpiry)),
+            ]
+        )
         let record = ChallengeRecord(
-            id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),
-            contextHash: contextHash, pushedAuthenticationId: pushedAuthenticationId, tokenExpiresAt: tokenExpiresAt,
-            expiresAt: now + ChallengeRecord.lifetime, createdAt: now, caller: caller?.key)
+            id: random.uuid(),
+            registrationId: registration.id,
+            purpose: kind.rawValue,
+            challenge: challenge ?? random.secret(byteCount: 32),
+            contextHash: contextHash,
+            pushedAuthenticationId: pushedAuthenticationId,
+            tokenExpiresAt: tokenExpiresAt,
+            expiresAt: now + ChallengeRecord.lifetime,
+            createdAt: now,
+            caller: caller?.key
+        )
         try tx.save(record)
         return record
     }
@@ -48,7 +66,8 @@ extension ServerSession {
     ///   operation's), `sessionExpired`.
     func openChallenge(_ challengeId: String, registrationId: String, serving kinds: [ChallengeKind]) throws -> ChallengeRecord {
         guard let record = try tx.fetch(ChallengeRecord.self, id: challengeId), record.registrationId == registrationId,
-              let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind) else {
+            let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind)
+        else {
             throw DomainError(.noSessionInProgress, "No operation of this kind was started for this registration")
         }
         guard now < record.expiresAt else {

@@ -1,16 +1,21 @@
 import LatchkeyContract
 
 extension ServerSession {
-    /// Removes the registration at its device's request (the device signature suffices; a second
-    /// factor, if given, is checked and counts). Its tokens die.
-    /// - Throws: the challenge answers, `registrationRemoved` (already removed, or not this
-    ///   registration's device), `authenticationFailed`, `registrationLocked`.
+    /// Removes the registration at its device's request (the device signature suffices; a second factor, if given, is checked and counts).
+    ///
+    /// Its tokens die. - Throws: the challenge answers, `registrationRemoved` (already removed, or not this
+    /// registration's device), `authenticationFailed`, `registrationLocked`.
     public func removeRegistration(registrationId: String, challengeId: String, signatures: FactorSignatures, caller: Caller?) throws {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .removeRegistration])
         var registration = try core.registration(tx, registrationId)
         guard registration.registrationState != .removed else { throw DomainError(.registrationRemoved, "The registration was removed") }
-        let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device,
-                                    contextHash: challenge.contextHash)
+        let payload = SignedPayload(
+            .removeRegistration,
+            subject: registrationId,
+            challenge: challenge.challenge,
+            role: .device,
+            contextHash: challenge.contextHash
+        )
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, asAuthentication: false)
         registration.state = RegistrationState.removed.rawValue
         try tx.save(registration)

@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// Where a pushed authentication stands.
 public enum PushedAuthenticationStatus: String, Sendable, CaseIterable { case pending, approved, rejected, expired }
 
@@ -19,8 +20,13 @@ public struct NewPushedAuthentication: Sendable {
     public var contextMIME: String?
     public var ttlSeconds: Int64
 
-    public init(registrationId: String = "", contextTitle: String? = nil, contextContent: String? = nil, contextMIME: String? = nil,
-                ttlSeconds: Int64 = 300) {
+    public init(
+        registrationId: String = "",
+        contextTitle: String? = nil,
+        contextContent: String? = nil,
+        contextMIME: String? = nil,
+        ttlSeconds: Int64 = 300
+    ) {
         self.registrationId = registrationId
         self.contextTitle = contextTitle
         self.contextContent = contextContent
@@ -38,9 +44,16 @@ extension Latchkey {
                 throw DomainError.notFound("registration")
             }
             let record = PushedAuthenticationRecord(
-                id: random.identifier("auth"), registrationId: registration.id, contextTitle: new.contextTitle,
-                contextContent: new.contextContent, contextMIME: new.contextMIME, status: PushedAuthenticationStatus.pending.rawValue,
-                expiresAt: now + new.ttlSeconds, decidedAt: nil, createdAt: now)
+                id: random.identifier("auth"),
+                registrationId: registration.id,
+                contextTitle: new.contextTitle,
+                contextContent: new.contextContent,
+                contextMIME: new.contextMIME,
+                status: PushedAuthenticationStatus.pending.rawValue,
+                expiresAt: now + new.ttlSeconds,
+                decidedAt: nil,
+                createdAt: now
+            )
             try tx.save(record)
             try audit(tx, effects, .pushedAuthenticationCreated, userId: registration.userId, registrationId: registration.id)
             return (record.id, record.expiresAt)
@@ -56,16 +69,27 @@ extension Latchkey {
             }
             var status = PushedAuthenticationStatus(rawValue: record.status) ?? .pending
             if status == .pending, now >= record.expiresAt { status = .expired }
-            return PushedAuthenticationInfo(authenticationId: record.id, registrationId: record.registrationId, status: status,
-                                            contextTitle: record.contextTitle, decidedAt: record.decidedAt)
+            return PushedAuthenticationInfo(
+                authenticationId: record.id,
+                registrationId: record.registrationId,
+                status: status,
+                contextTitle: record.contextTitle,
+                decidedAt: record.decidedAt
+            )
         }
     }
 
     /// The newest pending, unexpired pushed authentication of a registration.
     func pendingPushedAuthentication(_ tx: StoreTransaction, registrationId: String) throws -> PushedAuthenticationRecord? {
-        try tx.fetchAll(PushedAuthenticationRecord.self, where: [
-            .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId), .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
-            StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-        ], newestFirst: true, limit: 1).first
+        try tx.fetchAll(
+            PushedAuthenticationRecord.self,
+            where: [
+                .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId),
+                .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
+                StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
+            ],
+            newestFirst: true,
+            limit: 1
+        ).first
     }
 }

@@ -14,8 +14,11 @@ extension Latchkey {
         case .removed: throw DomainError(.registrationRemoved, "The registration was removed")
         case .lockedByAdmin: throw DomainError(.lockedByAdmin, "The registration was locked by an operator")
         case .locked:
-            throw DomainError(.registrationLocked, "The registration is locked after too many failed attempts",
-                              [("remainingAttempts", .int(0))])
+            throw DomainError(
+                .registrationLocked,
+                "The registration is locked after too many failed attempts",
+                [("remainingAttempts", .int(0))]
+            )
         case .verificationPending:
             throw DomainError(.verificationPending, "The registration waits for identity verification")
         }

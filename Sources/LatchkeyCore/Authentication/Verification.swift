@@ -7,10 +7,11 @@ struct CheckedKey {
 }
 
 extension ServerSession {
-    /// Checks proofs of possession in the contract's order (`device`, `pin`, `touchId`, `faceId`,
-    /// `recovery`): each key's own signature over `payload` in its role; a missing one fails.
-    /// Nothing is written but the audit event of the failure.
-    /// - Throws: `proofInvalid` naming the first failing role in `data.keyRole`.
+    /// Checks proofs of possession in the contract's order (`device`, `pin`, `touchId`, `faceId`, `recovery`): each key's own signature over
+    /// `payload` in its role; a missing one fails.
+    ///
+    /// Nothing is written but the audit event of the failure. - Throws: `proofInvalid` naming the first
+    /// failing role in `data.keyRole`.
     func checkProofs(_ keys: [(KeyRole, KeyWithProof)], _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
         let ordered = keys.sorted { lhs, rhs in
             (KeyRole.allCases.firstIndex(of: lhs.0) ?? 0) < (KeyRole.allCases.firstIndex(of: rhs.0) ?? 0)
@@ -18,15 +19,22 @@ extension ServerSession {
         for (role, key) in ordered where !(key.proof.map { key.publicKey.verifies($0, over: payload.signed(by: role)) } ?? false) {
             try audit(.proofRejected, registrationId: registrationId, caller: caller, detail: role.rawValue)
             let what = key.proof == nil ? "is missing" : "does not verify"
-            throw DomainError(.proofInvalid, "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
-                              [("keyRole", .string(role.rawValue))])
+            throw DomainError(
+                .proofInvalid,
+                "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
+                [("keyRole", .string(role.rawValue))]
+            )
         }
     }
 
     /// The proofs of a key set, `device` first.
     func checkProofs(_ keys: KeySet, _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
-        try checkProofs([(.device, keys.device)] + keys.factors.map { (KeyRole($0.key), $0.value) }, payload,
-                        registrationId: registrationId, caller: caller)
+        try checkProofs(
+            [(.device, keys.device)] + keys.factors.map { (KeyRole($0.key), $0.value) },
+            payload,
+            registrationId: registrationId,
+            caller: caller
+        )
     }
 
     /// A picked-up push must still wait: one decided or expired ends the session.
@@ -52,20 +60,28 @@ extension ServerSession {
         }
     }
 
-    /// Verifies the signatures over `payload` and counts: first the device's (one that fails
-    /// answers `registrationRemoved` and counts nothing: the caller is not, or no longer, this
-    /// registration's device, whatever else it sent), then what the signatures may do
-    /// (`checkFactor`, then `permits`: refusals that leave the challenge usable), then the
-    /// challenge is used up and the second factor's is checked.
-    /// A failure counts one attempt (and locks at the limit); a two-factor success resets the
-    /// counter. What the registration became is saved. A removal (`asAuthentication: false`) is no
-    /// authentication attempt unless a second factor is given: nothing is recorded of it.
-    /// - Throws: `registrationRemoved`, `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
-    func verifySignatures(_ signatures: FactorSignatures, over payload: SignedPayload, _ registration: inout RegistrationRecord,
-                          _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true, push: Bool = false,
-                          tokenPurpose: TokenPurpose = .none, permits: () throws -> Void = {}) throws {
+    /// Verifies the signatures over `payload` and counts: first the device's (one that fails answers `registrationRemoved` and counts nothing: the
+    /// caller is not, or no longer, this registration's device, whatever else it sent), then what the signatures may do (`checkFactor`, then
+    /// `permits`: refusals that leave the challenge usable), then the challenge is used up and the second factor's is checked.
+    ///
+    /// A failure counts one attempt (and locks at the limit); a two-factor success resets the counter. What
+    /// the registration became is saved. A removal (`asAuthentication: false`) is no authentication attempt
+    /// unless a second factor is given: nothing is recorded of it. - Throws: `registrationRemoved`,
+    /// `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
+    func verifySignatures(
+        _ signatures: FactorSignatures,
+        over payload: SignedPayload,
+        _ registration: inout RegistrationRecord,
+        _ challenge: ChallengeRecord,
+        caller: Caller?,
+        asAuthentication: Bool = true,
+        push: Bool = false,
+        tokenPurpose: TokenPurpose = .none,
+        permits: () throws -> Void = {}
+    ) throws {
         guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
-              deviceKey.verifies(signatures.device, over: payload.signed(by: .device)) else {
+            deviceKey.verifies(signatures.device, over: payload.signed(by: .device))
+        else {
             throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
         }
         try checkFactor(signatures, registration, push: push, tokenPurpose: tokenPurpose)
@@ -76,33 +92,50 @@ extension ServerSession {
         if attempt { registration.lastAttempt = now }
         let factorOK: Bool
         if let factor = signatures.factor, let signature = signatures.factorSignature {
-            factorOK = registration.publicKey(for: factor).flatMap(PublicKey.init(sec1:))?
+            factorOK =
+                registration.publicKey(for: factor).flatMap(PublicKey.init(sec1:))?
                 .verifies(signature, over: payload.signed(by: KeyRole(factor))) ?? false
         } else {
             factorOK = signatures.factor == nil
         }
         guard factorOK else {
             registration.failedAttempts += 1
-            try audit(.authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller,
-                      detail: method.rawValue)
+            try audit(
+                .authenticationFailed,
+                userId: registration.userId,
+                registrationId: registration.id,
+                caller: caller,
+                detail: method.rawValue
+            )
             let limit = try core.maxFailedAttempts(tx, registration)
             if registration.failedAttempts >= limit {
                 registration.state = RegistrationState.locked.rawValue
                 try tx.save(registration)
                 try core.revokeTokens(tx, registrationId: registration.id)
                 try audit(.registrationLocked, userId: registration.userId, registrationId: registration.id)
-                throw DomainError(.registrationLocked, "Too many failed attempts: the registration is now locked",
-                                  [("remainingAttempts", .int(0))])
+                throw DomainError(
+                    .registrationLocked,
+                    "Too many failed attempts: the registration is now locked",
+                    [("remainingAttempts", .int(0))]
+                )
             }
             try tx.save(registration)
-            throw DomainError(.authenticationFailed, "Authentication failed",
-                              [("remainingAttempts", .int(limit - registration.failedAttempts))])
+            throw DomainError(
+                .authenticationFailed,
+                "Authentication failed",
+                [("remainingAttempts", .int(limit - registration.failedAttempts))]
+            )
         }
         if method.isTwoFactor { registration.failedAttempts = 0 }
         try tx.save(registration)
         if attempt {
-            try audit(.authenticationSucceeded, userId: registration.userId, registrationId: registration.id, caller: caller,
-                      detail: method.rawValue)
+            try audit(
+                .authenticationSucceeded,
+                userId: registration.userId,
+                registrationId: registration.id,
+                caller: caller,
+                detail: method.rawValue
+            )
         }
     }
 }

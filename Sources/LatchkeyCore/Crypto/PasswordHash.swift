@@ -1,5 +1,5 @@
-import LatchkeyContract
 import Crypto
+import LatchkeyContract
 import _CryptoExtras
 
 /// Passwords, stored as scrypt (memory-hard; N = 2^14, r = 8, p = 1) with a random salt.
@@ -7,8 +7,15 @@ enum PasswordHash {
     static var rounds: Int { KDFCost.factors.scryptRounds }
 
     static func hash(_ password: String, salt: [UInt8]) -> [UInt8] {
-        guard let key = try? KDF.Scrypt.deriveKey(from: Array(password.utf8), salt: salt, outputByteCount: 32,
-                                                  rounds: rounds, blockSize: 8, parallelism: 1)
+        guard
+            let key = try? KDF.Scrypt.deriveKey(
+                from: Array(password.utf8),
+                salt: salt,
+                outputByteCount: 32,
+                rounds: rounds,
+                blockSize: 8,
+                parallelism: 1
+            )
         else { return [UInt8](repeating: 0, count: 32) }
         return key.withUnsafeBytes { Array($0) }
     }

@@ -1,8 +1,9 @@
-import LatchkeyContract
 import Crypto
+import LatchkeyContract
 
-/// Keyed hashes of low-entropy one-time secrets (activation codes, OTPs, reset codes) and
-/// plain hashes of high-entropy ones (tokens, session ids). The store keeps only these.
+/// Keyed hashes of low-entropy one-time secrets (activation codes, OTPs, reset codes) and plain hashes of high-entropy ones (tokens, session ids).
+///
+/// The store keeps only these.
 enum SecretHash {
     /// HMAC-SHA256 of `secret` under `key`, bound to a purpose, as lowercase hex.
     static func keyed(_ secret: String, purpose: String, key: [UInt8]) -> String {

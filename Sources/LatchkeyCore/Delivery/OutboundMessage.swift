@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// The channel a message leaves by.
 public enum DeliveryChannel: String, Sendable, CaseIterable { case email, sms }
 
@@ -7,8 +8,9 @@ public enum DeliveryPurpose: String, Sendable, CaseIterable {
     case onboardingOtp, accountRecovery, passwordReset, securityNotice
 }
 
-/// A message in the simulated email/SMS channel. It holds a one-time code only because the
-/// channel would carry it.
+/// A message in the simulated email/SMS channel.
+///
+/// It holds a one-time code only because the channel would carry it.
 public struct OutboundMessage: Sendable, Equatable {
     public var id: String
     public var channel: DeliveryChannel
@@ -22,9 +24,18 @@ public struct OutboundMessage: Sendable, Equatable {
     public var requestedEmail: String?
     public var requestedPhoneNumber: String?
 
-    public init(id: String, channel: DeliveryChannel, to: String, purpose: DeliveryPurpose, code: String? = nil,
-                link: String? = nil, text: String, sentAt: UnixTime, requestedEmail: String? = nil,
-                requestedPhoneNumber: String? = nil) {
+    public init(
+        id: String,
+        channel: DeliveryChannel,
+        to: String,
+        purpose: DeliveryPurpose,
+        code: String? = nil,
+        link: String? = nil,
+        text: String,
+        sentAt: UnixTime,
+        requestedEmail: String? = nil,
+        requestedPhoneNumber: String? = nil
+    ) {
         self.id = id
         self.channel = channel
         self.to = to

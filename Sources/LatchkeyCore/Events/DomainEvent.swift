@@ -1,6 +1,8 @@
 import LatchkeyContract
-/// Something that happened which subscribers may be told of. Emitted only after its
-/// transaction commits.
+
+/// Something that happened which subscribers may be told of.
+///
+/// Emitted only after its transaction commits.
 public enum DomainEvent: Sendable {
     /// A message left through the out-of-band channel (topic `delivery`).
     case delivery(OutboundMessage)

@@ -46,16 +46,36 @@ extension Latchkey {
         return process
     }
 
-    /// Starts a process for whoever the credentials name; sends an OTP to a contact on file when
-    /// they name someone. The same answer (and the same random draws) either way.
-    func startOnboardingProcess(_ tx: StoreTransaction, _ effects: Effects, owner: Caller, credentials: OnboardingCredentials,
-                                app: ApplicationConfig) throws -> OnboardingProcessRecord {
+    /// Starts a process for whoever the credentials name; sends an OTP to a contact on file when they name someone.
+    ///
+    /// The same answer (and the same random draws) either way.
+    func startOnboardingProcess(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        owner: Caller,
+        credentials: OnboardingCredentials,
+        app: ApplicationConfig
+    ) throws -> OnboardingProcessRecord {
         let user = try matchCredentials(tx, credentials)
         var process = OnboardingProcessRecord(
-            id: random.uuid(), deviceId: owner.key, userId: user?.id, applicationId: app.applicationId,
-            channel: nil, address: nil, otpHash: nil, otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0,
-            status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: true,
-            instance: "", otpAccepted: false, registrationId: nil, closed: false, createdAt: now)
+            id: random.uuid(),
+            deviceId: owner.key,
+            userId: user?.id,
+            applicationId: app.applicationId,
+            channel: nil,
+            address: nil,
+            otpHash: nil,
+            otpExpiresAt: nil,
+            lastSentAt: nil,
+            wrongOtps: 0,
+            status: OnboardingStatus.activationInProgress.rawValue,
+            canRestoreSession: true,
+            instance: "",
+            otpAccepted: false,
+            registrationId: nil,
+            closed: false,
+            createdAt: now
+        )
         if let user {
             if credentials.phoneNumber != nil || user.email == nil, let phone = user.phoneNumber {
                 process.channel = DeliveryChannel.sms.rawValue
@@ -70,8 +90,9 @@ extension Latchkey {
         return process
     }
 
-    /// Makes a new OTP (the previous one dies) and sends it to the contact on file. A process
-    /// that matched nobody draws the same random values and sends nothing.
+    /// Makes a new OTP (the previous one dies) and sends it to the contact on file.
+    ///
+    /// A process that matched nobody draws the same random values and sends nothing.
     private func sendOnboardingOtp(_ tx: StoreTransaction, _ effects: Effects, _ process: inout OnboardingProcessRecord) throws {
         let otp = random.digits(8)
         let messageId = random.identifier("msg")
@@ -79,12 +100,29 @@ extension Latchkey {
         process.lastSentAt = now
         if let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:)), let address = process.address {
             process.otpHash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
-            effects.append(.delivery(OutboundMessage(
-                id: messageId, channel: channel, to: address, purpose: .onboardingOtp, code: otp,
-                text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)))
+            effects.append(
+                .delivery(
+                    OutboundMessage(
+                        id: messageId,
+                        channel: channel,
+                        to: address,
+                        purpose: .onboardingOtp,
+                        code: otp,
+                        text: "Your activation code is \(otp). It is valid for 5 minutes.",
+                        sentAt: now
+                    )
+                )
+            )
             let owner = Caller(key: process.deviceId)
-            try audit(tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
-                      installationId: owner?.installationId)
+            try audit(
+                tx,
+                effects,
+                .onboardingOtpSent,
+                userId: process.userId,
+                deviceId: owner?.deviceId,
+                detail: channel.rawValue,
+                installationId: owner?.installationId
+            )
         } else {
             process.otpHash = nil
         }
@@ -94,8 +132,13 @@ extension Latchkey {
     /// Checks the OTP of a process still waiting for one; a right one lets it activate.
     /// - Throws: `onboardingFailed`, `onboardingCannotActivate`, `otpExpired` (not counted),
     ///   `otpInvalid` (counted; the fifth fails the process).
-    func acceptOnboardingOtp(_ tx: StoreTransaction, _ effects: Effects, _ process: inout OnboardingProcessRecord, otp: String,
-                             caller: Caller?) throws {
+    func acceptOnboardingOtp(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ process: inout OnboardingProcessRecord,
+        otp: String,
+        caller: Caller?
+    ) throws {
         switch process.onboardingStatus {
         case .failed: throw DomainError(.onboardingFailed, "The onboarding process failed; start again")
         case .verificationInProgress, .finished:
@@ -109,22 +152,44 @@ extension Latchkey {
         guard let expected = process.otpHash, SecretHash.constantTimeEquals(given, expected) else {
             process.wrongOtps += 1
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)
-            try audit(tx, effects, .onboardingOtpRejected, userId: process.userId, deviceId: caller?.deviceId,
-                      installationId: caller?.installationId)
+            try audit(
+                tx,
+                effects,
+                .onboardingOtpRejected,
+                userId: process.userId,
+                deviceId: caller?.deviceId,
+                installationId: caller?.installationId
+            )
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
-                try audit(tx, effects, .onboardingFailed, userId: process.userId, deviceId: caller?.deviceId, detail: "otp",
-                          installationId: caller?.installationId)
+                try audit(
+                    tx,
+                    effects,
+                    .onboardingFailed,
+                    userId: process.userId,
+                    deviceId: caller?.deviceId,
+                    detail: "otp",
+                    installationId: caller?.installationId
+                )
             }
             try tx.save(process)
-            throw DomainError(.otpInvalid, "The OTP is not valid",
-                              [("allowOtpRetry", .bool(remaining > 0)), ("remainingAttempts", .int(remaining))])
+            throw DomainError(
+                .otpInvalid,
+                "The OTP is not valid",
+                [("allowOtpRetry", .bool(remaining > 0)), ("remainingAttempts", .int(remaining))]
+            )
         }
         process.otpAccepted = true
         process.otpHash = nil
         try tx.save(process)
-        try audit(tx, effects, .onboardingActivated, userId: process.userId, deviceId: caller?.deviceId,
-                  installationId: caller?.installationId)
+        try audit(
+            tx,
+            effects,
+            .onboardingActivated,
+            userId: process.userId,
+            deviceId: caller?.deviceId,
+            installationId: caller?.installationId
+        )
     }
 
     /// Sends a new OTP (the previous one dies; wrong tries are not reset).
@@ -134,8 +199,11 @@ extension Latchkey {
             throw DomainError(.onboardingFailed, "The onboarding process is not waiting for an OTP")
         }
         if let last = process.lastSentAt, now < last + OnboardingProcessRecord.resendInterval {
-            throw DomainError(.resendLimited, "An OTP was sent less than 30 seconds ago",
-                              [("retryAfterSeconds", .int(Int(last + OnboardingProcessRecord.resendInterval - now)))])
+            throw DomainError(
+                .resendLimited,
+                "An OTP was sent less than 30 seconds ago",
+                [("retryAfterSeconds", .int(Int(last + OnboardingProcessRecord.resendInterval - now)))]
+            )
         }
         try sendOnboardingOtp(tx, effects, &process)
     }
@@ -152,29 +220,45 @@ extension Latchkey {
         process.closed = true
         try tx.save(process)
         if let registrationId = process.registrationId, var registration = try tx.fetch(RegistrationRecord.self, id: registrationId),
-           registration.registrationState == .verificationPending {
+            registration.registrationState == .verificationPending
+        {
             registration.state = RegistrationState.removed.rawValue
             try tx.save(registration)
             try revokeTokens(tx, registrationId: registrationId)
         }
-        try audit(tx, effects, .onboardingCancelled, userId: process.userId, deviceId: caller?.deviceId,
-                  installationId: caller?.installationId)
+        try audit(
+            tx,
+            effects,
+            .onboardingCancelled,
+            userId: process.userId,
+            deviceId: caller?.deviceId,
+            installationId: caller?.installationId
+        )
     }
 
     /// The process behind an onboarding activation, if it may still activate.
-    func activatableOnboardingProcess(_ tx: StoreTransaction, _ processId: String?) throws
-        -> (process: OnboardingProcessRecord, userId: String) {
+    func activatableOnboardingProcess(
+        _ tx: StoreTransaction,
+        _ processId: String?
+    ) throws
+        -> (process: OnboardingProcessRecord, userId: String)
+    {
         guard let processId, let process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed,
-              process.otpAccepted, process.onboardingStatus == .activationInProgress,
-              now < process.createdAt + OnboardingProcessRecord.lifetime, let userId = process.userId else {
+            process.otpAccepted, process.onboardingStatus == .activationInProgress,
+            now < process.createdAt + OnboardingProcessRecord.lifetime, let userId = process.userId
+        else {
             throw DomainError(.onboardingFailed, "The onboarding process can no longer activate")
         }
         return (process, userId)
     }
 
     /// Records that onboarding made its registration (now waiting for verification).
-    func onboardingActivated(_ tx: StoreTransaction, _ effects: Effects, _ process: OnboardingProcessRecord,
-                             registrationId: String) throws {
+    func onboardingActivated(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ process: OnboardingProcessRecord,
+        registrationId: String
+    ) throws {
         var process = process
         process.status = OnboardingStatus.verificationInProgress.rawValue
         process.registrationId = registrationId
@@ -191,9 +275,17 @@ extension Latchkey {
                 registration = try self.registration(tx, registrationId)
             case .user(let userId):
                 _ = try user(tx, userId)
-                guard let pending = try tx.fetchAll(RegistrationRecord.self, where: [
-                    .equals(RegistrationRecord.Columns.userId, userId), .equals(RegistrationRecord.Columns.state, RegistrationState.verificationPending.rawValue),
-                ], newestFirst: true, limit: 1).first else { throw DomainError.notFound("registration") }
+                guard
+                    let pending = try tx.fetchAll(
+                        RegistrationRecord.self,
+                        where: [
+                            .equals(RegistrationRecord.Columns.userId, userId),
+                            .equals(RegistrationRecord.Columns.state, RegistrationState.verificationPending.rawValue),
+                        ],
+                        newestFirst: true,
+                        limit: 1
+                    ).first
+                else { throw DomainError.notFound("registration") }
                 registration = pending
             }
             guard registration.registrationState == .verificationPending else {
@@ -203,12 +295,21 @@ extension Latchkey {
             try tx.save(registration)
             if !approved { try revokeTokens(tx, registrationId: registration.id) }
             let status: OnboardingStatus = approved ? .finished : .failed
-            for var process in try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals(OnboardingProcessRecord.Columns.registrationId, registration.id)]) {
+            for var process in try tx.fetchAll(
+                OnboardingProcessRecord.self,
+                where: [.equals(OnboardingProcessRecord.Columns.registrationId, registration.id)]
+            ) {
                 process.status = status.rawValue
                 try tx.save(process)
             }
-            try audit(tx, effects, .verificationCompleted, userId: registration.userId, registrationId: registration.id,
-                      detail: approved ? "approved" : "rejected")
+            try audit(
+                tx,
+                effects,
+                .verificationCompleted,
+                userId: registration.userId,
+                registrationId: registration.id,
+                detail: approved ? "approved" : "rejected"
+            )
             return status
         }
     }
@@ -228,12 +329,15 @@ extension ServerSession {
         return process
     }
 
-    /// Starts a process; the same answer whether or not the credentials name a user. One running
-    /// process per caller.
-    /// - Throws: `notFound` (application), `onboardingInProgress`.
+    /// Starts a process; the same answer whether or not the credentials name a user.
+    ///
+    /// One running process per caller. - Throws: `notFound` (application), `onboardingInProgress`.
     public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String {
         let app = try core.application(tx, applicationId)
-        let open = try tx.fetchAll(OnboardingProcessRecord.self, where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)])
+        let open = try tx.fetchAll(
+            OnboardingProcessRecord.self,
+            where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)]
+        )
         for running in open {
             guard let current = try core.onboardingProcess(tx, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {

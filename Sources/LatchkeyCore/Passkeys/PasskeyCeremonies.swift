@@ -21,21 +21,36 @@ extension Latchkey {
     static let passkeyAlgorithms: [COSEAlgorithm] = [.es256, .eddsa, .rs256]
 
     /// Opens a ceremony with a fresh challenge (and forgets ceremonies long expired).
-    func openCeremony(_ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
-                      named: Bool) throws -> PasskeyCeremonyRecord {
+    func openCeremony(
+        _ tx: StoreTransaction,
+        _ kind: PasskeyCeremonyKind,
+        applicationId: String,
+        userId: String?,
+        named: Bool
+    ) throws -> PasskeyCeremonyRecord {
         try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
         let ceremony = PasskeyCeremonyRecord(
-            id: random.uuid(), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
-            challenge: random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now)
+            id: random.uuid(),
+            kind: kind.rawValue,
+            applicationId: applicationId,
+            userId: userId,
+            named: named,
+            challenge: random.bytes(32),
+            expiresAt: now + Self.passkeyCeremonyLifetime,
+            createdAt: now
+        )
         try tx.save(ceremony)
         return ceremony
     }
 
-    /// The ceremony `ceremonyId` names, of one of `kinds`, still valid. Nothing is used up here.
-    /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
+    /// The ceremony `ceremonyId` names, of one of `kinds`, still valid.
+    ///
+    /// Nothing is used up here. - Throws: `noSessionInProgress` (unknown, used, or of another kind),
+    /// `sessionExpired`.
     func liveCeremony(_ tx: StoreTransaction, _ ceremonyId: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
         guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyId),
-              kinds.contains(where: { $0.rawValue == ceremony.kind }) else {
+            kinds.contains(where: { $0.rawValue == ceremony.kind })
+        else {
             throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
         }
         guard now < ceremony.expiresAt else {
@@ -67,14 +82,21 @@ extension Latchkey {
     /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.
     func requireRoomForPasskey(_ tx: StoreTransaction, userId: String) throws {
         guard try tx.count(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]) < Self.maxPasskeysPerUser else {
-            throw DomainError(.policyViolation, "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
-                              [("violations", .strings(["tooManyPasskeys"]))])
+            throw DomainError(
+                .policyViolation,
+                "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
+                [("violations", .strings(["tooManyPasskeys"]))]
+            )
         }
     }
 
     /// Creation options for `user` on the ceremony just opened.
-    func creationOptions(_ tx: StoreTransaction, _ ceremony: PasskeyCeremonyRecord, _ user: UserRecord,
-                         _ app: ApplicationConfig) throws -> CredentialCreationOptions {
+    func creationOptions(
+        _ tx: StoreTransaction,
+        _ ceremony: PasskeyCeremonyRecord,
+        _ user: UserRecord,
+        _ app: ApplicationConfig
+    ) throws -> CredentialCreationOptions {
         let name = Self.passkeyDisplayName(user)
         let handle = try passkeyUserHandle(tx, user)
         let exclude = try passkeyRecords(tx, userId: user.id).compactMap { record in
@@ -82,10 +104,16 @@ extension Latchkey {
         }
         let party = app.relyingParty
         return CredentialCreationOptions(
-            ceremonyId: ceremony.id, rpId: party.rpId, rpName: party.rpName,
-            user: PasskeyUserEntity(id: handle, name: name, displayName: name), challenge: ceremony.challenge,
-            algorithms: Self.passkeyAlgorithms.map { Int($0.rawValue) }, timeout: Self.passkeyTimeoutMilliseconds,
-            excludeCredentials: exclude, userVerification: party.userVerification)
+            ceremonyId: ceremony.id,
+            rpId: party.rpId,
+            rpName: party.rpName,
+            user: PasskeyUserEntity(id: handle, name: name, displayName: name),
+            challenge: ceremony.challenge,
+            algorithms: Self.passkeyAlgorithms.map { Int($0.rawValue) },
+            timeout: Self.passkeyTimeoutMilliseconds,
+            excludeCredentials: exclude,
+            userVerification: party.userVerification
+        )
     }
 }
 
@@ -94,8 +122,16 @@ extension PasskeyRecord {
 
     /// The caller's view.
     var passkey: Passkey {
-        Passkey(id: id, friendlyName: friendlyName, createdAt: createdAt, lastUsedAt: lastUsedAt, algorithm: Int(algorithm ?? 0),
-                backupEligible: backupEligible, backedUp: backedUp, transports: transportList,
-                aaguid: aaguid ?? "00000000-0000-0000-0000-000000000000")
+        Passkey(
+            id: id,
+            friendlyName: friendlyName,
+            createdAt: createdAt,
+            lastUsedAt: lastUsedAt,
+            algorithm: Int(algorithm ?? 0),
+            backupEligible: backupEligible,
+            backedUp: backedUp,
+            transports: transportList,
+            aaguid: aaguid ?? "00000000-0000-0000-0000-000000000000"
+        )
     }
 }

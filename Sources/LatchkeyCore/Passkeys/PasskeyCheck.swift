@@ -7,8 +7,9 @@ public enum PasskeyCheck: String, Sendable, CaseIterable {
     case credentialId, publicKey, algorithm, attestation, signature, signCount
 }
 
-/// The first Relying Party check a credential failed. `detail` says what was wrong for logs; it
-/// quotes nothing the client sent.
+/// The first Relying Party check a credential failed.
+///
+/// `detail` says what was wrong for logs; it quotes nothing the client sent.
 public struct PasskeyCheckFailure: Error, Sendable, Equatable {
     public let check: PasskeyCheck
     public let detail: String
@@ -24,8 +25,11 @@ public struct PasskeyCheckFailure: Error, Sendable, Equatable {
 
     /// The contract's answer: `passkeyInvalid` with `data.check`.
     public var domainError: DomainError {
-        DomainError(.passkeyInvalid, "The passkey credential failed the \(check.rawValue) check: \(detail)",
-                    [("check", .string(check.rawValue))])
+        DomainError(
+            .passkeyInvalid,
+            "The passkey credential failed the \(check.rawValue) check: \(detail)",
+            [("check", .string(check.rawValue))]
+        )
     }
 }
 

@@ -39,8 +39,17 @@ public struct CredentialCreationOptions: Sendable, Equatable {
     public var excludeCredentials: [PasskeyDescriptor]
     public var userVerification: UserVerificationPolicy
 
-    public init(ceremonyId: String, rpId: String, rpName: String, user: PasskeyUserEntity, challenge: [UInt8], algorithms: [Int],
-                timeout: Int, excludeCredentials: [PasskeyDescriptor], userVerification: UserVerificationPolicy) {
+    public init(
+        ceremonyId: String,
+        rpId: String,
+        rpName: String,
+        user: PasskeyUserEntity,
+        challenge: [UInt8],
+        algorithms: [Int],
+        timeout: Int,
+        excludeCredentials: [PasskeyDescriptor],
+        userVerification: UserVerificationPolicy
+    ) {
         self.ceremonyId = ceremonyId
         self.rpId = rpId
         self.rpName = rpName
@@ -63,8 +72,14 @@ public struct CredentialRequestOptions: Sendable, Equatable {
     /// Empty for a discoverable-credential sign-in.
     public var allowCredentials: [PasskeyDescriptor]
 
-    public init(ceremonyId: String, rpId: String, challenge: [UInt8], timeout: Int, userVerification: UserVerificationPolicy,
-                allowCredentials: [PasskeyDescriptor]) {
+    public init(
+        ceremonyId: String,
+        rpId: String,
+        challenge: [UInt8],
+        timeout: Int,
+        userVerification: UserVerificationPolicy,
+        allowCredentials: [PasskeyDescriptor]
+    ) {
         self.ceremonyId = ceremonyId
         self.rpId = rpId
         self.challenge = challenge

@@ -4,27 +4,43 @@ extension Latchkey {
     /// Runs the Relying Party's registration checks for a ceremony; a failure is audited
     /// (`passkeyRejected` with its check) and answered as `passkeyInvalid`.
     /// - Throws: `passkeyInvalid` (`data.check`).
-    func checkRegistration(_ tx: StoreTransaction, _ effects: Effects, _ response: RegistrationResponse,
-                           ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty, userId: String?) throws -> VerifiedRegistration {
+    func checkRegistration(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ response: RegistrationResponse,
+        ceremony: PasskeyCeremonyRecord,
+        party: ApplicationRelyingParty,
+        userId: String?
+    ) throws -> VerifiedRegistration {
         do {
-            return try RelyingParty.verifyRegistration(response, challenge: ceremony.challenge, offeredAlgorithms: Self.passkeyAlgorithms,
-                                                       settings: party.settings)
+            return try RelyingParty.verifyRegistration(
+                response,
+                challenge: ceremony.challenge,
+                offeredAlgorithms: Self.passkeyAlgorithms,
+                settings: party.settings
+            )
         } catch let failure {
             try reject(tx, effects, failure, userId: userId)
         }
     }
 
-    /// Runs the Relying Party's assertion checks: finds the passkey `rawId` names (of the named
-    /// user, when the options named one), then verifies. Answers the passkey updated with what
-    /// the assertion reported; a counter that did not grow is audited `passkeyCloneSuspected`.
-    /// - Throws: `passkeyInvalid` (`data.check`).
-    func checkAssertion(_ tx: StoreTransaction, _ effects: Effects, _ response: AssertionResponse,
-                        ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty) throws -> PasskeyRecord {
+    /// Runs the Relying Party's assertion checks: finds the passkey `rawId` names (of the named user, when the options named one), then verifies.
+    ///
+    /// Answers the passkey updated with what the assertion reported; a counter that did not grow is audited
+    /// `passkeyCloneSuspected`. - Throws: `passkeyInvalid` (`data.check`).
+    func checkAssertion(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ response: AssertionResponse,
+        ceremony: PasskeyCeremonyRecord,
+        party: ApplicationRelyingParty
+    ) throws -> PasskeyRecord {
         var record = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(response.rawId))
         if ceremony.named, record?.userId != ceremony.userId { record = nil }
         var key: PasskeyVerificationKey?
         if let found = record, let publicKey = found.publicKey,
-           let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle {
+            let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle
+        {
             key = PasskeyVerificationKey(publicKey: publicKey, signCount: UInt32(clamping: found.signCount), userHandle: handle)
         }
         do throws(PasskeyCheckFailure) {

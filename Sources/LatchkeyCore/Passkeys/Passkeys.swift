@@ -1,5 +1,5 @@
-import LatchkeyContract
 import Crypto
+import LatchkeyContract
 
 /// A passkey registered with another Relying Party, imported by an operator (`admin/createUser`).
 public struct ImportedPasskey: Sendable, Equatable {
@@ -58,10 +58,10 @@ extension Latchkey {
         }
     }
 
-    /// Options to sign in with a passkey: the named user's passkeys, or none for a
-    /// discoverable-credential sign-in. An identifier that matches nobody (or a user with no
-    /// passkey) gets one made-up credential, the same every time, so the answer tells nothing.
-    /// - Throws: `notFound` (application).
+    /// Options to sign in with a passkey: the named user's passkeys, or none for a discoverable-credential sign-in.
+    ///
+    /// An identifier that matches nobody (or a user with no passkey) gets one made-up credential, the same
+    /// every time, so the answer tells nothing. - Throws: `notFound` (application).
     public func passkeyRequestOptions(_ identifier: UserIdentifier?, applicationId: String?) throws -> CredentialRequestOptions {
         try transact { tx, _ in
             let app = try application(tx, applicationId)
@@ -78,9 +78,14 @@ extension Latchkey {
             }
             let ceremony = try openCeremony(tx, .get, applicationId: app.applicationId, userId: userId, named: identifier != nil)
             let party = app.relyingParty
-            return CredentialRequestOptions(ceremonyId: ceremony.id, rpId: party.rpId, challenge: ceremony.challenge,
-                                         timeout: Self.passkeyTimeoutMilliseconds, userVerification: party.userVerification,
-                                         allowCredentials: allow)
+            return CredentialRequestOptions(
+                ceremonyId: ceremony.id,
+                rpId: party.rpId,
+                challenge: ceremony.challenge,
+                timeout: Self.passkeyTimeoutMilliseconds,
+                userVerification: party.userVerification,
+                allowCredentials: allow
+            )
         }
     }
 
@@ -150,7 +155,8 @@ extension Latchkey {
     /// - Throws: `alreadyExists` (kind passkey).
     func requireNewCredentialId(_ tx: StoreTransaction, _ credentialId: [UInt8], replacingUser: String?) throws {
         guard let existing = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(credentialId)),
-              existing.userId != replacingUser else { return }
+            existing.userId != replacingUser
+        else { return }
         throw DomainError(.alreadyExists, "This credential is registered already", [("kind", .string("passkey"))])
     }
 
@@ -163,19 +169,34 @@ extension Latchkey {
             do {
                 key = try COSEKey(encoded: imported.publicKey)
             } catch {
-                throw DomainError.invalid(.importedPasskey(index: index, member: "publicKey"),
-                                          "must be a COSE key for ES256, EdDSA or RS256 (RSA of 2048 bits or more)")
+                throw DomainError.invalid(
+                    .importedPasskey(index: index, member: "publicKey"),
+                    "must be a COSE key for ES256, EdDSA or RS256 (RSA of 2048 bits or more)"
+                )
             }
             guard (1...1023).contains(imported.credentialId.count), seen.insert(imported.credentialId).inserted else {
-                throw DomainError.invalid(.importedPasskey(index: index, member: "credentialId"),
-                                          "must be 1 to 1023 bytes, once in the list")
+                throw DomainError.invalid(
+                    .importedPasskey(index: index, member: "credentialId"),
+                    "must be 1 to 1023 bytes, once in the list"
+                )
             }
             try requireNewCredentialId(tx, imported.credentialId, replacingUser: nil)
-            try tx.save(PasskeyRecord(
-                id: Base64URL.encode(imported.credentialId), userId: userId,
-                friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,
-                algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0, backupEligible: false, backedUp: false,
-                transports: "", aaguid: nil, lastUsedAt: nil))
+            try tx.save(
+                PasskeyRecord(
+                    id: Base64URL.encode(imported.credentialId),
+                    userId: userId,
+                    friendlyName: imported.friendlyName ?? Self.defaultPasskeyName,
+                    createdAt: now,
+                    publicKey: imported.publicKey,
+                    algorithm: Int64(key.algorithm.rawValue),
+                    signCount: imported.signCount ?? 0,
+                    backupEligible: false,
+                    backedUp: false,
+                    transports: "",
+                    aaguid: nil,
+                    lastUsedAt: nil
+                )
+            )
         }
     }
 }
@@ -188,9 +209,19 @@ public enum PlatformTransports {
 extension PasskeyRecord {
     /// A passkey a registration ceremony verified.
     init(_ verified: VerifiedRegistration, userId: String, friendlyName: String, at time: UnixTime) {
-        self.init(id: Base64URL.encode(verified.credentialId), userId: userId, friendlyName: friendlyName, createdAt: time,
-                  publicKey: verified.publicKey, algorithm: Int64(verified.algorithm.rawValue), signCount: Int64(verified.signCount),
-                  backupEligible: verified.backupEligible, backedUp: verified.backedUp,
-                  transports: verified.transports.joined(separator: "\n"), aaguid: verified.aaguid, lastUsedAt: nil)
+        self.init(
+            id: Base64URL.encode(verified.credentialId),
+            userId: userId,
+            friendlyName: friendlyName,
+            createdAt: time,
+            publicKey: verified.publicKey,
+            algorithm: Int64(verified.algorithm.rawValue),
+            signCount: Int64(verified.signCount),
+            backupEligible: verified.backupEligible,
+            backedUp: verified.backedUp,
+            transports: verified.transports.joined(separator: "\n"),
+            aaguid: verified.aaguid,
+            lastUsedAt: nil
+        )
     }
 }

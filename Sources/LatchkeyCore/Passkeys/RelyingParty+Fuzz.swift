@@ -5,22 +5,28 @@ import LatchkeyContract
 /// passes check 1 so the fuzzer reaches the CBOR, authenticator data, COSE and signature code.
 /// Each takes any bytes and never traps.
 extension RelyingParty {
-    private static let fuzzSettings = RelyingPartySettings(rpId: "localhost", origins: ["https://localhost"],
-                                                           userVerification: .preferred)
+    private static let fuzzSettings = RelyingPartySettings(
+        rpId: "localhost",
+        origins: ["https://localhost"],
+        userVerification: .preferred
+    )
     private static let fuzzChallenge = [UInt8](repeating: 0x42, count: 32)
 
     private static func fuzzClientData(_ type: CeremonyType) -> (CollectedClientData, [UInt8]) {
         let challenge = Base64URL.encode(fuzzChallenge)
         let json = "{\"type\":\"\(type.rawValue)\",\"challenge\":\"\(challenge)\",\"origin\":\"https://localhost\"}"
-        return (CollectedClientData(type: type.rawValue, challenge: challenge, origin: "https://localhost", crossOrigin: nil),
-                Array(json.utf8))
+        return (
+            CollectedClientData(type: type.rawValue, challenge: challenge, origin: "https://localhost", crossOrigin: nil),
+            Array(json.utf8)
+        )
     }
 
     /// The bytes as a registration's `attestationObject` (`rawId` taken from the attested
     /// credential data when there is one, so the checks after `credentialId` are reached).
     public static func fuzzRegistration(_ bytes: [UInt8]) {
         let (clientData, json) = fuzzClientData(.create)
-        let rawId = (try? AttestationObject(bytes: bytes)).flatMap { try? AuthenticatorData(bytes: $0.authData) }?
+        let rawId =
+            (try? AttestationObject(bytes: bytes)).flatMap { try? AuthenticatorData(bytes: $0.authData) }?
             .attestedCredential?.credentialId ?? []
         let response = RegistrationResponse(rawId: rawId, clientData: clientData, clientDataJSON: json, attestationObject: bytes)
         _ = try? verifyRegistration(response, challenge: fuzzChallenge, settings: fuzzSettings)
@@ -39,8 +45,14 @@ extension RelyingParty {
         let rest = bytes.dropFirst()
         let split = rest.startIndex + min(Int(first) * 2, rest.count)
         let (clientData, json) = fuzzClientData(.get)
-        let response = AssertionResponse(rawId: [1], clientData: clientData, clientDataJSON: json,
-                                         authenticatorData: Array(rest[..<split]), signature: Array(rest[split...]), userHandle: nil)
+        let response = AssertionResponse(
+            rawId: [1],
+            clientData: clientData,
+            clientDataJSON: json,
+            authenticatorData: Array(rest[..<split]),
+            signature: Array(rest[split...]),
+            userHandle: nil
+        )
         _ = try? verifyAssertion(response, challenge: fuzzChallenge, passkey: fuzzPasskey, settings: fuzzSettings)
     }
 }

@@ -12,8 +12,13 @@ public struct RegistrationResponse: Sendable, Equatable {
     /// `response.transports`, passed through to the passkey.
     public var transports: [String]
 
-    public init(rawId: [UInt8], clientData: CollectedClientData?, clientDataJSON: [UInt8], attestationObject: [UInt8],
-                transports: [String] = []) {
+    public init(
+        rawId: [UInt8],
+        clientData: CollectedClientData?,
+        clientDataJSON: [UInt8],
+        attestationObject: [UInt8],
+        transports: [String] = []
+    ) {
         self.rawId = rawId
         self.clientData = clientData
         self.clientDataJSON = clientDataJSON
@@ -49,8 +54,14 @@ public struct AssertionResponse: Sendable, Equatable {
     public var signature: [UInt8]
     public var userHandle: [UInt8]?
 
-    public init(rawId: [UInt8], clientData: CollectedClientData?, clientDataJSON: [UInt8], authenticatorData: [UInt8],
-                signature: [UInt8], userHandle: [UInt8]?) {
+    public init(
+        rawId: [UInt8],
+        clientData: CollectedClientData?,
+        clientDataJSON: [UInt8],
+        authenticatorData: [UInt8],
+        signature: [UInt8],
+        userHandle: [UInt8]?
+    ) {
         self.rawId = rawId
         self.clientData = clientData
         self.clientDataJSON = clientDataJSON
@@ -83,16 +94,21 @@ public struct VerifiedAssertion: Sendable, Equatable {
     public var userVerified: Bool
 }
 
-/// The Relying Party's checks (WebAuthn Level 3 §7.1, §7.2) as pure steps in the contract's
-/// order, each failure a `PasskeyCheckFailure` naming its check. Store-free: the caller finds the
-/// ceremony and the passkey, and checks what only the store knows (a credential id registered
-/// already → `alreadyExists`).
+/// The Relying Party's checks (WebAuthn Level 3 §7.1, §7.2) as pure steps in the contract's order, each failure a `PasskeyCheckFailure` naming its
+/// check.
+///
+/// Store-free: the caller finds the ceremony and the passkey, and checks what only the store knows (a
+/// credential id registered already → `alreadyExists`).
 public enum RelyingParty {
     /// Check 1: the client data's `type`, `challenge` (unpadded base64url of the ceremony's
     /// bytes) and `origin` (one of the settings' exactly, `crossOrigin` not true).
     /// - Throws: `type` (nil client data included), `challenge`, `origin`.
-    public static func checkClientData(_ clientData: CollectedClientData?, type: CeremonyType, challenge: [UInt8],
-                                       settings: RelyingPartySettings) throws(PasskeyCheckFailure) {
+    public static func checkClientData(
+        _ clientData: CollectedClientData?,
+        type: CeremonyType,
+        challenge: [UInt8],
+        settings: RelyingPartySettings
+    ) throws(PasskeyCheckFailure) {
         guard let clientData, let actual = clientData.type else {
             throw PasskeyCheckFailure(.type, "clientDataJSON is not a JSON object with a type")
         }
@@ -108,7 +124,10 @@ public enum RelyingParty {
 
     /// Check 3: reads authenticator data and checks the RP id hash, UP, UV by policy and BE/BS.
     /// - Throws: `encoding`, `rpId`, `userPresence`, `userVerification`, `flags`.
-    public static func checkAuthenticatorData(_ bytes: [UInt8], settings: RelyingPartySettings) throws(PasskeyCheckFailure)
+    public static func checkAuthenticatorData(
+        _ bytes: [UInt8],
+        settings: RelyingPartySettings
+    ) throws(PasskeyCheckFailure)
         -> AuthenticatorData
     {
         let data: AuthenticatorData
@@ -142,9 +161,12 @@ public enum RelyingParty {
     /// - Throws: the first failing check: `type`, `challenge`, `origin`, `encoding`, `rpId`,
     ///   `userPresence`, `userVerification`, `flags`, `credentialId`, `algorithm`, `publicKey`,
     ///   `attestation`.
-    public static func verifyRegistration(_ response: RegistrationResponse, challenge: [UInt8],
-                                          offeredAlgorithms: [COSEAlgorithm] = COSEAlgorithm.allCases,
-                                          settings: RelyingPartySettings) throws(PasskeyCheckFailure) -> VerifiedRegistration {
+    public static func verifyRegistration(
+        _ response: RegistrationResponse,
+        challenge: [UInt8],
+        offeredAlgorithms: [COSEAlgorithm] = COSEAlgorithm.allCases,
+        settings: RelyingPartySettings
+    ) throws(PasskeyCheckFailure) -> VerifiedRegistration {
         try checkClientData(response.clientData, type: .create, challenge: challenge, settings: settings)
         let object: AttestationObject
         do { object = try AttestationObject(bytes: response.attestationObject) } catch {
@@ -172,17 +194,28 @@ public enum RelyingParty {
         }
         try checkAttestation(object, key: key, clientDataJSON: response.clientDataJSON)
         return VerifiedRegistration(
-            credentialId: attested.credentialId, publicKey: key.encoded, algorithm: key.algorithm, signCount: data.signCount,
-            backupEligible: data.flags.contains(.backupEligible), backedUp: data.flags.contains(.backedUp),
-            userVerified: data.flags.contains(.userVerified), aaguid: attested.aaguidString, transports: response.transports,
-            attestationFormat: object.format)
+            credentialId: attested.credentialId,
+            publicKey: key.encoded,
+            algorithm: key.algorithm,
+            signCount: data.signCount,
+            backupEligible: data.flags.contains(.backupEligible),
+            backedUp: data.flags.contains(.backedUp),
+            userVerified: data.flags.contains(.userVerified),
+            aaguid: attested.aaguidString,
+            transports: response.transports,
+            attestationFormat: object.format
+        )
     }
 
     /// Check 4's attestation statement: `none` with an empty `attStmt`, or `packed`
     /// self-attestation — exactly `alg` (the key's) and `sig` (the credential key's signature
     /// over `authData ‖ SHA-256(clientDataJSON)`), no `x5c`.
     /// - Throws: `attestation`.
-    public static func checkAttestation(_ object: AttestationObject, key: COSEKey, clientDataJSON: [UInt8])
+    public static func checkAttestation(
+        _ object: AttestationObject,
+        key: COSEKey,
+        clientDataJSON: [UInt8]
+    )
         throws(PasskeyCheckFailure)
     {
         let statement = CBOR.map(object.statement)
@@ -207,26 +240,36 @@ public enum RelyingParty {
         }
     }
 
-    /// Verifies an assertion. `passkey` is what the caller found for `rawId` — nil when no
-    /// passkey has that id, or it belongs to another user than the one the options named (the
-    /// same answer for both); the caller looks it up before calling (a read), and the checks
-    /// still fail in the contract's order.
-    /// - Throws: the first failing check: `type`, `challenge`, `origin`, `credential`,
-    ///   `userHandle`, `encoding`, `rpId`, `userPresence`, `userVerification`, `flags`,
-    ///   `signature`, `signCount` (`isCloneSuspected`).
-    public static func verifyAssertion(_ response: AssertionResponse, challenge: [UInt8], passkey: PasskeyVerificationKey?,
-                                       settings: RelyingPartySettings) throws(PasskeyCheckFailure) -> VerifiedAssertion {
+    /// Verifies an assertion.
+    ///
+    /// `passkey` is what the caller found for `rawId` — nil when no passkey has that id, or it belongs to
+    /// another user than the one the options named (the same answer for both); the caller looks it up
+    /// before calling (a read), and the checks still fail in the contract's order. - Throws: the first
+    /// failing check: `type`, `challenge`, `origin`, `credential`, `userHandle`, `encoding`, `rpId`,
+    /// `userPresence`, `userVerification`, `flags`, `signature`, `signCount` (`isCloneSuspected`).
+    public static func verifyAssertion(
+        _ response: AssertionResponse,
+        challenge: [UInt8],
+        passkey: PasskeyVerificationKey?,
+        settings: RelyingPartySettings
+    ) throws(PasskeyCheckFailure) -> VerifiedAssertion {
         try checkClientData(response.clientData, type: .get, challenge: challenge, settings: settings)
         guard let passkey else { throw PasskeyCheckFailure(.credential, "no registered passkey has this id") }
         try checkUserHandle(response.userHandle, passkeyUserHandle: passkey.userHandle)
         let data = try checkAuthenticatorData(response.authenticatorData, settings: settings)
         guard let key = try? COSEKey(encoded: passkey.publicKey),
-              key.verify(signature: response.signature,
-                         over: signedBytes(authData: response.authenticatorData, clientDataJSON: response.clientDataJSON))
+            key.verify(
+                signature: response.signature,
+                over: signedBytes(authData: response.authenticatorData, clientDataJSON: response.clientDataJSON)
+            )
         else { throw PasskeyCheckFailure(.signature, "the signature does not verify with the passkey's key") }
         try checkSignCount(stored: passkey.signCount, new: data.signCount)
-        return VerifiedAssertion(signCount: data.signCount, backupEligible: data.flags.contains(.backupEligible),
-                                 backedUp: data.flags.contains(.backedUp), userVerified: data.flags.contains(.userVerified))
+        return VerifiedAssertion(
+            signCount: data.signCount,
+            backupEligible: data.flags.contains(.backupEligible),
+            backedUp: data.flags.contains(.backedUp),
+            userVerified: data.flags.contains(.userVerified)
+        )
     }
 
     /// The counter rule: when the stored or the new count is not zero, the new one must be greater.

@@ -8,9 +8,13 @@ struct RateLimit {
 
     /// Seconds until another event is allowed, or nil when it is allowed now.
     func retryAfter(_ tx: StoreTransaction, subject: String, now: UnixTime) throws -> Int64? {
-        let recent = try tx.fetchAll(RateEventRecord.self, where: [
-            .equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject), StoreFilter(RateEventRecord.Columns.at, .greaterOrEqual, .int(now - window + 1)),
-        ])
+        let recent = try tx.fetchAll(
+            RateEventRecord.self,
+            where: [
+                .equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject),
+                StoreFilter(RateEventRecord.Columns.at, .greaterOrEqual, .int(now - window + 1)),
+            ]
+        )
         guard recent.count >= limit, let oldest = recent.map(\.at).min() else { return nil }
         return max(oldest + window - now, 1)
     }
@@ -20,6 +24,9 @@ struct RateLimit {
     }
 
     func clear(_ tx: StoreTransaction, subject: String) throws {
-        try tx.deleteAll(RateEventRecord.self, where: [.equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject)])
+        try tx.deleteAll(
+            RateEventRecord.self,
+            where: [.equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject)]
+        )
     }
 }

@@ -31,8 +31,12 @@ extension ServerSession {
         // change is in hand, never the token; nothing is drawn from the random source); the
         // store keeps only the digest of that secret.
         let secret = SecretHash.digest(token, purpose: "grant")
-        let grant = try issueChallenge(registration, kind, challenge: SecretHash.digest(secret, purpose: "grantSecret"),
-                                       tokenExpiresAt: tokenExpiresAt)
+        let grant = try issueChallenge(
+            registration,
+            kind,
+            challenge: SecretHash.digest(secret, purpose: "grantSecret"),
+            tokenExpiresAt: tokenExpiresAt
+        )
         return TokenGrant(grantId: grant.id, secret: secret, expiresAt: grant.expiresAt)
     }
 
@@ -48,18 +52,32 @@ extension ServerSession {
     /// Sets (or replaces) the recovery key, authorised by a grant; the key's proof signs the
     /// grant's secret as its challenge.
     /// - Throws: the grant's and the state answers, `proofInvalid`.
-    public func setRecovery(registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
-                            caller: Caller?) throws -> RecoveryMethodsOutcome {
+    public func setRecovery(
+        registrationId: String,
+        grant: TokenGrant,
+        key: KeyWithProof,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> RecoveryMethodsOutcome {
         let record = try openGrant(grant, registrationId: registrationId, .addOrUpdateRecovery)
         var registration = try changingRegistration(registrationId)
-        try checkProofs([(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
-                        registrationId: registrationId, caller: caller)
+        try checkProofs(
+            [(.recovery, key)],
+            SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
+            registrationId: registrationId,
+            caller: caller
+        )
         try useUp(record)
         return try setRecoveryKey(key, &registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)
     }
 
-    private func setRecoveryKey(_ key: KeyWithProof, _ registration: inout RegistrationRecord, notAfter: Int64?,
-                                tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome {
+    private func setRecoveryKey(
+        _ key: KeyWithProof,
+        _ registration: inout RegistrationRecord,
+        notAfter: Int64?,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> RecoveryMethodsOutcome {
         registration.recoveryPublicKey = key.publicKey.sec1
         registration.recoveryFailedAttempts = 0
         try tx.save(registration)
@@ -70,20 +88,33 @@ extension ServerSession {
 
     /// `server/recovery/set`: the token, then the key's proof, then the token is used and the
     /// key set (a failing proof spends nothing).
-    public func setRecovery(registrationId: String, token: String, key: KeyWithProof, tokenPurpose: TokenPurpose,
-                            caller: Caller?) throws -> RecoveryMethodsOutcome {
+    public func setRecovery(
+        registrationId: String,
+        token: String,
+        key: KeyWithProof,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> RecoveryMethodsOutcome {
         var registration = try changingRegistration(registrationId)
         try core.checkToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
-        try checkProofs([(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: token, role: .recovery),
-                        registrationId: registrationId, caller: caller)
+        try checkProofs(
+            [(.recovery, key)],
+            SignedPayload(.setRecovery, subject: registrationId, challenge: token, role: .recovery),
+            registrationId: registrationId,
+            caller: caller
+        )
         let notAfter = try core.consumeToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
         return try setRecoveryKey(key, &registration, notAfter: notAfter, tokenPurpose: tokenPurpose, caller: caller)
     }
 
     /// Deletes the recovery key, authorised by a grant.
     /// - Throws: the grant's and the state answers, `recoveryNotActivated`.
-    public func deleteRecovery(registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose,
-                               caller: Caller?) throws -> RecoveryMethodsOutcome {
+    public func deleteRecovery(
+        registrationId: String,
+        grant: TokenGrant,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> RecoveryMethodsOutcome {
         let record = try openGrant(grant, registrationId: registrationId, .deleteRecovery)
         var registration = try changingRegistration(registrationId)
         try requireSomethingToDelete(registration, .deleteRecovery)
@@ -91,8 +122,12 @@ extension ServerSession {
         return try deleteRecoveryKey(&registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)
     }
 
-    private func deleteRecoveryKey(_ registration: inout RegistrationRecord, notAfter: Int64?, tokenPurpose: TokenPurpose,
-                                   caller: Caller?) throws -> RecoveryMethodsOutcome {
+    private func deleteRecoveryKey(
+        _ registration: inout RegistrationRecord,
+        notAfter: Int64?,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> RecoveryMethodsOutcome {
         registration.recoveryPublicKey = nil
         registration.recoveryFailedAttempts = 0
         try tx.save(registration)
@@ -133,17 +168,29 @@ extension ServerSession {
         let registration = try recoverableRegistration(registrationId)
         let app = try core.application(tx, registration.applicationId)
         let record = try issueChallenge(registration, .recover, caller: caller)
-        return KeyRequest(id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
-                          authMethodsForActivation: app.authMethods.filter(\.isTwoFactor), pinRules: app.pinRules)
+        return KeyRequest(
+            id: record.id,
+            challenge: record.challenge,
+            expiresAt: record.expiresAt,
+            authMethodsForActivation: app.authMethods.filter(\.isTwoFactor),
+            pinRules: app.pinRules
+        )
     }
 
-    /// Recovers a registration onto new keys (`device` and exactly one two-factor method) with the
-    /// recovery key's signature. A failing one counts against the 5 recovery attempts; success
-    /// uses the recovery key up and re-keys the registration: the old device's keys stop working.
-    /// - Throws: the challenge answers, the recovery answers, `authMethodNotAllowed`, `invalidParams`
-    ///   (other keys), `proofInvalid`, `recoveryCodeInvalid`, `recoveryLocked`.
-    public func recover(registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
-                        tokenPurpose: TokenPurpose, caller: Caller?) throws -> ActivationOutcome {
+    /// Recovers a registration onto new keys (`device` and exactly one two-factor method) with the recovery key's signature.
+    ///
+    /// A failing one counts against the 5 recovery attempts; success uses the recovery key up and re-keys
+    /// the registration: the old device's keys stop working. - Throws: the challenge answers, the recovery
+    /// answers, `authMethodNotAllowed`, `invalidParams` (other keys), `proofInvalid`,
+    /// `recoveryCodeInvalid`, `recoveryLocked`.
+    public func recover(
+        registrationId: String,
+        challengeId: String,
+        recoverySignature: Signature,
+        keys: KeySet,
+        tokenPurpose: TokenPurpose,
+        caller: Caller?
+    ) throws -> ActivationOutcome {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.recover])
         // The installation the challenge was issued to asks (a commit names none of its own).
         let caller = caller ?? challenge.caller.flatMap(Caller.init(key:))
@@ -159,7 +206,8 @@ extension ServerSession {
         try checkProofs(keys, payload, registrationId: registrationId, caller: caller)
         try useUp(challenge)
         guard let recoveryKey = registration.recoveryPublicKey.flatMap(PublicKey.init(sec1:)),
-              recoveryKey.verifies(recoverySignature, over: payload) else {
+            recoveryKey.verifies(recoverySignature, over: payload)
+        else {
             registration.recoveryFailedAttempts += 1
             try tx.save(registration)
             try audit(.recoveryCodeRejected, userId: registration.userId, registrationId: registration.id, caller: caller)

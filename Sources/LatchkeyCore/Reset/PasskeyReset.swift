@@ -14,16 +14,27 @@ public struct ResetPasskey: Sendable {
 }
 
 extension Latchkey {
-    /// Creation options for the passkey a reset will register. The account-recovery code is
-    /// checked as `resetPasskeys` checks it (a wrong one counts) and not consumed.
-    /// - Throws: the code errors, `notFound` (application).
-    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
-        -> CredentialCreationOptions {
+    /// Creation options for the passkey a reset will register.
+    ///
+    /// The account-recovery code is checked as `resetPasskeys` checks it (a wrong one counts) and not
+    /// consumed. - Throws: the code errors, `notFound` (application).
+    public func resetPasskeyCreationOptions(
+        _ identifier: UserIdentifier,
+        code: String,
+        applicationId: String?
+    ) throws
+        -> CredentialCreationOptions
+    {
         try transact { tx, effects in try resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId) }
     }
 
-    func resetPasskeyCreationOptions(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
-                                     applicationId: String?) throws -> CredentialCreationOptions {
+    func resetPasskeyCreationOptions(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ identifier: UserIdentifier,
+        code: String,
+        applicationId: String?
+    ) throws -> CredentialCreationOptions {
         let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
         let app = try application(tx, applicationId)
         let ceremony = try openCeremony(tx, .reset, applicationId: app.applicationId, userId: user.id, named: true)
@@ -33,17 +44,22 @@ extension Latchkey {
         return options
     }
 
-    /// Removes every passkey of the user and registers the new one (if given), with an
-    /// account-recovery code. The code is checked first (a wrong one counts), then the ceremony,
-    /// then the credential; a credential that fails its checks uses up the ceremony only.
-    /// - Throws: the code errors (a password-reset code counts as a wrong try),
-    ///   `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`, `alreadyExists`.
+    /// Removes every passkey of the user and registers the new one (if given), with an account-recovery code.
+    ///
+    /// The code is checked first (a wrong one counts), then the ceremony, then the credential; a credential
+    /// that fails its checks uses up the ceremony only. - Throws: the code errors (a password-reset code
+    /// counts as a wrong try), `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`, `alreadyExists`.
     public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: ResetPasskey?) throws -> [Passkey] {
         try transact { tx, effects in try resetPasskeys(tx, effects, identifier, code: code, newPasskey: newPasskey) }
     }
 
-    func resetPasskeys(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
-                       newPasskey: ResetPasskey?) throws -> [Passkey] {
+    func resetPasskeys(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ identifier: UserIdentifier,
+        code: String,
+        newPasskey: ResetPasskey?
+    ) throws -> [Passkey] {
         let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
         var replacement: PasskeyRecord?
         if let newPasskey {
@@ -53,8 +69,14 @@ extension Latchkey {
             }
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
-            let verified = try checkRegistration(tx, effects, newPasskey.response, ceremony: ceremony, party: app.relyingParty,
-                                                 userId: user.id)
+            let verified = try checkRegistration(
+                tx,
+                effects,
+                newPasskey.response,
+                ceremony: ceremony,
+                party: app.relyingParty,
+                userId: user.id
+            )
             try requireNewCredentialId(tx, verified.credentialId, replacingUser: user.id)
             replacement = PasskeyRecord(verified, userId: user.id, friendlyName: newPasskey.friendlyName ?? Self.defaultPasskeyName, at: now)
         }
@@ -71,8 +93,13 @@ extension Latchkey {
 
 extension ServerSession {
     /// `resetPasskeyCreationOptions` in this transaction (a simulated phone making the new passkey in the same call).
-    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String, applicationId: String?) throws
-        -> CredentialCreationOptions {
+    public func resetPasskeyCreationOptions(
+        _ identifier: UserIdentifier,
+        code: String,
+        applicationId: String?
+    ) throws
+        -> CredentialCreationOptions
+    {
         try core.resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId)
     }
 

@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// Which reset flow a verification code belongs to.
 public enum ResetKind: String, Sendable { case accountRecovery, passwordReset }
 
@@ -12,9 +13,11 @@ extension Latchkey {
     static let resetBurstLimit = RateLimit(scope: "resetSend30s", limit: 1, window: 30)
     static let resetHourLimit = RateLimit(scope: "resetSendHour", limit: 5, window: 3600)
 
-    /// Sends a verification code to the address on file. The answer is the same for unknown
-    /// users and over the send limit (then nothing is sent and the previous code stands).
-    /// - Throws: `invalidParams` (redirectUrl not under the application's prefixes), `notFound` (application).
+    /// Sends a verification code to the address on file.
+    ///
+    /// The answer is the same for unknown users and over the send limit (then nothing is sent and the
+    /// previous code stands). - Throws: `invalidParams` (redirectUrl not under the application's prefixes),
+    /// `notFound` (application).
     public func requestReset(_ kind: ResetKind, _ identifier: UserIdentifier, redirectUrl: String, applicationId: String?) throws {
         try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
@@ -24,34 +27,72 @@ extension Latchkey {
             let messageId = random.identifier("msg")
             let codeId = random.identifier("rst")
             if try Self.resetBurstLimit.retryAfter(tx, subject: subject, now: now) != nil
-                || Self.resetHourLimit.retryAfter(tx, subject: subject, now: now) != nil { return }
+                || Self.resetHourLimit.retryAfter(tx, subject: subject, now: now) != nil
+            {
+                return
+            }
             try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject)])
             guard let user = try user(tx, matching: identifier) else {
                 // An unknown identifier gets a code no one can know, so later answers (remaining
                 // tries, expiry) are the same as for a real user.
-                try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: "", kind: kind.rawValue, codeHash: "none:" + codeId,
-                                            expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
+                try tx.save(
+                    ResetCodeRecord(
+                        id: codeId,
+                        subject: subject,
+                        userId: "",
+                        kind: kind.rawValue,
+                        codeHash: "none:" + codeId,
+                        expiresAt: now + ResetCodeRecord.lifetime,
+                        wrongTries: 0,
+                        consumed: false,
+                        createdAt: now
+                    )
+                )
                 try audit(tx, effects, .resetRequested, detail: kind.rawValue)
                 return
             }
             // A user has one code at a time: this one replaces the code a request by any of
             // the user's identifiers sent before.
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
-            try tx.save(ResetCodeRecord(id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
-                                        codeHash: try codeHash(tx, code, purpose: "reset-code"),
-                                        expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
+            try tx.save(
+                ResetCodeRecord(
+                    id: codeId,
+                    subject: subject,
+                    userId: user.id,
+                    kind: kind.rawValue,
+                    codeHash: try codeHash(tx, code, purpose: "reset-code"),
+                    expiresAt: now + ResetCodeRecord.lifetime,
+                    wrongTries: 0,
+                    consumed: false,
+                    createdAt: now
+                )
+            )
             var query = [("verification_code", code)]
             var message: OutboundMessage
             switch identifier {
             case .email(let email):
                 query.append(("email", email))
-                message = OutboundMessage(id: messageId, channel: .email, to: user.email ?? email, purpose: .passwordReset, text: "",
-                                          sentAt: now, requestedEmail: email)
+                message = OutboundMessage(
+                    id: messageId,
+                    channel: .email,
+                    to: user.email ?? email,
+                    purpose: .passwordReset,
+                    text: "",
+                    sentAt: now,
+                    requestedEmail: email
+                )
             case .phoneNumber(let phone):
-                message = OutboundMessage(id: messageId, channel: .sms, to: user.phoneNumber ?? phone, purpose: .passwordReset, text: "",
-                                          sentAt: now, requestedPhoneNumber: phone)
+                message = OutboundMessage(
+                    id: messageId,
+                    channel: .sms,
+                    to: user.phoneNumber ?? phone,
+                    purpose: .passwordReset,
+                    text: "",
+                    sentAt: now,
+                    requestedPhoneNumber: phone
+                )
             case .userId, .loginName:
                 // Named by id or login name: the code goes where notices go (email, else SMS).
                 guard let (channel, address) = user.noticeAddress else { return }
@@ -61,7 +102,8 @@ extension Latchkey {
             message.purpose = kind == .accountRecovery ? .accountRecovery : .passwordReset
             message.code = code
             message.link = link
-            message.text = kind == .accountRecovery
+            message.text =
+                kind == .accountRecovery
                 ? "Your account recovery code is \(code). Open \(link) to continue. It is valid for 10 minutes."
                 : "Your password reset code is \(code). Open \(link) to continue. It is valid for 10 minutes."
             effects.append(.delivery(message))
@@ -74,23 +116,34 @@ extension Latchkey {
     public func checkRedirectUrl(_ redirectUrl: String, applicationId: String?) throws {
         let app = try applicationConfig(applicationId)
         guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
-            throw DomainError.invalid(.redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
-                                      "must start with one of the application's redirectUrlPrefixes")
+            throw DomainError.invalid(
+                .redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
+                "must start with one of the application's redirectUrlPrefixes"
+            )
         }
     }
 
-    /// Checks a verification code for `kind` (nil: either). A wrong code, or one of the other
-    /// flow, counts and is not consumed; an expired one does not count. A user has one code, and
-    /// its wrong tries are the user's whichever identifier names them; an identifier that
-    /// matches no user has the code no one can know that its request left.
-    /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
-    func checkResetCode(_ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
-                        kind: ResetKind?, consume: Bool = true) throws -> (ResetCodeRecord, UserRecord) {
+    /// Checks a verification code for `kind` (nil: either).
+    ///
+    /// A wrong code, or one of the other flow, counts and is not consumed; an expired one does not count. A
+    /// user has one code, and its wrong tries are the user's whichever identifier names them; an identifier
+    /// that matches no user has the code no one can know that its request left. - Throws:
+    /// `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
+    func checkResetCode(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ identifier: UserIdentifier,
+        code: String,
+        kind: ResetKind?,
+        consume: Bool = true
+    ) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
         let owner = try user(tx, matching: identifier)
-        let live: [StoreFilter] = [owner.map { .equals(ResetCodeRecord.Columns.userId, $0.id) } ?? .equals(ResetCodeRecord.Columns.subject, subject),
-                                   .equals(ResetCodeRecord.Columns.consumed, false)]
+        let live: [StoreFilter] = [
+            owner.map { .equals(ResetCodeRecord.Columns.userId, $0.id) } ?? .equals(ResetCodeRecord.Columns.subject, subject),
+            .equals(ResetCodeRecord.Columns.consumed, false),
+        ]
         guard var record = try tx.first(ResetCodeRecord.self, where: live) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
         }
@@ -106,8 +159,11 @@ extension Latchkey {
             if record.wrongTries >= ResetCodeRecord.maxWrongTries { record.consumed = true }
             try tx.save(record)
             try audit(tx, effects, .resetCodeRejected, userId: user?.id)
-            throw DomainError(.verificationCodeInvalid, "The verification code is not valid",
-                              [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
+            throw DomainError(
+                .verificationCodeInvalid,
+                "The verification code is not valid",
+                [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))]
+            )
         }
         if consume {
             record.consumed = true
@@ -150,7 +206,7 @@ enum URLQuery {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.append(Character(UnicodeScalar(byte)))
             default:
                 let hex = Array("0123456789ABCDEF")

@@ -1,9 +1,10 @@
 import LatchkeyContract
 
-/// The server half inside one store transaction: every operation a device asks for
-/// (`ServerConnection`), with the transaction's writes and effects. The `server/` methods run
-/// one operation a session; a simulated device runs its whole step in one session, its own
-/// storage in the same transaction, so what it keeps and what the server keeps commit together.
+/// The server half inside one store transaction: every operation a device asks for (`ServerConnection`), with the transaction's writes and effects.
+///
+/// The `server/` methods run one operation a session; a simulated device runs its whole step in one
+/// session, its own storage in the same transaction, so what it keeps and what the server keeps commit
+/// together.
 public struct ServerSession: ServerConnection {
     let core: Latchkey
     /// The open transaction (the simulated devices keep their state in it too).
@@ -14,10 +15,25 @@ public struct ServerSession: ServerConnection {
     var random: RandomSource { core.random }
 
     /// Records an audit event for `caller`.
-    func audit(_ type: AuditEventType, userId: String? = nil, registrationId: String? = nil, caller: Caller? = nil,
-               detail: String? = nil, activationName: String? = nil) throws {
-        try core.audit(tx, effects, type, userId: userId, registrationId: registrationId, deviceId: caller?.deviceId, detail: detail,
-                       activationName: activationName, installationId: caller?.installationId)
+    func audit(
+        _ type: AuditEventType,
+        userId: String? = nil,
+        registrationId: String? = nil,
+        caller: Caller? = nil,
+        detail: String? = nil,
+        activationName: String? = nil
+    ) throws {
+        try core.audit(
+            tx,
+            effects,
+            type,
+            userId: userId,
+            registrationId: registrationId,
+            deviceId: caller?.deviceId,
+            detail: detail,
+            activationName: activationName,
+            installationId: caller?.installationId
+        )
     }
 
     /// Records what a device did on its own (a local deactivation), in this transaction.

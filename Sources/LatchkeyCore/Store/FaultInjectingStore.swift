@@ -1,11 +1,11 @@
 import LatchkeyContract
 import Synchronization
 
-/// A store whose transactions fail while it is armed, as a broken disk would make them fail:
-/// the body runs, then its transaction rolls back and `InjectedStoreFault` is thrown (whatever
-/// the body answered, a domain refusal included). It lets clients and golden transcripts see
-/// what a failing server answers (`internalError`) and check that nothing was written
-/// (`latchkey --fail-method M`). Unarmed, it only forwards.
+/// A store whose transactions fail while it is armed, as a broken disk would make them fail: the body runs, then its transaction rolls back and
+/// `InjectedStoreFault` is thrown (whatever the body answered, a domain refusal included).
+///
+/// It lets clients and golden transcripts see what a failing server answers (`internalError`) and check
+/// that nothing was written (`latchkey --fail-method M`). Unarmed, it only forwards.
 public final class FaultInjectingStore: Store {
     private let base: Store
     private let armed = Mutex(false)

@@ -51,7 +51,7 @@ struct ApplicationRecord: StoredRecord {
     var pinCodeLengthMax: Int
     var maxFailedAttempts: Int
     var authMethods: String
-    /// `pin:pin,touchId,faceId;faceId:touchId`
+    /// Who may add what, written `pin:pin,touchId,faceId;faceId:touchId`.
     var addOrUpdateAllowedBy: String
     var tokenTtlSeconds: Int64
     /// One prefix a line.
@@ -64,7 +64,9 @@ struct ApplicationRecord: StoredRecord {
     var passkeyUserVerification: String?
 }
 
-/// A user on the server. The password is kept only as an scrypt hash.
+/// A user on the server.
+///
+/// The password is kept only as an scrypt hash.
 struct UserRecord: StoredRecord {
     static let table = "user"
     var id: String
@@ -85,9 +87,10 @@ struct UserRecord: StoredRecord {
     var passkeyUserHandle: [UInt8]?
 }
 
-/// A passkey registered for a user: a WebAuthn credential's public key and what its ceremonies
-/// reported. `id` is the credential id (unpadded base64url), unique across users. Rows written
-/// before passkeys were verified have no key: they sign nobody in.
+/// A passkey registered for a user: a WebAuthn credential's public key and what its ceremonies reported.
+///
+/// `id` is the credential id (unpadded base64url), unique across users. Rows written before passkeys
+/// were verified have no key: they sign nobody in.
 struct PasskeyRecord: StoredRecord {
     static let table = "passkey"
     var id: String
@@ -108,8 +111,10 @@ struct PasskeyRecord: StoredRecord {
     var lastUsedAt: Int64?
 }
 
-/// A passkey ceremony: the challenge of one `create` or `get`, bound to its kind, its
-/// application and (for creation, or a sign-in that named someone) its user. Deleted when used.
+/// A passkey ceremony: the challenge of one `create` or `get`, bound to its kind, its application and (for creation, or a sign-in that named someone)
+/// its user.
+///
+/// Deleted when used.
 struct PasskeyCeremonyRecord: StoredRecord {
     static let table = "passkey_ceremony"
     var id: String
@@ -124,8 +129,10 @@ struct PasskeyCeremonyRecord: StoredRecord {
     var createdAt: Int64
 }
 
-/// An activation code, stored as a keyed hash. Bound to the caller of the activation it opened
-/// (`boundDeviceId` holds its `Caller.key`), consumed when that activation gets its keys.
+/// An activation code, stored as a keyed hash.
+///
+/// Bound to the caller of the activation it opened (`boundDeviceId` holds its `Caller.key`), consumed
+/// when that activation gets its keys.
 struct ActivationCodeRecord: StoredRecord {
     static let table = "activation_code"
     /// A random id (the code itself is only in `codeHash`).
@@ -240,7 +247,9 @@ struct UserSessionRecord: StoredRecord {
     var expiresAt: Int64
 }
 
-/// A verification code, stored as a keyed hash. One per identifier at a time.
+/// A verification code, stored as a keyed hash.
+///
+/// One per identifier at a time.
 struct ResetCodeRecord: StoredRecord {
     static let table = "reset_code"
     var id: String
@@ -270,8 +279,9 @@ struct ActivationRecord: StoredRecord {
     var createdAt: Int64
 }
 
-/// A challenge the server issued for one registration, or a grant a used token gave: single-use,
-/// valid 300 s. Several may be outstanding; a new one voids none.
+/// A challenge the server issued for one registration, or a grant a used token gave: single-use, valid 300 s.
+///
+/// Several may be outstanding; a new one voids none.
 struct ChallengeRecord: StoredRecord {
     static let table = "challenge"
     /// The challengeId (or grantId): a version-4 UUID.

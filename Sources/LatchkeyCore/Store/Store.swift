@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// A row of one table: a `Codable` value whose stored properties are the table's columns
 /// (scalars only: text, integers, booleans, blobs) and whose `id` is the primary key.
 public protocol StoredRecord: Codable, Sendable {
@@ -18,14 +19,20 @@ public enum StoreValue: Sendable, Equatable {
 
 /// A condition on one column.
 public struct StoreFilter: Sendable {
-    public enum Comparison: String, Sendable { case equal = "=", less = "<", lessOrEqual = "<=", greaterOrEqual = ">=", notEqual = "<>" }
+    public enum Comparison: String, Sendable {
+        case equal = "="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greaterOrEqual = ">="
+        case notEqual = "<>"
+    }
     public var column: String
     public var comparison: Comparison
     public var value: StoreValue
 
     /// A condition on a column a record's `Columns` names.
     public init<Column: RawRepresentable>(_ column: Column, _ comparison: Comparison = .equal, _ value: StoreValue)
-        where Column.RawValue == String {
+    where Column.RawValue == String {
         self.column = column.rawValue
         self.comparison = comparison
         self.value = value
@@ -43,7 +50,9 @@ public struct StoreFilter: Sendable {
     }
 }
 
-/// What a transaction can do. Every method may throw a store failure (never a `DomainError`).
+/// What a transaction can do.
+///
+/// Every method may throw a store failure (never a `DomainError`).
 public protocol StoreTransaction {
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R?
     /// Rows matching every filter, oldest first (or newest first), at most `limit`.
@@ -70,9 +79,11 @@ public enum StoreKind: String, Sendable, CaseIterable {
     case sqlite, postgresql, memory
 }
 
-/// The persistent store. `write` runs `body` in one transaction that reads what it writes
-/// consistently (a write lock, or a serializable transaction the store may run again): what the
-/// body returns is committed; an error it throws rolls everything back and is rethrown.
+/// The persistent store.
+///
+/// `write` runs `body` in one transaction that reads what it writes consistently (a write lock, or a
+/// serializable transaction the store may run again): what the body returns is committed; an error it
+/// throws rolls everything back and is rethrown.
 public protocol Store: AnyObject, Sendable {
     func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T
     func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T

@@ -2,16 +2,29 @@ import LatchkeyContract
 
 extension Latchkey {
     /// Issues a token for `purpose` (nil for `none`), never outliving `notAfter`.
-    func issueToken(_ tx: StoreTransaction, _ effects: Effects, registration: RegistrationRecord, purpose: TokenPurpose,
-                    notAfter: Int64? = nil) throws -> String? {
+    func issueToken(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        registration: RegistrationRecord,
+        purpose: TokenPurpose,
+        notAfter: Int64? = nil
+    ) throws -> String? {
         guard purpose != .none else { return nil }
         let ttl = try application(tx, registration.applicationId).tokenTtlSeconds
         let token = random.secret(byteCount: 32)
         var expiresAt = now + ttl
         if let notAfter { expiresAt = min(expiresAt, notAfter) }
-        try tx.save(TokenRecord(id: SecretHash.digest(token, purpose: "token"), registrationId: registration.id,
-                                purpose: purpose.rawValue, keyGeneration: registration.keyGeneration, expiresAt: expiresAt,
-                                used: false, createdAt: now))
+        try tx.save(
+            TokenRecord(
+                id: SecretHash.digest(token, purpose: "token"),
+                registrationId: registration.id,
+                purpose: purpose.rawValue,
+                keyGeneration: registration.keyGeneration,
+                expiresAt: expiresAt,
+                used: false,
+                createdAt: now
+            )
+        )
         try audit(tx, effects, .tokenIssued, userId: registration.userId, registrationId: registration.id, detail: purpose.rawValue)
         return token
     }
@@ -19,11 +32,17 @@ extension Latchkey {
     /// A token that may be used now: this registration's, unused, unexpired and of `purpose`.
     /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
     @discardableResult
-    func checkToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
-                    purpose: TokenPurpose) throws -> TokenRecord {
+    func checkToken(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ token: String,
+        registration: RegistrationRecord,
+        purpose: TokenPurpose
+    ) throws -> TokenRecord {
         let hash = SecretHash.digest(token, purpose: "token")
         guard let record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId == registration.id,
-              record.keyGeneration == registration.keyGeneration else {
+            record.keyGeneration == registration.keyGeneration
+        else {
             try audit(tx, effects, .tokenRejected, userId: registration.userId, registrationId: registration.id, detail: "invalid")
             throw DomainError(.tokenInvalid, "The token is unknown, used, or not this registration's")
         }
@@ -36,11 +55,18 @@ extension Latchkey {
         return record
     }
 
-    /// Uses a token once (see `checkToken`); `use` runs after the checks, before the token is
-    /// spent. Returns when it would have expired.
-    /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`, what `use` throws.
-    func consumeToken(_ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
-                      purpose: TokenPurpose, before use: () throws -> Void = {}) throws -> Int64 {
+    /// Uses a token once (see `checkToken`); `use` runs after the checks, before the token is spent.
+    ///
+    /// Returns when it would have expired. - Throws: `tokenInvalid`, `tokenExpired`,
+    /// `tokenPurposeMismatch`, what `use` throws.
+    func consumeToken(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        _ token: String,
+        registration: RegistrationRecord,
+        purpose: TokenPurpose,
+        before use: () throws -> Void = {}
+    ) throws -> Int64 {
         var record = try checkToken(tx, effects, token, registration: registration, purpose: purpose)
         try use()
         record.used = true

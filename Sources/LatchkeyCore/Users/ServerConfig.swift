@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// Server-wide lifetimes.
 public struct ServerConfig: Sendable, Equatable {
     public var gracePeriodSeconds: Int64
@@ -6,15 +7,21 @@ public struct ServerConfig: Sendable, Equatable {
     public var sessionLifetimeSeconds: Int64
 
     /// 72 hours, 7 days, 30 days.
-    public static let defaults = ServerConfig(gracePeriodSeconds: 72 * 3600, insecureWindowSeconds: 7 * 86_400,
-                                              sessionLifetimeSeconds: 30 * 86_400)
+    public static let defaults = ServerConfig(
+        gracePeriodSeconds: 72 * 3600,
+        insecureWindowSeconds: 7 * 86_400,
+        sessionLifetimeSeconds: 30 * 86_400
+    )
 }
 
 extension Latchkey {
     func serverConfig(_ tx: StoreTransaction) throws -> ServerConfig {
         guard let record = try tx.fetch(ServerConfigRecord.self, id: "server") else { return .defaults }
-        return ServerConfig(gracePeriodSeconds: record.gracePeriodSeconds, insecureWindowSeconds: record.insecureWindowSeconds,
-                            sessionLifetimeSeconds: record.sessionLifetimeSeconds)
+        return ServerConfig(
+            gracePeriodSeconds: record.gracePeriodSeconds,
+            insecureWindowSeconds: record.insecureWindowSeconds,
+            sessionLifetimeSeconds: record.sessionLifetimeSeconds
+        )
     }
 
     /// Changes the server-wide lifetimes; nil keeps a value.
@@ -24,9 +31,14 @@ extension Latchkey {
             if let value = gracePeriodSeconds { config.gracePeriodSeconds = value }
             if let value = insecureWindowSeconds { config.insecureWindowSeconds = value }
             if let value = sessionLifetimeSeconds { config.sessionLifetimeSeconds = value }
-            try tx.save(ServerConfigRecord(id: "server", gracePeriodSeconds: config.gracePeriodSeconds,
-                                           insecureWindowSeconds: config.insecureWindowSeconds,
-                                           sessionLifetimeSeconds: config.sessionLifetimeSeconds))
+            try tx.save(
+                ServerConfigRecord(
+                    id: "server",
+                    gracePeriodSeconds: config.gracePeriodSeconds,
+                    insecureWindowSeconds: config.insecureWindowSeconds,
+                    sessionLifetimeSeconds: config.sessionLifetimeSeconds
+                )
+            )
             try audit(tx, effects, .serverConfigured)
             return config
         }

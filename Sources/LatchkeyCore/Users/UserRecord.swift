@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 extension UserRecord {
     /// Where notices go: the email on file, else the phone.
     var noticeAddress: (DeliveryChannel, String)? {
@@ -22,9 +23,17 @@ public struct NewUser: Sendable {
     public var attributes: String?
     public var loginName: String?
 
-    public init(userId: String? = nil, email: String? = nil, phoneNumber: String? = nil, password: String? = nil,
-                birthDate: String? = nil, passkeys: [ImportedPasskey] = [], passkeyUserHandle: [UInt8]? = nil,
-                attributes: String? = nil, loginName: String? = nil) {
+    public init(
+        userId: String? = nil,
+        email: String? = nil,
+        phoneNumber: String? = nil,
+        password: String? = nil,
+        birthDate: String? = nil,
+        passkeys: [ImportedPasskey] = [],
+        passkeyUserHandle: [UInt8]? = nil,
+        attributes: String? = nil,
+        loginName: String? = nil
+    ) {
         self.passkeyUserHandle = passkeyUserHandle
         self.loginName = loginName
         self.userId = userId

@@ -12,9 +12,10 @@ extension Latchkey {
     /// Failed logins: 5 per identifier in 15 minutes, known or not.
     static let loginLimit = RateLimit(scope: "login", limit: 5, window: 900)
 
-    /// Signs a user in. The password check costs the same for unknown users; a new session
-    /// cancels a grace period or an insecure window in progress (state 2, reason 2).
-    /// - Throws: `rateLimited`, `invalidCredentials`.
+    /// Signs a user in.
+    ///
+    /// The password check costs the same for unknown users; a new session cancels a grace period or an
+    /// insecure window in progress (state 2, reason 2). - Throws: `rateLimited`, `invalidCredentials`.
     public func login(_ identifier: UserIdentifier, password: String) throws -> (sessionId: String, uid: String) {
         let subject = try inspect { tx in try codeHash(tx, identifier.key, purpose: "login") }
         let candidate: UserRecord? = try inspect { tx in
@@ -46,10 +47,17 @@ extension Latchkey {
     func openSession(_ tx: StoreTransaction, _ effects: Effects, userId: String) throws -> String {
         let sessionId = random.secret(byteCount: 32)
         let lifetime = try serverConfig(tx).sessionLifetimeSeconds
-        try tx.save(UserSessionRecord(id: SecretHash.digest(sessionId, purpose: "session"), userId: userId,
-                                      createdAt: now, expiresAt: now + lifetime))
+        try tx.save(
+            UserSessionRecord(
+                id: SecretHash.digest(sessionId, purpose: "session"),
+                userId: userId,
+                createdAt: now,
+                expiresAt: now + lifetime
+            )
+        )
         if let recovery = try settledAccountRecovery(tx, effects, uid: userId),
-           recovery.state == .gracePeriod || recovery.state == .insecure {
+            recovery.state == .gracePeriod || recovery.state == .insecure
+        {
             try saveAccountRecovery(tx, effects, recovery.cancelled(.newSession, at: now))
             try audit(tx, effects, .accountRecoveryCancelled, userId: userId, detail: "newSession")
         }
@@ -60,7 +68,8 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`.
     func sessionUser(_ tx: StoreTransaction, _ sessionId: String) throws -> (UserSessionRecord, UserRecord) {
         guard let session = try tx.fetch(UserSessionRecord.self, id: SecretHash.digest(sessionId, purpose: "session")),
-              now < session.expiresAt, let user = try tx.fetch(UserRecord.self, id: session.userId) else {
+            now < session.expiresAt, let user = try tx.fetch(UserRecord.self, id: session.userId)
+        else {
             throw DomainError(.userSessionInvalid, "The session is unknown, ended or expired")
         }
         return (session, user)
@@ -85,19 +94,30 @@ extension Latchkey {
     public func profile(sessionId: String) throws -> UserProfile {
         try transact { tx, effects in
             let (_, user) = try sessionUser(tx, sessionId)
-            return UserProfile(uid: user.id, email: user.email, phoneNumber: user.phoneNumber,
-                               accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id))
+            return UserProfile(
+                uid: user.id,
+                email: user.email,
+                phoneNumber: user.phoneNumber,
+                accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id)
+            )
         }
     }
 
     /// Sets a new password: every other session ends and outstanding reset codes die.
-    func changePassword(_ tx: StoreTransaction, _ effects: Effects, user: UserRecord, salt: [UInt8], hash: [UInt8],
-                        keepSession: String?) throws {
+    func changePassword(
+        _ tx: StoreTransaction,
+        _ effects: Effects,
+        user: UserRecord,
+        salt: [UInt8],
+        hash: [UInt8],
+        keepSession: String?
+    ) throws {
         var user = user
         user.passwordSalt = salt
         user.passwordHash = hash
         try tx.save(user)
-        for session in try tx.fetchAll(UserSessionRecord.self, where: [.equals(UserSessionRecord.Columns.userId, user.id)]) where session.id != keepSession {
+        for session in try tx.fetchAll(UserSessionRecord.self, where: [.equals(UserSessionRecord.Columns.userId, user.id)])
+        where session.id != keepSession {
             try tx.delete(UserSessionRecord.self, id: session.id)
         }
         try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])

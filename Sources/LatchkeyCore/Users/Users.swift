@@ -1,4 +1,5 @@
 import LatchkeyContract
+
 /// Identifier formats of the contract.
 public enum Identifiers {
     /// E.164: `+` and 2 to 15 digits, not starting with 0.
@@ -18,8 +19,8 @@ public enum Identifiers {
 
 extension Latchkey {
     /// Creates a user (the identifiers come in the contract's formats: see `Identifiers`).
-    /// Emails compare case-insensitively.
-    /// - Throws: `alreadyExists`.
+    ///
+    /// Emails compare case-insensitively. - Throws: `alreadyExists`.
     public func createUser(_ new: NewUser) throws -> String {
         // The slow hash is computed before the write lock is taken.
         let credential = new.password.map { password in
@@ -40,10 +41,21 @@ extension Latchkey {
             if let name = new.loginName, try user(tx, matching: .loginName(name)) != nil {
                 throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
             }
-            try tx.save(UserRecord(id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
-                                   passwordHash: credential?.hash, passwordSalt: credential?.salt, birthDate: new.birthDate, attributes: new.attributes,
-                                   createdAt: now, loginName: new.loginName,
-                                   passkeyUserHandle: new.passkeyUserHandle ?? (new.passkeys.isEmpty ? nil : random.bytes(32))))
+            try tx.save(
+                UserRecord(
+                    id: userId,
+                    email: new.email,
+                    emailKey: new.email?.lowercased(),
+                    phoneNumber: new.phoneNumber,
+                    passwordHash: credential?.hash,
+                    passwordSalt: credential?.salt,
+                    birthDate: new.birthDate,
+                    attributes: new.attributes,
+                    createdAt: now,
+                    loginName: new.loginName,
+                    passkeyUserHandle: new.passkeyUserHandle ?? (new.passkeys.isEmpty ? nil : random.bytes(32))
+                )
+            )
             try importPasskeys(tx, new.passkeys, userId: userId)
             try audit(tx, effects, .userCreated, userId: userId)
             return userId
@@ -72,7 +84,17 @@ extension Latchkey {
     /// Queues a security notice to the user's email (else phone); users with neither get none.
     func sendSecurityNotice(_ effects: Effects, to user: UserRecord, at time: UnixTime? = nil, _ text: String) {
         guard let (channel, address) = user.noticeAddress else { return }
-        effects.append(.delivery(OutboundMessage(id: random.identifier("msg"), channel: channel, to: address,
-                                                 purpose: .securityNotice, text: text, sentAt: time ?? now)))
+        effects.append(
+            .delivery(
+                OutboundMessage(
+                    id: random.identifier("msg"),
+                    channel: channel,
+                    to: address,
+                    purpose: .securityNotice,
+                    text: text,
+                    sentAt: time ?? now
+                )
+            )
+        )
     }
 }

@@ -11,11 +11,12 @@ import Glibc
 import Darwin
 #endif
 
-/// A check for tests (debug builds, `LATCHKEY_CHECK_CONTRACT=1`): every error a method answers
-/// must be one it declares, and every result must match its result schema. A violation is
-/// logged on stderr as `contract violation: …`, appended to the file `LATCHKEY_CONTRACT_LOG`
-/// names (so a suite can check it after killing processes), and makes the process exit with
-/// status 3 when it ends.
+/// A check for tests (debug builds, `LATCHKEY_CHECK_CONTRACT=1`): every error a method answers must be one it declares, and every result must match
+/// its result schema.
+///
+/// A violation is logged on stderr as `contract violation: …`, appended to the file
+/// `LATCHKEY_CONTRACT_LOG` names (so a suite can check it after killing processes), and makes the
+/// process exit with status 3 when it ends.
 final class ContractCheck {
     private let logger: Logger
     private let logPath: String?

@@ -3,8 +3,9 @@ import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
 
-/// The contract's error table: every domain reason with its numeric code and meaning. The
-/// transport's own codes are `TransportError`'s; these are the one place for the rest.
+/// The contract's error table: every domain reason with its numeric code and meaning.
+///
+/// The transport's own codes are `TransportError`'s; these are the one place for the rest.
 enum ErrorCodes {
     /// The reason's code, with its name.
     static func code(_ reason: ErrorReason) -> ErrorCode { ErrorCode(number(reason), reason: reason.rawValue) }
@@ -65,7 +66,8 @@ enum ErrorCodes {
         case .notFound: return "No such thing; data.kind: device, user, registration, application, backup, session, message, authentication, passkey."
         case .alreadyExists: return "It exists already."
         case .forbidden: return "Closed by --no-admin, or clock/advance on a system clock."
-        case .policyViolation: return "A PIN or password breaks the policy, or a user holds the most passkeys allowed; data.violations (tooManyPasskeys)."
+        case .policyViolation:
+            return "A PIN or password breaks the policy, or a user holds the most passkeys allowed; data.violations (tooManyPasskeys)."
         case .rateLimited: return "Too many attempts; data.retryAfterSeconds."
         case .storeUnavailable: return "The store could not be reached or could not commit; nothing was written; data.retryAfterSeconds."
         case .notActivatedLocally: return "The device holds no activation."
@@ -151,10 +153,15 @@ enum ErrorCodes {
             return ParamProblem("origin", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
-            let allowed = prefixes.isEmpty ? "none: the application's redirectUrlPrefixes is empty"
+            let allowed =
+                prefixes.isEmpty
+                ? "none: the application's redirectUrlPrefixes is empty"
                 : prefixes.joined(separator: ", ")
-            return ParamProblem("redirectUrl", "\(message) (allowed: \(allowed); admin/configureApplication sets them)",
-                                extra: JSONObject([("allowedPrefixes", .strings(prefixes))]))
+            return ParamProblem(
+                "redirectUrl",
+                "\(message) (allowed: \(allowed); admin/configureApplication sets them)",
+                extra: JSONObject([("allowedPrefixes", .strings(prefixes))])
+            )
         }
     }
 

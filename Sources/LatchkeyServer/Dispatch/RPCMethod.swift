@@ -3,9 +3,11 @@ import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
 
-/// One method of the contract, declared once: its name and descriptions, the shape of its
-/// params and of its result, the errors it may answer, and its handler. The OpenRPC document,
-/// the error registry, the clients' tables and the MCP tool list all derive from these.
+/// One method of the contract, declared once: its name and descriptions, the shape of its params and of its result, the errors it may answer, and its
+/// handler.
+///
+/// The OpenRPC document, the error registry, the clients' tables and the MCP tool list all derive from
+/// these.
 public protocol RPCMethod: SendableMetatype {
     associatedtype Params: WireReadable
     associatedtype Result
@@ -36,8 +38,13 @@ public struct MethodDeclaration: Sendable {
     public let errors: [ErrorReason]
     public let access: MethodAccess
 
-    public init(_ name: String, _ summary: String, description: String? = nil, errors: [ErrorReason] = [],
-                access: MethodAccess = .store) {
+    public init(
+        _ name: String,
+        _ summary: String,
+        description: String? = nil,
+        errors: [ErrorReason] = [],
+        access: MethodAccess = .store
+    ) {
         self.name = name
         self.summary = summary
         self.description = description ?? summary

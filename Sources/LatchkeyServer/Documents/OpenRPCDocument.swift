@@ -18,7 +18,10 @@ enum OpenRPCDocument {
             "info": [
                 "title": "Latchkey",
                 "version": .string(version),
-                "description": "Activation, authentication and account recovery flows of mobile authenticator SDKs, device and server halves, over JSON-RPC 2.0 on stdio.",
+                "description": .string(
+                    "Activation, authentication and account recovery flows of mobile authenticator SDKs, device and server halves, over "
+                        + "JSON-RPC 2.0 on stdio."
+                ),
             ],
             "methods": .array(methods),
             "components": ["schemas": .object(schemas), "errors": errorComponents],
@@ -31,12 +34,14 @@ enum OpenRPCDocument {
     private static func method(for entry: MethodEntry, _ writer: inout SchemaWriter) -> JSON {
         var object = JSONObject([("name", .string(entry.name)), ("summary", .string(entry.summary))])
         object["description"] = .string(entry.description)
-        object["params"] = .array(entry.params().map { field in
-            var param = JSONObject([("name", .string(field.name)), ("required", .bool(field.required))])
-            if !field.summary.isEmpty { param["description"] = .string(field.summary) }
-            param["schema"] = writer.json(field.schema)
-            return .object(param)
-        })
+        object["params"] = .array(
+            entry.params().map { field in
+                var param = JSONObject([("name", .string(field.name)), ("required", .bool(field.required))])
+                if !field.summary.isEmpty { param["description"] = .string(field.summary) }
+                param["schema"] = writer.json(field.schema)
+                return .object(param)
+            }
+        )
         object["paramStructure"] = "by-name"
         object["result"] = ["name": .string("\(entry.name) result"), "schema": writer.json(entry.result())]
         object["errors"] = .array(errorReferences(entry))
@@ -47,8 +52,10 @@ enum OpenRPCDocument {
     /// The errors a method declares, then the ones every method may answer.
     static func errorReferences(_ entry: MethodEntry) -> [JSON] {
         var rows = entry.declaredReasons.filter { $0 != .invalidParams }.map { (ErrorCodes.code($0).rawValue, $0.rawValue) }
-        rows += [(TransportError.invalidParams.rawValue, TransportError.invalidParams.reason),
-                 (TransportError.internalError.rawValue, TransportError.internalError.reason)]
+        rows += [
+            (TransportError.invalidParams.rawValue, TransportError.invalidParams.reason),
+            (TransportError.internalError.rawValue, TransportError.internalError.reason),
+        ]
         return rows.map { code, reason in ["code": .int(code), "message": .string(reason), "data": ["reason": .string(reason)]] }
     }
 
@@ -56,10 +63,13 @@ enum OpenRPCDocument {
     private static var errorComponents: JSON {
         var errors = JSONObject()
         for row in ErrorCodes.registry {
-            errors.appendUnchecked(row.reason, [
-                "code": .int(row.code), "message": .string(row.reason),
-                "data": ["reason": .string(row.reason), "description": .string(row.summary)],
-            ])
+            errors.appendUnchecked(
+                row.reason,
+                [
+                    "code": .int(row.code), "message": .string(row.reason),
+                    "data": ["reason": .string(row.reason), "description": .string(row.summary)],
+                ]
+            )
         }
         return .object(errors)
     }

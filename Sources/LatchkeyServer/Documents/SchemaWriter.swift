@@ -1,9 +1,11 @@
 import LatchkeyContract
 import LatchkeyJSON
 
-/// Writes `Schema` descriptions as JSON Schema. Named schemas are written once under their
-/// name and referenced (`$ref: #/components/schemas/Name`) where they are used, or spelled out
-/// in place for a self-contained schema (MCP tools), as the writer is told.
+/// Writes `Schema` descriptions as JSON Schema.
+///
+/// Named schemas are written once under their name and referenced (`$ref: #/components/schemas/Name`)
+/// where they are used, or spelled out in place for a self-contained schema (MCP tools), as the writer
+/// is told.
 struct SchemaWriter {
     enum NamedSchemas {
         /// `{"$ref": "#/components/schemas/Name"}`, the definition collected in `named`.

@@ -17,9 +17,12 @@ enum MCPLogMessage {
         guard case .string(let method)? = notification["method"] else { return nil }
         var data = notification["params"] ?? .object(JSONObject())
         if let rule = withheld[method] { data = dropping(rule.members, at: rule.path[...], from: data) }
-        return RPCMessage.notification("notifications/message", params: [
-            "level": .string(MCPLogLevel.info.rawValue), "logger": .string(method), "data": data,
-        ])
+        return RPCMessage.notification(
+            "notifications/message",
+            params: [
+                "level": .string(MCPLogLevel.info.rawValue), "logger": .string(method), "data": data,
+            ]
+        )
     }
 
     private static func dropping(_ members: Set<String>, at path: ArraySlice<String>, from value: JSON) -> JSON {

@@ -1,8 +1,9 @@
 import LatchkeyJSON
 import LatchkeyRPC
 
-/// The Model Context Protocol method table (`latchkey mcp`): the handshake, `ping`, the tools
-/// (every Latchkey method, called through the same server as plain JSON-RPC) and logging.
+/// The Model Context Protocol method table (`latchkey mcp`): the handshake, `ping`, the tools (every Latchkey method, called through the same server
+/// as plain JSON-RPC) and logging.
+///
 /// A thin layer over `LatchkeyServer` on the same engine: MCP's messages are JSON-RPC 2.0.
 public final class MCPSession: RPCHandler {
     /// The protocol revisions served; a client asking for another gets the newest.

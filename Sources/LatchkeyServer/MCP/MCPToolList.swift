@@ -1,8 +1,8 @@
 import LatchkeyJSON
 
-/// The Model Context Protocol tools: one for every method of the registry except
-/// `rpc.discover`, named as the method with `/` written as `_`, its schemas self-contained
-/// (every named schema spelled out where it is used, no `$schema`, a root `"type": "object"`).
+/// The Model Context Protocol tools: one for every method of the registry except `rpc.discover`, named as the method with `/` written as `_`, its
+/// schemas self-contained (every named schema spelled out where it is used, no `$schema`, a root `"type": "object"`).
+///
 /// Nothing here is listed by hand: a method added to the registry is a tool.
 public enum MCPToolList {
     /// The methods that are not tools (the OpenRPC document is not something to call as a tool).
@@ -20,7 +20,9 @@ public enum MCPToolList {
 
     /// Tool name → method (built on first `tools/call`).
     private static let byToolName: [String: MethodEntry] = Dictionary(
-        methods.map { (toolName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        methods.map { (toolName($0.name), $0) },
+        uniquingKeysWith: { first, _ in first }
+    )
 
     /// The method a tool call names, or nil for an unknown tool.
     static func method(forTool name: String) -> MethodEntry? { byToolName[name] }

@@ -37,11 +37,18 @@ struct ApplicationParams: WireReadable {
     static let fields: [WireField<Self>] = [.applicationId(\.applicationId)]
 }
 
-/// One of two optional members, as the domain's either/or value: `first`'s case when only it is
-/// given, `second`'s when only it is. Neither or both is the `exactlyOne` rule's `invalidParams`
-/// (which reading has reported already, unless the method enforces the rule itself).
-func eitherOr<Root, A, B, Value>(_ root: Root, _ rule: WireRule<Root>, _ a: A?, _ first: (A) -> Value,
-                                 _ b: B?, _ second: (B) -> Value) throws -> Value {
+/// One of two optional members, as the domain's either/or value: `first`'s case when only it is given, `second`'s when only it is.
+///
+/// Neither or both is the `exactlyOne` rule's `invalidParams` (which reading has reported already,
+/// unless the method enforces the rule itself).
+func eitherOr<Root, A, B, Value>(
+    _ root: Root,
+    _ rule: WireRule<Root>,
+    _ a: A?,
+    _ first: (A) -> Value,
+    _ b: B?,
+    _ second: (B) -> Value
+) throws -> Value {
     switch (a, b) {
     case (let a?, nil): return first(a)
     case (nil, let b?): return second(b)

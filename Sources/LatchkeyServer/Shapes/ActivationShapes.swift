@@ -17,24 +17,31 @@ struct AuthParameterParam: WireReadable {
     static let rules: [WireRule<Self>] = [
         .custom { parameter, path, problems in
             if parameter.method == .pin, parameter.pin == nil { problems.append(ParamProblem("\(path).pin", "is required for method pin")) }
-        },
+        }
     ]
 
     var domain: AuthParameter { AuthParameter(method: method, pin: pin) }
 }
 
-/// The authParameter of a finish that may yield a token. The seed's `EncapAuthParameter` carries
-/// the token purpose (000: `authParameter.tokenPurpose = .addOrUpdateRecovery`), so it is
-/// accepted there too, as the same thing as the call's own `tokenPurpose`.
+/// The authParameter of a finish that may yield a token.
+///
+/// The seed's `EncapAuthParameter` carries the token purpose (000: `authParameter.tokenPurpose =
+/// .addOrUpdateRecovery`), so it is accepted there too, as the same thing as the call's own
+/// `tokenPurpose`.
 struct FinishAuthParameterParam: WireReadable {
     var parameter = AuthParameterParam()
     var tokenPurpose: TokenPurpose?
 
     static let schemaName: String? = "FinishAuthParameter"
-    static let fields: [WireField<Self>] = AuthParameterParam.fields.map { $0.lifted(\.parameter) } + [
-        .optional("tokenPurpose", \.tokenPurpose, .enumeration(TokenPurpose.self),
-                  "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose"),
-    ]
+    static let fields: [WireField<Self>] =
+        AuthParameterParam.fields.map { $0.lifted(\.parameter) } + [
+            .optional(
+                "tokenPurpose",
+                \.tokenPurpose,
+                .enumeration(TokenPurpose.self),
+                "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose"
+            )
+        ]
     static let rules: [WireRule<Self>] = AuthParameterParam.rules.map { $0.at(\.parameter) }
 
     var domain: AuthParameter { parameter.domain }
@@ -49,8 +56,10 @@ extension WireField {
 
 extension WireRule {
     /// The call's `tokenPurpose` and its authParameter's agree when both are given.
-    static func oneTokenPurpose(_ outer: KeyPath<Root, TokenPurpose> & Sendable,
-                                _ inner: KeyPath<Root, FinishAuthParameterParam> & Sendable) -> WireRule {
+    static func oneTokenPurpose(
+        _ outer: KeyPath<Root, TokenPurpose> & Sendable,
+        _ inner: KeyPath<Root, FinishAuthParameterParam> & Sendable
+    ) -> WireRule {
         .custom { root, path, problems in
             let prefix = path.isEmpty ? "" : path + "."
             if let given = root[keyPath: inner].tokenPurpose, root[keyPath: outer] != .none, given != root[keyPath: outer] {
@@ -71,9 +80,10 @@ extension Codec where Value == AuthParameterParam {
 
 extension ActivationOffer: WireObject {
     public static let schemaName: String? = "ActivationOffer"
-    public static let fields: [WireField<Self>] = [
-        .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods),
-    ] + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+    public static let fields: [WireField<Self>] =
+        [
+            .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods)
+        ] + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
 extension ActivationOutcome: WireObject {
@@ -89,11 +99,16 @@ extension ActivationOutcome: WireObject {
 }
 
 extension AuthenticationChallengeInfo: WireObject {
-    public static let fields: [WireField<Self>] = [
-        .required("authenticationMethods", \.authenticationMethods, .authMethods),
-        .required("authenticationMethod", \.authenticationMethod, .authMethod,
-                  "the method of the last successful authentication if still activated, else the strongest activated one"),
-    ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
+    public static let fields: [WireField<Self>] =
+        [
+            .required("authenticationMethods", \.authenticationMethods, .authMethods),
+            .required(
+                "authenticationMethod",
+                \.authenticationMethod,
+                .authMethod,
+                "the method of the last successful authentication if still activated, else the strongest activated one"
+            ),
+        ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
 extension ChallengeStanding: WireObject {
@@ -114,16 +129,22 @@ enum ResponseType: String, Sendable, CaseIterable {
 }
 
 extension AddOrUpdateOffer: WireObject {
-    public static let fields: [WireField<Self>] = [
-        .required("allowedAuthMethodsToActivate", \.allowedAuthMethodsToActivate, .authMethods),
-    ] + AuthenticationChallengeInfo.fields.map { $0.lifted(\.challenge) }
+    public static let fields: [WireField<Self>] =
+        [
+            .required("allowedAuthMethodsToActivate", \.allowedAuthMethodsToActivate, .authMethods)
+        ] + AuthenticationChallengeInfo.fields.map { $0.lifted(\.challenge) }
 }
 
 /// The PIN rules of an application, as several results carry them.
-func pinRuleFields<Root>(_ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
-                    _ max: WritableKeyPath<Root, Int> & Sendable) -> [WireField<Root>] {
-    [.required("pinCodeType", type, .enumeration(PinCodeType.self)),
-     .required("pinCodeLengthMin", min, .int()), .required("pinCodeLengthMax", max, .int())]
+func pinRuleFields<Root>(
+    _ type: WritableKeyPath<Root, PinCodeType> & Sendable,
+    _ min: WritableKeyPath<Root, Int> & Sendable,
+    _ max: WritableKeyPath<Root, Int> & Sendable
+) -> [WireField<Root>] {
+    [
+        .required("pinCodeType", type, .enumeration(PinCodeType.self)),
+        .required("pinCodeLengthMin", min, .int()), .required("pinCodeLengthMax", max, .int()),
+    ]
 }
 
 extension Codec where Value == [AuthMethod] {

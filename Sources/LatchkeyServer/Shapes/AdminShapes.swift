@@ -7,8 +7,10 @@ extension Codec where Value == [AuthMethod: [AuthMethod]] {
     /// `{"pin": ["faceId", "touchId", "pin"], …}`: for a method that proves the user, the
     /// methods it may add or update (members in the contract's method order).
     static let addOrUpdateAllowedBy = Codec(
-        schema: .object(AuthMethod.allCases.map { Field($0.rawValue, Codec<[AuthMethod]>.authMethods.schema, required: false) },
-                        additional: false),
+        schema: .object(
+            AuthMethod.allCases.map { Field($0.rawValue, Codec<[AuthMethod]>.authMethods.schema, required: false) },
+            additional: false
+        ),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -32,7 +34,8 @@ extension Codec where Value == [AuthMethod: [AuthMethod]] {
                 if let list = map[method] { object.appendUnchecked(method.rawValue, Codec<[AuthMethod]>.authMethods.write(list)) }
             }
             return .object(object)
-        })
+        }
+    )
 }
 
 extension ApplicationConfig: WireObject {
@@ -84,13 +87,19 @@ extension RegistrationInfo: WireObject {
 
 extension Codec where Value == [String] {
     /// `["backup"]` or `[]`.
-    static let recoveryMethods = Codec<[String]>.array(Codec<String>(schema: .enumeration(["backup"]), read: { json, path, problems in
-        guard json == .string("backup") else {
-            problems.append(ParamProblem(path, "must be one of backup"))
-            return nil
-        }
-        return "backup"
-    }, write: { .string($0) }))
+    static let recoveryMethods = Codec<[String]>.array(
+        Codec<String>(
+            schema: .enumeration(["backup"]),
+            read: { json, path, problems in
+                guard json == .string("backup") else {
+                    problems.append(ParamProblem(path, "must be one of backup"))
+                    return nil
+                }
+                return "backup"
+            },
+            write: { .string($0) }
+        )
+    )
 }
 
 extension PushedAuthenticationInfo: WireObject {

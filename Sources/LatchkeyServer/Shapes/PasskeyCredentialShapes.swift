@@ -46,7 +46,9 @@ private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [Param
     }
     var attachment: String?
     if let value = object["authenticatorAttachment"], !value.isNull {
-        if let text = value.stringValue { attachment = text } else {
+        if let text = value.stringValue {
+            attachment = text
+        } else {
             problems.append(ParamProblem("\(path).authenticatorAttachment", "must be a string or null, not \(value.typeName)"))
         }
     }
@@ -67,17 +69,25 @@ private func responseBytes(_ response: JSONObject, _ name: String, _ path: Strin
 /// The client data as the Relying Party reads it: nil when the bytes are not a JSON object.
 func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
     guard let json = try? JSONParser.parse(bytes), case .object(let object) = json else { return nil }
-    return CollectedClientData(type: object["type"]?.stringValue, challenge: object["challenge"]?.stringValue,
-                               origin: object["origin"]?.stringValue, crossOrigin: object["crossOrigin"]?.boolValue)
+    return CollectedClientData(
+        type: object["type"]?.stringValue,
+        challenge: object["challenge"]?.stringValue,
+        origin: object["origin"]?.stringValue,
+        crossOrigin: object["crossOrigin"]?.boolValue
+    )
 }
 
 /// The client data a browser writes for a ceremony (the simulated phone's browser half):
 /// `{"type", "challenge", "origin", "crossOrigin": false}`, in that order.
 func clientDataJSON(type: String, challenge: [UInt8], origin: String) -> [UInt8] {
-    JSONSerializer.serialize(.object(JSONObject([
-        ("type", .string(type)), ("challenge", .string(Base64URL.encode(challenge))), ("origin", .string(origin)),
-        ("crossOrigin", false),
-    ])))
+    JSONSerializer.serialize(
+        .object(
+            JSONObject([
+                ("type", .string(type)), ("challenge", .string(Base64URL.encode(challenge))), ("origin", .string(origin)),
+                ("crossOrigin", false),
+            ])
+        )
+    )
 }
 
 private let credentialEnvelopeFields: [Field] = [
@@ -91,13 +101,22 @@ private let credentialEnvelopeFields: [Field] = [
 extension Codec where Value == RegistrationResponse {
     /// `RegistrationResponseJSON`.
     static let registrationResponse = Codec(
-        schema: .named("RegistrationResponseJSON", .object(credentialEnvelopeFields + [
-            Field("response", .object([
-                Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
-                Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
-                Field("transports", .array(.string()), required: false),
-            ]), required: true),
-        ])),
+        schema: .named(
+            "RegistrationResponseJSON",
+            .object(
+                credentialEnvelopeFields + [
+                    Field(
+                        "response",
+                        .object([
+                            Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
+                            Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
+                            Field("transports", .array(.string()), required: false),
+                        ]),
+                        required: true
+                    )
+                ]
+            )
+        ),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
             let before = problems.count
@@ -108,34 +127,56 @@ extension Codec where Value == RegistrationResponse {
                 if let list = Codec<[String]>.strings.read(value, "\(path).response.transports", &problems) { transports = list }
             }
             guard problems.count == before, let clientData, let attestation else { return nil }
-            return RegistrationResponse(rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,
-                                        attestationObject: attestation, transports: transports)
+            return RegistrationResponse(
+                rawId: envelope.rawId,
+                clientData: collectedClientData(clientData),
+                clientDataJSON: clientData,
+                attestationObject: attestation,
+                transports: transports
+            )
         },
         write: { response in
-            .object(JSONObject([
-                ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
-                ("type", "public-key"),
-                ("response", .object(JSONObject([
-                    ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
-                    ("attestationObject", .string(Base64URL.encode(response.attestationObject))),
-                    ("transports", .strings(response.transports)),
-                ]))),
-                ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
-            ]))
-        })
+            .object(
+                JSONObject([
+                    ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
+                    ("type", "public-key"),
+                    (
+                        "response",
+                        .object(
+                            JSONObject([
+                                ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
+                                ("attestationObject", .string(Base64URL.encode(response.attestationObject))),
+                                ("transports", .strings(response.transports)),
+                            ])
+                        )
+                    ),
+                    ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
+                ])
+            )
+        }
+    )
 }
 
 extension Codec where Value == AssertionResponse {
     /// `AuthenticationResponseJSON`.
     static let assertionResponse = Codec(
-        schema: .named("AuthenticationResponseJSON", .object(credentialEnvelopeFields + [
-            Field("response", .object([
-                Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
-                Field("authenticatorData", Codec<[UInt8]>.base64url.schema, required: true),
-                Field("signature", Codec<[UInt8]>.base64url.schema, required: true),
-                Field("userHandle", .nullable(Codec<[UInt8]>.base64url.schema), required: false),
-            ]), required: true),
-        ])),
+        schema: .named(
+            "AuthenticationResponseJSON",
+            .object(
+                credentialEnvelopeFields + [
+                    Field(
+                        "response",
+                        .object([
+                            Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
+                            Field("authenticatorData", Codec<[UInt8]>.base64url.schema, required: true),
+                            Field("signature", Codec<[UInt8]>.base64url.schema, required: true),
+                            Field("userHandle", .nullable(Codec<[UInt8]>.base64url.schema), required: false),
+                        ]),
+                        required: true
+                    )
+                ]
+            )
+        ),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
             let before = problems.count
@@ -147,8 +188,14 @@ extension Codec where Value == AssertionResponse {
                 userHandle = Codec<[UInt8]>.base64url.read(value, "\(path).response.userHandle", &problems)
             }
             guard problems.count == before, let clientData, let authenticatorData, let signature else { return nil }
-            return AssertionResponse(rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,
-                                     authenticatorData: authenticatorData, signature: signature, userHandle: userHandle)
+            return AssertionResponse(
+                rawId: envelope.rawId,
+                clientData: collectedClientData(clientData),
+                clientDataJSON: clientData,
+                authenticatorData: authenticatorData,
+                signature: signature,
+                userHandle: userHandle
+            )
         },
         write: { response in
             var inner = JSONObject([
@@ -157,10 +204,13 @@ extension Codec where Value == AssertionResponse {
                 ("signature", .string(Base64URL.encode(response.signature))),
             ])
             inner.appendUnchecked("userHandle", response.userHandle.map { .string(Base64URL.encode($0)) } ?? .null)
-            return .object(JSONObject([
-                ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
-                ("type", "public-key"), ("response", .object(inner)),
-                ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
-            ]))
-        })
+            return .object(
+                JSONObject([
+                    ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
+                    ("type", "public-key"), ("response", .object(inner)),
+                    ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
+                ])
+            )
+        }
+    )
 }

@@ -9,17 +9,21 @@ import LatchkeyRPC
 
 extension Codec where Value == [UInt8] {
     /// Bytes as canonical unpadded base64url.
-    static let base64url = Codec(schema: .described("bytes, unpadded base64url", .string()), read: { json, path, problems in
-        guard case .string(let text) = json else {
-            problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
-            return nil
-        }
-        guard let bytes = Base64URL.decode(text) else {
-            problems.append(ParamProblem(path, "must be canonical unpadded base64url"))
-            return nil
-        }
-        return bytes
-    }, write: { .string(Base64URL.encode($0)) })
+    static let base64url = Codec(
+        schema: .described("bytes, unpadded base64url", .string()),
+        read: { json, path, problems in
+            guard case .string(let text) = json else {
+                problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
+                return nil
+            }
+            guard let bytes = Base64URL.decode(text) else {
+                problems.append(ParamProblem(path, "must be canonical unpadded base64url"))
+                return nil
+            }
+            return bytes
+        },
+        write: { .string(Base64URL.encode($0)) }
+    )
 }
 
 extension Codec where Value == UserVerificationPolicy {
@@ -37,7 +41,6 @@ extension Passkey: WireObject {
         .required("aaguid", \.aaguid, .text, "the authenticator's AAGUID as a UUID (all zeros when it sent none)"),
     ]
 }
-
 
 // MARK: - options
 
@@ -82,13 +85,16 @@ private func optionMember<T>(_ object: JSONObject, _ name: String, _ path: Strin
 extension Codec where Value == CredentialCreationOptions {
     /// `PublicKeyCredentialCreationOptionsJSON`: what `parseCreationOptionsFromJSON()` takes.
     static let creationOptions = Codec(
-        schema: .named("PublicKeyCredentialCreationOptionsJSON", .object([
-            Field("rp", .freeObject, required: true, "{id, name}"), Field("user", .freeObject, required: true, "{id, name, displayName}"),
-            Field("challenge", Codec<[UInt8]>.base64url.schema, required: true),
-            Field("pubKeyCredParams", .array(.freeObject), required: true, "ES256, EdDSA, RS256 in that order"),
-            Field("timeout", .integer(), required: false), Field("excludeCredentials", .array(.freeObject), required: false),
-            Field("authenticatorSelection", .freeObject, required: false), Field("attestation", .string(), required: false),
-        ])),
+        schema: .named(
+            "PublicKeyCredentialCreationOptionsJSON",
+            .object([
+                Field("rp", .freeObject, required: true, "{id, name}"), Field("user", .freeObject, required: true, "{id, name, displayName}"),
+                Field("challenge", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("pubKeyCredParams", .array(.freeObject), required: true, "ES256, EdDSA, RS256 in that order"),
+                Field("timeout", .integer(), required: false), Field("excludeCredentials", .array(.freeObject), required: false),
+                Field("authenticatorSelection", .freeObject, required: false), Field("attestation", .string(), required: false),
+            ])
+        ),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -110,39 +116,61 @@ extension Codec where Value == CredentialCreationOptions {
             guard problems.count == before, let rpId, let userId, let challenge else { return nil }
             let name = user["name"]?.stringValue ?? ""
             return CredentialCreationOptions(
-                ceremonyId: "", rpId: rpId, rpName: rp["name"]?.stringValue ?? rpId,
+                ceremonyId: "",
+                rpId: rpId,
+                rpName: rp["name"]?.stringValue ?? rpId,
                 user: PasskeyUserEntity(id: userId, name: name, displayName: user["displayName"]?.stringValue ?? name),
-                challenge: challenge, algorithms: algorithms, timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
-                excludeCredentials: exclude, userVerification: verification)
+                challenge: challenge,
+                algorithms: algorithms,
+                timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
+                excludeCredentials: exclude,
+                userVerification: verification
+            )
         },
         write: { options in
-            .object(JSONObject([
-                ("rp", .object(JSONObject([("id", .string(options.rpId)), ("name", .string(options.rpName))]))),
-                ("user", .object(JSONObject([
-                    ("id", .string(Base64URL.encode(options.user.id))), ("name", .string(options.user.name)),
-                    ("displayName", .string(options.user.displayName)),
-                ]))),
-                ("challenge", .string(Base64URL.encode(options.challenge))),
-                ("pubKeyCredParams", .array(options.algorithms.map { .object(JSONObject([("type", "public-key"), ("alg", .int($0))])) })),
-                ("timeout", .int(options.timeout)),
-                ("excludeCredentials", .array(options.excludeCredentials.map(descriptorJSON))),
-                ("authenticatorSelection", .object(JSONObject([
-                    ("residentKey", "required"), ("requireResidentKey", true),
-                    ("userVerification", .string(options.userVerification.rawValue)),
-                ]))),
-                ("attestation", "none"),
-            ]))
-        })
+            .object(
+                JSONObject([
+                    ("rp", .object(JSONObject([("id", .string(options.rpId)), ("name", .string(options.rpName))]))),
+                    (
+                        "user",
+                        .object(
+                            JSONObject([
+                                ("id", .string(Base64URL.encode(options.user.id))), ("name", .string(options.user.name)),
+                                ("displayName", .string(options.user.displayName)),
+                            ])
+                        )
+                    ),
+                    ("challenge", .string(Base64URL.encode(options.challenge))),
+                    ("pubKeyCredParams", .array(options.algorithms.map { .object(JSONObject([("type", "public-key"), ("alg", .int($0))])) })),
+                    ("timeout", .int(options.timeout)),
+                    ("excludeCredentials", .array(options.excludeCredentials.map(descriptorJSON))),
+                    (
+                        "authenticatorSelection",
+                        .object(
+                            JSONObject([
+                                ("residentKey", "required"), ("requireResidentKey", true),
+                                ("userVerification", .string(options.userVerification.rawValue)),
+                            ])
+                        )
+                    ),
+                    ("attestation", "none"),
+                ])
+            )
+        }
+    )
 }
 
 extension Codec where Value == CredentialRequestOptions {
     /// `PublicKeyCredentialRequestOptionsJSON`: what `parseRequestOptionsFromJSON()` takes.
     static let requestOptions = Codec(
-        schema: .named("PublicKeyCredentialRequestOptionsJSON", .object([
-            Field("rpId", .string(), required: true), Field("challenge", Codec<[UInt8]>.base64url.schema, required: true),
-            Field("timeout", .integer(), required: false), Field("userVerification", .string(), required: false),
-            Field("allowCredentials", .array(.freeObject), required: false, "empty for a discoverable-credential sign-in"),
-        ])),
+        schema: .named(
+            "PublicKeyCredentialRequestOptionsJSON",
+            .object([
+                Field("rpId", .string(), required: true), Field("challenge", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("timeout", .integer(), required: false), Field("userVerification", .string(), required: false),
+                Field("allowCredentials", .array(.freeObject), required: false, "empty for a discoverable-credential sign-in"),
+            ])
+        ),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -154,16 +182,25 @@ extension Codec where Value == CredentialRequestOptions {
             let allow = readDescriptors(object["allowCredentials"], path + ".allowCredentials", &problems)
             let verification = object["userVerification"]?.stringValue.flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
             guard problems.count == before, let rpId, let challenge else { return nil }
-            return CredentialRequestOptions(ceremonyId: "", rpId: rpId, challenge: challenge, timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
-                                         userVerification: verification, allowCredentials: allow)
+            return CredentialRequestOptions(
+                ceremonyId: "",
+                rpId: rpId,
+                challenge: challenge,
+                timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
+                userVerification: verification,
+                allowCredentials: allow
+            )
         },
         write: { options in
-            .object(JSONObject([
-                ("rpId", .string(options.rpId)), ("challenge", .string(Base64URL.encode(options.challenge))),
-                ("timeout", .int(options.timeout)), ("userVerification", .string(options.userVerification.rawValue)),
-                ("allowCredentials", .array(options.allowCredentials.map(descriptorJSON))),
-            ]))
-        })
+            .object(
+                JSONObject([
+                    ("rpId", .string(options.rpId)), ("challenge", .string(Base64URL.encode(options.challenge))),
+                    ("timeout", .int(options.timeout)), ("userVerification", .string(options.userVerification.rawValue)),
+                    ("allowCredentials", .array(options.allowCredentials.map(descriptorJSON))),
+                ])
+            )
+        }
+    )
 }
 
 /// `{ceremonyId, publicKey}`: a ceremony's options.
@@ -221,5 +258,6 @@ extension Codec where Value == ImportedPasskey {
     /// `{credentialId, publicKey, friendlyName*, signCount*}`.
     static let importedPasskey = Codec<ImportedPasskeyParams>.object(ImportedPasskeyParams.self).map(
         { ImportedPasskey(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) },
-        { ImportedPasskeyParams(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) })
+        { ImportedPasskeyParams(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) }
+    )
 }

@@ -9,25 +9,37 @@ import LatchkeyRPC
 extension Codec {
     /// A value written as text and parsed once, here at the edge; `message` names the problem
     /// when the text does not parse.
-    static func parsedText(_ summary: String, _ message: String, parse: @escaping @Sendable (String) -> Value?,
-                           format: @escaping @Sendable (Value) -> String) -> Codec<Value> {
+    static func parsedText(
+        _ summary: String,
+        _ message: String,
+        parse: @escaping @Sendable (String) -> Value?,
+        format: @escaping @Sendable (Value) -> String
+    ) -> Codec<Value> {
         let text = Codec<String>.text
-        return Codec(schema: text.described(summary).schema, read: { json, path, problems in
-            guard let string = text.read(json, path, &problems) else { return nil }
-            guard let value = parse(string) else {
-                problems.append(ParamProblem(path, message))
-                return nil
-            }
-            return value
-        }, write: { .string(format($0)) })
+        return Codec(
+            schema: text.described(summary).schema,
+            read: { json, path, problems in
+                guard let string = text.read(json, path, &problems) else { return nil }
+                guard let value = parse(string) else {
+                    problems.append(ParamProblem(path, message))
+                    return nil
+                }
+                return value
+            },
+            write: { .string(format($0)) }
+        )
     }
 
     /// The same wire form kept in an optional slot: a required member whose type has no
     /// default value to start decoding from (nil only until the member is read).
     var stored: Codec<Value?> {
-        let read = self.read, write = self.write
-        return Codec<Value?>(schema: schema, read: { json, path, problems in read(json, path, &problems).map { .some($0) } },
-                             write: { $0.map(write) ?? .null })
+        let read = self.read
+        let write = self.write
+        return Codec<Value?>(
+            schema: schema,
+            read: { json, path, problems in read(json, path, &problems).map { .some($0) } },
+            write: { $0.map(write) ?? .null }
+        )
     }
 }
 
@@ -36,7 +48,9 @@ extension Codec where Value == PublicKey {
     static let publicKey = Codec.parsedText(
         "P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url",
         "must be a P-256 public key: the 65-byte uncompressed SEC1 point on the curve, unpadded base64url",
-        parse: PublicKey.init(base64url:), format: \.base64url)
+        parse: PublicKey.init(base64url:),
+        format: \.base64url
+    )
 }
 
 extension Codec where Value == Signature {
@@ -44,7 +58,9 @@ extension Codec where Value == Signature {
     static let signature = Codec.parsedText(
         "ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url",
         "must be an ECDSA signature: 64 bytes raw r‖s or strict DER, unpadded base64url",
-        parse: Signature.init(base64url:), format: \.base64url)
+        parse: Signature.init(base64url:),
+        format: \.base64url
+    )
 }
 
 extension Codec where Value == String {
@@ -67,8 +83,12 @@ struct KeyParam: WireReadable {
     static let schemaName: String? = "KeyWithProof"
     static let fields: [WireField<Self>] = [
         .required("publicKey", \.publicKey, Codec.publicKey.stored),
-        .optional("proof", \.proof, Codec.signature,
-                  "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)"),
+        .optional(
+            "proof",
+            \.proof,
+            Codec.signature,
+            "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)"
+        ),
     ]
 
     func domain(at path: String) throws -> KeyWithProof {
@@ -124,9 +144,11 @@ struct SignaturesParam: WireReadable {
             let given = signatures.factors
             if given.count > 1 {
                 let prefix = path.isEmpty ? "" : path + "."
-                problems.append(ParamProblem(prefix + given[1].0.rawValue, "cannot be given together with \(given[0].0.rawValue) (at most one second factor)"))
+                problems.append(
+                    ParamProblem(prefix + given[1].0.rawValue, "cannot be given together with \(given[0].0.rawValue) (at most one second factor)")
+                )
             }
-        },
+        }
     ]
 
     var factors: [(AuthMethod, Signature)] {
@@ -149,10 +171,12 @@ extension Codec where Value == KeyRequest {
     /// A request for new keys, its id named `id` (`activationId`, `challengeId`), `methods`
     /// saying which methods it offers.
     static func keyRequest(id: String, methods: String) -> Codec<KeyRequest> {
-        .members([
-            .required(id, \.id, .text), .required("challenge", \.challenge, .text), .required("expiresAt", \.expiresAt, .time),
-            .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, methods),
-        ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength))
+        .members(
+            [
+                .required(id, \.id, .text), .required("challenge", \.challenge, .text), .required("expiresAt", \.expiresAt, .time),
+                .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, methods),
+            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength)
+        )
     }
 
     /// What `server/activation/prepare` and `server/onboarding/activate` answer.
@@ -171,13 +195,14 @@ struct CommittedActivation: WireObject {
 }
 
 extension Challenge: WireObject {
-    public static let fields: [WireField<Self>] = [
-        .required("challengeId", \.challengeId, .text), .required("challenge", \.challenge, .text),
-        .required("expiresAt", \.expiresAt, .time),
-        .required("authenticationMethods", \.authenticationMethods, .authMethods),
-    ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + [
-        .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty"),
-    ]
+    public static let fields: [WireField<Self>] =
+        [
+            .required("challengeId", \.challengeId, .text), .required("challenge", \.challenge, .text),
+            .required("expiresAt", \.expiresAt, .time),
+            .required("authenticationMethods", \.authenticationMethods, .authMethods),
+        ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + [
+            .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty")
+        ]
 }
 
 extension Verification: WireObject {

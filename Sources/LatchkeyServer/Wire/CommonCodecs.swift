@@ -6,13 +6,17 @@ import LatchkeyRPC
 /// Wire forms several methods share.
 extension Codec where Value == UnixTime {
     /// An RFC 3339 time in UTC with whole seconds (`2026-01-01T00:00:00Z`).
-    static let time = Codec<UnixTime>(schema: .string(format: "date-time"), read: { json, path, problems in
-        guard case .string(let text) = json, let time = Timestamp.parse(text) else {
-            problems.append(ParamProblem(path, "must be an RFC 3339 time such as 2026-01-01T00:00:00Z"))
-            return nil
-        }
-        return time
-    }, write: { .string(Timestamp.format($0)) })
+    static let time = Codec<UnixTime>(
+        schema: .string(format: "date-time"),
+        read: { json, path, problems in
+            guard case .string(let text) = json, let time = Timestamp.parse(text) else {
+                problems.append(ParamProblem(path, "must be an RFC 3339 time such as 2026-01-01T00:00:00Z"))
+                return nil
+            }
+            return time
+        },
+        write: { .string(Timestamp.format($0)) }
+    )
 }
 
 extension Codec where Value == Int64 {
@@ -67,8 +71,13 @@ extension WireField {
 
     /// What a finish should also yield (`none`: no token).
     static func tokenPurpose(_ keyPath: WritableKeyPath<Root, TokenPurpose> & Sendable) -> WireField {
-        .defaulted("tokenPurpose", keyPath, .enumeration(TokenPurpose.self), default: TokenPurpose.none,
-                   "other purposes return a token")
+        .defaulted(
+            "tokenPurpose",
+            keyPath,
+            .enumeration(TokenPurpose.self),
+            default: TokenPurpose.none,
+            "other purposes return a token"
+        )
     }
 
     /// A token a finish issued (present when its purpose was not `none`).

@@ -1,8 +1,9 @@
 import LatchkeyContract
 import LatchkeyJSON
 
-/// The shape of a value on the wire, as JSON Schema describes it. Codecs build it; the
-/// OpenRPC document, the MCP tool list and the result check read it.
+/// The shape of a value on the wire, as JSON Schema describes it.
+///
+/// Codecs build it; the OpenRPC document, the MCP tool list and the result check read it.
 public indirect enum Schema: Sendable {
     case string(minLength: Int? = nil, maxLength: Int? = nil, format: String? = nil)
     case integer(minimum: Int64? = nil, maximum: Int64? = nil)
@@ -50,8 +51,9 @@ extension Schema {
         }
     }
 
-    /// Checks a value the server wrote against this schema, strictly: objects may hold no member
-    /// the schema does not name. Every mismatch with its path (for the contract check).
+    /// Checks a value the server wrote against this schema, strictly: objects may hold no member the schema does not name.
+    ///
+    /// Every mismatch with its path (for the contract check).
     public func mismatches(_ value: JSON, at path: String = "result") -> [String] {
         var found: [String] = []
         check(value, at: path, into: &found)

@@ -2,8 +2,9 @@ import LatchkeyContract
 import LatchkeyJSON
 import LatchkeyRPC
 
-/// A Swift type whose wire form is a JSON object: its members, in the order they are written,
-/// each tied to a stored property. The list drives reading, writing and the schema.
+/// A Swift type whose wire form is a JSON object: its members, in the order they are written, each tied to a stored property.
+///
+/// The list drives reading, writing and the schema.
 public protocol WireObject: Sendable {
     static var fields: [WireField<Self>] { get }
     /// A name in `components.schemas`, or nil to spell the shape out where it is used.
@@ -42,70 +43,128 @@ public struct WireField<Root>: Sendable {
     var storage: @Sendable () -> Range<Int>? = { nil }
 
     /// A member that is always there.
-    public static func required<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
-                                   _ summary: String = "") -> WireField {
-        WireField(name: name, required: true, summary: summary, schema: codec.schema, read: { root, json, path, problems in
-            guard let json else {
-                problems.append(ParamProblem(path, "is required"))
-                return
-            }
-            if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
-        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
+    public static func required<V>(
+        _ name: String,
+        _ keyPath: WritableKeyPath<Root, V> & Sendable,
+        _ codec: Codec<V>,
+        _ summary: String = ""
+    ) -> WireField {
+        WireField(
+            name: name,
+            required: true,
+            summary: summary,
+            schema: codec.schema,
+            read: { root, json, path, problems in
+                guard let json else {
+                    problems.append(ParamProblem(path, "is required"))
+                    return
+                }
+                if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+            },
+            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) },
+            storage: { bytes(of: keyPath) }
+        )
     }
 
     /// A member that may be left out (null counts as left out); written only when set.
-    public static func optional<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
-                                   _ summary: String = "") -> WireField {
-        WireField(name: name, required: false, summary: summary, schema: codec.schema, read: { root, json, path, problems in
-            guard let json, !json.isNull else { return }
-            if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
-        }, write: { root, object in
-            if let value = root[keyPath: keyPath] { object.appendUnchecked(name, codec.write(value)) }
-        }, storage: { bytes(of: keyPath) })
+    public static func optional<V>(
+        _ name: String,
+        _ keyPath: WritableKeyPath<Root, V?> & Sendable,
+        _ codec: Codec<V>,
+        _ summary: String = ""
+    ) -> WireField {
+        WireField(
+            name: name,
+            required: false,
+            summary: summary,
+            schema: codec.schema,
+            read: { root, json, path, problems in
+                guard let json, !json.isNull else { return }
+                if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+            },
+            write: { root, object in
+                if let value = root[keyPath: keyPath] { object.appendUnchecked(name, codec.write(value)) }
+            },
+            storage: { bytes(of: keyPath) }
+        )
     }
 
     /// A member that may be left out, taking the contract's default then (shown in the schema).
-    public static func defaulted<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
-                                    default value: V, _ summary: String = "") -> WireField where V: Sendable {
-        WireField(name: name, required: false, summary: summary, schema: .defaulted(codec.write(value), codec.schema),
-                  read: { root, json, path, problems in
-            guard let json, !json.isNull else {
-                root[keyPath: keyPath] = value
-                return
-            }
-            if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
-        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
+    public static func defaulted<V>(
+        _ name: String,
+        _ keyPath: WritableKeyPath<Root, V> & Sendable,
+        _ codec: Codec<V>,
+        default value: V,
+        _ summary: String = ""
+    ) -> WireField where V: Sendable {
+        WireField(
+            name: name,
+            required: false,
+            summary: summary,
+            schema: .defaulted(codec.write(value), codec.schema),
+            read: { root, json, path, problems in
+                guard let json, !json.isNull else {
+                    root[keyPath: keyPath] = value
+                    return
+                }
+                if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
+            },
+            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) },
+            storage: { bytes(of: keyPath) }
+        )
     }
 
     /// A member that is always written, from a value the type computes (results only).
-    public static func computed<V>(_ name: String, _ keyPath: KeyPath<Root, V> & Sendable, _ codec: Codec<V>,
-                                   _ summary: String = "") -> WireField {
-        WireField(name: name, required: true, summary: summary, schema: codec.schema, read: { _, json, path, problems in
-            if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
-        }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
+    public static func computed<V>(
+        _ name: String,
+        _ keyPath: KeyPath<Root, V> & Sendable,
+        _ codec: Codec<V>,
+        _ summary: String = ""
+    ) -> WireField {
+        WireField(
+            name: name,
+            required: true,
+            summary: summary,
+            schema: codec.schema,
+            read: { _, json, path, problems in
+                if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
+            },
+            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) },
+            storage: { bytes(of: keyPath) }
+        )
     }
 
     /// This member as a member of an outer value that holds this one's root at `keyPath`.
     public func lifted<Outer>(_ keyPath: WritableKeyPath<Outer, Root> & Sendable) -> WireField<Outer> {
-        let read = self.read, write = self.write
-        return WireField<Outer>(name: name, required: required, summary: summary, schema: schema,
-                                read: { outer, json, path, problems in read(&outer[keyPath: keyPath], json, path, &problems) },
-                                write: { outer, object in write(outer[keyPath: keyPath], &object) },
-                                storage: { [inner = self.storage] in
-                                    MemoryLayout<Outer>.offset(of: keyPath).flatMap { base in inner().map { $0.lowerBound + base ..< $0.upperBound + base } }
-                                })
+        let read = self.read
+        let write = self.write
+        return WireField<Outer>(
+            name: name,
+            required: required,
+            summary: summary,
+            schema: schema,
+            read: { outer, json, path, problems in read(&outer[keyPath: keyPath], json, path, &problems) },
+            write: { outer, object in write(outer[keyPath: keyPath], &object) },
+            storage: { [inner = self.storage] in
+                MemoryLayout<Outer>.offset(of: keyPath).flatMap { base in inner().map { $0.lowerBound + base..<$0.upperBound + base } }
+            }
+        )
     }
 
     /// A member that is always there and may be null.
-    public static func nullable<V>(_ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
-                                   _ summary: String = "") -> WireField {
+    public static func nullable<V>(
+        _ name: String,
+        _ keyPath: WritableKeyPath<Root, V?> & Sendable,
+        _ codec: Codec<V>,
+        _ summary: String = ""
+    ) -> WireField {
         .required(name, keyPath, .nullable(codec), summary)
     }
 }
 
 /// The bytes a stored property takes in its root (nil for a computed one).
 private func bytes<Root, V>(of keyPath: KeyPath<Root, V>) -> Range<Int>? {
-    MemoryLayout<Root>.offset(of: keyPath).map { $0 ..< $0 + MemoryLayout<V>.size }
+    MemoryLayout<Root>.offset(of: keyPath).map { $0..<$0 + MemoryLayout<V>.size }
 }
 
 /// A rule over several members of a wire object, checked once every member was read.
@@ -114,8 +173,12 @@ public struct WireRule<Root>: Sendable {
 
     /// Exactly one of two optional members: `first` is missing when neither is given, `second`
     /// is the one too many when both are.
-    public static func exactlyOne<A, B>(_ first: String, _ firstPath: KeyPath<Root, A?> & Sendable,
-                                        _ second: String, _ secondPath: KeyPath<Root, B?> & Sendable) -> WireRule {
+    public static func exactlyOne<A, B>(
+        _ first: String,
+        _ firstPath: KeyPath<Root, A?> & Sendable,
+        _ second: String,
+        _ secondPath: KeyPath<Root, B?> & Sendable
+    ) -> WireRule {
         WireRule { root, path, problems in
             let prefix = path.isEmpty ? "" : path + "."
             switch (root[keyPath: firstPath] != nil, root[keyPath: secondPath] != nil) {
@@ -197,18 +260,22 @@ extension WireReadable {
 extension Codec {
     /// `{name: value}`: an object of one member, read and written as that member's value.
     public static func member(_ name: String, _ codec: Codec<Value>, _ summary: String = "") -> Codec<Value> {
-        Codec(schema: .object([Field(name, codec.schema, required: true, summary)]), read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
-            let memberPath = path.isEmpty ? name : "\(path).\(name)"
-            guard let member = object[name] else {
-                problems.append(ParamProblem(memberPath, "is required"))
-                return nil
-            }
-            return codec.read(member, memberPath, &problems)
-        }, write: { .object(JSONObject([(name, codec.write($0))])) })
+        Codec(
+            schema: .object([Field(name, codec.schema, required: true, summary)]),
+            read: { json, path, problems in
+                guard case .object(let object) = json else {
+                    problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+                    return nil
+                }
+                let memberPath = path.isEmpty ? name : "\(path).\(name)"
+                guard let member = object[name] else {
+                    problems.append(ParamProblem(memberPath, "is required"))
+                    return nil
+                }
+                return codec.read(member, memberPath, &problems)
+            },
+            write: { .object(JSONObject([(name, codec.write($0))])) }
+        )
     }
 
     /// A wire object that is only ever written (a result, or a part of one).
@@ -223,20 +290,28 @@ extension Codec {
     }
 
     private static func written(_ schema: Schema, _ write: @escaping @Sendable (Value) -> JSON) -> Codec<Value> {
-        Codec(schema: schema, read: { _, path, problems in
-            problems.append(ParamProblem(path, "is not accepted here"))
-            return nil
-        }, write: write)
+        Codec(
+            schema: schema,
+            read: { _, path, problems in
+                problems.append(ParamProblem(path, "is not accepted here"))
+                return nil
+            },
+            write: write
+        )
     }
 
     /// A wire object that is also read (a param, or a part of one).
     public static func object(_ type: Value.Type) -> Codec<Value> where Value: WireReadable {
-        Codec(schema: Value.objectSchema, read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
-            return Value.read(object, at: path, into: &problems)
-        }, write: { $0.wireJSON() })
+        Codec(
+            schema: Value.objectSchema,
+            read: { json, path, problems in
+                guard case .object(let object) = json else {
+                    problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+                    return nil
+                }
+                return Value.read(object, at: path, into: &problems)
+            },
+            write: { $0.wireJSON() }
+        )
     }
 }

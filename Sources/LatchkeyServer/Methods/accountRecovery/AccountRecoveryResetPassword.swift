@@ -1,18 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum AccountRecoveryResetPassword: RPCMethod {
     static let declaration = MethodDeclaration(
-        "accountRecovery/resetPassword", "Sets a new password without the old one (state 3 only); back to state 0.",
+        "accountRecovery/resetPassword",
+        "Sets a new password without the old one (state 3 only); back to state 0.",
         description: """
-        Sets a new password without the old one, only while the insecure window is open (state 3); the account \
-        returns to state 0 and every other session of the user ends.
-        """,
-        errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation])
+            Sets a new password without the old one, only while the insecure window is open (state 3); the account \
+            returns to state 0 and every other session of the user ends.
+            """,
+        errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation]
+    )
     struct Params: WireReadable {
         var sessionId = ""
         var newPassword = ""

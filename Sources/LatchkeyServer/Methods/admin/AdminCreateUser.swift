@@ -1,21 +1,24 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum AdminCreateUser: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/createUser", "Creates a user (userId generated when absent).",
+        "admin/createUser",
+        "Creates a user (userId generated when absent).",
         description: """
-        Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, \
-        birthDate, passkeys registered with another Relying Party (credential id and COSE public key), the user's \
-        passkey user handle and free attributes. A userId, email, phone number, loginName or credential id already \
-        taken answers alreadyExists; a passkey key a registration would refuse answers invalidParams naming the entry. \
-        The first step of every activation flow.
-        """,
-        errors: [.alreadyExists], access: .admin)
+            Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, \
+            birthDate, passkeys registered with another Relying Party (credential id and COSE public key), the user's \
+            passkey user handle and free attributes. A userId, email, phone number, loginName or credential id already \
+            taken answers alreadyExists; a passkey key a registration would refuse answers invalidParams naming the entry. \
+            The first step of every activation flow.
+            """,
+        errors: [.alreadyExists],
+        access: .admin
+    )
     struct Params: WireReadable {
         var userId: String?
         var loginName: String?
@@ -40,9 +43,18 @@ enum AdminCreateUser: RPCMethod {
     }
     static let result = Codec.member("userId", .text)
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
-        try context.core.createUser(NewUser(
-            userId: params.userId, email: params.email, phoneNumber: params.phoneNumber, password: params.password,
-            birthDate: params.birthDate, passkeys: params.passkeys ?? [], passkeyUserHandle: params.passkeyUserHandle,
-            attributes: params.attributes.map(JSONSerializer.string), loginName: params.loginName))
+        try context.core.createUser(
+            NewUser(
+                userId: params.userId,
+                email: params.email,
+                phoneNumber: params.phoneNumber,
+                password: params.password,
+                birthDate: params.birthDate,
+                passkeys: params.passkeys ?? [],
+                passkeyUserHandle: params.passkeyUserHandle,
+                attributes: params.attributes.map(JSONSerializer.string),
+                loginName: params.loginName
+            )
+        )
     }
 }

@@ -1,17 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum AdminLockRegistration: AdminFamily.RegistrationChange {
     static let declaration = MethodDeclaration(
-        "admin/lockRegistration", "Locks a registration (lockedByAdmin); its tokens die.",
+        "admin/lockRegistration",
+        "Locks a registration (lockedByAdmin); its tokens die.",
         description: """
-        Locks a registration by the operator's decision (lockedByAdmin): its tokens are revoked and \
-        authentications answer lockedByAdmin until admin/unlockRegistration.
-        """,
-        errors: [.notFound], access: .admin)
+            Locks a registration by the operator's decision (lockedByAdmin): its tokens are revoked and \
+            authentications answer lockedByAdmin until admin/unlockRegistration.
+            """,
+        errors: [.notFound],
+        access: .admin
+    )
     static let change = AdminRegistrationChange.lock
 }

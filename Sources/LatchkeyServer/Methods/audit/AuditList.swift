@@ -1,17 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum AuditList: RPCMethod {
-    static let declaration = MethodDeclaration("audit/list", "Recorded security events, oldest first; limit keeps the newest.",
+    static let declaration = MethodDeclaration(
+        "audit/list",
+        "Recorded security events, oldest first; limit keeps the newest.",
         description: """
-        Lists recorded security events (logins, activations, failed attempts, locks, recoveries, resets, …), \
-        oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.
-        """,
-        access: .admin)
+            Lists recorded security events (logins, activations, failed attempts, locks, recoveries, resets, …), \
+            oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.
+            """,
+        access: .admin
+    )
     struct Params: WireReadable {
         var userId: String?
         var registrationId: String?

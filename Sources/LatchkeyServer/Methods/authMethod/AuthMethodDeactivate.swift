@@ -1,18 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum AuthMethodDeactivate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "authMethod/deactivate", "Removes a method after a device authentication.",
+        "authMethod/deactivate",
+        "Removes a method after a device authentication.",
         description: """
-        Removes an auth method from the registration after a device authentication. The device method itself \
-        cannot be removed (cannotDeactivateDevice).
-        """,
-        errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + CommonErrors.registrationState)
+            Removes an auth method from the registration after a device authentication. The device method itself \
+            cannot be removed (cannotDeactivateDevice).
+            """,
+        errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + CommonErrors.registrationState
+    )
     struct Params: WireReadable {
         var deviceId = ""
         var authMethod = AuthMethod.device

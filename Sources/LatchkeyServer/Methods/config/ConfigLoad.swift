@@ -1,17 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum ConfigLoad: RPCMethod {
-    static let declaration = MethodDeclaration("config/load", "The application's activation code format.",
+    static let declaration = MethodDeclaration(
+        "config/load",
+        "The application's activation code format.",
         description: """
-        Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape \
-        its code entry before activation/start.
-        """,
-        errors: [.notFound])
+            Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape \
+            its code entry before activation/start.
+            """,
+        errors: [.notFound]
+    )
     struct Result: WireObject {
         var activationCodeLength: Int
         var activationCodeType: ActivationCodeType

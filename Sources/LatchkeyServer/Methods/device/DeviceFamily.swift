@@ -1,9 +1,9 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 /// What the `device/` methods share.
 enum DeviceFamily {
@@ -14,9 +14,13 @@ enum DeviceFamily {
     static let activated = Codec.member("activated", Codec<Bool>.bool)
 
     /// The hardware a new simulated phone has.
-    static func hardware<Root>(_ biometry: WritableKeyPath<Root, Biometry> & Sendable,
-                               _ iCloudKeychain: WritableKeyPath<Root, Bool> & Sendable) -> [WireField<Root>] {
-        [.defaulted("biometry", biometry, .enumeration(Biometry.self), default: .faceId),
-         .defaulted("iCloudKeychain", iCloudKeychain, .bool, default: true)]
+    static func hardware<Root>(
+        _ biometry: WritableKeyPath<Root, Biometry> & Sendable,
+        _ iCloudKeychain: WritableKeyPath<Root, Bool> & Sendable
+    ) -> [WireField<Root>] {
+        [
+            .defaulted("biometry", biometry, .enumeration(Biometry.self), default: .faceId),
+            .defaulted("iCloudKeychain", iCloudKeychain, .bool, default: true),
+        ]
     }
 }

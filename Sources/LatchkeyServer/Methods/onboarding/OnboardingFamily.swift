@@ -1,23 +1,29 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 /// What the `onboarding/` methods share (the credentials codec is also `server/onboarding/start`'s).
 enum OnboardingFamily {
-    /// The identity onboarding starts from, as the seed's `start(credentials:)` sends it: `email`,
-    /// `phoneNumber`, `loginName`, or `userId` (the seed's `userID`) with `birthDate`; `birthDate`
-    /// may come with any of them. Any other shape is refused naming the key (a shape says
-    /// nothing about users).
+    /// The identity onboarding starts from, as the seed's `start(credentials:)` sends it: `email`, `phoneNumber`, `loginName`, or `userId` (the
+    /// seed's `userID`) with `birthDate`; `birthDate` may come with any of them.
+    ///
+    /// Any other shape is refused naming the key (a shape says nothing about users).
     static let credentials = Codec<OnboardingCredentials>(
-        schema: .named("OnboardingCredentials", .object([
-            Field("email", .string(), required: false), Field("phoneNumber", .string(), required: false),
-            Field("loginName", .string(), required: false), Field("userId", .string(), required: false, "with birthDate"),
-            Field("userID", .string(), required: false, "the seed's spelling of userId"),
-            Field("birthDate", .string(format: "date"), required: false, "YYYY-MM-DD; required with userId, optional with the others"),
-        ], additional: false)),
+        schema: .named(
+            "OnboardingCredentials",
+            .object(
+                [
+                    Field("email", .string(), required: false), Field("phoneNumber", .string(), required: false),
+                    Field("loginName", .string(), required: false), Field("userId", .string(), required: false, "with birthDate"),
+                    Field("userID", .string(), required: false, "the seed's spelling of userId"),
+                    Field("birthDate", .string(format: "date"), required: false, "YYYY-MM-DD; required with userId, optional with the others"),
+                ],
+                additional: false
+            )
+        ),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -36,7 +42,8 @@ enum OnboardingFamily {
                     continue
                 }
                 guard acceptsText(value, keyPath, &problems),
-                      entry.key != "phoneNumber" || Codec.phoneNumber.read(entry.value, keyPath, &problems) != nil else { continue }
+                    entry.key != "phoneNumber" || Codec.phoneNumber.read(entry.value, keyPath, &problems) != nil
+                else { continue }
                 if entry.key == "userID", object["userId"] != nil {
                     problems.append(ParamProblem(keyPath, "is the same key as userId: give one of them"))
                     continue
@@ -55,7 +62,8 @@ enum OnboardingFamily {
             var object = JSONObject()
             for (key, slot) in credentialOrder { if let value = credentials[keyPath: slot] { object.appendUnchecked(key, .string(value)) } }
             return .object(object)
-        })
+        }
+    )
 
     private static let credentialOrder: [(String, WritableKeyPath<OnboardingCredentials, String?> & Sendable)] = [
         ("email", \.email), ("phoneNumber", \.phoneNumber), ("loginName", \.loginName), ("userId", \.userId), ("birthDate", \.birthDate),

@@ -4,15 +4,17 @@ import LatchkeyRPC
 /// `passkey/requestOptions`: options for `navigator.credentials.get()` to sign in.
 enum PasskeyRequestOptions: RPCMethod {
     static let declaration = MethodDeclaration(
-        "passkey/requestOptions", "Options to sign in with a passkey, for a named user or discoverable (no identifier).",
+        "passkey/requestOptions",
+        "Options to sign in with a passkey, for a named user or discoverable (no identifier).",
         description: """
-        Opens a WebAuthn authentication ceremony and answers its ceremonyId and publicKey, a \
-        PublicKeyCredentialRequestOptionsJSON (what PublicKeyCredential.parseRequestOptionsFromJSON takes). Named by \
-        at most one of email, phoneNumber, loginName or userId, allowCredentials lists that user's passkeys; with none \
-        it is empty (a discoverable-credential sign-in). An identifier that matches nobody gets one made-up credential, \
-        the same every time. The ceremony is valid 300 s and serves one passkey/login.
-        """,
-        errors: [.notFound])
+            Opens a WebAuthn authentication ceremony and answers its ceremonyId and publicKey, a \
+            PublicKeyCredentialRequestOptionsJSON (what PublicKeyCredential.parseRequestOptionsFromJSON takes). Named by \
+            at most one of email, phoneNumber, loginName or userId, allowCredentials lists that user's passkeys; with none \
+            it is empty (a discoverable-credential sign-in). An identifier that matches nobody gets one made-up credential, \
+            the same every time. The ceremony is valid 300 s and serves one passkey/login.
+            """,
+        errors: [.notFound]
+    )
     struct Params: WireReadable {
         var email: String?
         var phoneNumber: String?
@@ -24,13 +26,17 @@ enum PasskeyRequestOptions: RPCMethod {
             .optional("loginName", \.loginName, .identifier), .optional("userId", \.userId, .identifier),
             .applicationId(\.applicationId),
         ]
-        static let rules: [WireRule<Self>] = [.custom { params, _, problems in
-            let given = [("email", params.email), ("phoneNumber", params.phoneNumber), ("loginName", params.loginName),
-                         ("userId", params.userId)].filter { $0.1 != nil }.map(\.0)
-            if given.count > 1 {
-                problems.append(ParamProblem(given[1], "cannot be given together with \(given[0]) (give at most one identifier)"))
+        static let rules: [WireRule<Self>] = [
+            .custom { params, _, problems in
+                let given = [
+                    ("email", params.email), ("phoneNumber", params.phoneNumber), ("loginName", params.loginName),
+                    ("userId", params.userId),
+                ].filter { $0.1 != nil }.map(\.0)
+                if given.count > 1 {
+                    problems.append(ParamProblem(given[1], "cannot be given together with \(given[0]) (give at most one identifier)"))
+                }
             }
-        }]
+        ]
         var identifier: UserIdentifier? {
             if let email { return .email(email) }
             if let phoneNumber { return .phoneNumber(phoneNumber) }

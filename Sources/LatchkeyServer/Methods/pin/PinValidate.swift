@@ -1,18 +1,21 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum PinValidate: RPCMethod {
-    static let declaration = MethodDeclaration("pin/validate", "Checks a PIN against the application's policy.",
+    static let declaration = MethodDeclaration(
+        "pin/validate",
+        "Checks a PIN against the application's policy.",
         description: """
-        Checks a candidate PIN against the application's PIN policy (numeric or alphanumeric, minimum and maximum \
-        length) and lists every violation. Stores nothing; the same policy applies in activation/finish and \
-        authMethod/finishAddOrUpdate.
-        """,
-        errors: [.notFound])
+            Checks a candidate PIN against the application's PIN policy (numeric or alphanumeric, minimum and maximum \
+            length) and lists every violation. Stores nothing; the same policy applies in activation/finish and \
+            authMethod/finishAddOrUpdate.
+            """,
+        errors: [.notFound]
+    )
     struct Params: WireReadable {
         var pin = ""
         var applicationId: String?

@@ -1,20 +1,24 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum RecoveryFinish: RPCMethod {
     static let declaration = MethodDeclaration(
-        "recovery/finish", "Recovers the registration onto this device with the code and exactly one method besides device.",
+        "recovery/finish",
+        "Recovers the registration onto this device with the code and exactly one method besides device.",
         description: """
-        Recovers the registration onto this device with the recovery code and exactly one auth method besides \
-        device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask \
-        tokenPurpose addOrUpdateRecovery to set a new one).
-        """,
-        errors: [.notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
-                 .policyViolation] + CommonErrors.finish + CommonErrors.biometry)
+            Recovers the registration onto this device with the recovery code and exactly one auth method besides \
+            device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask \
+            tokenPurpose addOrUpdateRecovery to set a new one).
+            """,
+        errors: [
+            .notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
+            .policyViolation,
+        ] + CommonErrors.finish + CommonErrors.biometry
+    )
     struct Params: WireReadable {
         var deviceId = ""
         var recoveryParameter = RecoveryFamily.RecoveryParameter()
@@ -28,8 +32,11 @@ enum RecoveryFinish: RPCMethod {
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
         try context.devices.on(params.deviceId) {
-            try $0.finishRecovery(code: params.recoveryParameter.recoveryCode, params.authParameter.domain,
-                               tokenPurpose: requestedTokenPurpose(params.tokenPurpose, params.authParameter))
+            try $0.finishRecovery(
+                code: params.recoveryParameter.recoveryCode,
+                params.authParameter.domain,
+                tokenPurpose: requestedTokenPurpose(params.tokenPurpose, params.authParameter)
+            )
         }
     }
 }

@@ -1,17 +1,19 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum RecoveryFinishDelete: RPCMethod {
     static let declaration = MethodDeclaration(
-        "recovery/finishDelete", "Deletes the recovery method on both sides (the code given is ignored).",
+        "recovery/finishDelete",
+        "Deletes the recovery method on both sides (the code given is ignored).",
         description: """
-        Deletes the backup recovery method on the device and on the server (the code given is not checked).
-        """,
-        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish)
+            Deletes the backup recovery method on the device and on the server (the code given is not checked).
+            """,
+        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish
+    )
     struct Params: WireReadable {
         var deviceId = ""
         var recoveryParameter = RecoveryFamily.DeleteParameter()

@@ -1,18 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 enum RegistrationDeactivate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "registration/deactivate", "Deactivates the registration, on the server too unless onlyLocally.",
+        "registration/deactivate",
+        "Deactivates the registration, on the server too unless onlyLocally.",
         description: """
-        Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server \
-        removes the registration too.
-        """,
-        errors: [.notFound, .notActivatedLocally, .registrationRemoved])
+            Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server \
+            removes the registration too.
+            """,
+        errors: [.notFound, .notActivatedLocally, .registrationRemoved]
+    )
     struct Params: WireReadable {
         var deviceId = ""
         var onlyLocally = false

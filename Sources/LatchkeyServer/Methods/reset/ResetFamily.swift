@@ -1,17 +1,19 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 /// What the `reset/` methods share.
 enum ResetFamily {
     static let codeErrors: [ErrorReason] = [.verificationCodeInvalid, .verificationCodeExpired]
 
     /// `email` or `phoneNumber`, exactly one: who asks, and by which channel.
-    static func identifier<Root: WireObject>(_ email: WritableKeyPath<Root, String?> & Sendable,
-                                             _ phoneNumber: WritableKeyPath<Root, String?> & Sendable) -> [WireField<Root>] {
+    static func identifier<Root: WireObject>(
+        _ email: WritableKeyPath<Root, String?> & Sendable,
+        _ phoneNumber: WritableKeyPath<Root, String?> & Sendable
+    ) -> [WireField<Root>] {
         [.optional("email", email, .text, "email channel"), .optional("phoneNumber", phoneNumber, .phoneNumber, "SMS channel, E.164")]
     }
 
@@ -30,7 +32,8 @@ enum ResetFamily {
         var who = Identified()
         var redirectUrl = ""
         var applicationId: String?
-        static let fields: [WireField<Self>] = identifier(\.who.email, \.who.phoneNumber)
+        static let fields: [WireField<Self>] =
+            identifier(\.who.email, \.who.phoneNumber)
             + [.required("redirectUrl", \.redirectUrl, .text), .applicationId(\.applicationId)]
         // The redirect URL is checked before anything else, the identifier rule included (see `handle`).
     }

@@ -1,31 +1,38 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeySimulator
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeySimulator
 
 /// `reset/resetPasskeys`: every passkey removed, the new one (made by the simulated phone or an outside
 /// authenticator) registered, with an account-recovery code.
 enum ResetResetPasskeys: RPCMethod {
     static let declaration = MethodDeclaration(
-        "reset/resetPasskeys", "Removes every passkey and registers the new one, with an account-recovery code.",
+        "reset/resetPasskeys",
+        "Removes every passkey and registers the new one, with an account-recovery code.",
         description: """
-        With an account-recovery verification code, removes every passkey of the user and registers the new one \
-        when given: {deviceId} has the simulated phone make it in the same call (options, creation, verification), \
-        {ceremonyId, credential} registers one an outside authenticator made from reset/passkeyCreationOptions. \
-        The code is checked first (a wrong one counts), then the ceremony, then the credential; a credential that \
-        fails its checks answers passkeyInvalid, uses up the ceremony only and leaves the old passkeys in place.
-        """,
-        errors: ResetFamily.codeErrors + [.noSessionInProgress, .sessionExpired, .passkeyInvalid, .alreadyExists, .notFound,
-                                          .biometryFailed, .biometryCancelled])
+            With an account-recovery verification code, removes every passkey of the user and registers the new one \
+            when given: {deviceId} has the simulated phone make it in the same call (options, creation, verification), \
+            {ceremonyId, credential} registers one an outside authenticator made from reset/passkeyCreationOptions. \
+            The code is checked first (a wrong one counts), then the ceremony, then the credential; a credential that \
+            fails its checks answers passkeyInvalid, uses up the ceremony only and leaves the old passkeys in place.
+            """,
+        errors: ResetFamily.codeErrors + [
+            .noSessionInProgress, .sessionExpired, .passkeyInvalid, .alreadyExists, .notFound,
+            .biometryFailed, .biometryCancelled,
+        ]
+    )
     struct Params: WireReadable {
         var who = ResetFamily.Identified()
         var verificationCode = ""
         var passkey: NewPasskey?
-        static let fields: [WireField<Self>] = ResetFamily.identifier(\.who.email, \.who.phoneNumber)
-            + [.required("verificationCode", \.verificationCode, .text),
-               .optional("passkey", \.passkey, .object(NewPasskey.self), "{deviceId, friendlyName*} or {ceremonyId, credential, friendlyName*}")]
+        static let fields: [WireField<Self>] =
+            ResetFamily.identifier(\.who.email, \.who.phoneNumber)
+            + [
+                .required("verificationCode", \.verificationCode, .text),
+                .optional("passkey", \.passkey, .object(NewPasskey.self), "{deviceId, friendlyName*} or {ceremonyId, credential, friendlyName*}"),
+            ]
         static let rules: [WireRule<Self>] = [ResetFamily.Identified.rule.at(\.who)]
     }
     static let result = UserFamily.passkeyList
@@ -37,7 +44,10 @@ enum ResetResetPasskeys: RPCMethod {
         }
         if let ceremonyId = passkey.ceremonyId, let credential = passkey.credential {
             return try context.core.resetPasskeys(
-                identifier, code: code, newPasskey: ResetPasskey(ceremonyId: ceremonyId, response: credential, friendlyName: passkey.friendlyName))
+                identifier,
+                code: code,
+                newPasskey: ResetPasskey(ceremonyId: ceremonyId, response: credential, friendlyName: passkey.friendlyName)
+            )
         }
         guard let deviceId = passkey.deviceId else { throw DomainError.invalid(.newPasskey, NewPasskey.shapeMessage) }
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
@@ -46,9 +56,15 @@ enum ResetResetPasskeys: RPCMethod {
         return try context.devices.withDevice(deviceId) { device, session in
             let options = try session.resetPasskeyCreationOptions(identifier, code: code, applicationId: nil)
             let response = try SimulatedBrowser.create(options, origin: origin, on: device)
-            return try session.resetPasskeys(identifier, code: code,
-                                             newPasskey: ResetPasskey(ceremonyId: options.ceremonyId, response: response,
-                                                                      friendlyName: passkey.friendlyName))
+            return try session.resetPasskeys(
+                identifier,
+                code: code,
+                newPasskey: ResetPasskey(
+                    ceremonyId: options.ceremonyId,
+                    response: response,
+                    friendlyName: passkey.friendlyName
+                )
+            )
         }
     }
 
@@ -65,16 +81,18 @@ enum ResetResetPasskeys: RPCMethod {
             .optional("credential", \.credential, .registrationResponse, "RegistrationResponseJSON"),
             .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64), "defaults to Passkey"),
         ]
-        static let rules: [WireRule<Self>] = [.custom { value, path, problems in
-            let byDevice = value.deviceId != nil
-            let byCeremony = value.ceremonyId != nil || value.credential != nil
-            if byDevice == byCeremony {
-                problems.append(ParamProblem(path, shapeMessage))
-            } else if byCeremony, value.ceremonyId == nil {
-                problems.append(ParamProblem("\(path).ceremonyId", "is required with credential"))
-            } else if byCeremony, value.credential == nil {
-                problems.append(ParamProblem("\(path).credential", "is required with ceremonyId"))
+        static let rules: [WireRule<Self>] = [
+            .custom { value, path, problems in
+                let byDevice = value.deviceId != nil
+                let byCeremony = value.ceremonyId != nil || value.credential != nil
+                if byDevice == byCeremony {
+                    problems.append(ParamProblem(path, shapeMessage))
+                } else if byCeremony, value.ceremonyId == nil {
+                    problems.append(ParamProblem("\(path).ceremonyId", "is required with credential"))
+                } else if byCeremony, value.credential == nil {
+                    problems.append(ParamProblem("\(path).credential", "is required with ceremonyId"))
+                }
             }
-        }]
+        ]
     }
 }

@@ -5,14 +5,18 @@ import LatchkeyRPC
 
 enum ServerActivationCommit: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/activation/commit", "Registers the device's public keys, each with its proof, and creates the registration.",
+        "server/activation/commit",
+        "Registers the device's public keys, each with its proof, and creates the registration.",
         description: """
-        Completes an activation opened by server/activation/prepare or server/onboarding/activate: checks each key's proof of \
-        possession (operation activate, the activationId as subject), consumes the code and creates the registration. \
-        A two-factor key needs a method enabled for the application.
-        """,
-        errors: [.noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired, .authMethodNotAllowed,
-                 .proofInvalid, .onboardingFailed])
+            Completes an activation opened by server/activation/prepare or server/onboarding/activate: checks each key's proof of \
+            possession (operation activate, the activationId as subject), consumes the code and creates the registration. \
+            A two-factor key needs a method enabled for the application.
+            """,
+        errors: [
+            .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired, .authMethodNotAllowed,
+            .proofInvalid, .onboardingFailed,
+        ]
+    )
     struct Params: WireReadable {
         var activationId = ""
         var keys = KeySetParam()
@@ -26,9 +30,16 @@ enum ServerActivationCommit: RPCMethod {
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> CommittedActivation {
         let keys = try params.keys.domain(at: "keys")
-        return CommittedActivation(outcome: try context.core.session {
-            try $0.commitActivation(activationId: params.activationId, keys: keys, activationName: params.activationName,
-                                    tokenPurpose: params.tokenPurpose, caller: nil)
-        })
+        return CommittedActivation(
+            outcome: try context.core.session {
+                try $0.commitActivation(
+                    activationId: params.activationId,
+                    keys: keys,
+                    activationName: params.activationName,
+                    tokenPurpose: params.tokenPurpose,
+                    caller: nil
+                )
+            }
+        )
     }
 }

@@ -20,9 +20,10 @@ enum ServerFamily {
     struct SignedParams: WireReadable {
         var challenge = ChallengeParams()
         var signatures = SignaturesParam()
-        static let fields: [WireField<Self>] = ChallengeParams.fields.map { $0.lifted(\.challenge) } + [
-            .required("signatures", \.signatures, .object(SignaturesParam.self)),
-        ]
+        static let fields: [WireField<Self>] =
+            ChallengeParams.fields.map { $0.lifted(\.challenge) } + [
+                .required("signatures", \.signatures, .object(SignaturesParam.self))
+            ]
         var registrationId: String { challenge.registrationId }
         var challengeId: String { challenge.challengeId }
         func factorSignatures() throws -> FactorSignatures { try signatures.domain(at: "signatures") }

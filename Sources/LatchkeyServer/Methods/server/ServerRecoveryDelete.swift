@@ -5,12 +5,14 @@ import LatchkeyRPC
 
 enum ServerRecoveryDelete: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/recovery/delete", "Deletes the recovery key, authorised by a deleteRecovery token.",
+        "server/recovery/delete",
+        "Deletes the recovery key, authorised by a deleteRecovery token.",
         description: """
-        Uses a deleteRecovery token (from a two-factor verify) and removes the recovery key; with no recovery key \
-        set it answers recoveryNotActivated and the token is not spent.
-        """,
-        errors: [.notFound, .recoveryNotActivated] + CommonErrors.registrationState + CommonErrors.token)
+            Uses a deleteRecovery token (from a two-factor verify) and removes the recovery key; with no recovery key \
+            set it answers recoveryNotActivated and the token is not spent.
+            """,
+        errors: [.notFound, .recoveryNotActivated] + CommonErrors.registrationState + CommonErrors.token
+    )
     struct Params: WireReadable {
         var token = ServerFamily.TokenParams()
         var tokenPurpose = TokenPurpose.none
@@ -18,8 +20,12 @@ enum ServerRecoveryDelete: RPCMethod {
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
         try context.core.session {
-            try $0.deleteRecovery(registrationId: params.token.registrationId, token: params.token.token,
-                                  tokenPurpose: params.tokenPurpose, caller: nil)
+            try $0.deleteRecovery(
+                registrationId: params.token.registrationId,
+                token: params.token.token,
+                tokenPurpose: params.tokenPurpose,
+                caller: nil
+            )
         }
     }
 }
