@@ -21,36 +21,26 @@ struct BenchKey {
         case .es256:
             let key = P256.Signing.PrivateKey()
             return BenchKey(
-                algorithm: algorithm,
-                cose: COSEKey(key.publicKey),
-                sign: { Array(try key.signature(for: $0).derRepresentation) },
+                algorithm: algorithm, cose: COSEKey(key.publicKey), sign: { Array(try key.signature(for: $0).derRepresentation) },
                 verify: { data, signature in
                     (try? P256.Signing.ECDSASignature(derRepresentation: signature))
                         .map { key.publicKey.isValidSignature($0, for: data) } ?? false
-                }
-            )
+                })
         case .eddsa:
             let key = Curve25519.Signing.PrivateKey()
             return BenchKey(
-                algorithm: algorithm,
-                cose: COSEKey(key.publicKey),
-                sign: { Array(try key.signature(for: $0)) },
-                verify: { key.publicKey.isValidSignature($1, for: $0) }
-            )
+                algorithm: algorithm, cose: COSEKey(key.publicKey), sign: { Array(try key.signature(for: $0)) },
+                verify: { key.publicKey.isValidSignature($1, for: $0) })
         case .rs256:
             let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             return BenchKey(
-                algorithm: algorithm,
-                cose: try COSEKey(key.publicKey),
+                algorithm: algorithm, cose: try COSEKey(key.publicKey),
                 sign: { Array(try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation) },
                 verify: { data, signature in
                     key.publicKey.isValidSignature(
-                        _RSA.Signing.RSASignature(rawRepresentation: signature),
-                        for: data,
-                        padding: .insecurePKCS1v1_5
-                    )
-                }
-            )
+                        _RSA.Signing.RSASignature(rawRepresentation: signature), for: data,
+                        padding: .insecurePKCS1v1_5)
+                })
         }
     }
 }
@@ -71,9 +61,7 @@ struct InProcessServer {
             .object(
                 JSONObject([
                     ("jsonrpc", "2.0"), ("id", .int(next)), ("method", .string(method)), ("params", params),
-                ])
-            )
-        )
+                ])))
         next += 1
         return try call(bytes: bytes)
     }
@@ -99,9 +87,7 @@ func benchClientData(_ type: String, _ challenge: String) -> [UInt8] {
         .object(
             JSONObject([
                 ("type", .string(type)), ("challenge", .string(challenge)), ("origin", "https://localhost"), ("crossOrigin", false),
-            ])
-        )
-    )
+            ])))
 }
 
 func passkeyBenchmarks(directory: URL, count: Int) throws {
@@ -118,11 +104,8 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
         let creation = try server.call("passkey/creationOptions", ["sessionId": session])
         let createData = benchClientData("webauthn.create", creation["publicKey"]?["challenge"]?.stringValue ?? "")
         let authData = AuthenticatorData(
-            rpIdHash: rpIdHash,
-            flags: [.userPresent, .userVerified],
-            signCount: 0,
-            attestedCredential: AttestedCredentialData(aaguid: [UInt8](repeating: 0, count: 16), credentialId: credentialId, publicKey: key.cose)
-        )
+            rpIdHash: rpIdHash, flags: [.userPresent, .userVerified], signCount: 0,
+            attestedCredential: AttestedCredentialData(aaguid: [UInt8](repeating: 0, count: 16), credentialId: credentialId, publicKey: key.cose))
         let attestation = AttestationObject(format: "none", statement: [], authData: authData.encoded).encoded
         _ = try server.call(
             "passkey/create",
@@ -135,8 +118,7 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
                         "attestationObject": .string(Base64URL.encode(attestation)),
                     ],
                 ],
-            ]
-        )
+            ])
         var counter: UInt32 = 0
         /// One sign-in: the options (timed in `optionsTime`), then the client's signature (not
         /// timed), then the login request's bytes through the server (timed in `loginTime`).
@@ -182,21 +164,10 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
         report(
             String(
                 format: "  %@ passkey/login %7.1f µs (%6.0f /s); bare verify %6.1f µs (%7.0f /s); the RP's own work %6.1f µs per login",
-                name,
-                login * 1e6,
-                1 / login,
-                verify * 1e6,
-                1 / verify,
-                (login - verify) * 1e6
-            )
-        )
+                name, login * 1e6, 1 / login, verify * 1e6, 1 / verify, (login - verify) * 1e6))
         report(
             String(
-                format: "  %@ options + login round trip (server side) %7.1f µs: %5.0f /s",
-                name,
-                (options + login) * 1e6,
-                1 / (options + login)
-            )
-        )
+                format: "  %@ options + login round trip (server side) %7.1f µs: %5.0f /s", name, (options + login) * 1e6,
+                1 / (options + login)))
     }
 }

@@ -33,21 +33,13 @@ report("== crypto primitives")
 let salt = [UInt8](repeating: 7, count: 16)
 let pbkdf2 = try measure("PBKDF2-HMAC-SHA256 x 10 000 (PIN)", count: 200) {
     _ = try KDF.Insecure.PBKDF2.deriveKey(
-        from: Array("1234".utf8),
-        salt: salt,
-        using: .sha256,
-        outputByteCount: 32,
-        unsafeUncheckedRounds: 10_000
-    )
+        from: Array("1234".utf8), salt: salt, using: .sha256, outputByteCount: 32,
+        unsafeUncheckedRounds: 10_000)
 }
 let recoveryKDF = try measure("PBKDF2-HMAC-SHA256 x 100 000 (recovery code)", count: 20) {
     _ = try KDF.Insecure.PBKDF2.deriveKey(
-        from: Array("recovery".utf8),
-        salt: salt,
-        using: .sha256,
-        outputByteCount: 32,
-        unsafeUncheckedRounds: 100_000
-    )
+        from: Array("recovery".utf8), salt: salt, using: .sha256, outputByteCount: 32,
+        unsafeUncheckedRounds: 100_000)
 }
 let key = P256.Signing.PrivateKey()
 let message = Array(SHA256.hash(data: [1, 2, 3]))
@@ -56,13 +48,8 @@ let sign = try measure("P-256 sign", count: 2000) { _ = try key.signature(for: m
 let verify = measure("P-256 verify", count: 2000) { _ = key.publicKey.isValidSignature(signature, for: message) }
 let scrypt = try measure("scrypt N=2^14 r=8 p=1 (password)", count: 10) {
     _ = try KDF.Scrypt.deriveKey(
-        from: Array("password".utf8),
-        salt: salt,
-        outputByteCount: 32,
-        rounds: 1 << 14,
-        blockSize: 8,
-        parallelism: 1
-    )
+        from: Array("password".utf8), salt: salt, outputByteCount: 32, rounds: 1 << 14,
+        blockSize: 8, parallelism: 1)
 }
 // A PIN authentication: one PBKDF2, two signatures (possession + knowledge), two verifications.
 let pinFloor = pbkdf2 + 2 * sign + 2 * verify
@@ -110,9 +97,7 @@ struct System {
 func activatedSystem(_ name: String) throws -> System {
     let core = try Latchkey(
         store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
-        clock: SystemClock(),
-        random: SystemRandomSource()
-    )
+        clock: SystemClock(), random: SystemRandomSource())
     let system = System(core: core, devices: SimulatedDevices(core: core))
     try system.activate(userId: "alice", deviceId: "phone", method: .pin)
     return system
@@ -129,12 +114,7 @@ let share = pinFloor / flow
 report(
     String(
         format: "  share of the flow in KDF + signatures: %.0f %% (KDF %.0f %%, signatures %.0f %%); the rest (store, logic): %.0f %%",
-        share * 100,
-        pbkdf2 / flow * 100,
-        (2 * sign + 2 * verify) / flow * 100,
-        (1 - share) * 100
-    )
-)
+        share * 100, pbkdf2 / flow * 100, (2 * sign + 2 * verify) / flow * 100, (1 - share) * 100))
 
 // The same share measured in one loop, robust to a noisy machine: each round times the crypto
 // of a PIN authentication (one PBKDF2 × 10 000, two signs, two verifications) and, right after,
@@ -144,12 +124,8 @@ var flowRounds: [Double] = []
 for _ in 0..<flowCount {
     let t0 = DispatchTime.now().uptimeNanoseconds
     _ = try KDF.Insecure.PBKDF2.deriveKey(
-        from: Array("1234".utf8),
-        salt: salt,
-        using: .sha256,
-        outputByteCount: 32,
-        unsafeUncheckedRounds: 10_000
-    )
+        from: Array("1234".utf8), salt: salt, using: .sha256, outputByteCount: 32,
+        unsafeUncheckedRounds: 10_000)
     for _ in 0..<2 {
         _ = try key.signature(for: message)
         _ = key.publicKey.isValidSignature(signature, for: message)
@@ -170,13 +146,8 @@ overheads.sort()
 report(
     String(
         format: "  interleaved (%d rounds): flow median %.0f µs; not crypto (store, logic): median %.1f %% (quartiles %.1f–%.1f %%)",
-        overheads.count,
-        quantile(flowRounds.sorted(), 0.5) / 1e3,
-        quantile(overheads, 0.5) * 100,
-        quantile(overheads, 0.25) * 100,
-        quantile(overheads, 0.75) * 100
-    )
-)
+        overheads.count, quantile(flowRounds.sorted(), 0.5) / 1e3, quantile(overheads, 0.5) * 100,
+        quantile(overheads, 0.25) * 100, quantile(overheads, 0.75) * 100))
 
 // One recovery finish: the recovery-code KDF, the recovery signature and its check, new keys.
 var restored: [System] = []
@@ -202,10 +173,7 @@ let recoveryFloor = recoveryKDF + sign + verify + pbkdf2 + 2 * sign
 report(
     String(
         format: "  of which crypto (recovery KDF %.1f ms, PIN KDF, signatures, key generation): about %.0f %%",
-        recoveryKDF * 1e3,
-        recoveryFloor / recoveryEach * 100
-    )
-)
+        recoveryKDF * 1e3, recoveryFloor / recoveryEach * 100))
 _ = scrypt
 
 try passkeyBenchmarks(directory: directory, count: flowCount)

@@ -71,10 +71,7 @@ public struct OnboardingCredentials: Sendable, Equatable {
     public var birthDate: String?
 
     public init(
-        email: String? = nil,
-        phoneNumber: String? = nil,
-        loginName: String? = nil,
-        userId: String? = nil,
+        email: String? = nil, phoneNumber: String? = nil, loginName: String? = nil, userId: String? = nil,
         birthDate: String? = nil
     ) {
         self.email = email

@@ -94,17 +94,13 @@ public struct DomainError: Error, Sendable, Equatable {
 
     public static func rateLimited(retryAfter: Int64, _ what: String) -> DomainError {
         DomainError(
-            .rateLimited,
-            "Try again later: \(what)",
-            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))]
-        )
+            .rateLimited, "Try again later: \(what)",
+            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
     }
 
     public static func storeUnavailable(retryAfter: Int64, _ what: String) -> DomainError {
         DomainError(
-            .storeUnavailable,
-            "The store is unavailable: \(what); nothing was written",
-            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))]
-        )
+            .storeUnavailable, "The store is unavailable: \(what); nothing was written",
+            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
     }
 }

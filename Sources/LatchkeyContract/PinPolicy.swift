@@ -24,10 +24,8 @@ extension PinRules {
         let found = violations(pin).map(\.rawValue)
         guard found.isEmpty else {
             throw DomainError(
-                .policyViolation,
-                "The PIN does not meet the policy: \(found.joined(separator: ", "))",
-                [("violations", .strings(found))]
-            )
+                .policyViolation, "The PIN does not meet the policy: \(found.joined(separator: ", "))",
+                [("violations", .strings(found))])
         }
     }
 }

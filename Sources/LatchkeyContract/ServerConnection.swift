@@ -6,34 +6,21 @@ public protocol ServerConnection {
     /// Opens an activation: the request's id is the activationId.
     func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest
     func commitActivation(
-        activationId: String,
-        keys: KeySet,
-        activationName: String?,
-        tokenPurpose: TokenPurpose,
+        activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> ActivationOutcome
     func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge
     func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool
     func verify(
-        registrationId: String,
-        challengeId: String,
-        signatures: FactorSignatures,
-        tokenPurpose: TokenPurpose,
+        registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> Verification
     func addAuthMethod(
-        registrationId: String,
-        challengeId: String,
-        signatures: FactorSignatures,
-        method: AuthMethod,
-        key: KeyWithProof,
-        caller: Caller?
+        registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
+        key: KeyWithProof, caller: Caller?
     ) throws -> [AuthMethod]
     func removeAuthMethod(
-        registrationId: String,
-        challengeId: String,
-        signatures: FactorSignatures,
-        method: AuthMethod,
+        registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
         caller: Caller?
     ) throws -> [AuthMethod]
     func registrationStatus(registrationId: String) throws -> RegistrationStatus
@@ -42,22 +29,15 @@ public protocol ServerConnection {
     /// token's purpose) for 300 s.
     func redeemToken(registrationId: String, token: String, purpose: TokenPurpose, caller: Caller?) throws -> TokenGrant
     func setRecovery(
-        registrationId: String,
-        grant: TokenGrant,
-        key: KeyWithProof,
-        tokenPurpose: TokenPurpose,
+        registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome
     func deleteRecovery(registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome
     /// Opens a recovery onto new keys: the request's id is the challengeId.
     func recoveryChallenge(registrationId: String, caller: Caller) throws -> KeyRequest
     func recover(
-        registrationId: String,
-        challengeId: String,
-        recoverySignature: Signature,
-        keys: KeySet,
-        tokenPurpose: TokenPurpose,
-        caller: Caller?
+        registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
+        tokenPurpose: TokenPurpose, caller: Caller?
     ) throws -> ActivationOutcome
     func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String
     func onboardingStatus(processId: String) throws -> OnboardingStatus
@@ -202,13 +182,8 @@ public struct ChallengeStanding: Sendable, Equatable {
     public var contextMIME: String?
 
     public init(
-        lastAttempt: UnixTime?,
-        totalAttemptsPIN: Int,
-        remainingAttemptsPIN: Int,
-        authenticationId: String?,
-        contextTitle: String?,
-        contextContent: String?,
-        contextMIME: String?
+        lastAttempt: UnixTime?, totalAttemptsPIN: Int, remainingAttemptsPIN: Int, authenticationId: String?,
+        contextTitle: String?, contextContent: String?, contextMIME: String?
     ) {
         self.lastAttempt = lastAttempt
         self.totalAttemptsPIN = totalAttemptsPIN
@@ -237,14 +212,8 @@ public struct Challenge: Sendable, Equatable {
     public var deviceKeyId: String
 
     public init(
-        challengeId: String,
-        challenge: String,
-        expiresAt: UnixTime,
-        authenticationMethods: [AuthMethod],
-        standing: ChallengeStanding,
-        contextHash: String,
-        pinRules: PinRules,
-        allowedAuthMethodsToActivate: [AuthMethod]?,
+        challengeId: String, challenge: String, expiresAt: UnixTime, authenticationMethods: [AuthMethod],
+        standing: ChallengeStanding, contextHash: String, pinRules: PinRules, allowedAuthMethodsToActivate: [AuthMethod]?,
         deviceKeyId: String
     ) {
         self.challengeId = challengeId
@@ -280,12 +249,8 @@ public struct RegistrationStatus: Sendable, Equatable {
     public var recoveryMethods: [String]
 
     public init(
-        registrationId: String,
-        state: RegistrationState,
-        authMethods: [AuthMethod],
-        remainingAttemptsPIN: Int,
-        totalAttemptsPIN: Int,
-        recoveryMethods: [String]
+        registrationId: String, state: RegistrationState, authMethods: [AuthMethod], remainingAttemptsPIN: Int,
+        totalAttemptsPIN: Int, recoveryMethods: [String]
     ) {
         self.registrationId = registrationId
         self.state = state

@@ -26,10 +26,7 @@ public final class Latchkey: Sendable {
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
-        store: Store,
-        clock: Clock,
-        random: RandomSource,
-        outbox: Outbox = Outbox(),
+        store: Store, clock: Clock, random: RandomSource, outbox: Outbox = Outbox(),
         logger: Logger = Logger(label: "latchkey.core")
     ) throws {
         self.store = store
@@ -98,27 +95,13 @@ public final class Latchkey: Sendable {
 
     /// Records an audit event in the store and queues its notification.
     func audit(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ type: AuditEventType,
-        userId: String? = nil,
-        registrationId: String? = nil,
-        deviceId: String? = nil,
-        detail: String? = nil,
-        at: UnixTime? = nil,
-        activationName: String? = nil,
-        installationId: String? = nil
+        _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
+        registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
+        activationName: String? = nil, installationId: String? = nil
     ) throws {
         let event = AuditEvent(
-            at: at ?? now,
-            type: type,
-            userId: userId,
-            registrationId: registrationId,
-            deviceId: deviceId,
-            detail: detail,
-            activationName: activationName,
-            installationId: installationId
-        )
+            at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
+            activationName: activationName, installationId: installationId)
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }

@@ -38,12 +38,9 @@ extension Device {
         let payload = SignedPayload(.activate, subject: operation.id, challenge: operation.challenge, role: .device)
         let (keys, deviceKey, factorKey) = try newKeys(payload, parameter)
         let outcome = try server.commitActivation(
-            activationId: operation.id,
-            keys: keys,
+            activationId: operation.id, keys: keys,
             activationName: activationName ?? operation.activationName ?? profile.name,
-            tokenPurpose: tokenPurpose,
-            caller: caller
-        )
+            tokenPurpose: tokenPurpose, caller: caller)
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)
         return outcome
     }

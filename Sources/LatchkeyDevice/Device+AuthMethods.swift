@@ -32,24 +32,15 @@ extension Device {
         try profile.checkBiometry(activation.method)
         if try isInvalidated(proof.method) { try refuseInvalidated(proof.method, keeping: operation) }
         let payload = SignedPayload(
-            .addAuthMethod,
-            subject: registrationId,
-            challenge: operation.challenge,
-            role: .device,
-            contextHash: operation.contextHash
-        )
+            .addAuthMethod, subject: registrationId, challenge: operation.challenge, role: .device,
+            contextHash: operation.contextHash)
         let signatures = try signatures(payload, proof)
         let key = newFactorKey()
         guard let handed = FactorKey.handOver(key, payload.signed(by: KeyRole(activation.method))) else { throw KeyGenerationFailed() }
         let methods = try usingUp(operation) {
             try server.addAuthMethod(
-                registrationId: registrationId,
-                challengeId: operation.id,
-                signatures: signatures,
-                method: activation.method,
-                key: handed,
-                caller: caller
-            )
+                registrationId: registrationId, challengeId: operation.id, signatures: signatures,
+                method: activation.method, key: handed, caller: caller)
         }
         try storeFactorKey(key, for: activation)
         try setActivatedMethods(methods)
@@ -71,12 +62,8 @@ extension Device {
         let payload = SignedPayload(.removeAuthMethod, subject: registrationId, challenge: operation.challenge, role: .device)
         let methods = try usingUp(operation) {
             try server.removeAuthMethod(
-                registrationId: registrationId,
-                challengeId: operation.id,
-                signatures: try signatures(payload, AuthParameter(method: .device)),
-                method: method,
-                caller: caller
-            )
+                registrationId: registrationId, challengeId: operation.id,
+                signatures: try signatures(payload, AuthParameter(method: .device)), method: method, caller: caller)
         }
         try removeFactorKey(method)
         try setActivatedMethods(methods)
@@ -104,10 +91,7 @@ extension Device {
         try requireThisDevice(challenge, "The registration was moved to another device")
         let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device)
         try server.removeRegistration(
-            registrationId: registrationId,
-            challengeId: challenge.challengeId,
-            signatures: try signatures(payload, AuthParameter(method: .device)),
-            caller: caller
-        )
+            registrationId: registrationId, challengeId: challenge.challengeId,
+            signatures: try signatures(payload, AuthParameter(method: .device)), caller: caller)
     }
 }

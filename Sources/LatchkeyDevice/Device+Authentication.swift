@@ -45,13 +45,9 @@ extension Device {
         let last = try storage.string(.lastAuthenticationMethod).flatMap(AuthMethod.init(rawValue:))
         let preferred = last.flatMap { usable.contains($0) ? $0 : nil } ?? AuthMethod.strongestFirst.first(where: usable.contains) ?? .device
         return AuthenticationChallengeInfo(
-            authenticationMethods: methods,
-            authenticationMethod: preferred,
-            standing: challenge.standing,
-            pinCodeType: challenge.pinRules.type,
+            authenticationMethods: methods, authenticationMethod: preferred, standing: challenge.standing, pinCodeType: challenge.pinRules.type,
             pinCodeLengthMin: challenge.pinRules.minLength,
-            pinCodeLengthMax: challenge.pinRules.maxLength
-        )
+            pinCodeLengthMax: challenge.pinRules.maxLength)
     }
 
     /// Opens an authentication; the server picks up a pushed authentication if one is pending.
@@ -71,21 +67,13 @@ extension Device {
         }
         if try isInvalidated(parameter.method) { try refuseInvalidated(parameter.method, keeping: operation) }
         let payload = SignedPayload(
-            .authenticate,
-            subject: registrationId,
-            challenge: operation.challenge,
-            role: .device,
-            contextHash: operation.contextHash
-        )
+            .authenticate, subject: registrationId, challenge: operation.challenge, role: .device,
+            contextHash: operation.contextHash)
         let signatures = try signatures(payload, parameter)
         let verified = try usingUp(operation) {
             try server.verify(
-                registrationId: registrationId,
-                challengeId: operation.id,
-                signatures: signatures,
-                tokenPurpose: tokenPurpose,
-                caller: caller
-            )
+                registrationId: registrationId, challengeId: operation.id, signatures: signatures,
+                tokenPurpose: tokenPurpose, caller: caller)
         }
         try storage.set(.lastAuthenticationMethod, parameter.method.rawValue)
         return verified

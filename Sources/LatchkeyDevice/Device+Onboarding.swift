@@ -5,10 +5,8 @@ import LatchkeyContract
 /// failed, whatever became of it on the server meanwhile.
 extension Device {
     private static let cannotActivate = DomainError(
-        .onboardingCannotActivate,
-        "This device is activated already",
-        [("wdoReason", .string("wdo_activation_cannotActivate"))]
-    )
+        .onboardingCannotActivate, "This device is activated already",
+        [("wdoReason", .string("wdo_activation_cannotActivate"))])
 
     /// The device's process id; one started without `canRestoreSession` by another instance of
     /// the app is forgotten.
@@ -27,10 +25,8 @@ extension Device {
     private func requireProcess() throws -> String {
         guard let processId = try processId() else {
             throw DomainError(
-                .onboardingNotRunning,
-                "No onboarding process runs on this device",
-                [("wdoReason", .string("wdo_activation_notRunning"))]
-            )
+                .onboardingNotRunning, "No onboarding process runs on this device",
+                [("wdoReason", .string("wdo_activation_notRunning"))])
         }
         return processId
     }
@@ -42,10 +38,8 @@ extension Device {
         if try isActivatedLocally { throw Self.cannotActivate }
         if try processId() != nil {
             throw DomainError(
-                .onboardingInProgress,
-                "An onboarding process runs on this device already",
-                [("wdoReason", .string("wdo_activation_inProgress"))]
-            )
+                .onboardingInProgress, "An onboarding process runs on this device already",
+                [("wdoReason", .string("wdo_activation_inProgress"))])
         }
         let processId = try server.startOnboarding(credentials: credentials, applicationId: applicationId, caller: caller)
         try storage.set(.onboardingProcessId, processId)

@@ -28,14 +28,9 @@ extension Device {
     public func createPasskey(_ input: PasskeyCreationInput) throws -> PlatformCreation {
         try verifyUserForPasskey()
         let request = PlatformCreationRequest(
-            rpId: input.rpId,
-            userHandle: input.userHandle,
-            algorithms: input.algorithms,
-            excludeCredentials: input.excludeCredentials,
-            clientDataJSON: input.clientDataJSON,
-            userVerified: true,
-            synced: profile.iCloudKeychain
-        )
+            rpId: input.rpId, userHandle: input.userHandle, algorithms: input.algorithms,
+            excludeCredentials: input.excludeCredentials, clientDataJSON: input.clientDataJSON,
+            userVerified: true, synced: profile.iCloudKeychain)
         let held = try heldPasskeys()
         let creation: PlatformCreation
         do {
@@ -119,15 +114,8 @@ enum PasskeyKeychain {
                 let count = item[6]?.int64Value, let created = item[7]?.int64Value
             else { return nil }
             return PlatformCredential(
-                id: id,
-                rpId: rpId,
-                userHandle: handle,
-                algorithm: algorithm,
-                privateKey: key,
-                signCount: UInt32(clamping: count),
-                synced: synced,
-                createdAt: created
-            )
+                id: id, rpId: rpId, userHandle: handle, algorithm: algorithm, privateKey: key,
+                signCount: UInt32(clamping: count), synced: synced, createdAt: created)
         }
     }
 }

@@ -8,11 +8,8 @@ extension Device {
         let registrationId = try heldRegistration()
         let grant = try server.redeemToken(registrationId: registrationId, token: token, purpose: purpose, caller: caller)
         var operation = PendingOperation(
-            kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate,
-            id: grant.grantId,
-            challenge: grant.secret,
-            expiresAt: grant.expiresAt
-        )
+            kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate, id: grant.grantId,
+            challenge: grant.secret, expiresAt: grant.expiresAt)
         operation.registrationId = registrationId
         try storage.setPendingOperation(operation)
     }
@@ -36,12 +33,8 @@ extension Device {
         let payload = SignedPayload(.setRecovery, subject: registrationId, challenge: operation.challenge, role: .recovery)
         guard let handed = FactorKey.handOver(key, payload) else { throw KeyGenerationFailed() }
         let outcome = try server.setRecovery(
-            registrationId: registrationId,
-            grant: grant(operation),
-            key: handed,
-            tokenPurpose: tokenPurpose,
-            caller: caller
-        )
+            registrationId: registrationId, grant: grant(operation), key: handed,
+            tokenPurpose: tokenPurpose, caller: caller)
         try storage.set(.recoveryRegistrationId, registrationId)
         try storage.setItem(.recoverySalt, salt)
         try storage.setItem(.recoveryMaskedKey, KeyMask.mask(key, secret: code, salt: salt, rounds: KeyMask.recoveryRounds))
@@ -55,11 +48,8 @@ extension Device {
         let operation = try pending(.recoveryDelete)
         let registrationId = try heldRegistration()
         let outcome = try server.deleteRecovery(
-            registrationId: registrationId,
-            grant: grant(operation),
-            tokenPurpose: tokenPurpose,
-            caller: caller
-        )
+            registrationId: registrationId, grant: grant(operation), tokenPurpose: tokenPurpose,
+            caller: caller)
         try storage.wipe(.recovery)
         try storage.setPendingOperation(nil)
         return outcome
@@ -109,13 +99,9 @@ extension Device {
         let (keys, deviceKey, factorKey) = try newKeys(payload, parameter)
         let outcome = try usingUp(operation) {
             try server.recover(
-                registrationId: registrationId,
-                challengeId: operation.id,
-                recoverySignature: FactorKey.sign(payload, with: recoveryKey),
-                keys: keys,
-                tokenPurpose: tokenPurpose,
-                caller: caller
-            )
+                registrationId: registrationId, challengeId: operation.id,
+                recoverySignature: FactorKey.sign(payload, with: recoveryKey), keys: keys, tokenPurpose: tokenPurpose,
+                caller: caller)
         }
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)
         try storage.wipe(.recovery)

@@ -22,13 +22,8 @@ public struct Device {
     public let instance: String
 
     public init(
-        storage: DeviceStorage,
-        server: ServerConnection,
-        profile: DeviceProfile,
-        random: RandomSource,
-        clock: Clock,
-        caller: Caller,
-        instance: String
+        storage: DeviceStorage, server: ServerConnection, profile: DeviceProfile, random: RandomSource, clock: Clock,
+        caller: Caller, instance: String
     ) {
         self.storage = storage
         self.server = server

@@ -25,12 +25,7 @@ enum KeyMask {
     private static func derive(secret: String, salt: [UInt8], count: Int, rounds: Int) -> [UInt8] {
         guard
             let key = try? KDF.Insecure.PBKDF2.deriveKey(
-                from: Array(secret.utf8),
-                salt: salt,
-                using: .sha256,
-                outputByteCount: count,
-                unsafeUncheckedRounds: rounds
-            )
+                from: Array(secret.utf8), salt: salt, using: .sha256, outputByteCount: count, unsafeUncheckedRounds: rounds)
         else { return [UInt8](repeating: 0, count: count) }
         return key.withUnsafeBytes { Array($0) }
     }

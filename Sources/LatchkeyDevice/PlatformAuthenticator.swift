@@ -20,14 +20,8 @@ public struct PlatformCredential: Sendable, Equatable {
     public var createdAt: UnixTime
 
     public init(
-        id: [UInt8],
-        rpId: String,
-        userHandle: [UInt8],
-        algorithm: COSEAlgorithm,
-        privateKey: [UInt8],
-        signCount: UInt32,
-        synced: Bool,
-        createdAt: UnixTime
+        id: [UInt8], rpId: String, userHandle: [UInt8], algorithm: COSEAlgorithm, privateKey: [UInt8],
+        signCount: UInt32, synced: Bool, createdAt: UnixTime
     ) {
         self.id = id
         self.rpId = rpId
@@ -67,13 +61,8 @@ public struct PlatformCreationRequest: Sendable, Equatable {
     public var synced: Bool
 
     public init(
-        rpId: String,
-        userHandle: [UInt8],
-        algorithms: [Int64],
-        excludeCredentials: [[UInt8]],
-        clientDataJSON: [UInt8],
-        userVerified: Bool,
-        synced: Bool
+        rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8],
+        userVerified: Bool, synced: Bool
     ) {
         self.rpId = rpId
         self.userHandle = userHandle
@@ -139,9 +128,7 @@ public struct PlatformAuthenticator: Sendable {
     /// - Parameter held: the credentials the device holds (to refuse an excluded one).
     /// - Throws: `.excluded`, `.noSupportedAlgorithm`.
     public func create(
-        _ request: PlatformCreationRequest,
-        held: [PlatformCredential],
-        now: UnixTime
+        _ request: PlatformCreationRequest, held: [PlatformCredential], now: UnixTime
     )
         throws(PlatformAuthenticatorError) -> PlatformCreation
     {
@@ -172,29 +159,18 @@ public struct PlatformAuthenticator: Sendable {
             publicKey = COSEKey(drawn.key.publicKey)
         }
         let credential = PlatformCredential(
-            id: id,
-            rpId: request.rpId,
-            userHandle: request.userHandle,
-            algorithm: algorithm,
-            privateKey: privateKey,
-            signCount: request.synced ? 0 : 1,
-            synced: request.synced,
-            createdAt: now
-        )
+            id: id, rpId: request.rpId, userHandle: request.userHandle, algorithm: algorithm,
+            privateKey: privateKey, signCount: request.synced ? 0 : 1, synced: request.synced,
+            createdAt: now)
         let data = AuthenticatorData(
-            rpIdHash: Array(SHA256.hash(data: Array(request.rpId.utf8))),
-            flags: flags(credential, userVerified: request.userVerified),
+            rpIdHash: Array(SHA256.hash(data: Array(request.rpId.utf8))), flags: flags(credential, userVerified: request.userVerified),
             signCount: credential.signCount,
-            attestedCredential: AttestedCredentialData(aaguid: aaguid, credentialId: id, publicKey: publicKey)
-        )
+            attestedCredential: AttestedCredentialData(aaguid: aaguid, credentialId: id, publicKey: publicKey))
         let authData = data.encoded
         let object = AttestationObject(format: "none", statement: [], authData: authData)
         return PlatformCreation(
-            credential: credential,
-            attestationObject: object.encoded,
-            authenticatorData: authData,
-            publicKey: publicKey.encoded
-        )
+            credential: credential, attestationObject: object.encoded, authenticatorData: authData,
+            publicKey: publicKey.encoded)
     }
 
     /// Signs an assertion with `credential`: authenticator data (a device-bound credential's
@@ -202,9 +178,7 @@ public struct PlatformAuthenticator: Sendable {
     /// `authData ‖ SHA-256(clientDataJSON)`.
     /// - Throws: `.unusableKey`.
     public func get(
-        _ credential: PlatformCredential,
-        clientDataJSON: [UInt8],
-        userVerified: Bool
+        _ credential: PlatformCredential, clientDataJSON: [UInt8], userVerified: Bool
     )
         throws(PlatformAuthenticatorError) -> PlatformAssertion
     {
@@ -212,8 +186,7 @@ public struct PlatformAuthenticator: Sendable {
         if !credential.synced { credential.signCount &+= 1 }
         let authData = AuthenticatorData(
             rpIdHash: Array(SHA256.hash(data: Array(credential.rpId.utf8))),
-            flags: flags(credential, userVerified: userVerified),
-            signCount: credential.signCount
+            flags: flags(credential, userVerified: userVerified), signCount: credential.signCount
         ).encoded
         let signed = authData + Array(SHA256.hash(data: clientDataJSON))
         let signature: [UInt8]
@@ -230,11 +203,8 @@ public struct PlatformAuthenticator: Sendable {
             throw .unusableKey
         }
         return PlatformAssertion(
-            credential: credential,
-            authenticatorData: authData,
-            signature: signature,
-            userHandle: credential.userHandle
-        )
+            credential: credential, authenticatorData: authData, signature: signature,
+            userHandle: credential.userHandle)
     }
 
     /// The credential a get uses: the first `allowCredentials` entry it holds for the RP id.
@@ -243,9 +213,7 @@ public struct PlatformAuthenticator: Sendable {
     ///
     /// Nil when it holds none (the contract's `notFound`, `kind: "passkey"`).
     public static func credentialForGet(
-        held: [PlatformCredential],
-        rpId: String,
-        allowCredentials: [[UInt8]]
+        held: [PlatformCredential], rpId: String, allowCredentials: [[UInt8]]
     )
         -> PlatformCredential?
     {

@@ -29,10 +29,8 @@ final class FuzzHarness: @unchecked Sendable {
 
     private static func makeServer() -> LatchkeyServer? {
         let environment = Environment(
-            clock: ManualClock(start: 1_767_225_600),
-            random: SeededRandomSource(seed: 1),
-            openStore: { try SQLiteStore.inMemory() }
-        )
+            clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1),
+            openStore: { try SQLiteStore.inMemory() })
         return LatchkeyServer(environment: environment, options: ServerOptions(version: "fuzz"))
     }
 

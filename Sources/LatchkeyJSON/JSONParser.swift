@@ -117,8 +117,7 @@ public enum JSONParser {
             return .string(
                 pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
                     String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-                }
-            )
+                })
         case Int32(JSON_INTEGER.rawValue):
             return .int(Int64(json_integer_value(node)))
         case Int32(JSON_REAL.rawValue):

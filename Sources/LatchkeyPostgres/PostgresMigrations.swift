@@ -18,14 +18,12 @@ enum PostgresMigrations {
         do {
             try connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             try connection.execute(
-                "CREATE TABLE IF NOT EXISTS latchkey_migration (name TEXT PRIMARY KEY NOT NULL, appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
+                "CREATE TABLE IF NOT EXISTS latchkey_migration (name TEXT PRIMARY KEY NOT NULL, appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())")
             let applied = Set(
                 try connection.execute("SELECT name FROM latchkey_migration").rows.compactMap { row -> String? in
                     if case .text(let name)? = row.first { return name }
                     return nil
-                }
-            )
+                })
             for migration in all where !applied.contains(migration.name) {
                 try connection.execute(migration.sql)
                 try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])

@@ -36,10 +36,8 @@ public final class PostgresNotifier: Sendable {
     public init(conninfo: String, key: [UInt8]) {
         self.conninfo = conninfo
         sealKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: key),
-            info: Array("latchkey notify v1".utf8),
-            outputByteCount: 32
-        )
+            inputKeyMaterial: SymmetricKey(data: key), info: Array("latchkey notify v1".utf8),
+            outputByteCount: 32)
         origin = (0..<16).map { _ in UInt8.random(in: 0...255) }
     }
 
@@ -71,8 +69,7 @@ public final class PostgresNotifier: Sendable {
                     state.publisher = connection
                     try connection.query(
                         "SELECT pg_notify('\(Self.channel)', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n",
-                        [.text(array)]
-                    )
+                        [.text(array)])
                     return
                 } catch {
                     state.publisher = nil

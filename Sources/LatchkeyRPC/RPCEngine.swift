@@ -50,10 +50,7 @@ public final class RPCEngine {
         case .badHeader:
             writer.enqueue(
                 RPCMessage.error(
-                    .invalidRequest("the Content-Length header is missing or malformed"),
-                    id: .null
-                )
-            )
+                    .invalidRequest("the Content-Length header is missing or malformed"), id: .null))
         case .message(let bytes):
             processMessage(bytes)
         }

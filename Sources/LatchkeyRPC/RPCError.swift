@@ -106,10 +106,8 @@ public struct RPCError: Error, Sendable, Equatable {
 extension RPCError {
     public static func parseError(_ error: JSONParseError) -> RPCError {
         RPCError(
-            .parseError,
-            message: error.message,
-            data: JSONObject([("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
-        )
+            .parseError, message: error.message,
+            data: JSONObject([("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
     }
 
     public static func invalidRequest(_ message: String) -> RPCError {
@@ -126,8 +124,7 @@ extension RPCError {
                 var item = JSONObject([("path", .string(problem.path)), ("message", .string(problem.message))])
                 for entry in problem.extra.entries { item[entry.key] = entry.value }
                 return .object(item)
-            }
-        )
+            })
         let first = problems.first.map { ": \($0.path.isEmpty ? "params" : $0.path) \($0.message)" } ?? ""
         return RPCError(.invalidParams, message: "Invalid params\(first)", data: JSONObject([("errors", list)]))
     }
@@ -136,9 +133,7 @@ extension RPCError {
 
     public static func messageTooLarge(limit: Int) -> RPCError {
         RPCError(
-            .messageTooLarge,
-            message: "The message is larger than the limit of \(limit) bytes and was skipped",
-            data: JSONObject([("limit", .int(Int64(limit)))])
-        )
+            .messageTooLarge, message: "The message is larger than the limit of \(limit) bytes and was skipped",
+            data: JSONObject([("limit", .int(Int64(limit)))]))
     }
 }

@@ -21,13 +21,8 @@ public struct ServerOptions: Sendable {
     public var contractLog: String?
 
     public init(
-        version: String,
-        noAdmin: Bool = false,
-        deliverCommand: String? = nil,
-        failMethods: Set<String> = [],
-        storeKind: StoreKind = .memory,
-        checkContract: Bool = false,
-        contractLog: String? = nil
+        version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
+        storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil
     ) {
         self.version = version
         self.noAdmin = noAdmin
@@ -98,12 +93,8 @@ public final class LatchkeyServer: RPCHandler {
                 store = faulty
             }
             core = try Latchkey(
-                store: store,
-                clock: environment.clock,
-                random: environment.random,
-                outbox: outbox,
-                logger: Logger(label: "latchkey.core")
-            )
+                store: store, clock: environment.clock, random: environment.random, outbox: outbox,
+                logger: Logger(label: "latchkey.core"))
         } catch let answer as DomainError {
             throw answer
         } catch let unavailable as StoreUnavailable {

@@ -16,11 +16,8 @@ struct DeviceRecord: StoredRecord {
 
     var profile: DeviceProfile {
         DeviceProfile(
-            biometry: Biometry(rawValue: biometry) ?? .none,
-            iCloudKeychain: iCloudKeychain,
-            name: name,
-            biometricOutcome: BiometricOutcome(rawValue: biometricOutcome) ?? .match
-        )
+            biometry: Biometry(rawValue: biometry) ?? .none, iCloudKeychain: iCloudKeychain, name: name,
+            biometricOutcome: BiometricOutcome(rawValue: biometricOutcome) ?? .match)
     }
 }
 

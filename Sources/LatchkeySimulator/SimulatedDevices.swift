@@ -47,14 +47,8 @@ public final class SimulatedDevices: Sendable {
 
     private func device(_ record: DeviceRecord, _ session: ServerSession) -> Device {
         Device(
-            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id),
-            server: session,
-            profile: record.profile,
-            random: core.random,
-            clock: core.clock,
-            caller: .device(record.id),
-            instance: instanceId
-        )
+            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id), server: session, profile: record.profile,
+            random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }
 
     /// Runs `body` on a device.
@@ -75,14 +69,8 @@ public final class SimulatedDevices: Sendable {
         }
         try tx.save(
             DeviceRecord(
-                id: deviceId,
-                biometry: new.biometry.rawValue,
-                iCloudKeychain: new.iCloudKeychain,
-                name: new.name,
-                biometricOutcome: BiometricOutcome.match.rawValue,
-                createdAt: core.clock.now
-            )
-        )
+                id: deviceId, biometry: new.biometry.rawValue, iCloudKeychain: new.iCloudKeychain,
+                name: new.name, biometricOutcome: BiometricOutcome.match.rawValue, createdAt: core.clock.now))
         return deviceId
     }
 

@@ -40,10 +40,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(
-                atPath: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         if !FileManager.default.fileExists(atPath: path) {
             let fd = open(path, O_CREAT | O_WRONLY, 0o600)

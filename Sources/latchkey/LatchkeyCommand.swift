@@ -19,9 +19,7 @@ let latchkeyVersion = "0.1.0"
 /// `latchkey schema`: prints the OpenRPC document.
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "schema",
-        abstract: "Print the OpenRPC document (the same as rpc.discover) and exit."
-    )
+        commandName: "schema", abstract: "Print the OpenRPC document (the same as rpc.discover) and exit.")
 
     @Flag(name: .long, help: "Print the MCP tool list (the tools/list result of latchkey mcp) instead.")
     var mcpTools = false
@@ -69,9 +67,7 @@ struct LatchkeyCommand: ParsableCommand {
         help: ArgumentHelp(
             "SQLite store path (WAL, mode 0600), or a PostgreSQL URI (postgresql://… or postgres://…; needs --key-file).",
             discussion: "Default: $XDG_DATA_HOME/latchkey/latchkey.sqlite (~/.local/share when unset).",
-            valueName: "path|uri"
-        )
-    )
+            valueName: "path|uri"))
     var db: String?
 
     @Option(
@@ -79,9 +75,7 @@ struct LatchkeyCommand: ParsableCommand {
         help: ArgumentHelp(
             "With a PostgreSQL store: the keyed-hash key, kept out of the database (32 random bytes, created with mode 0600 when absent; every "
                 + "process of one deployment uses a copy of the same file).",
-            valueName: "path"
-        )
-    )
+            valueName: "path"))
     var keyFile: String?
 
     @Flag(name: .long, help: "Use a private store that dies with the process.")
@@ -98,10 +92,8 @@ struct LatchkeyCommand: ParsableCommand {
 
     // Unconditional: a negative number is this option's value (then refused by `validate`), not a flag.
     @Option(
-        name: .long,
-        parsing: .unconditional,
-        help: ArgumentHelp("Largest accepted message (at least 64); larger ones answer messageTooLarge and are skipped.", valueName: "N")
-    )
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Largest accepted message (at least 64); larger ones answer messageTooLarge and are skipped.", valueName: "N"))
     var maxMessageBytes: Int = 1 << 20
 
     @Option(name: .long, help: "Log level for stderr.")
@@ -115,9 +107,7 @@ struct LatchkeyCommand: ParsableCommand {
         help: ArgumentHelp(
             "Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped "
                 + "with its process group and counts as failed. At exit, those still running get 2 s more.",
-            valueName: "CMD"
-        )
-    )
+            valueName: "CMD"))
     var deliverCommand: String?
 
     @Option(
@@ -125,9 +115,7 @@ struct LatchkeyCommand: ParsableCommand {
         help: ArgumentHelp(
             "Make every valid call of these methods (comma-separated) answer internalError (-32603) as if the store had failed; what a call "
                 + "wrote is rolled back. A testing aid for clients.",
-            valueName: "METHOD[,METHOD…]"
-        )
-    )
+            valueName: "METHOD[,METHOD…]"))
     var failMethod: String?
 
     /// The methods named by `--fail-method`.
@@ -158,8 +146,7 @@ struct LatchkeyCommand: ParsableCommand {
         if let db, let scheme = StoreLocation.scheme(of: db), !StoreLocation.isPostgres(scheme) {
             throw ValidationError(
                 "--db: Latchkey serves SQLite files (a path) and PostgreSQL (postgresql://… or postgres://…); "
-                    + "the scheme \"\(scheme)\" is not served"
-            )
+                    + "the scheme \"\(scheme)\" is not served")
         }
         if !inMemory, postgresURI == nil, let problem = SQLiteStore.unusableFile(at: db ?? Self.defaultStorePath()) {
             throw ValidationError("--db: the store file \(problem)")
@@ -204,21 +191,15 @@ struct LatchkeyCommand: ParsableCommand {
         var environment = Environment(
             clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
             random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
-            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() }
-        )
+            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() })
         if let postgresURI, let keyFile {
             try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
         }
         let storeKind: StoreKind = postgresURI != nil ? .postgresql : (path == nil ? .memory : .sqlite)
         let options = ServerOptions(
-            version: latchkeyVersion,
-            noAdmin: noAdmin,
-            deliverCommand: deliverCommand,
-            failMethods: Set(failMethods),
-            storeKind: storeKind,
-            checkContract: ContractCheckSwitch.enabled,
-            contractLog: ContractCheckSwitch.logPath
-        )
+            version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
+            failMethods: Set(failMethods), storeKind: storeKind,
+            checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
         let server = LatchkeyServer(environment: environment, options: options, logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
         let engine = RPCEngine(handler: table(server), writer: writer, maxMessageBytes: maxMessageBytes)

@@ -14,8 +14,7 @@ struct MCPCommand: ParsableCommand {
 
             Example host entry:
               {"mcpServers": {"latchkey": {"command": "latchkey", "args": ["mcp"]}}}
-            """
-    )
+            """)
 
     /// Every flag of `latchkey`, with the same meaning.
     @OptionGroup var serving: LatchkeyCommand

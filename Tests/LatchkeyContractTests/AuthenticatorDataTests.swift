@@ -37,12 +37,8 @@ import Testing
     func attestedAndExtensions() throws {
         let extensions = CBOR.map([CBORMapEntry(.text("credProtect"), .unsigned(2))])
         let data = AuthenticatorData(
-            rpIdHash: hash,
-            flags: [.userPresent, .backupEligible, .backedUp],
-            signCount: 0,
-            attestedCredential: attested,
-            extensions: extensions
-        )
+            rpIdHash: hash, flags: [.userPresent, .backupEligible, .backedUp], signCount: 0,
+            attestedCredential: attested, extensions: extensions)
         #expect(data.flags.contains([.attestedCredentialData, .extensionData]))
         let read = try AuthenticatorData(bytes: data.encoded)
         #expect(read == data)

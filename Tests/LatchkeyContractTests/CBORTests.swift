@@ -35,12 +35,10 @@ import Testing
         #expect(try decode([0x62, 0xC3, 0xBC]) == .text("ü"))
         #expect(
             try decode([0x83, 0x01, 0x82, 0x02, 0x03, 0x81, 0x04])
-                == .array([.unsigned(1), .array([.unsigned(2), .unsigned(3)]), .array([.unsigned(4)])])
-        )
+                == .array([.unsigned(1), .array([.unsigned(2), .unsigned(3)]), .array([.unsigned(4)])]))
         #expect(
             try decode([0xA2, 0x01, 0x02, 0x03, 0x04])
-                == .map([CBORMapEntry(.unsigned(1), .unsigned(2)), CBORMapEntry(.unsigned(3), .unsigned(4))])
-        )
+                == .map([CBORMapEntry(.unsigned(1), .unsigned(2)), CBORMapEntry(.unsigned(3), .unsigned(4))]))
         #expect(try decode([0xF4]) == .bool(false))
         #expect(try decode([0xF5]) == .bool(true))
         #expect(try decode([0xF6]) == .null)

@@ -131,8 +131,7 @@ import _CryptoExtras
         #expect(isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, .bytes(Array(primitives.modulus.prefix(128)))), (-2, e)])), "1024 bits")
         #expect(
             isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, .bytes([0, 0] + Array(primitives.modulus.prefix(255)))), (-2, e)])),
-            "2040 bits behind leading zeros"
-        )
+            "2040 bits behind leading zeros")
         #expect(isMalformed(map([(1, .int(3)), (3, .int(-257)), (-1, n), (-2, .bytes([]))])))
     }
 

@@ -54,8 +54,7 @@ import Testing
         #expect(String(decoding: payload.signed(by: .device).bytes, as: UTF8.self).hasSuffix("\ndevice\nh"))
         #expect(
             String(decoding: SignedPayload(.activate, subject: "a", challenge: "b", role: .device).bytes, as: UTF8.self)
-                == "LATCHKEY-V1\nactivate\na\nb\ndevice\n"
-        )
+                == "LATCHKEY-V1\nactivate\na\nb\ndevice\n")
     }
 
     @Test("the context hash covers length-prefixed fields, a null field as empty")
@@ -116,7 +115,6 @@ import Testing
         #expect(Signature(encoded: huge).map { publicKey.verifies($0, over: [1, 2, 3]) } == false)
         #expect(
             Signature(encoded: [0x30, 0x81, 0x89] + huge.dropFirst(3).dropLast(3) + [0x02, 0x81, 0x01, 0x01]) == nil,
-            "a long-form length under 128"
-        )
+            "a long-form length under 128")
     }
 }

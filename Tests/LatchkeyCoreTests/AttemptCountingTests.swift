@@ -77,8 +77,7 @@ import Testing
         let deletion = try token(.deleteRecovery)
         #expect(
             domainError { try system.on { try $0.startRecoveryChange(token: deletion, purpose: .addOrUpdateRecovery) } }?.reason
-                == .tokenPurposeMismatch
-        )
+                == .tokenPurposeMismatch)
         let first = try token(.addOrUpdateRecovery)
         try system.on { try $0.startRecoveryChange(token: first, purpose: .addOrUpdateRecovery) }
         #expect(domainError { try system.on { try $0.startRecoveryChange(token: first, purpose: .addOrUpdateRecovery) } }?.reason == .tokenInvalid)

@@ -54,8 +54,7 @@ import Testing
     @Test func queryParametersAreEncodedBeforeTheFragment() {
         #expect(
             URLQuery.appending([("verification_code", "123456"), ("email", "a+b@x.com")], to: "app://r?x=1#top")
-                == "app://r?x=1&verification_code=123456&email=a%2Bb%40x.com#top"
-        )
+                == "app://r?x=1&verification_code=123456&email=a%2Bb%40x.com#top")
         #expect(URLQuery.appending([("c", "1")], to: "app://r") == "app://r?c=1")
     }
 }

@@ -21,17 +21,8 @@ import Testing
         let authenticator = PlatformAuthenticator(random: SeededRandomSource(seed: 8))
         let creation = try authenticator.create(
             PlatformCreationRequest(
-                rpId: "localhost",
-                userHandle: [1],
-                algorithms: [-7],
-                excludeCredentials: [],
-                clientDataJSON: [],
-                userVerified: true,
-                synced: false
-            ),
-            held: [],
-            now: 0
-        )
+                rpId: "localhost", userHandle: [1], algorithms: [-7], excludeCredentials: [],
+                clientDataJSON: [], userVerified: true, synced: false), held: [], now: 0)
         let assertion = try authenticator.get(creation.credential, clientDataJSON: [], userVerified: true)
         let assertionInput = [UInt8(assertion.authenticatorData.count / 2)] + assertion.authenticatorData + assertion.signature
         for input in Self.mutations(of: creation.attestationObject) {

@@ -33,8 +33,7 @@ import Testing
                 "F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367",
                 "019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083"
             ),
-        ]
-    )
+        ])
     func rfc6979(message: String, k: String, r: String, s: String) throws {
         let key = try P256.Signing.PrivateKey(rawRepresentation: Self.x)
         #expect(Array(key.publicKey.x963Representation) == [0x04] + Self.ux + Self.uy)
@@ -87,14 +86,8 @@ import Testing
 
     func request(algorithms: [Int64] = [-7, -8, -257], synced: Bool = false, exclude: [[UInt8]] = []) -> PlatformCreationRequest {
         PlatformCreationRequest(
-            rpId: "localhost",
-            userHandle: [1, 2, 3],
-            algorithms: algorithms,
-            excludeCredentials: exclude,
-            clientDataJSON: Array("{}".utf8),
-            userVerified: true,
-            synced: synced
-        )
+            rpId: "localhost", userHandle: [1, 2, 3], algorithms: algorithms, excludeCredentials: exclude,
+            clientDataJSON: Array("{}".utf8), userVerified: true, synced: synced)
     }
 
     @Test("under a seed every byte replays: credential ids, keys, attestation objects, signatures")

@@ -10,18 +10,14 @@ import _CryptoExtras
 /// name fails that check, first.
 @Suite struct RelyingPartyTests {
     let settings = RelyingPartySettings(
-        rpId: "localhost",
-        origins: ["https://localhost", "http://localhost:8080"],
-        userVerification: .required
-    )
+        rpId: "localhost", origins: ["https://localhost", "http://localhost:8080"],
+        userVerification: .required)
     let challenge = [UInt8](repeating: 0xC4, count: 32)
     let userHandle = [UInt8](repeating: 0x11, count: 32)
     static let rsa = try? _RSA.Signing.PrivateKey(keySize: .bits2048)
 
     func clientData(
-        _ type: String = "webauthn.create",
-        challenge: [UInt8]? = nil,
-        origin: String = "https://localhost",
+        _ type: String = "webauthn.create", challenge: [UInt8]? = nil, origin: String = "https://localhost",
         crossOrigin: Bool? = false
     ) -> (CollectedClientData, [UInt8]) {
         let text = Base64URL.encode(challenge ?? self.challenge)
@@ -31,49 +27,29 @@ import _CryptoExtras
     }
 
     func creation(
-        algorithms: [Int64] = [-7, -8, -257],
-        rpId: String = "localhost",
-        userVerified: Bool = true,
-        synced: Bool = false,
+        algorithms: [Int64] = [-7, -8, -257], rpId: String = "localhost", userVerified: Bool = true, synced: Bool = false,
         seed: UInt64 = 1
     ) throws -> PlatformCreation {
         let (_, json) = clientData()
         return try PlatformAuthenticator(random: SeededRandomSource(seed: seed)).create(
             PlatformCreationRequest(
-                rpId: rpId,
-                userHandle: userHandle,
-                algorithms: algorithms,
-                excludeCredentials: [],
-                clientDataJSON: json,
-                userVerified: userVerified,
-                synced: synced
-            ),
-            held: [],
-            now: 0
-        )
+                rpId: rpId, userHandle: userHandle, algorithms: algorithms, excludeCredentials: [],
+                clientDataJSON: json, userVerified: userVerified, synced: synced), held: [], now: 0)
     }
 
     func registration(
-        _ creation: PlatformCreation,
-        attestationObject: [UInt8]? = nil,
-        rawId: [UInt8]? = nil,
+        _ creation: PlatformCreation, attestationObject: [UInt8]? = nil, rawId: [UInt8]? = nil,
         clientData: (CollectedClientData, [UInt8])? = nil
     ) -> RegistrationResponse {
         let (parsed, json) = clientData ?? self.clientData()
         return RegistrationResponse(
-            rawId: rawId ?? creation.credential.id,
-            clientData: parsed,
-            clientDataJSON: json,
-            attestationObject: attestationObject ?? creation.attestationObject,
-            transports: ["internal", "hybrid"]
-        )
+            rawId: rawId ?? creation.credential.id, clientData: parsed, clientDataJSON: json,
+            attestationObject: attestationObject ?? creation.attestationObject, transports: ["internal", "hybrid"])
     }
 
     /// The attestation object with its authenticator data changed.
     func reforged(
-        _ creation: PlatformCreation,
-        format: String = "none",
-        statement: [CBORMapEntry] = [],
+        _ creation: PlatformCreation, format: String = "none", statement: [CBORMapEntry] = [],
         _ change: (inout AuthenticatorData) -> Void = { _ in }
     ) throws -> [UInt8] {
         var data = try AuthenticatorData(bytes: creation.authenticatorData)
@@ -91,17 +67,13 @@ import _CryptoExtras
     }
 
     func register(
-        _ response: RegistrationResponse,
-        offered: [COSEAlgorithm] = COSEAlgorithm.allCases,
+        _ response: RegistrationResponse, offered: [COSEAlgorithm] = COSEAlgorithm.allCases,
         settings: RelyingPartySettings? = nil
     ) -> PasskeyCheck? {
         failedCheck { () throws(PasskeyCheckFailure) in
             _ = try RelyingParty.verifyRegistration(
-                response,
-                challenge: challenge,
-                offeredAlgorithms: offered,
-                settings: settings ?? self.settings
-            )
+                response, challenge: challenge, offeredAlgorithms: offered,
+                settings: settings ?? self.settings)
         }
     }
 
@@ -109,8 +81,7 @@ import _CryptoExtras
 
     @Test(
         "ES256 and EdDSA, device-bound and synced: registration then assertions pass, counters as the authenticator keeps them",
-        arguments: [(Int64(-7), false), (-7, true), (-8, false), (-8, true)]
-    )
+        arguments: [(Int64(-7), false), (-7, true), (-8, false), (-8, true)])
     func platformRoundTrip(algorithm: Int64, synced: Bool) throws {
         let made = try creation(algorithms: [algorithm], synced: synced)
         let verified = try RelyingParty.verifyRegistration(registration(made), challenge: challenge, settings: settings)
@@ -129,13 +100,9 @@ import _CryptoExtras
             let assertion = try authenticator.get(credential, clientDataJSON: json, userVerified: true)
             credential = assertion.credential
             let response = AssertionResponse(
-                rawId: credential.id,
-                clientData: parsed,
-                clientDataJSON: json,
-                authenticatorData: assertion.authenticatorData,
-                signature: assertion.signature,
-                userHandle: round == 0 ? nil : assertion.userHandle
-            )
+                rawId: credential.id, clientData: parsed, clientDataJSON: json,
+                authenticatorData: assertion.authenticatorData, signature: assertion.signature,
+                userHandle: round == 0 ? nil : assertion.userHandle)
             let result = try RelyingParty.verifyAssertion(response, challenge: challenge, passkey: stored, settings: settings)
             #expect(result.signCount == (synced ? 0 : UInt32(round + 2)))
             #expect(result.backupEligible == synced && result.backedUp == synced && result.userVerified)
@@ -151,18 +118,12 @@ import _CryptoExtras
         let id = [UInt8](repeating: 0xAB, count: 16)
         let hash = Array(SHA256.hash(data: Array("localhost".utf8)))
         let authData = AuthenticatorData(
-            rpIdHash: hash,
-            flags: [.userPresent, .userVerified],
-            signCount: 5,
-            attestedCredential: AttestedCredentialData(aaguid: Array(1...16), credentialId: id, publicKey: key)
-        )
+            rpIdHash: hash, flags: [.userPresent, .userVerified], signCount: 5,
+            attestedCredential: AttestedCredentialData(aaguid: Array(1...16), credentialId: id, publicKey: key))
         let (parsed, json) = clientData()
         let response = RegistrationResponse(
-            rawId: id,
-            clientData: parsed,
-            clientDataJSON: json,
-            attestationObject: AttestationObject(format: "none", statement: [], authData: authData.encoded).encoded
-        )
+            rawId: id, clientData: parsed, clientDataJSON: json,
+            attestationObject: AttestationObject(format: "none", statement: [], authData: authData.encoded).encoded)
         let verified = try RelyingParty.verifyRegistration(response, challenge: challenge, settings: settings)
         #expect(verified.algorithm == .rs256 && verified.signCount == 5)
         #expect(verified.aaguid == "01020304-0506-0708-090a-0b0c0d0e0f10")
@@ -171,16 +132,10 @@ import _CryptoExtras
         let (getParsed, getJSON) = clientData("webauthn.get")
         let signature = try privateKey.signature(
             for: RelyingParty.signedBytes(authData: getData, clientDataJSON: getJSON),
-            padding: .insecurePKCS1v1_5
-        )
+            padding: .insecurePKCS1v1_5)
         let assertion = AssertionResponse(
-            rawId: id,
-            clientData: getParsed,
-            clientDataJSON: getJSON,
-            authenticatorData: getData,
-            signature: Array(signature.rawRepresentation),
-            userHandle: userHandle
-        )
+            rawId: id, clientData: getParsed, clientDataJSON: getJSON, authenticatorData: getData,
+            signature: Array(signature.rawRepresentation), userHandle: userHandle)
         let stored = PasskeyVerificationKey(publicKey: verified.publicKey, signCount: 5, userHandle: userHandle)
         #expect(try RelyingParty.verifyAssertion(assertion, challenge: challenge, passkey: stored, settings: settings).signCount == 6)
     }
@@ -191,24 +146,18 @@ import _CryptoExtras
         let key = COSEKey(authenticatorKey.publicKey)
         let id = [UInt8](repeating: 0x5A, count: 32)
         let authData = AuthenticatorData(
-            rpIdHash: Array(SHA256.hash(data: Array("localhost".utf8))),
-            flags: [.userPresent, .userVerified],
+            rpIdHash: Array(SHA256.hash(data: Array("localhost".utf8))), flags: [.userPresent, .userVerified],
             signCount: 0,
             attestedCredential: AttestedCredentialData(
                 aaguid: Array(repeating: 0, count: 16),
-                credentialId: id,
-                publicKey: key
-            )
+                credentialId: id, publicKey: key)
         ).encoded
         let (parsed, json) = clientData()
         let sig = Array(try authenticatorKey.signature(for: RelyingParty.signedBytes(authData: authData, clientDataJSON: json)).derRepresentation)
         func response(_ statement: [CBORMapEntry]) -> RegistrationResponse {
             RegistrationResponse(
-                rawId: id,
-                clientData: parsed,
-                clientDataJSON: json,
-                attestationObject: AttestationObject(format: "packed", statement: statement, authData: authData).encoded
-            )
+                rawId: id, clientData: parsed, clientDataJSON: json,
+                attestationObject: AttestationObject(format: "packed", statement: statement, authData: authData).encoded)
         }
         let alg = CBORMapEntry(.text("alg"), .int(-7))
         let signature = CBORMapEntry(.text("sig"), .bytes(sig))
@@ -313,12 +262,8 @@ import _CryptoExtras
         #expect(
             register(
                 registration(
-                    made,
-                    attestationObject: try reforged(made) { $0.attestedCredential?.credentialId = longest },
-                    rawId: longest
-                )
-            ) == nil
-        )
+                    made, attestationObject: try reforged(made) { $0.attestedCredential?.credentialId = longest },
+                    rawId: longest)) == nil)
     }
 
     @Test("publicKey: a point off the curve, a kty that is not the algorithm's")
@@ -365,13 +310,8 @@ import _CryptoExtras
                 registration(
                     made,
                     attestationObject: try reforged(
-                        made,
-                        format: "none",
-                        statement: [CBORMapEntry(.text("alg"), .int(-7))]
-                    )
-                )
-            ) == .attestation
-        )
+                        made, format: "none",
+                        statement: [CBORMapEntry(.text("alg"), .int(-7))]))) == .attestation)
     }
 
     // MARK: one forged field per check, assertion
@@ -386,10 +326,8 @@ import _CryptoExtras
         let made = try creation(synced: synced)
         let (parsed, json) = clientData("webauthn.get")
         let assertion = try PlatformAuthenticator(random: SeededRandomSource(seed: 4)).get(
-            made.credential,
-            clientDataJSON: json,
-            userVerified: userVerified
-        )
+            made.credential, clientDataJSON: json,
+            userVerified: userVerified)
         var authData = assertion.authenticatorData
         if let change {
             var data = try AuthenticatorData(bytes: authData)
@@ -398,26 +336,17 @@ import _CryptoExtras
         }
         return Signed(
             response: AssertionResponse(
-                rawId: made.credential.id,
-                clientData: parsed,
-                clientDataJSON: json,
-                authenticatorData: authData,
-                signature: assertion.signature,
-                userHandle: userHandle
-            ),
+                rawId: made.credential.id, clientData: parsed, clientDataJSON: json,
+                authenticatorData: authData, signature: assertion.signature, userHandle: userHandle),
             stored: PasskeyVerificationKey(publicKey: made.publicKey, signCount: made.credential.signCount, userHandle: userHandle),
-            credential: assertion.credential
-        )
+            credential: assertion.credential)
     }
 
     func assertionCheck(_ signed: Signed, passkey: PasskeyVerificationKey?? = nil, settings: RelyingPartySettings? = nil) -> PasskeyCheck? {
         failedCheck { () throws(PasskeyCheckFailure) in
             _ = try RelyingParty.verifyAssertion(
-                signed.response,
-                challenge: challenge,
-                passkey: passkey ?? signed.stored,
-                settings: settings ?? self.settings
-            )
+                signed.response, challenge: challenge, passkey: passkey ?? signed.stored,
+                settings: settings ?? self.settings)
         }
     }
 
@@ -507,7 +436,6 @@ import _CryptoExtras
             PasskeyCheck.allCases.map(\.rawValue) == [
                 "type", "challenge", "origin", "encoding", "credential", "userHandle", "rpId", "userPresence", "userVerification",
                 "flags", "credentialId", "publicKey", "algorithm", "attestation", "signature", "signCount",
-            ]
-        )
+            ])
     }
 }

@@ -112,8 +112,7 @@ struct JSONParserTests {
         "integers beyond Int64 are a numberOutOfRange error",
         arguments: [
             "9223372036854775808", "-9223372036854775809", "100000000000000000000000", "[1,99999999999999999999]",
-        ]
-    )
+        ])
     func integerOverflow(text: String) {
         #expect(parseFailure(text)?.kind == .numberOutOfRange)
     }
@@ -161,8 +160,7 @@ struct JSONParserTests {
             [0x22, 0xE2, 0x98, 0x22],  // truncated sequence
             [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
             [0x7B, 0x22, 0xFE, 0x22, 0x3A, 0x31, 0x7D],  // in a key
-        ] as [[UInt8]]
-    )
+        ] as [[UInt8]])
     func invalidUTF8(bytes: [UInt8]) {
         #expect(parseFailure(bytes)?.kind == .invalidUTF8)
     }
@@ -266,8 +264,7 @@ struct JSONParserTests {
         arguments: [
             JSONParseError.Kind.invalidSyntax, .invalidUTF8, .duplicateKey, .tooDeep, .numberOutOfRange, .prematureEnd,
             .trailingData, .nullCharacter,
-        ]
-    )
+        ])
     func messages(kind: JSONParseError.Kind) {
         let message = JSONParseError(kind: kind, line: 1, column: 1).message
         #expect(message.hasPrefix("Parse error: "))

@@ -15,8 +15,7 @@ struct JSONSerializerTests {
             #"{"z":1,"a":{"y":2,"b":3},"m":[]}"#,
             #"[]"#, #"{}"#, #"[[[]]]"#, #""""#, "0", "-1", "null", "true",
             #"{"":""}"#,
-        ]
-    )
+        ])
     func roundTrip(text: String) throws {
         #expect(try reserialize(text) == text)
     }
@@ -105,8 +104,7 @@ struct JSONSerializerTests {
             (3.141592653589793, "3.141592653589793"), (0.30000000000000004, "0.30000000000000004"),
             (1.7976931348623157e308, "1.7976931348623157e308"), (9007199254740992.0, "9007199254740992.0"),
             (1000000000000000.5, "1000000000000000.5"), (1234567.0, "1234567.0"),
-        ] as [(Double, String)]
-    )
+        ] as [(Double, String)])
     func shortestReals(value: Double, expected: String) throws {
         let text = JSONSerializer.string(.double(value))
         #expect(text == expected)

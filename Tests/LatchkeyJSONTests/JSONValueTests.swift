@@ -43,8 +43,7 @@ struct JSONValueTests {
         arguments: [
             (JSON.null, "null"), (.bool(true), "boolean"), (.int(1), "integer"), (.double(1.5), "number"),
             (.string(""), "string"), (.array([]), "array"), (.object(JSONObject()), "object"),
-        ] as [(JSON, String)]
-    )
+        ] as [(JSON, String)])
     func typeNames(value: JSON, name: String) {
         #expect(value.typeName == name)
     }

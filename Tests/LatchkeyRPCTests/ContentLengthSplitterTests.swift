@@ -113,8 +113,7 @@ struct ContentLengthTests {
         "a malformed Content-Length is a bad header; the next frame is served",
         arguments: [
             "abc", "-5", "", "1.5", "0x10", "99999999999999999999999",
-        ]
-    )
+        ])
     func badValue(value: String) {
         let input = "Content-Length: \(value)\r\n\r\n" + frame("{}")
         #expect(events(input) == [.badHeader, message("{}")])

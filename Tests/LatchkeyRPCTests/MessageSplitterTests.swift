@@ -14,8 +14,7 @@ struct FramingDetectionTests {
 
     @Test(
         "Content-Length: first means header framing, whatever the case of the name",
-        arguments: ["Content-Length: 2\r\n\r\n{}", "content-length: 2\r\n\r\n{}", "\r\n  Content-Length: 2\r\n\r\n{}"]
-    )
+        arguments: ["Content-Length: 2\r\n\r\n{}", "content-length: 2\r\n\r\n{}", "\r\n  Content-Length: 2\r\n\r\n{}"])
     func contentLength(text: String) {
         var splitter = MessageSplitter(maxMessageBytes: 100)
         splitter.append(bytes(text))
@@ -39,8 +38,7 @@ struct FramingDetectionTests {
         #expect(
             events("{}\nContent-Length: 2\r\n\r\n{}\n") == [
                 message("{}"), message("Content-Length: 2"), message("{}"),
-            ]
-        )
+            ])
     }
 
     @Test("a framing given up front is used as is")

@@ -10,8 +10,7 @@ struct RPCEngineLifecycleTests {
         let out = harness.lines(
             #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
                 + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n"
-                + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"
-        )
+                + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n")
         #expect(out == [#"{"jsonrpc":"2.0","id":1,"result":null}"#])
         #expect(harness.engine.exitRequested)
         #expect(harness.handler.methods == ["echo"])
@@ -35,8 +34,7 @@ struct RPCEngineLifecycleTests {
         let replies = try harness.replies(
             #"{"jsonrpc":"1.0","method":"exit"}"# + "\n"
                 + #"{"jsonrpc":"2.0","method":"exit","params":"now"}"# + "\n"
-                + #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
-        )
+                + #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n")
         #expect(replies.count == 3)
         #expect(!harness.engine.exitRequested)
     }
@@ -52,8 +50,7 @@ struct RPCEngineLifecycleTests {
     func splitInput() throws {
         let input = utf8(
             #"{"jsonrpc":"2.0","id":1,"method":"echo","params":["é"]}"# + "\r\n\n"
-                + #"[{"jsonrpc":"2.0","id":2,"method":"echo"},{"jsonrpc":"2.0","method":"echo"}]"# + "\n"
-        )
+                + #"[{"jsonrpc":"2.0","id":2,"method":"echo"},{"jsonrpc":"2.0","method":"echo"}]"# + "\n")
         let whole = try EngineHarness()
         let expected = whole.send(input)
         let split = try EngineHarness()
@@ -78,8 +75,7 @@ struct RPCEngineLifecycleTests {
         let harness = try EngineHarness()
         let body = #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#
         let out = harness.send(
-            "Content-Length: \(body.utf8.count)\r\n\r\n\(body)Content-Length: nope\r\n\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        )
+            "Content-Length: \(body.utf8.count)\r\n\r\n\(body)Content-Length: nope\r\n\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         let bodies = try contentLengthFrames(out).map { try JSONParser.parse($0) }
         #expect(bodies.count == 3)
         guard bodies.count == 3 else { return }

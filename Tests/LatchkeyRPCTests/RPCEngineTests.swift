@@ -24,8 +24,7 @@ struct RPCEngineSingleTests {
         arguments: [
             (#""abc""#, #""abc""#), ("0", "0"), ("-7", "-7"), ("9223372036854775807", "9223372036854775807"),
             ("1.5", "1.5"), ("1.0", "1.0"), (#""""#, #""""#), (#""é☃""#, #""é☃""#), ("null", "null"),
-        ]
-    )
+        ])
     func idsEchoed(id: String, echoed: String) throws {
         let harness = try EngineHarness()
         let out = harness.lines(#"{"jsonrpc":"2.0","id":\#(id),"method":"echo"}"# + "\n")
@@ -65,8 +64,7 @@ struct RPCEngineSingleTests {
                 #"{"jsonrpc":"2.0","method":"event/first","params":{"n":1}}"#,
                 #"{"jsonrpc":"2.0","method":"event/second","params":{"n":2}}"#,
                 #"{"jsonrpc":"2.0","id":1,"result":{"done":true}}"#,
-            ]
-        )
+            ])
     }
 
     @Test("notifications caused by a notification are still written")
@@ -92,8 +90,7 @@ struct RPCEngineSingleTests {
             #"{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}"# + "\n"
                 + #"{"jsonrpc":"2.0","id":2,"method":"echo","params":[1,2]}"# + "\n"
                 + #"{"jsonrpc":"2.0","id":3,"method":"echo"}"# + "\n"
-                + #"{"jsonrpc":"2.0","id":4,"method":"echo","params":[]}"# + "\n"
-        )
+                + #"{"jsonrpc":"2.0","id":4,"method":"echo","params":[]}"# + "\n")
         #expect(harness.handler.calls.map(\.params) == [["a": 1], [1, 2], nil, []])
         #expect(harness.handler.calls.map(\.id) == [.int(1), .int(2), .int(3), .int(4)])
     }
@@ -106,8 +103,7 @@ struct RPCEngineInvalidTests {
         let harness = try EngineHarness()
         let replies = try harness.replies(
             #"{"jsonrpc":"2.0","method":"echo","params":"bar","baz]"# + "\n"
-                + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"
-        )
+                + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n")
         #expect(replies.count == 2)
         #expect(ErrorReply(replies[0]) == parseError())
         #expect(replies[0]["error"]?["data"]?["line"] == 1)
@@ -121,8 +117,7 @@ struct RPCEngineInvalidTests {
         let harness = try EngineHarness()
         let out = harness.send(
             #"{"jsonrpc":"2.0","id":1,"method":"x","params":{"pin":"hunter2"} hunter2}"# + "\n"
-                + #"{"pin":"hunter2","pin":"hunter2"}"# + "\n"
-        )
+                + #"{"pin":"hunter2","pin":"hunter2"}"# + "\n")
         let text = String(decoding: out, as: UTF8.self)
         #expect(EngineHarness.lines(out).count == 2)
         #expect(!text.contains("hunter2"))
@@ -135,12 +130,10 @@ struct RPCEngineInvalidTests {
         input += utf8(#"{"jsonrpc":"2.0","id":3,"method":"echo","params":[""#) + [0xC3, 0x28] + utf8("\"]}\n")
         input += utf8(
             #"{"jsonrpc":"2.0","id":4,"method":"echo","params":"# + String(repeating: "[", count: 64)
-                + String(repeating: "]", count: 64) + "}\n"
-        )
+                + String(repeating: "]", count: 64) + "}\n")
         input += utf8(
             #"{"jsonrpc":"2.0","id":5,"method":"echo","params":"# + String(repeating: "[", count: 63)
-                + String(repeating: "]", count: 63) + "}\n"
-        )
+                + String(repeating: "]", count: 63) + "}\n")
         let replies = EngineHarness.lines(harness.send(input)).compactMap { try? JSONParser.parse($0) }
         #expect(replies.count == 4)
         #expect(replies.prefix(3).map(ErrorReply.init) == [parseError(), parseError(), parseError()])
@@ -156,8 +149,7 @@ struct RPCEngineInvalidTests {
 
     @Test(
         "an id that is an object, array or boolean is invalidRequest with id null",
-        arguments: ["{}", "[]", "[1]", "true", "false", #"{"a":1}"#]
-    )
+        arguments: ["{}", "[]", "[1]", "true", "false", #"{"a":1}"#])
     func invalidID(id: String) throws {
         let harness = try EngineHarness()
         let replies = try harness.replies(#"{"jsonrpc":"2.0","id":\#(id),"method":"echo"}"# + "\n")
@@ -169,14 +161,12 @@ struct RPCEngineInvalidTests {
         "a wrong or missing jsonrpc member is invalidRequest, under the request's id",
         arguments: [
             #""1.0""#, "2.0", "2", #""2""#, #""2.00""#, "null", #"" 2.0""#,
-        ]
-    )
+        ])
     func wrongVersion(version: String) throws {
         let harness = try EngineHarness()
         let replies = try harness.replies(
             #"{"jsonrpc":\#(version),"id":5,"method":"echo"}"# + "\n"
-                + #"{"id":"six","method":"echo"}"# + "\n"
-        )
+                + #"{"id":"six","method":"echo"}"# + "\n")
         #expect(replies.map(ErrorReply.init) == [invalidRequest(5), invalidRequest("six")])
         #expect(harness.handler.calls.isEmpty)
     }
@@ -192,8 +182,7 @@ struct RPCEngineInvalidTests {
         let harness = try EngineHarness()
         let replies = try harness.replies(
             #"{"jsonrpc":"2.0","id":1,"method":\#(method),"params":"bar"}"# + "\n"
-                + #"{"jsonrpc":"2.0","method":\#(method)}"# + "\n"
-        )
+                + #"{"jsonrpc":"2.0","method":\#(method)}"# + "\n")
         #expect(replies.map(ErrorReply.init) == [invalidRequest(1), invalidRequest()])
         #expect(harness.handler.calls.isEmpty)
     }
@@ -209,8 +198,7 @@ struct RPCEngineInvalidTests {
         let harness = try EngineHarness()
         let replies = try harness.replies(
             #"{"jsonrpc":"2.0","id":1,"method":"echo","params":\#(params)}"# + "\n"
-                + #"{"jsonrpc":"2.0","method":"echo","params":\#(params)}"# + "\n"
-        )
+                + #"{"jsonrpc":"2.0","method":"echo","params":\#(params)}"# + "\n")
         #expect(replies.map(ErrorReply.init) == [invalidRequest(1), invalidRequest()])
         #expect(harness.handler.calls.isEmpty)
     }
@@ -248,8 +236,7 @@ struct RPCEngineBatchTests {
                     #"{"foo":"boo"}"#,
                     #"{"jsonrpc":"2.0","method":"foo.get","params":{"name":"myself"},"id":"5"}"#,
                     #"{"jsonrpc":"2.0","method":"echo","id":"9","params":{"x":1}}"#,
-                ].joined(separator: ",") + "]\n"
-        )
+                ].joined(separator: ",") + "]\n")
         #expect(out.count == 1)
         let replies = try JSONParser.parse(out.first ?? "").arrayValue ?? []
         #expect(replies.map { $0["id"] } == ["1", "2", nil, "5", "9"].map { $0.map(JSON.string) ?? .null })

@@ -14,8 +14,7 @@ struct RPCErrorTests {
             (.internalError, -32603, "internalError"),
             (.messageTooLarge(limit: 100), -32000, "messageTooLarge"),
             (.parseError(JSONParseError(kind: .duplicateKey, line: 3, column: 9)), -32700, "parseError"),
-        ] as [(RPCError, Int, String)]
-    )
+        ] as [(RPCError, Int, String)])
     func codes(error: RPCError, code: Int, reason: String) {
         #expect(error.code.rawValue == code)
         #expect(error.data["reason"]?.stringValue == reason)
@@ -28,14 +27,11 @@ struct RPCErrorTests {
     @Test("the error object is code, message, data in that order")
     func errorObjectOrder() {
         let error = RPCError(
-            code: ErrorCode(1004, reason: "rateLimited"),
-            message: "Too many attempts",
-            data: JSONObject([("retryAfterSeconds", 30), ("reason", "ignored")])
-        )
+            code: ErrorCode(1004, reason: "rateLimited"), message: "Too many attempts",
+            data: JSONObject([("retryAfterSeconds", 30), ("reason", "ignored")]))
         #expect(
             JSONSerializer.string(error.json)
-                == #"{"code":1004,"message":"Too many attempts","data":{"reason":"rateLimited","retryAfterSeconds":30}}"#
-        )
+                == #"{"code":1004,"message":"Too many attempts","data":{"reason":"rateLimited","retryAfterSeconds":30}}"#)
     }
 
     @Test("a parse error gives line and column, not the text")
@@ -52,8 +48,7 @@ struct RPCErrorTests {
         #expect(
             error.data["errors"] == [
                 ["path": "topics[0]", "message": "must be one of a, b"], ["path": "seconds", "message": "is required"],
-            ]
-        )
+            ])
         #expect(error.message.contains("topics[0]"))
     }
 
@@ -66,13 +61,11 @@ struct RPCErrorTests {
     func messageShapes() {
         #expect(
             JSONSerializer.string(RPCMessage.result(["ok": true], id: .string("a")))
-                == #"{"jsonrpc":"2.0","id":"a","result":{"ok":true}}"#
-        )
+                == #"{"jsonrpc":"2.0","id":"a","result":{"ok":true}}"#)
         #expect(JSONSerializer.string(RPCMessage.error(.internalError, id: .null)).hasPrefix(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"#))
         #expect(
             JSONSerializer.string(RPCMessage.notification("delivery/sent", params: ["message": [:]]))
-                == #"{"jsonrpc":"2.0","method":"delivery/sent","params":{"message":{}}}"#
-        )
+                == #"{"jsonrpc":"2.0","method":"delivery/sent","params":{"message":{}}}"#)
     }
 
     @Test("request ids convert back to the JSON they came from")

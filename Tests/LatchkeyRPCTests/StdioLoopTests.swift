@@ -25,14 +25,11 @@ struct StdioLoopTests {
         let out = try serve(
             utf8(
                 #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\r\n\n"
-                    + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#
-            )
-        )
+                    + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#))
         #expect(
             EngineHarness.lines(out) == [
                 #"{"jsonrpc":"2.0","id":1,"result":null}"#, #"{"jsonrpc":"2.0","id":2,"result":null}"#,
-            ]
-        )
+            ])
     }
 
     @Test("empty input: nothing written")
@@ -48,10 +45,7 @@ struct StdioLoopTests {
             utf8(
                 #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n"
                     + #"{"jsonrpc":"2.0","method":"exit"}"# + "\n"
-                    + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"
-            ),
-            handler: handler
-        )
+                    + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"), handler: handler)
         #expect(EngineHarness.lines(out) == [#"{"jsonrpc":"2.0","id":1,"result":null}"#])
         #expect(handler.methods == ["echo"])
     }
@@ -110,16 +104,13 @@ final class InputPipeFeeder: @unchecked Sendable {
         data = bytes
         let unmanaged = Unmanaged.passRetained(self)
         let created = pthread_create(
-            &thread,
-            nil,
+            &thread, nil,
             { context in
                 guard let context else { return nil }
                 let feeder = Unmanaged<InputPipeFeeder>.fromOpaque(context).takeRetainedValue()
                 feeder.feed()
                 return nil
-            },
-            unmanaged.toOpaque()
-        )
+            }, unmanaged.toOpaque())
         if created != 0 {
             unmanaged.release()
             throw OutputPipe.PipeError()

@@ -104,11 +104,8 @@ final class FakeHandler: RPCHandler {
         case "fail":
             return .failure(
                 RPCError(
-                    code: ErrorCode(1000, reason: "notFound"),
-                    message: "No such thing",
-                    data: JSONObject([("kind", "device")])
-                )
-            )
+                    code: ErrorCode(1000, reason: "notFound"), message: "No such thing",
+                    data: JSONObject([("kind", "device")])))
         case "notify":
             emit(RPCMessage.notification("event/first", params: ["n": 1]))
             emit(RPCMessage.notification("event/second", params: ["n": 2]))

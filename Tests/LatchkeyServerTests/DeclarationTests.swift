@@ -22,14 +22,12 @@ import Testing
             [
                 "applicationId": "", "pinCodeLengthMin": 2, "authMethods": ["pin", "eyes"],
                 "addOrUpdateAllowedBy": ["pin": ["faceId", 7], "nose": []],
-            ]
-        )
+            ])
         #expect(
             problems.map(\.path) == [
                 "applicationId", "pinCodeLengthMin", "authMethods[1]", "addOrUpdateAllowedBy.pin[1]",
                 "addOrUpdateAllowedBy.nose",
-            ]
-        )
+            ])
         #expect(problems.first?.message == "must have at least 1 character")
     }
 
@@ -39,8 +37,7 @@ import Testing
             ActivationFinish.self,
             [
                 "deviceId": "d", "authParameter": ["method": "faceId", "pin": nil], "tokenPurpose": nil,
-            ]
-        )
+            ])
         #expect(problems.isEmpty)
         #expect(params?.finish.tokenPurpose == TokenPurpose.none)
         #expect(params?.finish.authParameter.parameter.pin == nil)
@@ -70,12 +67,10 @@ import Testing
                 "pinCodeType", "pinCodeLengthMin", "pinCodeLengthMax", "maxFailedAttempts", "authMethods",
                 "addOrUpdateAllowedBy", "tokenTtlSeconds", "redirectUrlPrefixes", "passkeyRpId",
                 "passkeyRpName", "passkeyOrigins", "passkeyUserVerification",
-            ]
-        )
+            ])
         #expect(
             JSONSerializer.string(json["addOrUpdateAllowedBy"] ?? .null)
-                == #"{"device":[],"pin":["pin","touchId","faceId"],"touchId":["faceId"],"faceId":["touchId"]}"#
-        )
+                == #"{"device":[],"pin":["pin","touchId","faceId"],"touchId":["faceId"],"faceId":["touchId"]}"#)
         #expect(AdminConfigureApplication.result.schema.mismatches(json).isEmpty)
     }
 
@@ -91,8 +86,7 @@ import Testing
             ContractCheck.problems(
                 MethodEntry(AdminCreateUser.self),
                 .failure(ErrorCodes.rpcError(DomainError(.storeUnavailable, "x")))
-            ).isEmpty
-        )
+            ).isEmpty)
         #expect(!ContractCheck.problems(entry, .success(["registrationId": 1])).isEmpty)
         #expect(!ContractCheck.problems(MethodEntry(ClockNow.self), .success(["now": "2026-01-01T00:00:00Z", "extra": 1])).isEmpty)
     }

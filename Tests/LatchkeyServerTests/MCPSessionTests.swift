@@ -48,19 +48,15 @@ import Testing
         let mcp = session()
         _ = try call(mcp, "tools/call", ["name": "events_subscribe", "arguments": ["topics": ["delivery"]]], emitted: &emitted).get()
         _ = try call(
-            mcp,
-            "tools/call",
-            ["name": "admin_createUser", "arguments": ["email": "dan@example.com", "password": "password1"]],
+            mcp, "tools/call", ["name": "admin_createUser", "arguments": ["email": "dan@example.com", "password": "password1"]],
             emitted: &emitted
         ).get()
         _ = try call(
-            mcp,
-            "tools/call",
+            mcp, "tools/call",
             [
                 "name": "reset_requestPasswordReset",
                 "arguments": ["email": "dan@example.com", "redirectUrl": "app://r"],
-            ],
-            emitted: &emitted
+            ], emitted: &emitted
         ).get()
         let sent = emitted.filter { $0["params"]?["logger"] == "delivery/sent" }
         #expect(!sent.isEmpty)
@@ -73,13 +69,11 @@ import Testing
         emitted.removeAll()
         _ = try call(mcp, "logging/setLevel", ["level": "warning"], emitted: &emitted).get()
         _ = try call(
-            mcp,
-            "tools/call",
+            mcp, "tools/call",
             [
                 "name": "reset_requestPasswordReset",
                 "arguments": ["email": "dan@example.com", "redirectUrl": "app://r"],
-            ],
-            emitted: &emitted
+            ], emitted: &emitted
         ).get()
         #expect(emitted.isEmpty, "a level above info lets no notification through")
     }

@@ -62,8 +62,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
             {"jsonrpc":"2.0","id":2,"method":"activation/start","params":{"deviceId":"x"}}
             {"jsonrpc":"2.0","id":3,"method":"activation/finish","params":{"deviceId":"x","authParameter":{"method":"pin"}}}
 
-            """
-        )
+            """)
         let lines = out.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
         let paths = lines.map { line in line["error"]?["data"]?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? [] }
         #expect(paths[0] == ["biometry", "iCloudKeychain"])
@@ -96,8 +95,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
             {"jsonrpc":"2.0","id":1,"method":"foobar1234","params":{}}
             {"jsonrpc":"2.0","id":2,"method":"a\\nb"}
 
-            """
-        )
+            """)
         #expect(!out.contains("foobar1234"))
         #expect(!out.contains("a\\nb"))
         #expect(out.components(separatedBy: "\"reason\":\"methodNotFound\"").count == 3)
@@ -108,13 +106,11 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
         struct Unreachable: Error {}
         let opens = Mutex(0)
         let environment = Environment(
-            clock: ManualClock(start: 0),
-            random: SeededRandomSource(seed: 1),
+            clock: ManualClock(start: 0), random: SeededRandomSource(seed: 1),
             openStore: {
                 opens.withLock { $0 += 1 }
                 throw StoreUnavailable(retryAfterSeconds: 2, reason: "test")
-            }
-        )
+            })
         let server = LatchkeyServer(environment: environment, options: ServerOptions(version: "test"))
         let ping = server.handle(RPCRequest(id: .int(1), method: "ping", params: ["echo": 1])) { _ in }
         #expect((try? ping.get()) == ["echo": 1])

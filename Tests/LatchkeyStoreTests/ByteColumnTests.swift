@@ -17,8 +17,7 @@ import Testing
     private func writeV1Store(at path: String, rows: String) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent,
-            withIntermediateDirectories: true
-        )
+            withIntermediateDirectories: true)
         let queue = try DatabaseQueue(path: path)
         var v1 = DatabaseMigrator()
         v1.registerMigration("v1") { db in try db.execute(sql: Migrations.v1) }

@@ -35,8 +35,7 @@ import Testing
             Sample.self,
             """
             SELECT 'a' AS id, 5 AS count, 7 AS small, 1 AS flag, NULL AS note, 9 AS "when", X'00FF' AS bytes, NULL AS maybeBytes
-            """
-        )
+            """)
         #expect(sample == Sample(id: "a", count: 5, small: 7, flag: true, note: nil, when: 9, bytes: [0, 255], maybeBytes: nil))
     }
 
@@ -45,8 +44,7 @@ import Testing
             Sample.self,
             """
             SELECT X'' AS maybeBytes, X'01' AS bytes, NULL AS "when", 'n' AS note, 0 AS flag, -1 AS small, 3 AS count, 'b' AS id
-            """
-        )
+            """)
         #expect(sample == Sample(id: "b", count: 3, small: -1, flag: false, note: "n", when: nil, bytes: [1], maybeBytes: []))
     }
 

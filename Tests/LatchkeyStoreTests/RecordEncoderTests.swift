@@ -35,25 +35,10 @@ import Testing
     @Test func savingNilClearsTheColumn() throws {
         let store = try SQLiteStore.inMemory()
         var registration = RegistrationRecord(
-            id: "reg",
-            userId: "u",
-            applicationId: "default",
-            deviceId: "phone",
-            state: "active",
-            authMethods: "device,pin",
-            failedAttempts: 4,
-            lastAttempt: 99,
-            possessionPublicKey: [1, 2, 3],
-            pinPublicKey: [4],
-            touchIdPublicKey: nil,
-            faceIdPublicKey: nil,
-            recoveryPublicKey: [5, 6],
-            recoveryFailedAttempts: 0,
-            keyGeneration: 0,
-            signCounter: 7,
-            createdAt: 10,
-            name: "phone"
-        )
+            id: "reg", userId: "u", applicationId: "default", deviceId: "phone", state: "active", authMethods: "device,pin",
+            failedAttempts: 4, lastAttempt: 99, possessionPublicKey: [1, 2, 3], pinPublicKey: [4], touchIdPublicKey: nil,
+            faceIdPublicKey: nil, recoveryPublicKey: [5, 6], recoveryFailedAttempts: 0, keyGeneration: 0, signCounter: 7,
+            createdAt: 10, name: "phone")
         try store.write { tx in try tx.save(registration) }
         registration.pinPublicKey = nil
         registration.lastAttempt = nil

@@ -36,10 +36,7 @@ public struct AuthenticatorData: Sendable, Equatable {
 
     /// Data to encode; the AT and ED flags are set or cleared to match what is given.
     public init(
-        rpIdHash: [UInt8],
-        flags: Flags,
-        signCount: UInt32,
-        attestedCredential: AttestedCredentialData? = nil,
+        rpIdHash: [UInt8], flags: Flags, signCount: UInt32, attestedCredential: AttestedCredentialData? = nil,
         extensions: CBOR? = nil
     ) {
         self.rpIdHash = rpIdHash
@@ -77,11 +74,8 @@ public struct AuthenticatorData: Sendable, Equatable {
             let keyBytes = Array(bytes[index..<index + consumed])
             index += consumed
             attestedCredential = AttestedCredentialData(
-                aaguid: aaguid,
-                credentialId: credentialId,
-                publicKey: key,
-                publicKeyBytes: keyBytes
-            )
+                aaguid: aaguid, credentialId: credentialId, publicKey: key,
+                publicKeyBytes: keyBytes)
         } else {
             attestedCredential = nil
         }

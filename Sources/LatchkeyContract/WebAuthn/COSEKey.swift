@@ -122,26 +122,22 @@ public struct COSEKey: Sendable {
     public init(_ key: P256.Signing.PublicKey) {
         let point = Array(key.x963Representation)
         self.init(
-            key: .es256(key),
-            algorithm: .es256,
+            key: .es256(key), algorithm: .es256,
             encoded: CBOR.map([
                 CBORMapEntry(.int(Label.kty), .int(KeyType.ec2)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.es256.rawValue)),
                 CBORMapEntry(.int(Label.crv), .int(Curve.p256)), CBORMapEntry(.int(Label.x), .bytes(Array(point[1..<33]))),
                 CBORMapEntry(.int(Label.y), .bytes(Array(point[33..<65]))),
-            ]).encoded
-        )
+            ]).encoded)
     }
 
     /// An EdDSA (Ed25519) key.
     public init(_ key: Curve25519.Signing.PublicKey) {
         self.init(
-            key: .eddsa(key),
-            algorithm: .eddsa,
+            key: .eddsa(key), algorithm: .eddsa,
             encoded: CBOR.map([
                 CBORMapEntry(.int(Label.kty), .int(KeyType.okp)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.eddsa.rawValue)),
                 CBORMapEntry(.int(Label.crv), .int(Curve.ed25519)), CBORMapEntry(.int(Label.x), .bytes(Array(key.rawRepresentation))),
-            ]).encoded
-        )
+            ]).encoded)
     }
 
     /// An RS256 key.
@@ -149,10 +145,8 @@ public struct COSEKey: Sendable {
     public init(_ key: _RSA.Signing.PublicKey) throws(COSEKeyError) {
         guard let primitives = try? key.getKeyPrimitives() else { throw .malformed("no RSA primitives") }
         self.init(
-            key: .rs256(key),
-            algorithm: .rs256,
-            encoded: Self.rsaMap(n: Array(primitives.modulus), e: Array(primitives.publicExponent))
-        )
+            key: .rs256(key), algorithm: .rs256,
+            encoded: Self.rsaMap(n: Array(primitives.modulus), e: Array(primitives.publicExponent)))
     }
 
     private static func rsaMap(n: [UInt8], e: [UInt8]) -> [UInt8] {
@@ -174,10 +168,8 @@ public struct COSEKey: Sendable {
             return key.isValidSignature(signature, for: message)
         case .rs256(let key):
             return key.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature),
-                for: message,
-                padding: .insecurePKCS1v1_5
-            )
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: message,
+                padding: .insecurePKCS1v1_5)
         }
     }
 

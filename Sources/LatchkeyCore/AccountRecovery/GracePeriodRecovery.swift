@@ -12,12 +12,8 @@ extension AccountRecoveryRecord {
 
     var status: AccountRecoveryStatus {
         AccountRecoveryStatus(
-            uid: id,
-            state: AccountRecoveryState(rawValue: state) ?? .none,
-            reason: AccountRecoveryReason(rawValue: reason),
-            startTime: startTime,
-            endTime: endTime
-        )
+            uid: id, state: AccountRecoveryState(rawValue: state) ?? .none,
+            reason: AccountRecoveryReason(rawValue: reason), startTime: startTime, endTime: endTime)
     }
 }
 
@@ -62,9 +58,7 @@ extension Latchkey {
                 try audit(tx, effects, .accountRecoveryInsecure, userId: status.uid, at: end)
                 if let user = try tx.fetch(UserRecord.self, id: status.uid) {
                     sendSecurityNotice(
-                        effects,
-                        to: user,
-                        at: end,
+                        effects, to: user, at: end,
                         "The grace period is over: your password can now be reset without the old one until \(Timestamp.format(end + window)). "
                             + "If this was not you, sign in to cancel."
                     )
@@ -106,8 +100,7 @@ extension Latchkey {
                     where: [
                         StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(Int64(state))),
                         StoreFilter(AccountRecoveryRecord.Columns.endTime, .lessOrEqual, .int(now)),
-                    ]
-                )
+                    ])
                 for row in rows { _ = try settle(tx, effects, row.status) }
             }
         }
@@ -128,8 +121,7 @@ extension Latchkey {
             try saveAccountRecovery(tx, effects, status)
             try audit(tx, effects, .accountRecoveryStarted, userId: user.id)
             sendSecurityNotice(
-                effects,
-                to: user,
+                effects, to: user,
                 "A password reset was requested for your account. It can proceed after \(Timestamp.format(now + grace)). If this was not you, "
                     + "sign in to cancel it."
             )
@@ -201,24 +193,18 @@ extension Latchkey {
         case .gracePeriod:
             return SettingsItem(
                 title: "Password reset requested",
-                subtitle: "You can reset your password in \(left), on \(until). Cancel it if this was not you.",
-                canCancel: true
-            )
+                subtitle: "You can reset your password in \(left), on \(until). Cancel it if this was not you.", canCancel: true)
         case .cancelled:
             let why = status?.reason == .newSession ? "because you signed in on a new session" : "by you"
             return SettingsItem(title: "Password reset cancelled", subtitle: "The password reset was cancelled \(why).", canCancel: false)
         case .insecure:
             return SettingsItem(
                 title: "Reset your password",
-                subtitle: "You can set a new password without the old one for \(left), until \(until).",
-                canCancel: false
-            )
+                subtitle: "You can set a new password without the old one for \(left), until \(until).", canCancel: false)
         case .expired:
             return SettingsItem(
                 title: "Password reset expired",
-                subtitle: "The time to reset your password has passed. Ask again if you still need it.",
-                canCancel: false
-            )
+                subtitle: "The time to reset your password has passed. Ask again if you still need it.", canCancel: false)
         }
     }
 

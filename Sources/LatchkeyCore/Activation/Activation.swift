@@ -18,9 +18,7 @@ extension ServerSession {
         let application = applicationId ?? ApplicationConfig.defaultApplicationId
         if let wait = try Self.activationCodeLimit.retryAfter(tx, subject: caller.key, now: now) {
             throw DomainError.rateLimited(
-                retryAfter: wait,
-                "too many wrong activation codes " + (caller.deviceId != nil ? "on this device" : "from this installation")
-            )
+                retryAfter: wait, "too many wrong activation codes " + (caller.deviceId != nil ? "on this device" : "from this installation"))
         }
         if let wait = try Self.applicationCodeLimit.retryAfter(tx, subject: application, now: now) {
             throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes for this application")
@@ -29,11 +27,7 @@ extension ServerSession {
         let hash = try core.codeHash(tx, code, purpose: "activation")
         // The usable code with this value, else the newest used or expired one (for the answer).
         let candidates = try tx.fetchAll(
-            ActivationCodeRecord.self,
-            where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)],
-            newestFirst: true,
-            limit: nil
-        )
+            ActivationCodeRecord.self, where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)], newestFirst: true, limit: nil)
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }
         guard var found = live ?? candidates.first, !found.consumed, found.applicationId == app.applicationId,
             try !boundElsewhere(found, caller)
@@ -61,29 +55,18 @@ extension ServerSession {
             ActivationRecord.self,
             where: [
                 .equals(ActivationRecord.Columns.codeId, code.id), StoreFilter(ActivationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-            ]
-        ) != nil
+            ]) != nil
     }
 
     /// A new activation for a code or an onboarding process: keys for the application's enabled methods.
     func openActivation(codeId: String?, processId: String?, caller: Caller?, _ app: ApplicationConfig) throws -> KeyRequest {
         let record = ActivationRecord(
-            id: random.uuid(),
-            codeId: codeId,
-            processId: processId,
-            caller: Caller.storedKey(caller),
-            challenge: random.secret(byteCount: 32),
-            expiresAt: now + ActivationRecord.lifetime,
-            createdAt: now
-        )
+            id: random.uuid(), codeId: codeId, processId: processId, caller: Caller.storedKey(caller),
+            challenge: random.secret(byteCount: 32), expiresAt: now + ActivationRecord.lifetime, createdAt: now)
         try tx.save(record)
         return KeyRequest(
-            id: record.id,
-            challenge: record.challenge,
-            expiresAt: record.expiresAt,
-            authMethodsForActivation: app.authMethods,
-            pinRules: app.pinRules
-        )
+            id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
+            authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
     }
 
     /// Registers the keys of an activation: `device`, and the two-factor keys given, each with its proof.
@@ -93,10 +76,7 @@ extension ServerSession {
     /// `activationCodeInvalid`, `activationCodeExpired`, `onboardingFailed`, `authMethodNotAllowed`,
     /// `proofInvalid`.
     public func commitActivation(
-        activationId: String,
-        keys: KeySet,
-        activationName: String?,
-        tokenPurpose: TokenPurpose,
+        activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
         caller asker: Caller?
     ) throws -> ActivationOutcome {
         guard let activation = try tx.fetch(ActivationRecord.self, id: activationId) else {
@@ -115,19 +95,11 @@ extension ServerSession {
             throw DomainError(.authMethodNotAllowed, "A token needs a two-factor method; device alone cannot yield one")
         }
         try checkProofs(
-            keys,
-            SignedPayload(.activate, subject: activationId, challenge: activation.challenge, role: .device),
-            registrationId: nil,
-            caller: caller
-        )
+            keys, SignedPayload(.activate, subject: activationId, challenge: activation.challenge, role: .device),
+            registrationId: nil, caller: caller)
         let registration = try register(
-            keys,
-            userId: source.userId,
-            app: source.app,
-            pending: source.process != nil,
-            name: activationName,
-            owner: caller
-        )
+            keys, userId: source.userId, app: source.app, pending: source.process != nil,
+            name: activationName, owner: caller)
         if var code = source.code {
             code.consumed = true
             try tx.save(code)
@@ -135,13 +107,8 @@ extension ServerSession {
         if let process = source.process { try core.onboardingActivated(tx, effects, process, registrationId: registration.id) }
         try tx.delete(ActivationRecord.self, id: activationId)
         try audit(
-            .activationCompleted,
-            userId: source.userId,
-            registrationId: registration.id,
-            caller: caller,
-            detail: keys.factors.isEmpty ? "device" : AuthMethod.text(Array(keys.factors.keys)),
-            activationName: registration.name
-        )
+            .activationCompleted, userId: source.userId, registrationId: registration.id, caller: caller,
+            detail: keys.factors.isEmpty ? "device" : AuthMethod.text(Array(keys.factors.keys)), activationName: registration.name)
         if let user = try tx.fetch(UserRecord.self, id: source.userId) {
             core.sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
         }
@@ -169,33 +136,15 @@ extension ServerSession {
 
     /// A new registration holding the keys given.
     private func register(
-        _ keys: KeySet,
-        userId: String,
-        app: ApplicationConfig,
-        pending: Bool,
-        name: String?,
+        _ keys: KeySet, userId: String, app: ApplicationConfig, pending: Bool, name: String?,
         owner: Caller?
     ) throws -> RegistrationRecord {
         var registration = RegistrationRecord(
-            id: random.unguessableIdentifier("reg"),
-            userId: userId,
-            applicationId: app.applicationId,
-            deviceId: Caller.storedKey(owner),
-            state: (pending ? RegistrationState.verificationPending : .active).rawValue,
-            authMethods: AuthMethod.text(keys.methods),
-            failedAttempts: 0,
-            lastAttempt: nil,
-            possessionPublicKey: keys.device.publicKey.sec1,
-            pinPublicKey: nil,
-            touchIdPublicKey: nil,
-            faceIdPublicKey: nil,
-            recoveryPublicKey: nil,
-            recoveryFailedAttempts: 0,
-            keyGeneration: 1,
-            signCounter: 0,
-            createdAt: now,
-            name: name
-        )
+            id: random.unguessableIdentifier("reg"), userId: userId, applicationId: app.applicationId,
+            deviceId: Caller.storedKey(owner), state: (pending ? RegistrationState.verificationPending : .active).rawValue,
+            authMethods: AuthMethod.text(keys.methods), failedAttempts: 0, lastAttempt: nil,
+            possessionPublicKey: keys.device.publicKey.sec1, pinPublicKey: nil, touchIdPublicKey: nil, faceIdPublicKey: nil,
+            recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0, createdAt: now, name: name)
         for (method, key) in keys.factors { registration.setPublicKey(key.publicKey.sec1, for: method) }
         try tx.save(registration)
         return registration

@@ -21,21 +21,13 @@ extension Latchkey {
                 where: [
                     .equals(ActivationCodeRecord.Columns.codeHash, hash), .equals(ActivationCodeRecord.Columns.consumed, false),
                     StoreFilter(ActivationCodeRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-                ]
-            ) != nil
+                ]) != nil
             let expiresAt = now + app.activationCodeTtlSeconds
             try tx.save(
                 ActivationCodeRecord(
-                    id: random.identifier("act"),
-                    codeHash: hash,
-                    userId: userId,
-                    applicationId: app.applicationId,
-                    expiresAt: expiresAt,
-                    boundDeviceId: nil,
-                    consumed: false,
-                    createdAt: now
-                )
-            )
+                    id: random.identifier("act"), codeHash: hash,
+                    userId: userId, applicationId: app.applicationId, expiresAt: expiresAt,
+                    boundDeviceId: nil, consumed: false, createdAt: now))
             try audit(tx, effects, .activationCodeCreated, userId: userId, detail: app.applicationId)
             return (code, expiresAt)
         }

@@ -26,20 +26,11 @@ public struct ApplicationConfig: Sendable, Equatable {
     /// The contract's `default` application.
     public static func defaults(_ applicationId: String) -> ApplicationConfig {
         ApplicationConfig(
-            applicationId: applicationId,
-            activationCodeLength: 8,
-            activationCodeType: .numeric,
-            activationCodeTtlSeconds: 86_400,
-            pinCodeType: .numeric,
-            pinCodeLengthMin: 4,
-            pinCodeLengthMax: 8,
-            maxFailedAttempts: 5,
-            authMethods: AuthMethod.allCases,
+            applicationId: applicationId, activationCodeLength: 8, activationCodeType: .numeric,
+            activationCodeTtlSeconds: 86_400, pinCodeType: .numeric, pinCodeLengthMin: 4, pinCodeLengthMax: 8,
+            maxFailedAttempts: 5, authMethods: AuthMethod.allCases,
             addOrUpdateAllowedBy: [.pin: [.pin, .touchId, .faceId], .faceId: [.touchId], .touchId: [.faceId], .device: []],
-            tokenTtlSeconds: 300,
-            redirectUrlPrefixes: ["app://"],
-            relyingParty: .defaults
-        )
+            tokenTtlSeconds: 300, redirectUrlPrefixes: ["app://"], relyingParty: .defaults)
     }
 
     public static let defaultApplicationId = "default"
@@ -135,30 +126,21 @@ extension ApplicationRecord {
             allowed[proof] = parts.count > 1 ? AuthMethod.list(String(parts[1])) : []
         }
         return ApplicationConfig(
-            applicationId: id,
-            activationCodeLength: activationCodeLength,
+            applicationId: id, activationCodeLength: activationCodeLength,
             activationCodeType: ActivationCodeType(rawValue: activationCodeType) ?? .numeric,
-            activationCodeTtlSeconds: activationCodeTtlSeconds,
-            pinCodeType: PinCodeType(rawValue: pinCodeType) ?? .numeric,
-            pinCodeLengthMin: pinCodeLengthMin,
-            pinCodeLengthMax: pinCodeLengthMax,
-            maxFailedAttempts: maxFailedAttempts,
-            authMethods: AuthMethod.list(authMethods),
-            addOrUpdateAllowedBy: allowed,
-            tokenTtlSeconds: tokenTtlSeconds,
+            activationCodeTtlSeconds: activationCodeTtlSeconds, pinCodeType: PinCodeType(rawValue: pinCodeType) ?? .numeric,
+            pinCodeLengthMin: pinCodeLengthMin, pinCodeLengthMax: pinCodeLengthMax, maxFailedAttempts: maxFailedAttempts,
+            authMethods: AuthMethod.list(authMethods), addOrUpdateAllowedBy: allowed, tokenTtlSeconds: tokenTtlSeconds,
             redirectUrlPrefixes: redirectUrlPrefixes.split(separator: "\n").map(String.init),
-            relyingParty: storedRelyingParty
-        )
+            relyingParty: storedRelyingParty)
     }
 
     /// The Relying Party settings; a row written before they existed has the defaults.
     private var storedRelyingParty: ApplicationRelyingParty {
         let defaults = ApplicationRelyingParty.defaults
         return ApplicationRelyingParty(
-            rpId: passkeyRpId ?? defaults.rpId,
-            rpName: passkeyRpName ?? defaults.rpName,
+            rpId: passkeyRpId ?? defaults.rpId, rpName: passkeyRpName ?? defaults.rpName,
             origins: passkeyOrigins.map { $0.split(separator: "\n").map(String.init) } ?? defaults.origins,
-            userVerification: passkeyUserVerification.flatMap(UserVerificationPolicy.init(rawValue:)) ?? defaults.userVerification
-        )
+            userVerification: passkeyUserVerification.flatMap(UserVerificationPolicy.init(rawValue:)) ?? defaults.userVerification)
     }
 }

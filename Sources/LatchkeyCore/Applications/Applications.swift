@@ -29,14 +29,12 @@ extension Latchkey {
                 let maxChanged = changes.pinCodeLengthMax != nil
                 throw DomainError.invalid(
                     .pinCodeLengths(maxChanged: maxChanged),
-                    maxChanged ? "must not be less than pinCodeLengthMin" : "must not exceed pinCodeLengthMax"
-                )
+                    maxChanged ? "must not be less than pinCodeLengthMin" : "must not exceed pinCodeLengthMax")
             }
             if let twoFactor = config.addOrUpdateAllowedBy[.device]?.first(where: \.isTwoFactor) {
                 throw DomainError.invalid(
                     .addOrUpdateAllowedBy(proof: .device, adds: twoFactor),
-                    "a single-factor method may not add \(twoFactor.rawValue)"
-                )
+                    "a single-factor method may not add \(twoFactor.rawValue)")
             }
             if let (index, problem) = config.relyingParty.originProblem() {
                 throw DomainError.invalid(.passkeyOrigin(index: index), problem)

@@ -36,14 +36,8 @@ public struct AuditEvent: Sendable, Equatable {
     public var installationId: String?
 
     public init(
-        at: UnixTime,
-        type: AuditEventType,
-        userId: String? = nil,
-        registrationId: String? = nil,
-        deviceId: String? = nil,
-        detail: String? = nil,
-        activationName: String? = nil,
-        installationId: String? = nil
+        at: UnixTime, type: AuditEventType, userId: String? = nil, registrationId: String? = nil,
+        deviceId: String? = nil, detail: String? = nil, activationName: String? = nil, installationId: String? = nil
     ) {
         self.activationName = activationName
         self.installationId = installationId
@@ -72,14 +66,7 @@ extension AuditRecord {
     var event: AuditEvent? {
         guard let type = AuditEventType(rawValue: type) else { return nil }
         return AuditEvent(
-            at: at,
-            type: type,
-            userId: userId,
-            registrationId: registrationId,
-            deviceId: deviceId,
-            detail: detail,
-            activationName: activationName,
-            installationId: installationId
-        )
+            at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
+            activationName: activationName, installationId: installationId)
     }
 }

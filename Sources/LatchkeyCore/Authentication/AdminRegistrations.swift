@@ -3,17 +3,10 @@ import LatchkeyContract
 extension Latchkey {
     func registrationInfo(_ tx: StoreTransaction, _ record: RegistrationRecord) throws -> RegistrationInfo {
         RegistrationInfo(
-            registrationId: record.id,
-            userId: record.userId,
-            applicationId: record.applicationId,
-            name: record.name,
-            state: record.registrationState,
-            authMethods: record.methods,
-            failedAttempts: record.failedAttempts,
+            registrationId: record.id, userId: record.userId, applicationId: record.applicationId, name: record.name,
+            state: record.registrationState, authMethods: record.methods, failedAttempts: record.failedAttempts,
             maxFailedAttempts: try maxFailedAttempts(tx, record),
-            recoveryMethods: record.recoveryPublicKey == nil ? [] : ["backup"],
-            lastAttempt: record.lastAttempt
-        )
+            recoveryMethods: record.recoveryPublicKey == nil ? [] : ["backup"], lastAttempt: record.lastAttempt)
     }
 
     /// A registration as an operator sees it.
@@ -48,9 +41,7 @@ extension Latchkey {
     }
 
     private func apply(
-        _ change: AdminRegistrationChange,
-        to record: inout RegistrationRecord,
-        _ tx: StoreTransaction,
+        _ change: AdminRegistrationChange, to record: inout RegistrationRecord, _ tx: StoreTransaction,
         _ effects: Effects
     ) throws {
         let event: AuditEventType

@@ -6,12 +6,8 @@ extension ServerSession {
     /// - Throws: the challenge and state answers, `authMethodNotAllowed`, `proofInvalid`,
     ///   `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
     public func addAuthMethod(
-        registrationId: String,
-        challengeId: String,
-        signatures: FactorSignatures,
-        method: AuthMethod,
-        key: KeyWithProof,
-        caller: Caller?
+        registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
+        key: KeyWithProof, caller: Caller?
     ) throws -> [AuthMethod] {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
         var registration = try core.registration(tx, registrationId)
@@ -21,12 +17,8 @@ extension ServerSession {
             throw DomainError(.authMethodNotAllowed, "device is the registration's own key: it is never added or updated")
         }
         let payload = SignedPayload(
-            .addAuthMethod,
-            subject: registrationId,
-            challenge: challenge.challenge,
-            role: .device,
-            contextHash: challenge.contextHash
-        )
+            .addAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
+            contextHash: challenge.contextHash)
         try checkProofs([(KeyRole(method), key)], payload, registrationId: registrationId, caller: caller)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller) {
             guard let proof = signatures.factor else {
@@ -41,12 +33,8 @@ extension ServerSession {
         registration.authMethods = AuthMethod.text(registration.methods + [method])
         try tx.save(registration)
         try audit(
-            existed ? .authMethodUpdated : .authMethodAdded,
-            userId: registration.userId,
-            registrationId: registration.id,
-            caller: caller,
-            detail: method.rawValue
-        )
+            existed ? .authMethodUpdated : .authMethodAdded, userId: registration.userId, registrationId: registration.id,
+            caller: caller, detail: method.rawValue)
         return registration.methods
     }
 
@@ -54,10 +42,7 @@ extension ServerSession {
     /// - Throws: the challenge and state answers, `cannotDeactivateDevice`, `authMethodNotAllowed`,
     ///   `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
     public func removeAuthMethod(
-        registrationId: String,
-        challengeId: String,
-        signatures: FactorSignatures,
-        method: AuthMethod,
+        registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
         caller: Caller?
     ) throws -> [AuthMethod] {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
@@ -70,23 +55,15 @@ extension ServerSession {
             throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not activated for this registration")
         }
         let payload = SignedPayload(
-            .removeAuthMethod,
-            subject: registrationId,
-            challenge: challenge.challenge,
-            role: .device,
-            contextHash: challenge.contextHash
-        )
+            .removeAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
+            contextHash: challenge.contextHash)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)
         registration.setPublicKey(nil, for: method)
         registration.authMethods = AuthMethod.text(registration.methods.filter { $0 != method })
         try tx.save(registration)
         try audit(
-            .authMethodDeactivated,
-            userId: registration.userId,
-            registrationId: registration.id,
-            caller: caller,
-            detail: method.rawValue
-        )
+            .authMethodDeactivated, userId: registration.userId, registrationId: registration.id, caller: caller,
+            detail: method.rawValue)
         return registration.methods
     }
 }

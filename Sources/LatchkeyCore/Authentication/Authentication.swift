@@ -23,24 +23,13 @@ extension ServerSession {
             purpose == .addAuthMethod
             ? AuthMethod.canonical(registration.methods.flatMap { app.methodsAddableBy($0) }.filter(app.authMethods.contains)) : nil
         return Challenge(
-            challengeId: record.id,
-            challenge: record.challenge,
-            expiresAt: record.expiresAt,
-            authenticationMethods: registration.methods,
+            challengeId: record.id, challenge: record.challenge, expiresAt: record.expiresAt, authenticationMethods: registration.methods,
             standing: ChallengeStanding(
-                lastAttempt: registration.lastAttempt,
-                totalAttemptsPIN: app.maxFailedAttempts,
-                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0),
-                authenticationId: pushed?.id,
-                contextTitle: pushed?.contextTitle,
-                contextContent: pushed?.contextContent,
-                contextMIME: pushed?.contextMIME
-            ),
-            contextHash: contextHash,
-            pinRules: app.pinRules,
-            allowedAuthMethodsToActivate: allowed,
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey)
-        )
+                lastAttempt: registration.lastAttempt, totalAttemptsPIN: app.maxFailedAttempts,
+                remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
+                contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
+            contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
     }
 
     /// Verifies an authentication: the challenge, the state, then the signatures (see
@@ -48,10 +37,7 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress`, `sessionExpired`, the state answers, `authMethodNotAllowed`,
     ///   `registrationRemoved`, `authenticationFailed`, `registrationLocked`.
     public func verify(
-        registrationId: String,
-        challengeId: String,
-        signatures: FactorSignatures,
-        tokenPurpose: TokenPurpose,
+        registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> Verification {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate])
@@ -60,21 +46,11 @@ extension ServerSession {
         var pushed = try challenge.pushedAuthenticationId.flatMap { try tx.fetch(PushedAuthenticationRecord.self, id: $0) }
         try checkPush(pushed)
         let payload = SignedPayload(
-            .authenticate,
-            subject: registrationId,
-            challenge: challenge.challenge,
-            role: .device,
-            contextHash: challenge.contextHash
-        )
+            .authenticate, subject: registrationId, challenge: challenge.challenge, role: .device,
+            contextHash: challenge.contextHash)
         try verifySignatures(
-            signatures,
-            over: payload,
-            &registration,
-            challenge,
-            caller: caller,
-            push: pushed != nil,
-            tokenPurpose: tokenPurpose
-        )
+            signatures, over: payload, &registration, challenge, caller: caller, push: pushed != nil,
+            tokenPurpose: tokenPurpose)
         if var approved = pushed {
             approved.status = PushedAuthenticationStatus.approved.rawValue
             approved.decidedAt = now
@@ -90,10 +66,8 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress`, `sessionExpired`.
     public func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool {
         let challenge = try openChallenge(
-            challengeId,
-            registrationId: registrationId,
-            serving: [.authenticate, .addAuthMethod, .removeRegistration]
-        )
+            challengeId, registrationId: registrationId,
+            serving: [.authenticate, .addAuthMethod, .removeRegistration])
         try useUp(challenge)
         if let pushedId = challenge.pushedAuthenticationId, var pushed = try tx.fetch(PushedAuthenticationRecord.self, id: pushedId),
             pushed.status == PushedAuthenticationStatus.pending.rawValue
@@ -112,12 +86,8 @@ extension ServerSession {
         let registration = try core.registration(tx, registrationId)
         let limit = try core.maxFailedAttempts(tx, registration)
         return RegistrationStatus(
-            registrationId: registration.id,
-            state: registration.registrationState,
-            authMethods: registration.methods,
-            remainingAttemptsPIN: max(limit - registration.failedAttempts, 0),
-            totalAttemptsPIN: limit,
-            recoveryMethods: registration.recoveryMethods
-        )
+            registrationId: registration.id, state: registration.registrationState, authMethods: registration.methods,
+            remainingAttemptsPIN: max(limit - registration.failedAttempts, 0), totalAttemptsPIN: limit,
+            recoveryMethods: registration.recoveryMethods)
     }
 }

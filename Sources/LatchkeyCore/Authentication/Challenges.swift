@@ -30,33 +30,19 @@ enum ChallengeKind: String {
 extension ServerSession {
     /// Issues a challenge (or a grant) for a registration.
     func issueChallenge(
-        _ registration: RegistrationRecord,
-        _ kind: ChallengeKind,
-        challenge: String? = nil,
-        contextHash: String = "",
-        pushedAuthenticationId: String? = nil,
-        tokenExpiresAt: Int64? = nil,
-        caller: Caller? = nil
+        _ registration: RegistrationRecord, _ kind: ChallengeKind, challenge: String? = nil, contextHash: String = "",
+        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil, caller: Caller? = nil
     ) throws -> ChallengeRecord {
         try tx.deleteAll(
             ChallengeRecord.self,
             where: [
                 .equals(ChallengeRecord.Columns.registrationId, registration.id),
                 StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ChallengeRecord.keptAfterExpiry)),
-            ]
-        )
+            ])
         let record = ChallengeRecord(
-            id: random.uuid(),
-            registrationId: registration.id,
-            purpose: kind.rawValue,
-            challenge: challenge ?? random.secret(byteCount: 32),
-            contextHash: contextHash,
-            pushedAuthenticationId: pushedAuthenticationId,
-            tokenExpiresAt: tokenExpiresAt,
-            expiresAt: now + ChallengeRecord.lifetime,
-            createdAt: now,
-            caller: caller?.key
-        )
+            id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),
+            contextHash: contextHash, pushedAuthenticationId: pushedAuthenticationId, tokenExpiresAt: tokenExpiresAt,
+            expiresAt: now + ChallengeRecord.lifetime, createdAt: now, caller: caller?.key)
         try tx.save(record)
         return record
     }

@@ -10,12 +10,8 @@ extension ServerSession {
         var registration = try core.registration(tx, registrationId)
         guard registration.registrationState != .removed else { throw DomainError(.registrationRemoved, "The registration was removed") }
         let payload = SignedPayload(
-            .removeRegistration,
-            subject: registrationId,
-            challenge: challenge.challenge,
-            role: .device,
-            contextHash: challenge.contextHash
-        )
+            .removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device,
+            contextHash: challenge.contextHash)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, asAuthentication: false)
         registration.state = RegistrationState.removed.rawValue
         try tx.save(registration)

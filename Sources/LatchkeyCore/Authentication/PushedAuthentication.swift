@@ -21,10 +21,7 @@ public struct NewPushedAuthentication: Sendable {
     public var ttlSeconds: Int64
 
     public init(
-        registrationId: String = "",
-        contextTitle: String? = nil,
-        contextContent: String? = nil,
-        contextMIME: String? = nil,
+        registrationId: String = "", contextTitle: String? = nil, contextContent: String? = nil, contextMIME: String? = nil,
         ttlSeconds: Int64 = 300
     ) {
         self.registrationId = registrationId
@@ -44,16 +41,9 @@ extension Latchkey {
                 throw DomainError.notFound("registration")
             }
             let record = PushedAuthenticationRecord(
-                id: random.identifier("auth"),
-                registrationId: registration.id,
-                contextTitle: new.contextTitle,
-                contextContent: new.contextContent,
-                contextMIME: new.contextMIME,
-                status: PushedAuthenticationStatus.pending.rawValue,
-                expiresAt: now + new.ttlSeconds,
-                decidedAt: nil,
-                createdAt: now
-            )
+                id: random.identifier("auth"), registrationId: registration.id, contextTitle: new.contextTitle,
+                contextContent: new.contextContent, contextMIME: new.contextMIME, status: PushedAuthenticationStatus.pending.rawValue,
+                expiresAt: now + new.ttlSeconds, decidedAt: nil, createdAt: now)
             try tx.save(record)
             try audit(tx, effects, .pushedAuthenticationCreated, userId: registration.userId, registrationId: registration.id)
             return (record.id, record.expiresAt)
@@ -70,12 +60,8 @@ extension Latchkey {
             var status = PushedAuthenticationStatus(rawValue: record.status) ?? .pending
             if status == .pending, now >= record.expiresAt { status = .expired }
             return PushedAuthenticationInfo(
-                authenticationId: record.id,
-                registrationId: record.registrationId,
-                status: status,
-                contextTitle: record.contextTitle,
-                decidedAt: record.decidedAt
-            )
+                authenticationId: record.id, registrationId: record.registrationId, status: status,
+                contextTitle: record.contextTitle, decidedAt: record.decidedAt)
         }
     }
 
@@ -87,9 +73,7 @@ extension Latchkey {
                 .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId),
                 .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
                 StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-            ],
-            newestFirst: true,
-            limit: 1
+            ], newestFirst: true, limit: 1
         ).first
     }
 }

@@ -15,10 +15,8 @@ extension Latchkey {
         case .lockedByAdmin: throw DomainError(.lockedByAdmin, "The registration was locked by an operator")
         case .locked:
             throw DomainError(
-                .registrationLocked,
-                "The registration is locked after too many failed attempts",
-                [("remainingAttempts", .int(0))]
-            )
+                .registrationLocked, "The registration is locked after too many failed attempts",
+                [("remainingAttempts", .int(0))])
         case .verificationPending:
             throw DomainError(.verificationPending, "The registration waits for identity verification")
         }

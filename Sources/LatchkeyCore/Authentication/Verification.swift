@@ -20,21 +20,16 @@ extension ServerSession {
             try audit(.proofRejected, registrationId: registrationId, caller: caller, detail: role.rawValue)
             let what = key.proof == nil ? "is missing" : "does not verify"
             throw DomainError(
-                .proofInvalid,
-                "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
-                [("keyRole", .string(role.rawValue))]
-            )
+                .proofInvalid, "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
+                [("keyRole", .string(role.rawValue))])
         }
     }
 
     /// The proofs of a key set, `device` first.
     func checkProofs(_ keys: KeySet, _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
         try checkProofs(
-            [(.device, keys.device)] + keys.factors.map { (KeyRole($0.key), $0.value) },
-            payload,
-            registrationId: registrationId,
-            caller: caller
-        )
+            [(.device, keys.device)] + keys.factors.map { (KeyRole($0.key), $0.value) }, payload,
+            registrationId: registrationId, caller: caller)
     }
 
     /// A picked-up push must still wait: one decided or expired ends the session.
@@ -69,15 +64,9 @@ extension ServerSession {
     /// unless a second factor is given: nothing is recorded of it. - Throws: `registrationRemoved`,
     /// `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
     func verifySignatures(
-        _ signatures: FactorSignatures,
-        over payload: SignedPayload,
-        _ registration: inout RegistrationRecord,
-        _ challenge: ChallengeRecord,
-        caller: Caller?,
-        asAuthentication: Bool = true,
-        push: Bool = false,
-        tokenPurpose: TokenPurpose = .none,
-        permits: () throws -> Void = {}
+        _ signatures: FactorSignatures, over payload: SignedPayload, _ registration: inout RegistrationRecord,
+        _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true, push: Bool = false,
+        tokenPurpose: TokenPurpose = .none, permits: () throws -> Void = {}
     ) throws {
         guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
             deviceKey.verifies(signatures.device, over: payload.signed(by: .device))
@@ -101,12 +90,8 @@ extension ServerSession {
         guard factorOK else {
             registration.failedAttempts += 1
             try audit(
-                .authenticationFailed,
-                userId: registration.userId,
-                registrationId: registration.id,
-                caller: caller,
-                detail: method.rawValue
-            )
+                .authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller,
+                detail: method.rawValue)
             let limit = try core.maxFailedAttempts(tx, registration)
             if registration.failedAttempts >= limit {
                 registration.state = RegistrationState.locked.rawValue
@@ -114,28 +99,20 @@ extension ServerSession {
                 try core.revokeTokens(tx, registrationId: registration.id)
                 try audit(.registrationLocked, userId: registration.userId, registrationId: registration.id)
                 throw DomainError(
-                    .registrationLocked,
-                    "Too many failed attempts: the registration is now locked",
-                    [("remainingAttempts", .int(0))]
-                )
+                    .registrationLocked, "Too many failed attempts: the registration is now locked",
+                    [("remainingAttempts", .int(0))])
             }
             try tx.save(registration)
             throw DomainError(
-                .authenticationFailed,
-                "Authentication failed",
-                [("remainingAttempts", .int(limit - registration.failedAttempts))]
-            )
+                .authenticationFailed, "Authentication failed",
+                [("remainingAttempts", .int(limit - registration.failedAttempts))])
         }
         if method.isTwoFactor { registration.failedAttempts = 0 }
         try tx.save(registration)
         if attempt {
             try audit(
-                .authenticationSucceeded,
-                userId: registration.userId,
-                registrationId: registration.id,
-                caller: caller,
-                detail: method.rawValue
-            )
+                .authenticationSucceeded, userId: registration.userId, registrationId: registration.id, caller: caller,
+                detail: method.rawValue)
         }
     }
 }

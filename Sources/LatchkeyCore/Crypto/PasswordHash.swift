@@ -9,13 +9,8 @@ enum PasswordHash {
     static func hash(_ password: String, salt: [UInt8]) -> [UInt8] {
         guard
             let key = try? KDF.Scrypt.deriveKey(
-                from: Array(password.utf8),
-                salt: salt,
-                outputByteCount: 32,
-                rounds: rounds,
-                blockSize: 8,
-                parallelism: 1
-            )
+                from: Array(password.utf8), salt: salt, outputByteCount: 32,
+                rounds: rounds, blockSize: 8, parallelism: 1)
         else { return [UInt8](repeating: 0, count: 32) }
         return key.withUnsafeBytes { Array($0) }
     }

@@ -11,12 +11,8 @@ extension Latchkey {
             let effects = Effects()
             effects.append(
                 .accountRecoveryCallback(
-                    verificationCode: code,
-                    email: message.requestedEmail,
-                    phoneNumber: message.requestedPhoneNumber,
-                    link: link
-                )
-            )
+                    verificationCode: code, email: message.requestedEmail,
+                    phoneNumber: message.requestedPhoneNumber, link: link))
             publishOutside(effects)
         }
         return message.link

@@ -25,15 +25,8 @@ public struct OutboundMessage: Sendable, Equatable {
     public var requestedPhoneNumber: String?
 
     public init(
-        id: String,
-        channel: DeliveryChannel,
-        to: String,
-        purpose: DeliveryPurpose,
-        code: String? = nil,
-        link: String? = nil,
-        text: String,
-        sentAt: UnixTime,
-        requestedEmail: String? = nil,
+        id: String, channel: DeliveryChannel, to: String, purpose: DeliveryPurpose, code: String? = nil,
+        link: String? = nil, text: String, sentAt: UnixTime, requestedEmail: String? = nil,
         requestedPhoneNumber: String? = nil
     ) {
         self.id = id

@@ -50,32 +50,15 @@ extension Latchkey {
     ///
     /// The same answer (and the same random draws) either way.
     func startOnboardingProcess(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        owner: Caller,
-        credentials: OnboardingCredentials,
+        _ tx: StoreTransaction, _ effects: Effects, owner: Caller, credentials: OnboardingCredentials,
         app: ApplicationConfig
     ) throws -> OnboardingProcessRecord {
         let user = try matchCredentials(tx, credentials)
         var process = OnboardingProcessRecord(
-            id: random.uuid(),
-            deviceId: owner.key,
-            userId: user?.id,
-            applicationId: app.applicationId,
-            channel: nil,
-            address: nil,
-            otpHash: nil,
-            otpExpiresAt: nil,
-            lastSentAt: nil,
-            wrongOtps: 0,
-            status: OnboardingStatus.activationInProgress.rawValue,
-            canRestoreSession: true,
-            instance: "",
-            otpAccepted: false,
-            registrationId: nil,
-            closed: false,
-            createdAt: now
-        )
+            id: random.uuid(), deviceId: owner.key, userId: user?.id, applicationId: app.applicationId,
+            channel: nil, address: nil, otpHash: nil, otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0,
+            status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: true,
+            instance: "", otpAccepted: false, registrationId: nil, closed: false, createdAt: now)
         if let user {
             if credentials.phoneNumber != nil || user.email == nil, let phone = user.phoneNumber {
                 process.channel = DeliveryChannel.sms.rawValue
@@ -103,26 +86,12 @@ extension Latchkey {
             effects.append(
                 .delivery(
                     OutboundMessage(
-                        id: messageId,
-                        channel: channel,
-                        to: address,
-                        purpose: .onboardingOtp,
-                        code: otp,
-                        text: "Your activation code is \(otp). It is valid for 5 minutes.",
-                        sentAt: now
-                    )
-                )
-            )
+                        id: messageId, channel: channel, to: address, purpose: .onboardingOtp, code: otp,
+                        text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)))
             let owner = Caller(key: process.deviceId)
             try audit(
-                tx,
-                effects,
-                .onboardingOtpSent,
-                userId: process.userId,
-                deviceId: owner?.deviceId,
-                detail: channel.rawValue,
-                installationId: owner?.installationId
-            )
+                tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
+                installationId: owner?.installationId)
         } else {
             process.otpHash = nil
         }
@@ -133,10 +102,7 @@ extension Latchkey {
     /// - Throws: `onboardingFailed`, `onboardingCannotActivate`, `otpExpired` (not counted),
     ///   `otpInvalid` (counted; the fifth fails the process).
     func acceptOnboardingOtp(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ process: inout OnboardingProcessRecord,
-        otp: String,
+        _ tx: StoreTransaction, _ effects: Effects, _ process: inout OnboardingProcessRecord, otp: String,
         caller: Caller?
     ) throws {
         switch process.onboardingStatus {
@@ -153,43 +119,25 @@ extension Latchkey {
             process.wrongOtps += 1
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)
             try audit(
-                tx,
-                effects,
-                .onboardingOtpRejected,
-                userId: process.userId,
-                deviceId: caller?.deviceId,
-                installationId: caller?.installationId
-            )
+                tx, effects, .onboardingOtpRejected, userId: process.userId, deviceId: caller?.deviceId,
+                installationId: caller?.installationId)
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
                 try audit(
-                    tx,
-                    effects,
-                    .onboardingFailed,
-                    userId: process.userId,
-                    deviceId: caller?.deviceId,
-                    detail: "otp",
-                    installationId: caller?.installationId
-                )
+                    tx, effects, .onboardingFailed, userId: process.userId, deviceId: caller?.deviceId, detail: "otp",
+                    installationId: caller?.installationId)
             }
             try tx.save(process)
             throw DomainError(
-                .otpInvalid,
-                "The OTP is not valid",
-                [("allowOtpRetry", .bool(remaining > 0)), ("remainingAttempts", .int(remaining))]
-            )
+                .otpInvalid, "The OTP is not valid",
+                [("allowOtpRetry", .bool(remaining > 0)), ("remainingAttempts", .int(remaining))])
         }
         process.otpAccepted = true
         process.otpHash = nil
         try tx.save(process)
         try audit(
-            tx,
-            effects,
-            .onboardingActivated,
-            userId: process.userId,
-            deviceId: caller?.deviceId,
-            installationId: caller?.installationId
-        )
+            tx, effects, .onboardingActivated, userId: process.userId, deviceId: caller?.deviceId,
+            installationId: caller?.installationId)
     }
 
     /// Sends a new OTP (the previous one dies; wrong tries are not reset).
@@ -200,10 +148,8 @@ extension Latchkey {
         }
         if let last = process.lastSentAt, now < last + OnboardingProcessRecord.resendInterval {
             throw DomainError(
-                .resendLimited,
-                "An OTP was sent less than 30 seconds ago",
-                [("retryAfterSeconds", .int(Int(last + OnboardingProcessRecord.resendInterval - now)))]
-            )
+                .resendLimited, "An OTP was sent less than 30 seconds ago",
+                [("retryAfterSeconds", .int(Int(last + OnboardingProcessRecord.resendInterval - now)))])
         }
         try sendOnboardingOtp(tx, effects, &process)
     }
@@ -227,19 +173,13 @@ extension Latchkey {
             try revokeTokens(tx, registrationId: registrationId)
         }
         try audit(
-            tx,
-            effects,
-            .onboardingCancelled,
-            userId: process.userId,
-            deviceId: caller?.deviceId,
-            installationId: caller?.installationId
-        )
+            tx, effects, .onboardingCancelled, userId: process.userId, deviceId: caller?.deviceId,
+            installationId: caller?.installationId)
     }
 
     /// The process behind an onboarding activation, if it may still activate.
     func activatableOnboardingProcess(
-        _ tx: StoreTransaction,
-        _ processId: String?
+        _ tx: StoreTransaction, _ processId: String?
     ) throws
         -> (process: OnboardingProcessRecord, userId: String)
     {
@@ -254,9 +194,7 @@ extension Latchkey {
 
     /// Records that onboarding made its registration (now waiting for verification).
     func onboardingActivated(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ process: OnboardingProcessRecord,
+        _ tx: StoreTransaction, _ effects: Effects, _ process: OnboardingProcessRecord,
         registrationId: String
     ) throws {
         var process = process
@@ -281,9 +219,7 @@ extension Latchkey {
                         where: [
                             .equals(RegistrationRecord.Columns.userId, userId),
                             .equals(RegistrationRecord.Columns.state, RegistrationState.verificationPending.rawValue),
-                        ],
-                        newestFirst: true,
-                        limit: 1
+                        ], newestFirst: true, limit: 1
                     ).first
                 else { throw DomainError.notFound("registration") }
                 registration = pending
@@ -296,20 +232,14 @@ extension Latchkey {
             if !approved { try revokeTokens(tx, registrationId: registration.id) }
             let status: OnboardingStatus = approved ? .finished : .failed
             for var process in try tx.fetchAll(
-                OnboardingProcessRecord.self,
-                where: [.equals(OnboardingProcessRecord.Columns.registrationId, registration.id)]
-            ) {
+                OnboardingProcessRecord.self, where: [.equals(OnboardingProcessRecord.Columns.registrationId, registration.id)])
+            {
                 process.status = status.rawValue
                 try tx.save(process)
             }
             try audit(
-                tx,
-                effects,
-                .verificationCompleted,
-                userId: registration.userId,
-                registrationId: registration.id,
-                detail: approved ? "approved" : "rejected"
-            )
+                tx, effects, .verificationCompleted, userId: registration.userId, registrationId: registration.id,
+                detail: approved ? "approved" : "rejected")
             return status
         }
     }
@@ -336,8 +266,7 @@ extension ServerSession {
         let app = try core.application(tx, applicationId)
         let open = try tx.fetchAll(
             OnboardingProcessRecord.self,
-            where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)]
-        )
+            where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)])
         for running in open {
             guard let current = try core.onboardingProcess(tx, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {

@@ -18,11 +18,8 @@ public struct ApplicationRelyingParty: Sendable, Equatable {
 
     /// The contract's defaults: `localhost`, served from `https://localhost`, UV required.
     public static let defaults = ApplicationRelyingParty(
-        rpId: "localhost",
-        rpName: "Latchkey",
-        origins: ["https://localhost"],
-        userVerification: .required
-    )
+        rpId: "localhost", rpName: "Latchkey", origins: ["https://localhost"],
+        userVerification: .required)
 
     /// What the Relying Party's checks need.
     public var settings: RelyingPartySettings {

@@ -22,23 +22,13 @@ extension Latchkey {
 
     /// Opens a ceremony with a fresh challenge (and forgets ceremonies long expired).
     func openCeremony(
-        _ tx: StoreTransaction,
-        _ kind: PasskeyCeremonyKind,
-        applicationId: String,
-        userId: String?,
+        _ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
         named: Bool
     ) throws -> PasskeyCeremonyRecord {
         try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
         let ceremony = PasskeyCeremonyRecord(
-            id: random.uuid(),
-            kind: kind.rawValue,
-            applicationId: applicationId,
-            userId: userId,
-            named: named,
-            challenge: random.bytes(32),
-            expiresAt: now + Self.passkeyCeremonyLifetime,
-            createdAt: now
-        )
+            id: random.uuid(), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
+            challenge: random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now)
         try tx.save(ceremony)
         return ceremony
     }
@@ -83,18 +73,14 @@ extension Latchkey {
     func requireRoomForPasskey(_ tx: StoreTransaction, userId: String) throws {
         guard try tx.count(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]) < Self.maxPasskeysPerUser else {
             throw DomainError(
-                .policyViolation,
-                "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
-                [("violations", .strings(["tooManyPasskeys"]))]
-            )
+                .policyViolation, "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
+                [("violations", .strings(["tooManyPasskeys"]))])
         }
     }
 
     /// Creation options for `user` on the ceremony just opened.
     func creationOptions(
-        _ tx: StoreTransaction,
-        _ ceremony: PasskeyCeremonyRecord,
-        _ user: UserRecord,
+        _ tx: StoreTransaction, _ ceremony: PasskeyCeremonyRecord, _ user: UserRecord,
         _ app: ApplicationConfig
     ) throws -> CredentialCreationOptions {
         let name = Self.passkeyDisplayName(user)
@@ -104,16 +90,10 @@ extension Latchkey {
         }
         let party = app.relyingParty
         return CredentialCreationOptions(
-            ceremonyId: ceremony.id,
-            rpId: party.rpId,
-            rpName: party.rpName,
-            user: PasskeyUserEntity(id: handle, name: name, displayName: name),
-            challenge: ceremony.challenge,
-            algorithms: Self.passkeyAlgorithms.map { Int($0.rawValue) },
-            timeout: Self.passkeyTimeoutMilliseconds,
-            excludeCredentials: exclude,
-            userVerification: party.userVerification
-        )
+            ceremonyId: ceremony.id, rpId: party.rpId, rpName: party.rpName,
+            user: PasskeyUserEntity(id: handle, name: name, displayName: name), challenge: ceremony.challenge,
+            algorithms: Self.passkeyAlgorithms.map { Int($0.rawValue) }, timeout: Self.passkeyTimeoutMilliseconds,
+            excludeCredentials: exclude, userVerification: party.userVerification)
     }
 }
 
@@ -123,15 +103,8 @@ extension PasskeyRecord {
     /// The caller's view.
     var passkey: Passkey {
         Passkey(
-            id: id,
-            friendlyName: friendlyName,
-            createdAt: createdAt,
-            lastUsedAt: lastUsedAt,
-            algorithm: Int(algorithm ?? 0),
-            backupEligible: backupEligible,
-            backedUp: backedUp,
-            transports: transportList,
-            aaguid: aaguid ?? "00000000-0000-0000-0000-000000000000"
-        )
+            id: id, friendlyName: friendlyName, createdAt: createdAt, lastUsedAt: lastUsedAt, algorithm: Int(algorithm ?? 0),
+            backupEligible: backupEligible, backedUp: backedUp, transports: transportList,
+            aaguid: aaguid ?? "00000000-0000-0000-0000-000000000000")
     }
 }

@@ -26,10 +26,8 @@ public struct PasskeyCheckFailure: Error, Sendable, Equatable {
     /// The contract's answer: `passkeyInvalid` with `data.check`.
     public var domainError: DomainError {
         DomainError(
-            .passkeyInvalid,
-            "The passkey credential failed the \(check.rawValue) check: \(detail)",
-            [("check", .string(check.rawValue))]
-        )
+            .passkeyInvalid, "The passkey credential failed the \(check.rawValue) check: \(detail)",
+            [("check", .string(check.rawValue))])
     }
 }
 

@@ -40,15 +40,8 @@ public struct CredentialCreationOptions: Sendable, Equatable {
     public var userVerification: UserVerificationPolicy
 
     public init(
-        ceremonyId: String,
-        rpId: String,
-        rpName: String,
-        user: PasskeyUserEntity,
-        challenge: [UInt8],
-        algorithms: [Int],
-        timeout: Int,
-        excludeCredentials: [PasskeyDescriptor],
-        userVerification: UserVerificationPolicy
+        ceremonyId: String, rpId: String, rpName: String, user: PasskeyUserEntity, challenge: [UInt8], algorithms: [Int],
+        timeout: Int, excludeCredentials: [PasskeyDescriptor], userVerification: UserVerificationPolicy
     ) {
         self.ceremonyId = ceremonyId
         self.rpId = rpId
@@ -73,11 +66,7 @@ public struct CredentialRequestOptions: Sendable, Equatable {
     public var allowCredentials: [PasskeyDescriptor]
 
     public init(
-        ceremonyId: String,
-        rpId: String,
-        challenge: [UInt8],
-        timeout: Int,
-        userVerification: UserVerificationPolicy,
+        ceremonyId: String, rpId: String, challenge: [UInt8], timeout: Int, userVerification: UserVerificationPolicy,
         allowCredentials: [PasskeyDescriptor]
     ) {
         self.ceremonyId = ceremonyId

@@ -5,20 +5,13 @@ extension Latchkey {
     /// (`passkeyRejected` with its check) and answered as `passkeyInvalid`.
     /// - Throws: `passkeyInvalid` (`data.check`).
     func checkRegistration(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ response: RegistrationResponse,
-        ceremony: PasskeyCeremonyRecord,
-        party: ApplicationRelyingParty,
-        userId: String?
+        _ tx: StoreTransaction, _ effects: Effects, _ response: RegistrationResponse,
+        ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty, userId: String?
     ) throws -> VerifiedRegistration {
         do {
             return try RelyingParty.verifyRegistration(
-                response,
-                challenge: ceremony.challenge,
-                offeredAlgorithms: Self.passkeyAlgorithms,
-                settings: party.settings
-            )
+                response, challenge: ceremony.challenge, offeredAlgorithms: Self.passkeyAlgorithms,
+                settings: party.settings)
         } catch let failure {
             try reject(tx, effects, failure, userId: userId)
         }
@@ -29,11 +22,8 @@ extension Latchkey {
     /// Answers the passkey updated with what the assertion reported; a counter that did not grow is audited
     /// `passkeyCloneSuspected`. - Throws: `passkeyInvalid` (`data.check`).
     func checkAssertion(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ response: AssertionResponse,
-        ceremony: PasskeyCeremonyRecord,
-        party: ApplicationRelyingParty
+        _ tx: StoreTransaction, _ effects: Effects, _ response: AssertionResponse,
+        ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty
     ) throws -> PasskeyRecord {
         var record = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(response.rawId))
         if ceremony.named, record?.userId != ceremony.userId { record = nil }

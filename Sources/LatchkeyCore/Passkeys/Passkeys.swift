@@ -79,13 +79,9 @@ extension Latchkey {
             let ceremony = try openCeremony(tx, .get, applicationId: app.applicationId, userId: userId, named: identifier != nil)
             let party = app.relyingParty
             return CredentialRequestOptions(
-                ceremonyId: ceremony.id,
-                rpId: party.rpId,
-                challenge: ceremony.challenge,
-                timeout: Self.passkeyTimeoutMilliseconds,
-                userVerification: party.userVerification,
-                allowCredentials: allow
-            )
+                ceremonyId: ceremony.id, rpId: party.rpId, challenge: ceremony.challenge,
+                timeout: Self.passkeyTimeoutMilliseconds, userVerification: party.userVerification,
+                allowCredentials: allow)
         }
     }
 
@@ -171,32 +167,20 @@ extension Latchkey {
             } catch {
                 throw DomainError.invalid(
                     .importedPasskey(index: index, member: "publicKey"),
-                    "must be a COSE key for ES256, EdDSA or RS256 (RSA of 2048 bits or more)"
-                )
+                    "must be a COSE key for ES256, EdDSA or RS256 (RSA of 2048 bits or more)")
             }
             guard (1...1023).contains(imported.credentialId.count), seen.insert(imported.credentialId).inserted else {
                 throw DomainError.invalid(
                     .importedPasskey(index: index, member: "credentialId"),
-                    "must be 1 to 1023 bytes, once in the list"
-                )
+                    "must be 1 to 1023 bytes, once in the list")
             }
             try requireNewCredentialId(tx, imported.credentialId, replacingUser: nil)
             try tx.save(
                 PasskeyRecord(
-                    id: Base64URL.encode(imported.credentialId),
-                    userId: userId,
-                    friendlyName: imported.friendlyName ?? Self.defaultPasskeyName,
-                    createdAt: now,
-                    publicKey: imported.publicKey,
-                    algorithm: Int64(key.algorithm.rawValue),
-                    signCount: imported.signCount ?? 0,
-                    backupEligible: false,
-                    backedUp: false,
-                    transports: "",
-                    aaguid: nil,
-                    lastUsedAt: nil
-                )
-            )
+                    id: Base64URL.encode(imported.credentialId), userId: userId,
+                    friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,
+                    algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0, backupEligible: false, backedUp: false,
+                    transports: "", aaguid: nil, lastUsedAt: nil))
         }
     }
 }
@@ -210,18 +194,9 @@ extension PasskeyRecord {
     /// A passkey a registration ceremony verified.
     init(_ verified: VerifiedRegistration, userId: String, friendlyName: String, at time: UnixTime) {
         self.init(
-            id: Base64URL.encode(verified.credentialId),
-            userId: userId,
-            friendlyName: friendlyName,
-            createdAt: time,
-            publicKey: verified.publicKey,
-            algorithm: Int64(verified.algorithm.rawValue),
-            signCount: Int64(verified.signCount),
-            backupEligible: verified.backupEligible,
-            backedUp: verified.backedUp,
-            transports: verified.transports.joined(separator: "\n"),
-            aaguid: verified.aaguid,
-            lastUsedAt: nil
-        )
+            id: Base64URL.encode(verified.credentialId), userId: userId, friendlyName: friendlyName, createdAt: time,
+            publicKey: verified.publicKey, algorithm: Int64(verified.algorithm.rawValue), signCount: Int64(verified.signCount),
+            backupEligible: verified.backupEligible, backedUp: verified.backedUp,
+            transports: verified.transports.joined(separator: "\n"), aaguid: verified.aaguid, lastUsedAt: nil)
     }
 }

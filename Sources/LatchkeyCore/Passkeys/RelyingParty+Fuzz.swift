@@ -6,10 +6,8 @@ import LatchkeyContract
 /// Each takes any bytes and never traps.
 extension RelyingParty {
     private static let fuzzSettings = RelyingPartySettings(
-        rpId: "localhost",
-        origins: ["https://localhost"],
-        userVerification: .preferred
-    )
+        rpId: "localhost", origins: ["https://localhost"],
+        userVerification: .preferred)
     private static let fuzzChallenge = [UInt8](repeating: 0x42, count: 32)
 
     private static func fuzzClientData(_ type: CeremonyType) -> (CollectedClientData, [UInt8]) {
@@ -46,13 +44,8 @@ extension RelyingParty {
         let split = rest.startIndex + min(Int(first) * 2, rest.count)
         let (clientData, json) = fuzzClientData(.get)
         let response = AssertionResponse(
-            rawId: [1],
-            clientData: clientData,
-            clientDataJSON: json,
-            authenticatorData: Array(rest[..<split]),
-            signature: Array(rest[split...]),
-            userHandle: nil
-        )
+            rawId: [1], clientData: clientData, clientDataJSON: json,
+            authenticatorData: Array(rest[..<split]), signature: Array(rest[split...]), userHandle: nil)
         _ = try? verifyAssertion(response, challenge: fuzzChallenge, passkey: fuzzPasskey, settings: fuzzSettings)
     }
 }

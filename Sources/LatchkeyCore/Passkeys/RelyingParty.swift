@@ -13,10 +13,7 @@ public struct RegistrationResponse: Sendable, Equatable {
     public var transports: [String]
 
     public init(
-        rawId: [UInt8],
-        clientData: CollectedClientData?,
-        clientDataJSON: [UInt8],
-        attestationObject: [UInt8],
+        rawId: [UInt8], clientData: CollectedClientData?, clientDataJSON: [UInt8], attestationObject: [UInt8],
         transports: [String] = []
     ) {
         self.rawId = rawId
@@ -55,12 +52,8 @@ public struct AssertionResponse: Sendable, Equatable {
     public var userHandle: [UInt8]?
 
     public init(
-        rawId: [UInt8],
-        clientData: CollectedClientData?,
-        clientDataJSON: [UInt8],
-        authenticatorData: [UInt8],
-        signature: [UInt8],
-        userHandle: [UInt8]?
+        rawId: [UInt8], clientData: CollectedClientData?, clientDataJSON: [UInt8], authenticatorData: [UInt8],
+        signature: [UInt8], userHandle: [UInt8]?
     ) {
         self.rawId = rawId
         self.clientData = clientData
@@ -104,9 +97,7 @@ public enum RelyingParty {
     /// bytes) and `origin` (one of the settings' exactly, `crossOrigin` not true).
     /// - Throws: `type` (nil client data included), `challenge`, `origin`.
     public static func checkClientData(
-        _ clientData: CollectedClientData?,
-        type: CeremonyType,
-        challenge: [UInt8],
+        _ clientData: CollectedClientData?, type: CeremonyType, challenge: [UInt8],
         settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure) {
         guard let clientData, let actual = clientData.type else {
@@ -125,8 +116,7 @@ public enum RelyingParty {
     /// Check 3: reads authenticator data and checks the RP id hash, UP, UV by policy and BE/BS.
     /// - Throws: `encoding`, `rpId`, `userPresence`, `userVerification`, `flags`.
     public static func checkAuthenticatorData(
-        _ bytes: [UInt8],
-        settings: RelyingPartySettings
+        _ bytes: [UInt8], settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure)
         -> AuthenticatorData
     {
@@ -162,8 +152,7 @@ public enum RelyingParty {
     ///   `userPresence`, `userVerification`, `flags`, `credentialId`, `algorithm`, `publicKey`,
     ///   `attestation`.
     public static func verifyRegistration(
-        _ response: RegistrationResponse,
-        challenge: [UInt8],
+        _ response: RegistrationResponse, challenge: [UInt8],
         offeredAlgorithms: [COSEAlgorithm] = COSEAlgorithm.allCases,
         settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure) -> VerifiedRegistration {
@@ -194,17 +183,10 @@ public enum RelyingParty {
         }
         try checkAttestation(object, key: key, clientDataJSON: response.clientDataJSON)
         return VerifiedRegistration(
-            credentialId: attested.credentialId,
-            publicKey: key.encoded,
-            algorithm: key.algorithm,
-            signCount: data.signCount,
-            backupEligible: data.flags.contains(.backupEligible),
-            backedUp: data.flags.contains(.backedUp),
-            userVerified: data.flags.contains(.userVerified),
-            aaguid: attested.aaguidString,
-            transports: response.transports,
-            attestationFormat: object.format
-        )
+            credentialId: attested.credentialId, publicKey: key.encoded, algorithm: key.algorithm, signCount: data.signCount,
+            backupEligible: data.flags.contains(.backupEligible), backedUp: data.flags.contains(.backedUp),
+            userVerified: data.flags.contains(.userVerified), aaguid: attested.aaguidString, transports: response.transports,
+            attestationFormat: object.format)
     }
 
     /// Check 4's attestation statement: `none` with an empty `attStmt`, or `packed`
@@ -212,9 +194,7 @@ public enum RelyingParty {
     /// over `authData ‖ SHA-256(clientDataJSON)`), no `x5c`.
     /// - Throws: `attestation`.
     public static func checkAttestation(
-        _ object: AttestationObject,
-        key: COSEKey,
-        clientDataJSON: [UInt8]
+        _ object: AttestationObject, key: COSEKey, clientDataJSON: [UInt8]
     )
         throws(PasskeyCheckFailure)
     {
@@ -248,9 +228,7 @@ public enum RelyingParty {
     /// failing check: `type`, `challenge`, `origin`, `credential`, `userHandle`, `encoding`, `rpId`,
     /// `userPresence`, `userVerification`, `flags`, `signature`, `signCount` (`isCloneSuspected`).
     public static func verifyAssertion(
-        _ response: AssertionResponse,
-        challenge: [UInt8],
-        passkey: PasskeyVerificationKey?,
+        _ response: AssertionResponse, challenge: [UInt8], passkey: PasskeyVerificationKey?,
         settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure) -> VerifiedAssertion {
         try checkClientData(response.clientData, type: .get, challenge: challenge, settings: settings)
@@ -260,16 +238,12 @@ public enum RelyingParty {
         guard let key = try? COSEKey(encoded: passkey.publicKey),
             key.verify(
                 signature: response.signature,
-                over: signedBytes(authData: response.authenticatorData, clientDataJSON: response.clientDataJSON)
-            )
+                over: signedBytes(authData: response.authenticatorData, clientDataJSON: response.clientDataJSON))
         else { throw PasskeyCheckFailure(.signature, "the signature does not verify with the passkey's key") }
         try checkSignCount(stored: passkey.signCount, new: data.signCount)
         return VerifiedAssertion(
-            signCount: data.signCount,
-            backupEligible: data.flags.contains(.backupEligible),
-            backedUp: data.flags.contains(.backedUp),
-            userVerified: data.flags.contains(.userVerified)
-        )
+            signCount: data.signCount, backupEligible: data.flags.contains(.backupEligible),
+            backedUp: data.flags.contains(.backedUp), userVerified: data.flags.contains(.userVerified))
     }
 
     /// The counter rule: when the stored or the new count is not zero, the new one must be greater.

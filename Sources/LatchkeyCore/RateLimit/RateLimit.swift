@@ -13,8 +13,7 @@ struct RateLimit {
             where: [
                 .equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject),
                 StoreFilter(RateEventRecord.Columns.at, .greaterOrEqual, .int(now - window + 1)),
-            ]
-        )
+            ])
         guard recent.count >= limit, let oldest = recent.map(\.at).min() else { return nil }
         return max(oldest + window - now, 1)
     }
@@ -25,8 +24,6 @@ struct RateLimit {
 
     func clear(_ tx: StoreTransaction, subject: String) throws {
         try tx.deleteAll(
-            RateEventRecord.self,
-            where: [.equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject)]
-        )
+            RateEventRecord.self, where: [.equals(RateEventRecord.Columns.scope, scope), .equals(RateEventRecord.Columns.subject, subject)])
     }
 }

@@ -32,11 +32,8 @@ extension ServerSession {
         // store keeps only the digest of that secret.
         let secret = SecretHash.digest(token, purpose: "grant")
         let grant = try issueChallenge(
-            registration,
-            kind,
-            challenge: SecretHash.digest(secret, purpose: "grantSecret"),
-            tokenExpiresAt: tokenExpiresAt
-        )
+            registration, kind, challenge: SecretHash.digest(secret, purpose: "grantSecret"),
+            tokenExpiresAt: tokenExpiresAt)
         return TokenGrant(grantId: grant.id, secret: secret, expiresAt: grant.expiresAt)
     }
 
@@ -53,30 +50,21 @@ extension ServerSession {
     /// grant's secret as its challenge.
     /// - Throws: the grant's and the state answers, `proofInvalid`.
     public func setRecovery(
-        registrationId: String,
-        grant: TokenGrant,
-        key: KeyWithProof,
-        tokenPurpose: TokenPurpose,
+        registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
         let record = try openGrant(grant, registrationId: registrationId, .addOrUpdateRecovery)
         var registration = try changingRegistration(registrationId)
         try checkProofs(
-            [(.recovery, key)],
-            SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
-            registrationId: registrationId,
-            caller: caller
-        )
+            [(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
+            registrationId: registrationId, caller: caller)
         try useUp(record)
         return try setRecoveryKey(key, &registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)
     }
 
     private func setRecoveryKey(
-        _ key: KeyWithProof,
-        _ registration: inout RegistrationRecord,
-        notAfter: Int64?,
-        tokenPurpose: TokenPurpose,
-        caller: Caller?
+        _ key: KeyWithProof, _ registration: inout RegistrationRecord, notAfter: Int64?,
+        tokenPurpose: TokenPurpose, caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
         registration.recoveryPublicKey = key.publicKey.sec1
         registration.recoveryFailedAttempts = 0
@@ -89,20 +77,14 @@ extension ServerSession {
     /// `server/recovery/set`: the token, then the key's proof, then the token is used and the
     /// key set (a failing proof spends nothing).
     public func setRecovery(
-        registrationId: String,
-        token: String,
-        key: KeyWithProof,
-        tokenPurpose: TokenPurpose,
+        registrationId: String, token: String, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
         var registration = try changingRegistration(registrationId)
         try core.checkToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
         try checkProofs(
-            [(.recovery, key)],
-            SignedPayload(.setRecovery, subject: registrationId, challenge: token, role: .recovery),
-            registrationId: registrationId,
-            caller: caller
-        )
+            [(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: token, role: .recovery),
+            registrationId: registrationId, caller: caller)
         let notAfter = try core.consumeToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
         return try setRecoveryKey(key, &registration, notAfter: notAfter, tokenPurpose: tokenPurpose, caller: caller)
     }
@@ -110,9 +92,7 @@ extension ServerSession {
     /// Deletes the recovery key, authorised by a grant.
     /// - Throws: the grant's and the state answers, `recoveryNotActivated`.
     public func deleteRecovery(
-        registrationId: String,
-        grant: TokenGrant,
-        tokenPurpose: TokenPurpose,
+        registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
         let record = try openGrant(grant, registrationId: registrationId, .deleteRecovery)
@@ -123,9 +103,7 @@ extension ServerSession {
     }
 
     private func deleteRecoveryKey(
-        _ registration: inout RegistrationRecord,
-        notAfter: Int64?,
-        tokenPurpose: TokenPurpose,
+        _ registration: inout RegistrationRecord, notAfter: Int64?, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
         registration.recoveryPublicKey = nil
@@ -169,12 +147,8 @@ extension ServerSession {
         let app = try core.application(tx, registration.applicationId)
         let record = try issueChallenge(registration, .recover, caller: caller)
         return KeyRequest(
-            id: record.id,
-            challenge: record.challenge,
-            expiresAt: record.expiresAt,
-            authMethodsForActivation: app.authMethods.filter(\.isTwoFactor),
-            pinRules: app.pinRules
-        )
+            id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
+            authMethodsForActivation: app.authMethods.filter(\.isTwoFactor), pinRules: app.pinRules)
     }
 
     /// Recovers a registration onto new keys (`device` and exactly one two-factor method) with the recovery key's signature.
@@ -184,12 +158,8 @@ extension ServerSession {
     /// answers, `authMethodNotAllowed`, `invalidParams` (other keys), `proofInvalid`,
     /// `recoveryCodeInvalid`, `recoveryLocked`.
     public func recover(
-        registrationId: String,
-        challengeId: String,
-        recoverySignature: Signature,
-        keys: KeySet,
-        tokenPurpose: TokenPurpose,
-        caller: Caller?
+        registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
+        tokenPurpose: TokenPurpose, caller: Caller?
     ) throws -> ActivationOutcome {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.recover])
         // The installation the challenge was issued to asks (a commit names none of its own).

@@ -19,9 +19,7 @@ extension Latchkey {
     /// The account-recovery code is checked as `resetPasskeys` checks it (a wrong one counts) and not
     /// consumed. - Throws: the code errors, `notFound` (application).
     public func resetPasskeyCreationOptions(
-        _ identifier: UserIdentifier,
-        code: String,
-        applicationId: String?
+        _ identifier: UserIdentifier, code: String, applicationId: String?
     ) throws
         -> CredentialCreationOptions
     {
@@ -29,10 +27,7 @@ extension Latchkey {
     }
 
     func resetPasskeyCreationOptions(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ identifier: UserIdentifier,
-        code: String,
+        _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
         applicationId: String?
     ) throws -> CredentialCreationOptions {
         let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
@@ -54,10 +49,7 @@ extension Latchkey {
     }
 
     func resetPasskeys(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ identifier: UserIdentifier,
-        code: String,
+        _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
         newPasskey: ResetPasskey?
     ) throws -> [Passkey] {
         let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
@@ -70,13 +62,8 @@ extension Latchkey {
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
             let verified = try checkRegistration(
-                tx,
-                effects,
-                newPasskey.response,
-                ceremony: ceremony,
-                party: app.relyingParty,
-                userId: user.id
-            )
+                tx, effects, newPasskey.response, ceremony: ceremony, party: app.relyingParty,
+                userId: user.id)
             try requireNewCredentialId(tx, verified.credentialId, replacingUser: user.id)
             replacement = PasskeyRecord(verified, userId: user.id, friendlyName: newPasskey.friendlyName ?? Self.defaultPasskeyName, at: now)
         }
@@ -94,9 +81,7 @@ extension Latchkey {
 extension ServerSession {
     /// `resetPasskeyCreationOptions` in this transaction (a simulated phone making the new passkey in the same call).
     public func resetPasskeyCreationOptions(
-        _ identifier: UserIdentifier,
-        code: String,
-        applicationId: String?
+        _ identifier: UserIdentifier, code: String, applicationId: String?
     ) throws
         -> CredentialCreationOptions
     {

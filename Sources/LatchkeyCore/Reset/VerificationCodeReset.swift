@@ -39,17 +39,8 @@ extension Latchkey {
                 // tries, expiry) are the same as for a real user.
                 try tx.save(
                     ResetCodeRecord(
-                        id: codeId,
-                        subject: subject,
-                        userId: "",
-                        kind: kind.rawValue,
-                        codeHash: "none:" + codeId,
-                        expiresAt: now + ResetCodeRecord.lifetime,
-                        wrongTries: 0,
-                        consumed: false,
-                        createdAt: now
-                    )
-                )
+                        id: codeId, subject: subject, userId: "", kind: kind.rawValue, codeHash: "none:" + codeId,
+                        expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
                 try audit(tx, effects, .resetRequested, detail: kind.rawValue)
                 return
             }
@@ -58,41 +49,21 @@ extension Latchkey {
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
             try tx.save(
                 ResetCodeRecord(
-                    id: codeId,
-                    subject: subject,
-                    userId: user.id,
-                    kind: kind.rawValue,
+                    id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
                     codeHash: try codeHash(tx, code, purpose: "reset-code"),
-                    expiresAt: now + ResetCodeRecord.lifetime,
-                    wrongTries: 0,
-                    consumed: false,
-                    createdAt: now
-                )
-            )
+                    expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
             var query = [("verification_code", code)]
             var message: OutboundMessage
             switch identifier {
             case .email(let email):
                 query.append(("email", email))
                 message = OutboundMessage(
-                    id: messageId,
-                    channel: .email,
-                    to: user.email ?? email,
-                    purpose: .passwordReset,
-                    text: "",
-                    sentAt: now,
-                    requestedEmail: email
-                )
+                    id: messageId, channel: .email, to: user.email ?? email, purpose: .passwordReset, text: "",
+                    sentAt: now, requestedEmail: email)
             case .phoneNumber(let phone):
                 message = OutboundMessage(
-                    id: messageId,
-                    channel: .sms,
-                    to: user.phoneNumber ?? phone,
-                    purpose: .passwordReset,
-                    text: "",
-                    sentAt: now,
-                    requestedPhoneNumber: phone
-                )
+                    id: messageId, channel: .sms, to: user.phoneNumber ?? phone, purpose: .passwordReset, text: "",
+                    sentAt: now, requestedPhoneNumber: phone)
             case .userId, .loginName:
                 // Named by id or login name: the code goes where notices go (email, else SMS).
                 guard let (channel, address) = user.noticeAddress else { return }
@@ -118,8 +89,7 @@ extension Latchkey {
         guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
             throw DomainError.invalid(
                 .redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
-                "must start with one of the application's redirectUrlPrefixes"
-            )
+                "must start with one of the application's redirectUrlPrefixes")
         }
     }
 
@@ -130,12 +100,8 @@ extension Latchkey {
     /// that matches no user has the code no one can know that its request left. - Throws:
     /// `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
     func checkResetCode(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ identifier: UserIdentifier,
-        code: String,
-        kind: ResetKind?,
-        consume: Bool = true
+        _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
+        kind: ResetKind?, consume: Bool = true
     ) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
@@ -160,10 +126,8 @@ extension Latchkey {
             try tx.save(record)
             try audit(tx, effects, .resetCodeRejected, userId: user?.id)
             throw DomainError(
-                .verificationCodeInvalid,
-                "The verification code is not valid",
-                [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))]
-            )
+                .verificationCodeInvalid, "The verification code is not valid",
+                [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
         }
         if consume {
             record.consumed = true

@@ -16,24 +16,12 @@ public struct ServerSession: ServerConnection {
 
     /// Records an audit event for `caller`.
     func audit(
-        _ type: AuditEventType,
-        userId: String? = nil,
-        registrationId: String? = nil,
-        caller: Caller? = nil,
-        detail: String? = nil,
-        activationName: String? = nil
+        _ type: AuditEventType, userId: String? = nil, registrationId: String? = nil, caller: Caller? = nil,
+        detail: String? = nil, activationName: String? = nil
     ) throws {
         try core.audit(
-            tx,
-            effects,
-            type,
-            userId: userId,
-            registrationId: registrationId,
-            deviceId: caller?.deviceId,
-            detail: detail,
-            activationName: activationName,
-            installationId: caller?.installationId
-        )
+            tx, effects, type, userId: userId, registrationId: registrationId, deviceId: caller?.deviceId, detail: detail,
+            activationName: activationName, installationId: caller?.installationId)
     }
 
     /// Records what a device did on its own (a local deactivation), in this transaction.

@@ -3,10 +3,7 @@ import LatchkeyContract
 extension Latchkey {
     /// Issues a token for `purpose` (nil for `none`), never outliving `notAfter`.
     func issueToken(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        registration: RegistrationRecord,
-        purpose: TokenPurpose,
+        _ tx: StoreTransaction, _ effects: Effects, registration: RegistrationRecord, purpose: TokenPurpose,
         notAfter: Int64? = nil
     ) throws -> String? {
         guard purpose != .none else { return nil }
@@ -16,15 +13,9 @@ extension Latchkey {
         if let notAfter { expiresAt = min(expiresAt, notAfter) }
         try tx.save(
             TokenRecord(
-                id: SecretHash.digest(token, purpose: "token"),
-                registrationId: registration.id,
-                purpose: purpose.rawValue,
-                keyGeneration: registration.keyGeneration,
-                expiresAt: expiresAt,
-                used: false,
-                createdAt: now
-            )
-        )
+                id: SecretHash.digest(token, purpose: "token"), registrationId: registration.id,
+                purpose: purpose.rawValue, keyGeneration: registration.keyGeneration, expiresAt: expiresAt,
+                used: false, createdAt: now))
         try audit(tx, effects, .tokenIssued, userId: registration.userId, registrationId: registration.id, detail: purpose.rawValue)
         return token
     }
@@ -33,10 +24,7 @@ extension Latchkey {
     /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`.
     @discardableResult
     func checkToken(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ token: String,
-        registration: RegistrationRecord,
+        _ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
         purpose: TokenPurpose
     ) throws -> TokenRecord {
         let hash = SecretHash.digest(token, purpose: "token")
@@ -60,12 +48,8 @@ extension Latchkey {
     /// Returns when it would have expired. - Throws: `tokenInvalid`, `tokenExpired`,
     /// `tokenPurposeMismatch`, what `use` throws.
     func consumeToken(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        _ token: String,
-        registration: RegistrationRecord,
-        purpose: TokenPurpose,
-        before use: () throws -> Void = {}
+        _ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
+        purpose: TokenPurpose, before use: () throws -> Void = {}
     ) throws -> Int64 {
         var record = try checkToken(tx, effects, token, registration: registration, purpose: purpose)
         try use()

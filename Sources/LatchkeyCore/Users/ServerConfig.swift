@@ -8,20 +8,16 @@ public struct ServerConfig: Sendable, Equatable {
 
     /// 72 hours, 7 days, 30 days.
     public static let defaults = ServerConfig(
-        gracePeriodSeconds: 72 * 3600,
-        insecureWindowSeconds: 7 * 86_400,
-        sessionLifetimeSeconds: 30 * 86_400
-    )
+        gracePeriodSeconds: 72 * 3600, insecureWindowSeconds: 7 * 86_400,
+        sessionLifetimeSeconds: 30 * 86_400)
 }
 
 extension Latchkey {
     func serverConfig(_ tx: StoreTransaction) throws -> ServerConfig {
         guard let record = try tx.fetch(ServerConfigRecord.self, id: "server") else { return .defaults }
         return ServerConfig(
-            gracePeriodSeconds: record.gracePeriodSeconds,
-            insecureWindowSeconds: record.insecureWindowSeconds,
-            sessionLifetimeSeconds: record.sessionLifetimeSeconds
-        )
+            gracePeriodSeconds: record.gracePeriodSeconds, insecureWindowSeconds: record.insecureWindowSeconds,
+            sessionLifetimeSeconds: record.sessionLifetimeSeconds)
     }
 
     /// Changes the server-wide lifetimes; nil keeps a value.
@@ -33,12 +29,9 @@ extension Latchkey {
             if let value = sessionLifetimeSeconds { config.sessionLifetimeSeconds = value }
             try tx.save(
                 ServerConfigRecord(
-                    id: "server",
-                    gracePeriodSeconds: config.gracePeriodSeconds,
+                    id: "server", gracePeriodSeconds: config.gracePeriodSeconds,
                     insecureWindowSeconds: config.insecureWindowSeconds,
-                    sessionLifetimeSeconds: config.sessionLifetimeSeconds
-                )
-            )
+                    sessionLifetimeSeconds: config.sessionLifetimeSeconds))
             try audit(tx, effects, .serverConfigured)
             return config
         }

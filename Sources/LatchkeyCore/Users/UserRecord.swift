@@ -24,15 +24,9 @@ public struct NewUser: Sendable {
     public var loginName: String?
 
     public init(
-        userId: String? = nil,
-        email: String? = nil,
-        phoneNumber: String? = nil,
-        password: String? = nil,
-        birthDate: String? = nil,
-        passkeys: [ImportedPasskey] = [],
-        passkeyUserHandle: [UInt8]? = nil,
-        attributes: String? = nil,
-        loginName: String? = nil
+        userId: String? = nil, email: String? = nil, phoneNumber: String? = nil, password: String? = nil,
+        birthDate: String? = nil, passkeys: [ImportedPasskey] = [], passkeyUserHandle: [UInt8]? = nil,
+        attributes: String? = nil, loginName: String? = nil
     ) {
         self.passkeyUserHandle = passkeyUserHandle
         self.loginName = loginName

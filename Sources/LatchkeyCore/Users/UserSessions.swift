@@ -49,12 +49,8 @@ extension Latchkey {
         let lifetime = try serverConfig(tx).sessionLifetimeSeconds
         try tx.save(
             UserSessionRecord(
-                id: SecretHash.digest(sessionId, purpose: "session"),
-                userId: userId,
-                createdAt: now,
-                expiresAt: now + lifetime
-            )
-        )
+                id: SecretHash.digest(sessionId, purpose: "session"), userId: userId,
+                createdAt: now, expiresAt: now + lifetime))
         if let recovery = try settledAccountRecovery(tx, effects, uid: userId),
             recovery.state == .gracePeriod || recovery.state == .insecure
         {
@@ -95,21 +91,14 @@ extension Latchkey {
         try transact { tx, effects in
             let (_, user) = try sessionUser(tx, sessionId)
             return UserProfile(
-                uid: user.id,
-                email: user.email,
-                phoneNumber: user.phoneNumber,
-                accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id)
-            )
+                uid: user.id, email: user.email, phoneNumber: user.phoneNumber,
+                accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id))
         }
     }
 
     /// Sets a new password: every other session ends and outstanding reset codes die.
     func changePassword(
-        _ tx: StoreTransaction,
-        _ effects: Effects,
-        user: UserRecord,
-        salt: [UInt8],
-        hash: [UInt8],
+        _ tx: StoreTransaction, _ effects: Effects, user: UserRecord, salt: [UInt8], hash: [UInt8],
         keepSession: String?
     ) throws {
         var user = user

@@ -43,19 +43,10 @@ extension Latchkey {
             }
             try tx.save(
                 UserRecord(
-                    id: userId,
-                    email: new.email,
-                    emailKey: new.email?.lowercased(),
-                    phoneNumber: new.phoneNumber,
-                    passwordHash: credential?.hash,
-                    passwordSalt: credential?.salt,
-                    birthDate: new.birthDate,
-                    attributes: new.attributes,
-                    createdAt: now,
-                    loginName: new.loginName,
-                    passkeyUserHandle: new.passkeyUserHandle ?? (new.passkeys.isEmpty ? nil : random.bytes(32))
-                )
-            )
+                    id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
+                    passwordHash: credential?.hash, passwordSalt: credential?.salt, birthDate: new.birthDate, attributes: new.attributes,
+                    createdAt: now, loginName: new.loginName,
+                    passkeyUserHandle: new.passkeyUserHandle ?? (new.passkeys.isEmpty ? nil : random.bytes(32))))
             try importPasskeys(tx, new.passkeys, userId: userId)
             try audit(tx, effects, .userCreated, userId: userId)
             return userId
@@ -87,14 +78,7 @@ extension Latchkey {
         effects.append(
             .delivery(
                 OutboundMessage(
-                    id: random.identifier("msg"),
-                    channel: channel,
-                    to: address,
-                    purpose: .securityNotice,
-                    text: text,
-                    sentAt: time ?? now
-                )
-            )
-        )
+                    id: random.identifier("msg"), channel: channel, to: address,
+                    purpose: .securityNotice, text: text, sentAt: time ?? now)))
     }
 }

@@ -158,10 +158,8 @@ enum ErrorCodes {
                 ? "none: the application's redirectUrlPrefixes is empty"
                 : prefixes.joined(separator: ", ")
             return ParamProblem(
-                "redirectUrl",
-                "\(message) (allowed: \(allowed); admin/configureApplication sets them)",
-                extra: JSONObject([("allowedPrefixes", .strings(prefixes))])
-            )
+                "redirectUrl", "\(message) (allowed: \(allowed); admin/configureApplication sets them)",
+                extra: JSONObject([("allowedPrefixes", .strings(prefixes))]))
         }
     }
 

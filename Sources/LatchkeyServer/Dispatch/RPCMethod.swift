@@ -39,10 +39,7 @@ public struct MethodDeclaration: Sendable {
     public let access: MethodAccess
 
     public init(
-        _ name: String,
-        _ summary: String,
-        description: String? = nil,
-        errors: [ErrorReason] = [],
+        _ name: String, _ summary: String, description: String? = nil, errors: [ErrorReason] = [],
         access: MethodAccess = .store
     ) {
         self.name = name

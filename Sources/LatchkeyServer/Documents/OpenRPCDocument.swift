@@ -20,8 +20,7 @@ enum OpenRPCDocument {
                 "version": .string(version),
                 "description": .string(
                     "Activation, authentication and account recovery flows of mobile authenticator SDKs, device and server halves, over "
-                        + "JSON-RPC 2.0 on stdio."
-                ),
+                        + "JSON-RPC 2.0 on stdio."),
             ],
             "methods": .array(methods),
             "components": ["schemas": .object(schemas), "errors": errorComponents],
@@ -40,8 +39,7 @@ enum OpenRPCDocument {
                 if !field.summary.isEmpty { param["description"] = .string(field.summary) }
                 param["schema"] = writer.json(field.schema)
                 return .object(param)
-            }
-        )
+            })
         object["paramStructure"] = "by-name"
         object["result"] = ["name": .string("\(entry.name) result"), "schema": writer.json(entry.result())]
         object["errors"] = .array(errorReferences(entry))
@@ -68,8 +66,7 @@ enum OpenRPCDocument {
                 [
                     "code": .int(row.code), "message": .string(row.reason),
                     "data": ["reason": .string(row.reason), "description": .string(row.summary)],
-                ]
-            )
+                ])
         }
         return .object(errors)
     }

@@ -21,8 +21,7 @@ enum MCPLogMessage {
             "notifications/message",
             params: [
                 "level": .string(MCPLogLevel.info.rawValue), "logger": .string(method), "data": data,
-            ]
-        )
+            ])
     }
 
     private static func dropping(_ members: Set<String>, at path: ArraySlice<String>, from value: JSON) -> JSON {

@@ -20,9 +20,7 @@ public enum MCPToolList {
 
     /// Tool name → method (built on first `tools/call`).
     private static let byToolName: [String: MethodEntry] = Dictionary(
-        methods.map { (toolName($0.name), $0) },
-        uniquingKeysWith: { first, _ in first }
-    )
+        methods.map { (toolName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
 
     /// The method a tool call names, or nil for an unknown tool.
     static func method(forTool name: String) -> MethodEntry? { byToolName[name] }

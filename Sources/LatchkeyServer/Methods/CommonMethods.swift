@@ -42,12 +42,8 @@ struct ApplicationParams: WireReadable {
 /// Neither or both is the `exactlyOne` rule's `invalidParams` (which reading has reported already,
 /// unless the method enforces the rule itself).
 func eitherOr<Root, A, B, Value>(
-    _ root: Root,
-    _ rule: WireRule<Root>,
-    _ a: A?,
-    _ first: (A) -> Value,
-    _ b: B?,
-    _ second: (B) -> Value
+    _ root: Root, _ rule: WireRule<Root>, _ a: A?, _ first: (A) -> Value,
+    _ b: B?, _ second: (B) -> Value
 ) throws -> Value {
     switch (a, b) {
     case (let a?, nil): return first(a)

@@ -8,11 +8,8 @@ extension LatchkeyCore.AccountRecoveryStatus: WireObject {
     public static let fields: [WireField<Self>] = [
         .required("state", \.state, .integerEnumeration(AccountRecoveryState.self), "0 none, 1 grace period, 2 cancelled, 3 insecure, 4 expired"),
         .nullable(
-            "reason",
-            \.reason,
-            .integerEnumeration(AccountRecoveryReason.self),
-            "null when no process is ongoing (state 0); 0 none, 1 cancelled by the user, 2 authenticated in a new session"
-        ),
+            "reason", \.reason, .integerEnumeration(AccountRecoveryReason.self),
+            "null when no process is ongoing (state 0); 0 none, 1 cancelled by the user, 2 authenticated in a new session"),
         .required("startTime", \.startTime, .time),
         .nullable("endTime", \.endTime, .time),
         .required("uid", \.uid, .text),

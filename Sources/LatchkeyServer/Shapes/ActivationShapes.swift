@@ -36,11 +36,8 @@ struct FinishAuthParameterParam: WireReadable {
     static let fields: [WireField<Self>] =
         AuthParameterParam.fields.map { $0.lifted(\.parameter) } + [
             .optional(
-                "tokenPurpose",
-                \.tokenPurpose,
-                .enumeration(TokenPurpose.self),
-                "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose"
-            )
+                "tokenPurpose", \.tokenPurpose, .enumeration(TokenPurpose.self),
+                "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose")
         ]
     static let rules: [WireRule<Self>] = AuthParameterParam.rules.map { $0.at(\.parameter) }
 
@@ -103,11 +100,8 @@ extension AuthenticationChallengeInfo: WireObject {
         [
             .required("authenticationMethods", \.authenticationMethods, .authMethods),
             .required(
-                "authenticationMethod",
-                \.authenticationMethod,
-                .authMethod,
-                "the method of the last successful authentication if still activated, else the strongest activated one"
-            ),
+                "authenticationMethod", \.authenticationMethod, .authMethod,
+                "the method of the last successful authentication if still activated, else the strongest activated one"),
         ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
@@ -137,8 +131,7 @@ extension AddOrUpdateOffer: WireObject {
 
 /// The PIN rules of an application, as several results carry them.
 func pinRuleFields<Root>(
-    _ type: WritableKeyPath<Root, PinCodeType> & Sendable,
-    _ min: WritableKeyPath<Root, Int> & Sendable,
+    _ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
     _ max: WritableKeyPath<Root, Int> & Sendable
 ) -> [WireField<Root>] {
     [

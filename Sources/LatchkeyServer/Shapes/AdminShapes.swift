@@ -9,8 +9,7 @@ extension Codec where Value == [AuthMethod: [AuthMethod]] {
     static let addOrUpdateAllowedBy = Codec(
         schema: .object(
             AuthMethod.allCases.map { Field($0.rawValue, Codec<[AuthMethod]>.authMethods.schema, required: false) },
-            additional: false
-        ),
+            additional: false),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -34,8 +33,7 @@ extension Codec where Value == [AuthMethod: [AuthMethod]] {
                 if let list = map[method] { object.appendUnchecked(method.rawValue, Codec<[AuthMethod]>.authMethods.write(list)) }
             }
             return .object(object)
-        }
-    )
+        })
 }
 
 extension ApplicationConfig: WireObject {
@@ -96,10 +94,7 @@ extension Codec where Value == [String] {
                     return nil
                 }
                 return "backup"
-            },
-            write: { .string($0) }
-        )
-    )
+            }, write: { .string($0) }))
 }
 
 extension PushedAuthenticationInfo: WireObject {

@@ -70,11 +70,8 @@ private func responseBytes(_ response: JSONObject, _ name: String, _ path: Strin
 func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
     guard let json = try? JSONParser.parse(bytes), case .object(let object) = json else { return nil }
     return CollectedClientData(
-        type: object["type"]?.stringValue,
-        challenge: object["challenge"]?.stringValue,
-        origin: object["origin"]?.stringValue,
-        crossOrigin: object["crossOrigin"]?.boolValue
-    )
+        type: object["type"]?.stringValue, challenge: object["challenge"]?.stringValue,
+        origin: object["origin"]?.stringValue, crossOrigin: object["crossOrigin"]?.boolValue)
 }
 
 /// The client data a browser writes for a ceremony (the simulated phone's browser half):
@@ -85,9 +82,7 @@ func clientDataJSON(type: String, challenge: [UInt8], origin: String) -> [UInt8]
             JSONObject([
                 ("type", .string(type)), ("challenge", .string(Base64URL.encode(challenge))), ("origin", .string(origin)),
                 ("crossOrigin", false),
-            ])
-        )
-    )
+            ])))
 }
 
 private let credentialEnvelopeFields: [Field] = [
@@ -111,12 +106,8 @@ extension Codec where Value == RegistrationResponse {
                             Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
                             Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
                             Field("transports", .array(.string()), required: false),
-                        ]),
-                        required: true
-                    )
-                ]
-            )
-        ),
+                        ]), required: true)
+                ])),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
             let before = problems.count
@@ -128,12 +119,8 @@ extension Codec where Value == RegistrationResponse {
             }
             guard problems.count == before, let clientData, let attestation else { return nil }
             return RegistrationResponse(
-                rawId: envelope.rawId,
-                clientData: collectedClientData(clientData),
-                clientDataJSON: clientData,
-                attestationObject: attestation,
-                transports: transports
-            )
+                rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,
+                attestationObject: attestation, transports: transports)
         },
         write: { response in
             .object(
@@ -147,14 +134,11 @@ extension Codec where Value == RegistrationResponse {
                                 ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
                                 ("attestationObject", .string(Base64URL.encode(response.attestationObject))),
                                 ("transports", .strings(response.transports)),
-                            ])
-                        )
+                            ]))
                     ),
                     ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
-                ])
-            )
-        }
-    )
+                ]))
+        })
 }
 
 extension Codec where Value == AssertionResponse {
@@ -171,12 +155,8 @@ extension Codec where Value == AssertionResponse {
                             Field("authenticatorData", Codec<[UInt8]>.base64url.schema, required: true),
                             Field("signature", Codec<[UInt8]>.base64url.schema, required: true),
                             Field("userHandle", .nullable(Codec<[UInt8]>.base64url.schema), required: false),
-                        ]),
-                        required: true
-                    )
-                ]
-            )
-        ),
+                        ]), required: true)
+                ])),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
             let before = problems.count
@@ -189,13 +169,8 @@ extension Codec where Value == AssertionResponse {
             }
             guard problems.count == before, let clientData, let authenticatorData, let signature else { return nil }
             return AssertionResponse(
-                rawId: envelope.rawId,
-                clientData: collectedClientData(clientData),
-                clientDataJSON: clientData,
-                authenticatorData: authenticatorData,
-                signature: signature,
-                userHandle: userHandle
-            )
+                rawId: envelope.rawId, clientData: collectedClientData(clientData), clientDataJSON: clientData,
+                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle)
         },
         write: { response in
             var inner = JSONObject([
@@ -209,8 +184,6 @@ extension Codec where Value == AssertionResponse {
                     ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
                     ("type", "public-key"), ("response", .object(inner)),
                     ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
-                ])
-            )
-        }
-    )
+                ]))
+        })
 }

@@ -21,9 +21,7 @@ extension Codec where Value == [UInt8] {
                 return nil
             }
             return bytes
-        },
-        write: { .string(Base64URL.encode($0)) }
-    )
+        }, write: { .string(Base64URL.encode($0)) })
 }
 
 extension Codec where Value == UserVerificationPolicy {
@@ -93,8 +91,7 @@ extension Codec where Value == CredentialCreationOptions {
                 Field("pubKeyCredParams", .array(.freeObject), required: true, "ES256, EdDSA, RS256 in that order"),
                 Field("timeout", .integer(), required: false), Field("excludeCredentials", .array(.freeObject), required: false),
                 Field("authenticatorSelection", .freeObject, required: false), Field("attestation", .string(), required: false),
-            ])
-        ),
+            ])),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -116,16 +113,10 @@ extension Codec where Value == CredentialCreationOptions {
             guard problems.count == before, let rpId, let userId, let challenge else { return nil }
             let name = user["name"]?.stringValue ?? ""
             return CredentialCreationOptions(
-                ceremonyId: "",
-                rpId: rpId,
-                rpName: rp["name"]?.stringValue ?? rpId,
+                ceremonyId: "", rpId: rpId, rpName: rp["name"]?.stringValue ?? rpId,
                 user: PasskeyUserEntity(id: userId, name: name, displayName: user["displayName"]?.stringValue ?? name),
-                challenge: challenge,
-                algorithms: algorithms,
-                timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
-                excludeCredentials: exclude,
-                userVerification: verification
-            )
+                challenge: challenge, algorithms: algorithms, timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
+                excludeCredentials: exclude, userVerification: verification)
         },
         write: { options in
             .object(
@@ -137,8 +128,7 @@ extension Codec where Value == CredentialCreationOptions {
                             JSONObject([
                                 ("id", .string(Base64URL.encode(options.user.id))), ("name", .string(options.user.name)),
                                 ("displayName", .string(options.user.displayName)),
-                            ])
-                        )
+                            ]))
                     ),
                     ("challenge", .string(Base64URL.encode(options.challenge))),
                     ("pubKeyCredParams", .array(options.algorithms.map { .object(JSONObject([("type", "public-key"), ("alg", .int($0))])) })),
@@ -150,14 +140,11 @@ extension Codec where Value == CredentialCreationOptions {
                             JSONObject([
                                 ("residentKey", "required"), ("requireResidentKey", true),
                                 ("userVerification", .string(options.userVerification.rawValue)),
-                            ])
-                        )
+                            ]))
                     ),
                     ("attestation", "none"),
-                ])
-            )
-        }
-    )
+                ]))
+        })
 }
 
 extension Codec where Value == CredentialRequestOptions {
@@ -169,8 +156,7 @@ extension Codec where Value == CredentialRequestOptions {
                 Field("rpId", .string(), required: true), Field("challenge", Codec<[UInt8]>.base64url.schema, required: true),
                 Field("timeout", .integer(), required: false), Field("userVerification", .string(), required: false),
                 Field("allowCredentials", .array(.freeObject), required: false, "empty for a discoverable-credential sign-in"),
-            ])
-        ),
+            ])),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -183,13 +169,8 @@ extension Codec where Value == CredentialRequestOptions {
             let verification = object["userVerification"]?.stringValue.flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
             guard problems.count == before, let rpId, let challenge else { return nil }
             return CredentialRequestOptions(
-                ceremonyId: "",
-                rpId: rpId,
-                challenge: challenge,
-                timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
-                userVerification: verification,
-                allowCredentials: allow
-            )
+                ceremonyId: "", rpId: rpId, challenge: challenge, timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
+                userVerification: verification, allowCredentials: allow)
         },
         write: { options in
             .object(
@@ -197,10 +178,8 @@ extension Codec where Value == CredentialRequestOptions {
                     ("rpId", .string(options.rpId)), ("challenge", .string(Base64URL.encode(options.challenge))),
                     ("timeout", .int(options.timeout)), ("userVerification", .string(options.userVerification.rawValue)),
                     ("allowCredentials", .array(options.allowCredentials.map(descriptorJSON))),
-                ])
-            )
-        }
-    )
+                ]))
+        })
 }
 
 /// `{ceremonyId, publicKey}`: a ceremony's options.
@@ -258,6 +237,5 @@ extension Codec where Value == ImportedPasskey {
     /// `{credentialId, publicKey, friendlyName*, signCount*}`.
     static let importedPasskey = Codec<ImportedPasskeyParams>.object(ImportedPasskeyParams.self).map(
         { ImportedPasskey(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) },
-        { ImportedPasskeyParams(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) }
-    )
+        { ImportedPasskeyParams(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) })
 }

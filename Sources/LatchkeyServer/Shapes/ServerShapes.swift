@@ -10,9 +10,7 @@ extension Codec {
     /// A value written as text and parsed once, here at the edge; `message` names the problem
     /// when the text does not parse.
     static func parsedText(
-        _ summary: String,
-        _ message: String,
-        parse: @escaping @Sendable (String) -> Value?,
+        _ summary: String, _ message: String, parse: @escaping @Sendable (String) -> Value?,
         format: @escaping @Sendable (Value) -> String
     ) -> Codec<Value> {
         let text = Codec<String>.text
@@ -25,9 +23,7 @@ extension Codec {
                     return nil
                 }
                 return value
-            },
-            write: { .string(format($0)) }
-        )
+            }, write: { .string(format($0)) })
     }
 
     /// The same wire form kept in an optional slot: a required member whose type has no
@@ -36,10 +32,8 @@ extension Codec {
         let read = self.read
         let write = self.write
         return Codec<Value?>(
-            schema: schema,
-            read: { json, path, problems in read(json, path, &problems).map { .some($0) } },
-            write: { $0.map(write) ?? .null }
-        )
+            schema: schema, read: { json, path, problems in read(json, path, &problems).map { .some($0) } },
+            write: { $0.map(write) ?? .null })
     }
 }
 
@@ -48,9 +42,7 @@ extension Codec where Value == PublicKey {
     static let publicKey = Codec.parsedText(
         "P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url",
         "must be a P-256 public key: the 65-byte uncompressed SEC1 point on the curve, unpadded base64url",
-        parse: PublicKey.init(base64url:),
-        format: \.base64url
-    )
+        parse: PublicKey.init(base64url:), format: \.base64url)
 }
 
 extension Codec where Value == Signature {
@@ -58,9 +50,7 @@ extension Codec where Value == Signature {
     static let signature = Codec.parsedText(
         "ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url",
         "must be an ECDSA signature: 64 bytes raw r‖s or strict DER, unpadded base64url",
-        parse: Signature.init(base64url:),
-        format: \.base64url
-    )
+        parse: Signature.init(base64url:), format: \.base64url)
 }
 
 extension Codec where Value == String {
@@ -84,11 +74,8 @@ struct KeyParam: WireReadable {
     static let fields: [WireField<Self>] = [
         .required("publicKey", \.publicKey, Codec.publicKey.stored),
         .optional(
-            "proof",
-            \.proof,
-            Codec.signature,
-            "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)"
-        ),
+            "proof", \.proof, Codec.signature,
+            "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)"),
     ]
 
     func domain(at path: String) throws -> KeyWithProof {
@@ -145,8 +132,7 @@ struct SignaturesParam: WireReadable {
             if given.count > 1 {
                 let prefix = path.isEmpty ? "" : path + "."
                 problems.append(
-                    ParamProblem(prefix + given[1].0.rawValue, "cannot be given together with \(given[0].0.rawValue) (at most one second factor)")
-                )
+                    ParamProblem(prefix + given[1].0.rawValue, "cannot be given together with \(given[0].0.rawValue) (at most one second factor)"))
             }
         }
     ]
@@ -175,8 +161,7 @@ extension Codec where Value == KeyRequest {
             [
                 .required(id, \.id, .text), .required("challenge", \.challenge, .text), .required("expiresAt", \.expiresAt, .time),
                 .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, methods),
-            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength)
-        )
+            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength))
     }
 
     /// What `server/activation/prepare` and `server/onboarding/activate` answer.

@@ -27,37 +27,22 @@ enum SimulatedBrowser {
         let clientData = clientDataJSON(type: "webauthn.create", challenge: options.challenge, origin: origin)
         let creation = try device.createPasskey(
             PasskeyCreationInput(
-                rpId: options.rpId,
-                userHandle: options.user.id,
-                algorithms: options.algorithms.map(Int64.init),
-                excludeCredentials: options.excludeCredentials.map(\.id),
-                clientDataJSON: clientData
-            )
-        )
+                rpId: options.rpId, userHandle: options.user.id, algorithms: options.algorithms.map(Int64.init),
+                excludeCredentials: options.excludeCredentials.map(\.id), clientDataJSON: clientData))
         return RegistrationResponse(
-            rawId: creation.credential.id,
-            clientData: collectedClientData(clientData),
-            clientDataJSON: clientData,
-            attestationObject: creation.attestationObject,
-            transports: PlatformTransports.simulatedPhone
-        )
+            rawId: creation.credential.id, clientData: collectedClientData(clientData), clientDataJSON: clientData,
+            attestationObject: creation.attestationObject, transports: PlatformTransports.simulatedPhone)
     }
 
     /// `navigator.credentials.get()` on the phone.
     static func get(_ options: CredentialRequestOptions, origin: String, on device: Device) throws -> AssertionResponse {
         let clientData = clientDataJSON(type: "webauthn.get", challenge: options.challenge, origin: origin)
         let assertion = try device.assertPasskey(
-            rpId: options.rpId,
-            allowCredentials: options.allowCredentials.map(\.id),
-            clientDataJSON: clientData
-        )
+            rpId: options.rpId, allowCredentials: options.allowCredentials.map(\.id),
+            clientDataJSON: clientData)
         return AssertionResponse(
-            rawId: assertion.credential.id,
-            clientData: collectedClientData(clientData),
-            clientDataJSON: clientData,
-            authenticatorData: assertion.authenticatorData,
-            signature: assertion.signature,
-            userHandle: assertion.userHandle
-        )
+            rawId: assertion.credential.id, clientData: collectedClientData(clientData), clientDataJSON: clientData,
+            authenticatorData: assertion.authenticatorData, signature: assertion.signature,
+            userHandle: assertion.userHandle)
     }
 }

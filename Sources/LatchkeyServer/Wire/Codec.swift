@@ -15,8 +15,7 @@ public struct Codec<Value>: Sendable {
     let write: @Sendable (Value) -> JSON
 
     public init(
-        schema: Schema,
-        read: @escaping @Sendable (JSON, String, inout [ParamProblem]) -> Value?,
+        schema: Schema, read: @escaping @Sendable (JSON, String, inout [ParamProblem]) -> Value?,
         write: @escaping @Sendable (Value) -> JSON
     ) {
         self.schema = schema
@@ -48,9 +47,7 @@ public struct Codec<Value>: Sendable {
                     return nil
                 }
                 return value
-            },
-            write: write
-        )
+            }, write: write)
     }
 
     /// A value of another Swift type with the same wire form.
@@ -61,10 +58,8 @@ public struct Codec<Value>: Sendable {
         let read = self.read
         let write = self.write
         return Codec<Other>(
-            schema: schema,
-            read: { json, path, problems in read(json, path, &problems).map(forward) },
-            write: { write(backward($0)) }
-        )
+            schema: schema, read: { json, path, problems in read(json, path, &problems).map(forward) },
+            write: { write(backward($0)) })
     }
 }
 
@@ -98,11 +93,7 @@ extension String {
 ///
 /// `unit` is singular ("character"); a bound other than 1 takes it with an s.
 private func keepsBounds<T: Comparable>(
-    _ value: T,
-    _ minimum: T?,
-    _ maximum: T?,
-    _ path: String,
-    _ problems: inout [ParamProblem],
+    _ value: T, _ minimum: T?, _ maximum: T?, _ path: String, _ problems: inout [ParamProblem],
     unit: String = ""
 ) -> Bool {
     let verb = unit.isEmpty ? "be" : "have"
@@ -140,9 +131,7 @@ extension Codec where Value == String {
                     return nil
                 }
                 return text
-            },
-            write: { .string($0) }
-        )
+            }, write: { .string($0) })
     }
 
     /// Any string.
@@ -162,9 +151,7 @@ extension Codec where Value == Int64 {
                     return nil
                 }
                 return keepsBounds(number, minimum, maximum, path, &problems) ? number : nil
-            },
-            write: { .int($0) }
-        )
+            }, write: { .int($0) })
     }
 }
 
@@ -184,9 +171,7 @@ extension Codec where Value == Bool {
                 return nil
             }
             return flag
-        },
-        write: { .bool($0) }
-    )
+        }, write: { .bool($0) })
 }
 
 extension Codec where Value == JSON {
@@ -202,9 +187,7 @@ extension Codec where Value == JSON {
                 return nil
             }
             return json
-        },
-        write: { $0 }
-    )
+        }, write: { $0 })
 }
 
 extension Codec {
@@ -225,9 +208,7 @@ extension Codec {
                     return nil
                 }
                 return value
-            },
-            write: { .string($0.rawValue) }
-        )
+            }, write: { .string($0.rawValue) })
     }
 
     /// One of a closed set of integers, as a Swift enum.
@@ -242,9 +223,7 @@ extension Codec {
                     return nil
                 }
                 return value
-            },
-            write: { .int(Int64($0.rawValue)) }
-        )
+            }, write: { .int(Int64($0.rawValue)) })
     }
 
     /// A list of values of one codec.
@@ -264,9 +243,7 @@ extension Codec {
                     if let item = item.read(element, "\(path)[\(index)]", &problems) { items.append(item) }
                 }
                 return problems.count == before ? items : nil
-            },
-            write: { .array($0.map(item.write)) }
-        )
+            }, write: { .array($0.map(item.write)) })
     }
 
     /// A value that may be null (written as null when absent).
@@ -276,8 +253,6 @@ extension Codec {
             read: { json, path, problems in
                 if json.isNull { return .some(nil) }
                 return inner.read(json, path, &problems).map { .some($0) }
-            },
-            write: { $0.map(inner.write) ?? .null }
-        )
+            }, write: { $0.map(inner.write) ?? .null })
     }
 }

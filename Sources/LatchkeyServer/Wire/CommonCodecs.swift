@@ -14,9 +14,7 @@ extension Codec where Value == UnixTime {
                 return nil
             }
             return time
-        },
-        write: { .string(Timestamp.format($0)) }
-    )
+        }, write: { .string(Timestamp.format($0)) })
 }
 
 extension Codec where Value == Int64 {
@@ -72,12 +70,8 @@ extension WireField {
     /// What a finish should also yield (`none`: no token).
     static func tokenPurpose(_ keyPath: WritableKeyPath<Root, TokenPurpose> & Sendable) -> WireField {
         .defaulted(
-            "tokenPurpose",
-            keyPath,
-            .enumeration(TokenPurpose.self),
-            default: TokenPurpose.none,
-            "other purposes return a token"
-        )
+            "tokenPurpose", keyPath, .enumeration(TokenPurpose.self), default: TokenPurpose.none,
+            "other purposes return a token")
     }
 
     /// A token a finish issued (present when its purpose was not `none`).

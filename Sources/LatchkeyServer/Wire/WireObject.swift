@@ -44,94 +44,62 @@ public struct WireField<Root>: Sendable {
 
     /// A member that is always there.
     public static func required<V>(
-        _ name: String,
-        _ keyPath: WritableKeyPath<Root, V> & Sendable,
-        _ codec: Codec<V>,
+        _ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
         WireField(
-            name: name,
-            required: true,
-            summary: summary,
-            schema: codec.schema,
+            name: name, required: true, summary: summary, schema: codec.schema,
             read: { root, json, path, problems in
                 guard let json else {
                     problems.append(ParamProblem(path, "is required"))
                     return
                 }
                 if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
-            },
-            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) },
-            storage: { bytes(of: keyPath) }
-        )
+            }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// A member that may be left out (null counts as left out); written only when set.
     public static func optional<V>(
-        _ name: String,
-        _ keyPath: WritableKeyPath<Root, V?> & Sendable,
-        _ codec: Codec<V>,
+        _ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
         WireField(
-            name: name,
-            required: false,
-            summary: summary,
-            schema: codec.schema,
+            name: name, required: false, summary: summary, schema: codec.schema,
             read: { root, json, path, problems in
                 guard let json, !json.isNull else { return }
                 if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
             },
             write: { root, object in
                 if let value = root[keyPath: keyPath] { object.appendUnchecked(name, codec.write(value)) }
-            },
-            storage: { bytes(of: keyPath) }
-        )
+            }, storage: { bytes(of: keyPath) })
     }
 
     /// A member that may be left out, taking the contract's default then (shown in the schema).
     public static func defaulted<V>(
-        _ name: String,
-        _ keyPath: WritableKeyPath<Root, V> & Sendable,
-        _ codec: Codec<V>,
-        default value: V,
-        _ summary: String = ""
+        _ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
+        default value: V, _ summary: String = ""
     ) -> WireField where V: Sendable {
         WireField(
-            name: name,
-            required: false,
-            summary: summary,
-            schema: .defaulted(codec.write(value), codec.schema),
+            name: name, required: false, summary: summary, schema: .defaulted(codec.write(value), codec.schema),
             read: { root, json, path, problems in
                 guard let json, !json.isNull else {
                     root[keyPath: keyPath] = value
                     return
                 }
                 if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
-            },
-            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) },
-            storage: { bytes(of: keyPath) }
-        )
+            }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// A member that is always written, from a value the type computes (results only).
     public static func computed<V>(
-        _ name: String,
-        _ keyPath: KeyPath<Root, V> & Sendable,
-        _ codec: Codec<V>,
+        _ name: String, _ keyPath: KeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
         WireField(
-            name: name,
-            required: true,
-            summary: summary,
-            schema: codec.schema,
+            name: name, required: true, summary: summary, schema: codec.schema,
             read: { _, json, path, problems in
                 if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
-            },
-            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) },
-            storage: { bytes(of: keyPath) }
-        )
+            }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// This member as a member of an outer value that holds this one's root at `keyPath`.
@@ -139,23 +107,17 @@ public struct WireField<Root>: Sendable {
         let read = self.read
         let write = self.write
         return WireField<Outer>(
-            name: name,
-            required: required,
-            summary: summary,
-            schema: schema,
+            name: name, required: required, summary: summary, schema: schema,
             read: { outer, json, path, problems in read(&outer[keyPath: keyPath], json, path, &problems) },
             write: { outer, object in write(outer[keyPath: keyPath], &object) },
             storage: { [inner = self.storage] in
                 MemoryLayout<Outer>.offset(of: keyPath).flatMap { base in inner().map { $0.lowerBound + base..<$0.upperBound + base } }
-            }
-        )
+            })
     }
 
     /// A member that is always there and may be null.
     public static func nullable<V>(
-        _ name: String,
-        _ keyPath: WritableKeyPath<Root, V?> & Sendable,
-        _ codec: Codec<V>,
+        _ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
         .required(name, keyPath, .nullable(codec), summary)
@@ -174,10 +136,8 @@ public struct WireRule<Root>: Sendable {
     /// Exactly one of two optional members: `first` is missing when neither is given, `second`
     /// is the one too many when both are.
     public static func exactlyOne<A, B>(
-        _ first: String,
-        _ firstPath: KeyPath<Root, A?> & Sendable,
-        _ second: String,
-        _ secondPath: KeyPath<Root, B?> & Sendable
+        _ first: String, _ firstPath: KeyPath<Root, A?> & Sendable,
+        _ second: String, _ secondPath: KeyPath<Root, B?> & Sendable
     ) -> WireRule {
         WireRule { root, path, problems in
             let prefix = path.isEmpty ? "" : path + "."
@@ -273,9 +233,7 @@ extension Codec {
                     return nil
                 }
                 return codec.read(member, memberPath, &problems)
-            },
-            write: { .object(JSONObject([(name, codec.write($0))])) }
-        )
+            }, write: { .object(JSONObject([(name, codec.write($0))])) })
     }
 
     /// A wire object that is only ever written (a result, or a part of one).
@@ -295,9 +253,7 @@ extension Codec {
             read: { _, path, problems in
                 problems.append(ParamProblem(path, "is not accepted here"))
                 return nil
-            },
-            write: write
-        )
+            }, write: write)
     }
 
     /// A wire object that is also read (a param, or a part of one).
@@ -310,8 +266,6 @@ extension Codec {
                     return nil
                 }
                 return Value.read(object, at: path, into: &problems)
-            },
-            write: { $0.wireJSON() }
-        )
+            }, write: { $0.wireJSON() })
     }
 }

@@ -9,7 +9,5 @@ import LatchkeySimulator
 enum AccountRecoveryFamily {
     /// `{accountRecovery}`.
     static let recoveryResult = Codec.member(
-        "accountRecovery",
-        Codec<LatchkeyCore.AccountRecoveryStatus>.object(LatchkeyCore.AccountRecoveryStatus.self)
-    )
+        "accountRecovery", Codec<LatchkeyCore.AccountRecoveryStatus>.object(LatchkeyCore.AccountRecoveryStatus.self))
 }

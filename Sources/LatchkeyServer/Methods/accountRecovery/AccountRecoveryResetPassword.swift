@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum AccountRecoveryResetPassword: RPCMethod {
     static let declaration = MethodDeclaration(
-        "accountRecovery/resetPassword",
-        "Sets a new password without the old one (state 3 only); back to state 0.",
+        "accountRecovery/resetPassword", "Sets a new password without the old one (state 3 only); back to state 0.",
         description: """
             Sets a new password without the old one, only while the insecure window is open (state 3); the account \
             returns to state 0 and every other session of the user ends.
             """,
-        errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation]
-    )
+        errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation])
     struct Params: WireReadable {
         var sessionId = ""
         var newPassword = ""

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum AccountRecoveryStatus: SessionCall {
     static let declaration = MethodDeclaration(
-        "accountRecovery/status",
-        "The status and the settings-screen copy for it.",
+        "accountRecovery/status", "The status and the settings-screen copy for it.",
         description: """
             Reads the account-recovery status (state, reason, start and end times) with the settings-screen copy for \
             it (title, subtitle, whether it can be cancelled). Due transitions are applied first.
             """,
-        errors: [.userSessionInvalid]
-    )
+        errors: [.userSessionInvalid])
     struct Result: WireObject {
         var accountRecovery: LatchkeyCore.AccountRecoveryStatus?
         var settingsItem: SettingsItem

@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum ActivationStart: RPCMethod {
     static let declaration = MethodDeclaration(
-        "activation/start",
-        "Checks an activation code and binds it to the device.",
+        "activation/start", "Checks an activation code and binds it to the device.",
         description: """
             Redeems an activation code on a device: checks it, binds it to the device and answers the auth methods the \
             device may activate with the PIN policy. Wrong codes are limited to 5 an hour per device. Follow with \
             activation/finish.
             """,
-        errors: [.notFound, .alreadyActivated, .rateLimited, .activationCodeInvalid, .activationCodeExpired]
-    )
+        errors: [.notFound, .alreadyActivated, .rateLimited, .activationCodeInvalid, .activationCodeExpired])
     struct Params: WireReadable {
         var deviceId = ""
         var activationCode = ""

@@ -7,15 +7,12 @@ import LatchkeySimulator
 
 enum AdminCompleteVerification: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/completeVerification",
-        "Ends onboarding identity verification; rejected removes the registration.",
+        "admin/completeVerification", "Ends onboarding identity verification; rejected removes the registration.",
         description: """
             Ends the identity verification of a registration made by onboarding: approved makes it active, rejected \
             removes it. Name the user or the registration.
             """,
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     struct Params: WireReadable {
         var userId: String?
         var registrationId: String?

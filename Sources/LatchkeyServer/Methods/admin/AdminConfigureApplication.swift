@@ -7,8 +7,7 @@ import LatchkeySimulator
 
 enum AdminConfigureApplication: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/configureApplication",
-        "Creates or changes an application; absent fields keep their value.",
+        "admin/configureApplication", "Creates or changes an application; absent fields keep their value.",
         description: """
             Creates an application or changes its settings: activation code format and lifetime, PIN policy, \
             failed-attempt limit, enabled auth methods, which method may add or update which, token lifetime, \
@@ -16,9 +15,7 @@ enum AdminConfigureApplication: RPCMethod {
             whose host is not the RP id or a subdomain of it answers invalidParams naming the entry. Absent fields keep \
             their value; the full configuration is returned.
             """,
-        errors: [.invalidParams],
-        access: .admin
-    )
+        errors: [.invalidParams], access: .admin)
     struct Params: WireReadable {
         var applicationId = ""
         var changes = ApplicationChanges()
@@ -34,21 +31,15 @@ enum AdminConfigureApplication: RPCMethod {
             .optional("maxFailedAttempts", \.changes.maxFailedAttempts, .within(Bounds.maxFailedAttempts)),
             .optional("authMethods", \.changes.authMethods, .authMethods, "enabled methods (device always is)"),
             .optional(
-                "addOrUpdateAllowedBy",
-                \.changes.addOrUpdateAllowedBy,
-                .addOrUpdateAllowedBy,
-                "method proving the user → methods it may add or update"
-            ),
+                "addOrUpdateAllowedBy", \.changes.addOrUpdateAllowedBy, .addOrUpdateAllowedBy,
+                "method proving the user → methods it may add or update"),
             .optional("tokenTtlSeconds", \.changes.tokenTtlSeconds, .within(Bounds.tokenTtlSeconds)),
             .optional("redirectUrlPrefixes", \.changes.redirectUrlPrefixes, .array(.identifier)),
             .optional("passkeyRpId", \.changes.passkeyRpId, .rpId, "a domain: the page's host or a parent of it"),
             .optional("passkeyRpName", \.changes.passkeyRpName, .string(minLength: 1, maxLength: 64)),
             .optional(
-                "passkeyOrigins",
-                \.changes.passkeyOrigins,
-                .array(.identifier, minItems: 1),
-                "exact origins (https://example.com:8443) or android:apk-key-hash:…"
-            ),
+                "passkeyOrigins", \.changes.passkeyOrigins, .array(.identifier, minItems: 1),
+                "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
             .optional("passkeyUserVerification", \.changes.passkeyUserVerification, .userVerification),
         ]
     }

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum AdminConfigureServer: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/configureServer",
-        "Changes the server-wide lifetimes; absent fields keep their value.",
+        "admin/configureServer", "Changes the server-wide lifetimes; absent fields keep their value.",
         description: """
             Changes the server-wide lifetimes: the account-recovery grace period, the insecure window after it, and \
             the user session lifetime. Absent fields keep their value; the full configuration is returned.
             """,
-        access: .admin
-    )
+        access: .admin)
     struct Params: WireReadable {
         var gracePeriodSeconds: Int64?
         var insecureWindowSeconds: Int64?
@@ -27,9 +25,7 @@ enum AdminConfigureServer: RPCMethod {
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ServerConfig {
         try context.core.configureServer(
-            gracePeriodSeconds: params.gracePeriodSeconds,
-            insecureWindowSeconds: params.insecureWindowSeconds,
-            sessionLifetimeSeconds: params.sessionLifetimeSeconds
-        )
+            gracePeriodSeconds: params.gracePeriodSeconds, insecureWindowSeconds: params.insecureWindowSeconds,
+            sessionLifetimeSeconds: params.sessionLifetimeSeconds)
     }
 }

@@ -7,15 +7,12 @@ import LatchkeySimulator
 
 enum AdminCreateActivationCode: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/createActivationCode",
-        "Creates an activation code for a user, in the application's format.",
+        "admin/createActivationCode", "Creates an activation code for a user, in the application's format.",
         description: """
             Issues an activation code for a user in the application's format, valid for the application's \
             activationCodeTtlSeconds; a device redeems it with activation/start and activation/finish.
             """,
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     struct Params: WireReadable {
         var userId = ""
         var applicationId: String?

@@ -7,8 +7,7 @@ import LatchkeySimulator
 
 enum AdminCreateUser: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/createUser",
-        "Creates a user (userId generated when absent).",
+        "admin/createUser", "Creates a user (userId generated when absent).",
         description: """
             Creates a user with any of userId (generated when absent), loginName, email, phoneNumber, password, \
             birthDate, passkeys registered with another Relying Party (credential id and COSE public key), the user's \
@@ -16,9 +15,7 @@ enum AdminCreateUser: RPCMethod {
             taken answers alreadyExists; a passkey key a registration would refuse answers invalidParams naming the entry. \
             The first step of every activation flow.
             """,
-        errors: [.alreadyExists],
-        access: .admin
-    )
+        errors: [.alreadyExists], access: .admin)
     struct Params: WireReadable {
         var userId: String?
         var loginName: String?
@@ -45,16 +42,8 @@ enum AdminCreateUser: RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
         try context.core.createUser(
             NewUser(
-                userId: params.userId,
-                email: params.email,
-                phoneNumber: params.phoneNumber,
-                password: params.password,
-                birthDate: params.birthDate,
-                passkeys: params.passkeys ?? [],
-                passkeyUserHandle: params.passkeyUserHandle,
-                attributes: params.attributes.map(JSONSerializer.string),
-                loginName: params.loginName
-            )
-        )
+                userId: params.userId, email: params.email, phoneNumber: params.phoneNumber, password: params.password,
+                birthDate: params.birthDate, passkeys: params.passkeys ?? [], passkeyUserHandle: params.passkeyUserHandle,
+                attributes: params.attributes.map(JSONSerializer.string), loginName: params.loginName))
     }
 }

@@ -7,14 +7,11 @@ import LatchkeySimulator
 
 enum AdminGetAuthentication: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/getAuthentication",
-        "A pushed authentication's status.",
+        "admin/getAuthentication", "A pushed authentication's status.",
         description: """
             Reads a pushed authentication's status: pending, approved, rejected or expired, with when it was decided.
             """,
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     struct Params: WireReadable {
         var authenticationId = ""
         static let fields: [WireField<Self>] = [.required("authenticationId", \.authenticationId, .identifier)]

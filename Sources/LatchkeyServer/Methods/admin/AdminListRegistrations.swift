@@ -7,12 +7,9 @@ import LatchkeySimulator
 
 enum AdminListRegistrations: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/listRegistrations",
-        "Every registration of a user, oldest first.",
+        "admin/listRegistrations", "Every registration of a user, oldest first.",
         description: "Lists every registration of a user, oldest first, each as admin/getRegistration reads it.",
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     struct Params: WireReadable {
         var userId = ""
         static let fields: [WireField<Self>] = [.required("userId", \.userId, .identifier)]

@@ -7,16 +7,13 @@ import LatchkeySimulator
 
 enum AdminPushAuthentication: RPCMethod {
     static let declaration = MethodDeclaration(
-        "admin/pushAuthentication",
-        "Pushes an authentication with a context; the next authentication/start picks it up.",
+        "admin/pushAuthentication", "Pushes an authentication with a context; the next authentication/start picks it up.",
         description: """
             Pushes an authentication request with a context (title, content, MIME type) to a registration; the \
             device's next authentication/start picks it up and a two-factor authentication/finish approves it \
             (session/cancel rejects it). Poll it with admin/getAuthentication.
             """,
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     struct Params: WireReadable {
         var push = NewPushedAuthentication()
         static let fields: [WireField<Self>] = [

@@ -7,14 +7,11 @@ import LatchkeySimulator
 
 enum AdminRemoveRegistration: AdminFamily.RegistrationChange {
     static let declaration = MethodDeclaration(
-        "admin/removeRegistration",
-        "Removes a registration (a stolen phone); its tokens die.",
+        "admin/removeRegistration", "Removes a registration (a stolen phone); its tokens die.",
         description: """
             Removes a registration for good, as for a stolen phone: its tokens are revoked and the device's later \
             calls answer registrationRemoved.
             """,
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     static let change = AdminRegistrationChange.remove
 }

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum AuditList: RPCMethod {
     static let declaration = MethodDeclaration(
-        "audit/list",
-        "Recorded security events, oldest first; limit keeps the newest.",
+        "audit/list", "Recorded security events, oldest first; limit keeps the newest.",
         description: """
             Lists recorded security events (logins, activations, failed attempts, locks, recoveries, resets, …), \
             oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.
             """,
-        access: .admin
-    )
+        access: .admin)
     struct Params: WireReadable {
         var userId: String?
         var registrationId: String?

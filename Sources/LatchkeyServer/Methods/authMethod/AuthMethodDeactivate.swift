@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum AuthMethodDeactivate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "authMethod/deactivate",
-        "Removes a method after a device authentication.",
+        "authMethod/deactivate", "Removes a method after a device authentication.",
         description: """
             Removes an auth method from the registration after a device authentication. The device method itself \
             cannot be removed (cannotDeactivateDevice).
             """,
-        errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + CommonErrors.registrationState
-    )
+        errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + CommonErrors.registrationState)
     struct Params: WireReadable {
         var deviceId = ""
         var authMethod = AuthMethod.device

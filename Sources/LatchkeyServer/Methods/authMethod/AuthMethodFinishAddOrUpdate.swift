@@ -7,8 +7,7 @@ import LatchkeySimulator
 
 enum AuthMethodFinishAddOrUpdate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "authMethod/finishAddOrUpdate",
-        "Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.",
+        "authMethod/finishAddOrUpdate", "Adds or updates a method (a new PIN, a biometric method) after the user proves themselves.",
         description: """
             Adds or updates an auth method (activationParameter) once the user proves themselves with another \
             (authParameter), within what the application's addOrUpdateAllowedBy allows; a wrong PIN counts as in \
@@ -16,8 +15,7 @@ enum AuthMethodFinishAddOrUpdate: RPCMethod {
             """,
         errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .policyViolation, .authenticationFailed]
             + CommonErrors.biometry
-            + [.biometryKeyInvalidated]
-    )
+            + [.biometryKeyInvalidated])
     struct Params: WireReadable {
         var deviceId = ""
         var activationParameter = AuthParameterParam()

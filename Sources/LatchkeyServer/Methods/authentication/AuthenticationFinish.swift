@@ -7,16 +7,14 @@ import LatchkeySimulator
 
 enum AuthenticationFinish: RPCMethod {
     static let declaration = MethodDeclaration(
-        "authentication/finish",
-        "Answers the challenge; the server verifies and counts.",
+        "authentication/finish", "Answers the challenge; the server verifies and counts.",
         description: """
             Answers the open authentication's challenge with a method (a PIN, biometry or the device key). The server \
             verifies the signature: a wrong PIN counts a failed attempt (authenticationFailed with remainingAttempts) \
             and the last allowed failure locks the registration. Optionally issues a single-use token.
             """,
         errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .authenticationFailed] + CommonErrors.biometry
-            + [.biometryKeyInvalidated]
-    )
+            + [.biometryKeyInvalidated])
     static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
         try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.purpose) }
     }

@@ -7,16 +7,13 @@ import LatchkeySimulator
 
 enum ClockAdvance: RPCMethod {
     static let declaration = MethodDeclaration(
-        "clock/advance",
-        "Moves a manual clock forward; due state changes happen and are notified.",
+        "clock/advance", "Moves a manual clock forward; due state changes happen and are notified.",
         description: """
             Moves a manual clock forward by the given seconds; every time-driven change that falls due (grace periods \
             ending, insecure windows closing) happens and is notified. Refused (forbidden) on the system clock and \
             under --no-admin.
             """,
-        errors: [.forbidden],
-        access: .admin
-    )
+        errors: [.forbidden], access: .admin)
     struct Params: WireReadable {
         var seconds: Int64 = 0
         static let fields: [WireField<Self>] = [.required("seconds", \.seconds, .seconds(minimum: 0))]

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum ClockNow: RPCMethod {
     static let declaration = MethodDeclaration(
-        "clock/now",
-        "The server's current time.",
+        "clock/now", "The server's current time.",
         description: """
             The server's current time (RFC 3339). Under --clock manual it stands still and moves only with \
             clock/advance.
             """,
-        access: .local
-    )
+        access: .local)
     static let result = ClockFamily.now
     static func handle(_ params: NoParams, _ context: CallContext) throws -> UnixTime { context.clock.now }
 }

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum ConfigLoad: RPCMethod {
     static let declaration = MethodDeclaration(
-        "config/load",
-        "The application's activation code format.",
+        "config/load", "The application's activation code format.",
         description: """
             Reads an application's activation code format (length and numeric or alphanumeric), so an app can shape \
             its code entry before activation/start.
             """,
-        errors: [.notFound]
-    )
+        errors: [.notFound])
     struct Result: WireObject {
         var activationCodeLength: Int
         var activationCodeType: ActivationCodeType

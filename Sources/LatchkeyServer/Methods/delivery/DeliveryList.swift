@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum DeliveryList: RPCMethod {
     static let declaration = MethodDeclaration(
-        "delivery/list",
-        "Messages sent through the channel, newest last (the last 1000, in memory only).",
+        "delivery/list", "Messages sent through the channel, newest last (the last 1000, in memory only).",
         description: """
             Lists the messages the simulated email/SMS channel has sent, newest last, optionally only those to one \
             address; each carries its one-time code and link, as the recipient would see them. Kept in process memory \
             only (the last 1000). An operator's tool.
             """,
-        access: .adminLocal
-    )
+        access: .adminLocal)
     struct Params: WireReadable {
         var to: String?
         static let fields: [WireField<Self>] = [.optional("to", \.to, .text, "only messages to this address")]

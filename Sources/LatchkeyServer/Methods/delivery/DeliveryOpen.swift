@@ -7,16 +7,13 @@ import LatchkeySimulator
 
 enum DeliveryOpen: RPCMethod {
     static let declaration = MethodDeclaration(
-        "delivery/open",
-        "The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback.",
+        "delivery/open", "The user taps a message's link; an account-recovery link fires reset/accountRecoveryCallback.",
         description: """
             Acts as the recipient tapping a message's link and answers the link (null when the message has none). \
             Opening an account-recovery message fires the reset/accountRecoveryCallback notification with its \
             verification code.
             """,
-        errors: [.notFound],
-        access: .admin
-    )
+        errors: [.notFound], access: .admin)
     struct Params: WireReadable {
         var messageId = ""
         static let fields: [WireField<Self>] = [.required("messageId", \.messageId, .identifier)]

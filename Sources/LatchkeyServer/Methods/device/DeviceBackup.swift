@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum DeviceBackup: RPCMethod {
     static let declaration = MethodDeclaration(
-        "device/backup",
-        "Backs up the device: recovery data yes, this-device-only activation keys never.",
+        "device/backup", "Backs up the device: recovery data yes, this-device-only activation keys never.",
         description: """
             Backs the simulated device up (iCloud, or a computer, encrypted or not) and answers a backupId for \
             device/restore. Recovery data travels; this-device-only activation keys never do. iCloud needs iCloud \
             Keychain.
             """,
-        errors: [.notFound, .iCloudKeychainDisabled]
-    )
+        errors: [.notFound, .iCloudKeychainDisabled])
     struct Params: WireReadable {
         var deviceId = ""
         var kind = BackupKind.iCloud

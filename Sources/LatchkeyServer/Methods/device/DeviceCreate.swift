@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum DeviceCreate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "device/create",
-        "Creates a simulated phone (deviceId generated when absent).",
+        "device/create", "Creates a simulated phone (deviceId generated when absent).",
         description: """
             Creates a simulated phone with its biometry (none, touchId or faceId), iCloud Keychain setting and name; \
             deviceId is generated when absent. Every device-side method then takes this deviceId.
             """,
-        errors: [.alreadyExists]
-    )
+        errors: [.alreadyExists])
     struct Params: WireReadable {
         var device = NewDevice()
         static let fields: [WireField<Self>] =

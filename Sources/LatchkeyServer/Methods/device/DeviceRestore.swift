@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum DeviceRestore: RPCMethod {
     static let declaration = MethodDeclaration(
-        "device/restore",
-        "Makes a new device holding what the backup carries.",
+        "device/restore", "Makes a new device holding what the backup carries.",
         description: """
             Creates a new simulated device from a backup: it holds the backup's recovery data but no activation, so it \
             continues with recovery/start and recovery/finish.
             """,
-        errors: [.notFound, .alreadyExists]
-    )
+        errors: [.notFound, .alreadyExists])
     struct Params: WireReadable {
         var backupId = ""
         var deviceId: String?
@@ -28,8 +26,6 @@ enum DeviceRestore: RPCMethod {
     static let result = DeviceFamily.deviceIdResult
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
         try context.devices.restore(
-            backupId: params.backupId,
-            NewDevice(deviceId: params.deviceId, biometry: params.biometry, iCloudKeychain: params.iCloudKeychain)
-        )
+            backupId: params.backupId, NewDevice(deviceId: params.deviceId, biometry: params.biometry, iCloudKeychain: params.iCloudKeychain))
     }
 }

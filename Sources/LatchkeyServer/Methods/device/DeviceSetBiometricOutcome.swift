@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum DeviceSetBiometricOutcome: RPCMethod {
     static let declaration = MethodDeclaration(
-        "device/setBiometricOutcome",
-        "Sets what the biometric sensor answers from now on (sticks until changed).",
+        "device/setBiometricOutcome", "Sets what the biometric sensor answers from now on (sticks until changed).",
         description: """
             Sets what the simulated biometric sensor answers from now on: match, noMatch (the device refuses, \
             biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.
             """,
-        errors: [.notFound]
-    )
+        errors: [.notFound])
     struct Params: WireReadable {
         var deviceId = ""
         var outcome = BiometricOutcome.match

@@ -7,16 +7,13 @@ import LatchkeySimulator
 
 enum EventsSubscribe: RPCMethod {
     static let declaration = MethodDeclaration(
-        "events/subscribe",
-        "Starts notifications for topics; answers with every topic subscribed.",
+        "events/subscribe", "Starts notifications for topics; answers with every topic subscribed.",
         description: """
             Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's \
             subscriptions; from then on the matching notifications are sent before the response of the call that \
             caused them. The delivery and audit topics are closed by --no-admin.
             """,
-        errors: [.forbidden],
-        access: .local
-    )
+        errors: [.forbidden], access: .local)
     static func handle(_ params: EventsFamily.Topics, _ context: CallContext) throws -> EventsFamily.Topics {
         if context.options.noAdmin, let closed = params.topics.first(where: \.isAdminOnly) {
             throw DomainError(.forbidden, "the \(closed.rawValue) topic is closed by --no-admin")

@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum OnboardingActivate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "onboarding/activate",
-        "Checks the OTP and opens the activation; activation/finish completes it.",
+        "onboarding/activate", "Checks the OTP and opens the activation; activation/finish completes it.",
         description: """
             Checks the onboarding OTP and opens the activation, answering as activation/start does; activation/finish \
             completes it and the registration stays verificationPending until admin/completeVerification. The fifth \
             wrong OTP fails the process.
             """,
-        errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired]
-    )
+        errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
     struct Params: WireReadable {
         var deviceId = ""
         var otp = ""

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum OnboardingCancel: RPCMethod {
     static let declaration = MethodDeclaration(
-        "onboarding/cancel",
-        "Cancels the device's onboarding process.",
+        "onboarding/cancel", "Cancels the device's onboarding process.",
         description: """
             Cancels the device's onboarding process on the server and the device. With forceCancel (the default) the \
             device forgets its process even when the server cannot cancel it.
             """,
-        errors: [.notFound, .onboardingNotRunning, .onboardingFailed]
-    )
+        errors: [.notFound, .onboardingNotRunning, .onboardingFailed])
     struct Params: WireReadable {
         var deviceId = ""
         var forceCancel = true

@@ -20,10 +20,7 @@ enum OnboardingFamily {
                     Field("loginName", .string(), required: false), Field("userId", .string(), required: false, "with birthDate"),
                     Field("userID", .string(), required: false, "the seed's spelling of userId"),
                     Field("birthDate", .string(format: "date"), required: false, "YYYY-MM-DD; required with userId, optional with the others"),
-                ],
-                additional: false
-            )
-        ),
+                ], additional: false)),
         read: { json, path, problems in
             guard case .object(let object) = json else {
                 problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
@@ -62,8 +59,7 @@ enum OnboardingFamily {
             var object = JSONObject()
             for (key, slot) in credentialOrder { if let value = credentials[keyPath: slot] { object.appendUnchecked(key, .string(value)) } }
             return .object(object)
-        }
-    )
+        })
 
     private static let credentialOrder: [(String, WritableKeyPath<OnboardingCredentials, String?> & Sendable)] = [
         ("email", \.email), ("phoneNumber", \.phoneNumber), ("loginName", \.loginName), ("userId", \.userId), ("birthDate", \.birthDate),

@@ -4,16 +4,14 @@ import LatchkeyRPC
 /// `passkey/create`: registers the credential an authenticator made from the creation options.
 enum PasskeyCreate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "passkey/create",
-        "Registers the passkey an authenticator made from passkey/creationOptions.",
+        "passkey/create", "Registers the passkey an authenticator made from passkey/creationOptions.",
         description: """
             Verifies a RegistrationResponseJSON (credential.toJSON()) as a WebAuthn Relying Party — client data, \
             attestation object, authenticator data, the COSE key, attestation none or packed self-attestation — and keeps \
             the passkey's public key. A failed check answers passkeyInvalid with data.check; the ceremony is used up either \
             way. A security notice goes out.
             """,
-        errors: [.noSessionInProgress, .sessionExpired, .policyViolation, .passkeyInvalid, .alreadyExists, .notFound]
-    )
+        errors: [.noSessionInProgress, .sessionExpired, .policyViolation, .passkeyInvalid, .alreadyExists, .notFound])
     struct Params: WireReadable {
         var ceremonyId = ""
         var credential: RegistrationResponse?
@@ -21,20 +19,14 @@ enum PasskeyCreate: RPCMethod {
         static let fields: [WireField<Self>] = [
             .required("ceremonyId", \.ceremonyId, .identifier, "from passkey/creationOptions"),
             .required(
-                "credential",
-                \.credential,
-                Codec<RegistrationResponse>.registrationResponse.stored,
-                "RegistrationResponseJSON: credential.toJSON()"
-            ),
+                "credential", \.credential, Codec<RegistrationResponse>.registrationResponse.stored, "RegistrationResponseJSON: credential.toJSON()"),
             .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64), "defaults to Passkey"),
         ]
     }
     static let result = Codec.member("passkey", .object(Passkey.self))
     static func handle(_ params: Params, _ context: CallContext) throws -> Passkey {
         try context.core.createPasskey(
-            ceremonyId: params.ceremonyId,
-            credential: try readValue(params.credential, at: "credential"),
-            friendlyName: params.friendlyName
-        )
+            ceremonyId: params.ceremonyId, credential: try readValue(params.credential, at: "credential"),
+            friendlyName: params.friendlyName)
     }
 }

@@ -4,16 +4,14 @@ import LatchkeyRPC
 /// `passkey/creationOptions`: options for `navigator.credentials.create()` to add a passkey.
 enum PasskeyCreationOptions: RPCMethod {
     static let declaration = MethodDeclaration(
-        "passkey/creationOptions",
-        "Options to add a passkey to the signed-in user (a WebAuthn registration ceremony).",
+        "passkey/creationOptions", "Options to add a passkey to the signed-in user (a WebAuthn registration ceremony).",
         description: """
             Opens a WebAuthn registration ceremony for the signed-in user and answers its ceremonyId and publicKey, \
             a PublicKeyCredentialCreationOptionsJSON (what PublicKeyCredential.parseCreationOptionsFromJSON takes): the \
             application's RP, the user's random handle, a fresh challenge, ES256/EdDSA/RS256, the user's passkeys \
             excluded, a discoverable credential required. The ceremony is valid 300 s and serves one passkey/create.
             """,
-        errors: [.userSessionInvalid, .notFound, .policyViolation]
-    )
+        errors: [.userSessionInvalid, .notFound, .policyViolation])
     struct Params: WireReadable {
         var sessionId = ""
         var applicationId: String?

@@ -4,14 +4,12 @@ import LatchkeyRPC
 /// `passkey/remove`: removes one of the signed-in user's passkeys.
 enum PasskeyRemove: RPCMethod {
     static let declaration = MethodDeclaration(
-        "passkey/remove",
-        "Removes one of the signed-in user's passkeys.",
+        "passkey/remove", "Removes one of the signed-in user's passkeys.",
         description: """
             Removes a passkey of the signed-in user (by its id, the credential id) and answers the passkeys left. A \
             security notice goes out. Another user's passkey answers notFound, as an unknown one does.
             """,
-        errors: [.userSessionInvalid, .notFound]
-    )
+        errors: [.userSessionInvalid, .notFound])
     struct Params: WireReadable {
         var sessionId = ""
         var passkeyId = ""

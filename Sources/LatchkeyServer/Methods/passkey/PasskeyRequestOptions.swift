@@ -4,8 +4,7 @@ import LatchkeyRPC
 /// `passkey/requestOptions`: options for `navigator.credentials.get()` to sign in.
 enum PasskeyRequestOptions: RPCMethod {
     static let declaration = MethodDeclaration(
-        "passkey/requestOptions",
-        "Options to sign in with a passkey, for a named user or discoverable (no identifier).",
+        "passkey/requestOptions", "Options to sign in with a passkey, for a named user or discoverable (no identifier).",
         description: """
             Opens a WebAuthn authentication ceremony and answers its ceremonyId and publicKey, a \
             PublicKeyCredentialRequestOptionsJSON (what PublicKeyCredential.parseRequestOptionsFromJSON takes). Named by \
@@ -13,8 +12,7 @@ enum PasskeyRequestOptions: RPCMethod {
             it is empty (a discoverable-credential sign-in). An identifier that matches nobody gets one made-up credential, \
             the same every time. The ceremony is valid 300 s and serves one passkey/login.
             """,
-        errors: [.notFound]
-    )
+        errors: [.notFound])
     struct Params: WireReadable {
         var email: String?
         var phoneNumber: String?

@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum PinValidate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "pin/validate",
-        "Checks a PIN against the application's policy.",
+        "pin/validate", "Checks a PIN against the application's policy.",
         description: """
             Checks a candidate PIN against the application's PIN policy (numeric or alphanumeric, minimum and maximum \
             length) and lists every violation. Stores nothing; the same policy applies in activation/finish and \
             authMethod/finishAddOrUpdate.
             """,
-        errors: [.notFound]
-    )
+        errors: [.notFound])
     struct Params: WireReadable {
         var pin = ""
         var applicationId: String?

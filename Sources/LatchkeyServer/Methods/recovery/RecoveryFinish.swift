@@ -7,8 +7,7 @@ import LatchkeySimulator
 
 enum RecoveryFinish: RPCMethod {
     static let declaration = MethodDeclaration(
-        "recovery/finish",
-        "Recovers the registration onto this device with the code and exactly one method besides device.",
+        "recovery/finish", "Recovers the registration onto this device with the code and exactly one method besides device.",
         description: """
             Recovers the registration onto this device with the recovery code and exactly one auth method besides \
             device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask \
@@ -17,8 +16,7 @@ enum RecoveryFinish: RPCMethod {
         errors: [
             .notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
             .policyViolation,
-        ] + CommonErrors.finish + CommonErrors.biometry
-    )
+        ] + CommonErrors.finish + CommonErrors.biometry)
     struct Params: WireReadable {
         var deviceId = ""
         var recoveryParameter = RecoveryFamily.RecoveryParameter()
@@ -33,10 +31,8 @@ enum RecoveryFinish: RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
         try context.devices.on(params.deviceId) {
             try $0.finishRecovery(
-                code: params.recoveryParameter.recoveryCode,
-                params.authParameter.domain,
-                tokenPurpose: requestedTokenPurpose(params.tokenPurpose, params.authParameter)
-            )
+                code: params.recoveryParameter.recoveryCode, params.authParameter.domain,
+                tokenPurpose: requestedTokenPurpose(params.tokenPurpose, params.authParameter))
         }
     }
 }

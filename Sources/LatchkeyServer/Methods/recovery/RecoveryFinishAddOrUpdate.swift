@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum RecoveryFinishAddOrUpdate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "recovery/finishAddOrUpdate",
-        "Sets or replaces the recovery code; the server keeps only a public key.",
+        "recovery/finishAddOrUpdate", "Sets or replaces the recovery code; the server keeps only a public key.",
         description: """
             Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, \
             the server only a public key, never the code.
             """,
-        errors: [.notFound, .notActivatedLocally, .policyViolation] + CommonErrors.finish
-    )
+        errors: [.notFound, .notActivatedLocally, .policyViolation] + CommonErrors.finish)
     struct Params: WireReadable {
         var deviceId = ""
         var recoveryParameter = RecoveryFamily.RecoveryParameter()

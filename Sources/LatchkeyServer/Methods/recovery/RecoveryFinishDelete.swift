@@ -7,13 +7,11 @@ import LatchkeySimulator
 
 enum RecoveryFinishDelete: RPCMethod {
     static let declaration = MethodDeclaration(
-        "recovery/finishDelete",
-        "Deletes the recovery method on both sides (the code given is ignored).",
+        "recovery/finishDelete", "Deletes the recovery method on both sides (the code given is ignored).",
         description: """
             Deletes the backup recovery method on the device and on the server (the code given is not checked).
             """,
-        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish
-    )
+        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish)
     struct Params: WireReadable {
         var deviceId = ""
         var recoveryParameter = RecoveryFamily.DeleteParameter()

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum RegistrationDeactivate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "registration/deactivate",
-        "Deactivates the registration, on the server too unless onlyLocally.",
+        "registration/deactivate", "Deactivates the registration, on the server too unless onlyLocally.",
         description: """
             Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server \
             removes the registration too.
             """,
-        errors: [.notFound, .notActivatedLocally, .registrationRemoved]
-    )
+        errors: [.notFound, .notActivatedLocally, .registrationRemoved])
     struct Params: WireReadable {
         var deviceId = ""
         var onlyLocally = false

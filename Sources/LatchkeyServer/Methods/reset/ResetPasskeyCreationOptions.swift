@@ -8,15 +8,13 @@ import LatchkeySimulator
 /// `reset/passkeyCreationOptions`: options for the new passkey of a reset, the code checked, not consumed.
 enum ResetPasskeyCreationOptions: RPCMethod {
     static let declaration = MethodDeclaration(
-        "reset/passkeyCreationOptions",
-        "Creation options for the passkey reset/resetPasskeys will register, with a code.",
+        "reset/passkeyCreationOptions", "Creation options for the passkey reset/resetPasskeys will register, with a code.",
         description: """
             Checks an account-recovery verification code as reset/resetPasskeys does (a wrong one counts) without \
             consuming it, and opens a registration ceremony for that user: {ceremonyId, publicKey} for an outside \
             authenticator, whose credential then goes to reset/resetPasskeys with the same code.
             """,
-        errors: ResetFamily.codeErrors + [.notFound]
-    )
+        errors: ResetFamily.codeErrors + [.notFound])
     struct Params: WireReadable {
         var who = ResetFamily.Identified()
         var verificationCode = ""
@@ -30,10 +28,7 @@ enum ResetPasskeyCreationOptions: RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> CreationCeremony {
         CreationCeremony(
             options: try context.core.resetPasskeyCreationOptions(
-                try params.who.identifier(),
-                code: params.verificationCode,
-                applicationId: params.applicationId
-            )
-        )
+                try params.who.identifier(), code: params.verificationCode,
+                applicationId: params.applicationId))
     }
 }

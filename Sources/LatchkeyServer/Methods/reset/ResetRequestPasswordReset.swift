@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum ResetRequestPasswordReset: ResetFamily.CodeRequest {
     static let declaration = MethodDeclaration(
-        "reset/requestPasswordReset",
-        "Sends a password-reset code and link (same answer for unknown users).",
+        "reset/requestPasswordReset", "Sends a password-reset code and link (same answer for unknown users).",
         description: """
             Sends a password-reset verification code (6 digits, 600 s) and link to the user's email or phone, built on \
             a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; \
             sends are rate limited.
             """,
-        errors: [.notFound]
-    )
+        errors: [.notFound])
     static let kind = ResetKind.passwordReset
 }

@@ -9,8 +9,7 @@ import LatchkeySimulator
 /// authenticator) registered, with an account-recovery code.
 enum ResetResetPasskeys: RPCMethod {
     static let declaration = MethodDeclaration(
-        "reset/resetPasskeys",
-        "Removes every passkey and registers the new one, with an account-recovery code.",
+        "reset/resetPasskeys", "Removes every passkey and registers the new one, with an account-recovery code.",
         description: """
             With an account-recovery verification code, removes every passkey of the user and registers the new one \
             when given: {deviceId} has the simulated phone make it in the same call (options, creation, verification), \
@@ -21,8 +20,7 @@ enum ResetResetPasskeys: RPCMethod {
         errors: ResetFamily.codeErrors + [
             .noSessionInProgress, .sessionExpired, .passkeyInvalid, .alreadyExists, .notFound,
             .biometryFailed, .biometryCancelled,
-        ]
-    )
+        ])
     struct Params: WireReadable {
         var who = ResetFamily.Identified()
         var verificationCode = ""
@@ -44,10 +42,7 @@ enum ResetResetPasskeys: RPCMethod {
         }
         if let ceremonyId = passkey.ceremonyId, let credential = passkey.credential {
             return try context.core.resetPasskeys(
-                identifier,
-                code: code,
-                newPasskey: ResetPasskey(ceremonyId: ceremonyId, response: credential, friendlyName: passkey.friendlyName)
-            )
+                identifier, code: code, newPasskey: ResetPasskey(ceremonyId: ceremonyId, response: credential, friendlyName: passkey.friendlyName))
         }
         guard let deviceId = passkey.deviceId else { throw DomainError.invalid(.newPasskey, NewPasskey.shapeMessage) }
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
@@ -57,14 +52,10 @@ enum ResetResetPasskeys: RPCMethod {
             let options = try session.resetPasskeyCreationOptions(identifier, code: code, applicationId: nil)
             let response = try SimulatedBrowser.create(options, origin: origin, on: device)
             return try session.resetPasskeys(
-                identifier,
-                code: code,
+                identifier, code: code,
                 newPasskey: ResetPasskey(
-                    ceremonyId: options.ceremonyId,
-                    response: response,
-                    friendlyName: passkey.friendlyName
-                )
-            )
+                    ceremonyId: options.ceremonyId, response: response,
+                    friendlyName: passkey.friendlyName))
         }
     }
 

@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum ResetUpdatePassword: RPCMethod {
     static let declaration = MethodDeclaration(
-        "reset/updatePassword",
-        "Sets a new password with a verification code; every session of the user ends.",
+        "reset/updatePassword", "Sets a new password with a verification code; every session of the user ends.",
         description: """
             Sets a new password with a verification code from reset/requestPasswordReset or \
             reset/requestAccountRecovery; every session of the user ends. The password policy is checked before the \
             code; a wrong code counts against 5 tries.
             """,
-        errors: [.policyViolation] + ResetFamily.codeErrors
-    )
+        errors: [.policyViolation] + ResetFamily.codeErrors)
     struct Params: WireReadable {
         var who = ResetFamily.Identified()
         var verificationCode = ""

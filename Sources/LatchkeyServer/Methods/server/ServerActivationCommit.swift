@@ -5,8 +5,7 @@ import LatchkeyRPC
 
 enum ServerActivationCommit: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/activation/commit",
-        "Registers the device's public keys, each with its proof, and creates the registration.",
+        "server/activation/commit", "Registers the device's public keys, each with its proof, and creates the registration.",
         description: """
             Completes an activation opened by server/activation/prepare or server/onboarding/activate: checks each key's proof of \
             possession (operation activate, the activationId as subject), consumes the code and creates the registration. \
@@ -15,8 +14,7 @@ enum ServerActivationCommit: RPCMethod {
         errors: [
             .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired, .authMethodNotAllowed,
             .proofInvalid, .onboardingFailed,
-        ]
-    )
+        ])
     struct Params: WireReadable {
         var activationId = ""
         var keys = KeySetParam()
@@ -33,13 +31,8 @@ enum ServerActivationCommit: RPCMethod {
         return CommittedActivation(
             outcome: try context.core.session {
                 try $0.commitActivation(
-                    activationId: params.activationId,
-                    keys: keys,
-                    activationName: params.activationName,
-                    tokenPurpose: params.tokenPurpose,
-                    caller: nil
-                )
-            }
-        )
+                    activationId: params.activationId, keys: keys, activationName: params.activationName,
+                    tokenPurpose: params.tokenPurpose, caller: nil)
+            })
     }
 }

@@ -5,14 +5,12 @@ import LatchkeyRPC
 
 enum ServerAuthMethodAdd: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/authMethod/add",
-        "Adds or replaces a two-factor method's key, proved by an allowed second factor.",
+        "server/authMethod/add", "Adds or replaces a two-factor method's key, proved by an allowed second factor.",
         description: """
             The user's signatures (operation addAuthMethod) must include a second factor whose addOrUpdateAllowedBy contains the \
             new method; the new key comes with its proof. Answers the activated methods.
             """,
-        errors: ServerFamily.signedErrors + [.proofInvalid]
-    )
+        errors: ServerFamily.signedErrors + [.proofInvalid])
     struct Params: WireReadable {
         var signed = ServerFamily.SignedParams()
         var method = AuthMethod.pin
@@ -28,13 +26,8 @@ enum ServerAuthMethodAdd: RPCMethod {
         let key = try params.key.domain(at: "key")
         return try context.core.session {
             try $0.addAuthMethod(
-                registrationId: params.signed.registrationId,
-                challengeId: params.signed.challengeId,
-                signatures: signatures,
-                method: params.method,
-                key: key,
-                caller: nil
-            )
+                registrationId: params.signed.registrationId, challengeId: params.signed.challengeId,
+                signatures: signatures, method: params.method, key: key, caller: nil)
         }
     }
 }

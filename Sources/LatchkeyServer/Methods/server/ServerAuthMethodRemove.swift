@@ -5,15 +5,13 @@ import LatchkeyRPC
 
 enum ServerAuthMethodRemove: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/authMethod/remove",
-        "Removes a two-factor method; the device's signature suffices.",
+        "server/authMethod/remove", "Removes a two-factor method; the device's signature suffices.",
         description: """
             Signed with operation removeAuthMethod over a challenge from server/authentication/challenge; device alone \
             suffices (a second factor, if given, is checked and counts). device itself cannot be removed \
             (cannotDeactivateDevice). Answers the activated methods.
             """,
-        errors: ServerFamily.signedErrors + [.cannotDeactivateDevice]
-    )
+        errors: ServerFamily.signedErrors + [.cannotDeactivateDevice])
     struct Params: WireReadable {
         var signed = ServerFamily.SignedParams()
         var method = AuthMethod.pin
@@ -25,12 +23,8 @@ enum ServerAuthMethodRemove: RPCMethod {
         let signatures = try params.signed.factorSignatures()
         return try context.core.session {
             try $0.removeAuthMethod(
-                registrationId: params.signed.registrationId,
-                challengeId: params.signed.challengeId,
-                signatures: signatures,
-                method: params.method,
-                caller: nil
-            )
+                registrationId: params.signed.registrationId, challengeId: params.signed.challengeId,
+                signatures: signatures, method: params.method, caller: nil)
         }
     }
 }

@@ -5,16 +5,14 @@ import LatchkeyRPC
 
 enum ServerAuthenticationChallenge: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/authentication/challenge",
-        "Issues a challenge for the registration and picks up a pending pushed authentication.",
+        "server/authentication/challenge", "Issues a challenge for the registration and picks up a pending pushed authentication.",
         description: """
             Checks the registration's state as authentication/start does and issues a single-use challenge valid 300 s, with the \
             attempt counters and any pushed context (its contextHash goes into every signature over the challenge). A \
             removeRegistration challenge is issued in any state but removed, picks up nothing and serves only \
             server/registration/remove.
             """,
-        errors: [.notFound] + CommonErrors.registrationState
-    )
+        errors: [.notFound] + CommonErrors.registrationState)
     struct Params: WireReadable {
         var registrationId = ""
         var purpose = ChallengePurpose.authenticate

@@ -5,15 +5,13 @@ import LatchkeyRPC
 
 enum ServerAuthenticationVerify: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/authentication/verify",
-        "Verifies the device's signature, then the second factor's, over the challenge.",
+        "server/authentication/verify", "Verifies the device's signature, then the second factor's, over the challenge.",
         description: """
             Checks the device signature first (a failing one answers registrationRemoved and counts nothing), then the second \
             factor, which counts as on the simulated device (authenticationFailed, then registrationLocked). Uses the challenge \
             up. A two-factor success approves a picked-up push and may yield a token.
             """,
-        errors: ServerFamily.signedErrors
-    )
+        errors: ServerFamily.signedErrors)
     struct Params: WireReadable {
         var signed = ServerFamily.SignedParams()
         var tokenPurpose = TokenPurpose.none
@@ -23,12 +21,8 @@ enum ServerAuthenticationVerify: RPCMethod {
         let signatures = try params.signed.factorSignatures()
         return try context.core.session {
             try $0.verify(
-                registrationId: params.signed.registrationId,
-                challengeId: params.signed.challengeId,
-                signatures: signatures,
-                tokenPurpose: params.tokenPurpose,
-                caller: nil
-            )
+                registrationId: params.signed.registrationId, challengeId: params.signed.challengeId, signatures: signatures,
+                tokenPurpose: params.tokenPurpose, caller: nil)
         }
     }
 }

@@ -7,14 +7,12 @@ import LatchkeySimulator
 
 enum ServerInfo: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/info",
-        "What this process is and how it was started.",
+        "server/info", "What this process is and how it was started.",
         description: """
             Reports the server's name and version, which store it runs on (sqlite, postgresql or memory), whether the \
             clock is the system's or manual, and whether randomness is seeded (a test mode). Changes nothing.
             """,
-        access: .local
-    )
+        access: .local)
     struct Result: WireObject {
         enum ClockKind: String, CaseIterable, Sendable { case system, manual }
         var name = "latchkey"
@@ -30,10 +28,7 @@ enum ServerInfo: RPCMethod {
     }
     static func handle(_ params: NoParams, _ context: CallContext) throws -> Result {
         Result(
-            version: context.options.version,
-            store: context.options.storeKind,
-            clock: context.clock.isManual ? .manual : .system,
-            seeded: context.random.isSeeded
-        )
+            version: context.options.version, store: context.options.storeKind,
+            clock: context.clock.isManual ? .manual : .system, seeded: context.random.isSeeded)
     }
 }

@@ -5,15 +5,13 @@ import LatchkeyRPC
 
 enum ServerOnboardingActivate: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/onboarding/activate",
-        "Checks the OTP and opens the activation; server/activation/commit completes it.",
+        "server/onboarding/activate", "Checks the OTP and opens the activation; server/activation/commit completes it.",
         description: """
             Checks the OTP (wrong tries counted; otpExpired after its lifetime) and opens an activation as \
             server/activation/prepare does; the registration made by server/activation/commit waits in \
             verificationPending until admin/completeVerification.
             """,
-        errors: [.onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired]
-    )
+        errors: [.onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
     struct Params: WireReadable {
         var process = ProcessParams()
         var otp = ""

@@ -5,15 +5,13 @@ import LatchkeyRPC
 
 enum ServerOnboardingStart: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/onboarding/start",
-        "Starts onboarding from identity for an installation; the same answer whether or not it matches.",
+        "server/onboarding/start", "Starts onboarding from identity for an installation; the same answer whether or not it matches.",
         description: """
             Starts an identity-based onboarding process (email, phoneNumber, loginName, or userId with birthDate); an \
             OTP goes to the address on file when the credentials match a user. One process at a time per installation \
             (onboardingInProgress).
             """,
-        errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress]
-    )
+        errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
     struct Params: WireReadable {
         var credentials = OnboardingCredentials()
         var installationId = ""
@@ -27,10 +25,8 @@ enum ServerOnboardingStart: RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
         try context.core.session {
             try $0.startOnboarding(
-                credentials: params.credentials,
-                applicationId: params.applicationId,
-                caller: .installation(params.installationId)
-            )
+                credentials: params.credentials, applicationId: params.applicationId,
+                caller: .installation(params.installationId))
         }
     }
 }

@@ -5,15 +5,13 @@ import LatchkeyRPC
 
 enum ServerRecoveryChallenge: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/recovery/challenge",
-        "Opens a recovery of the registration onto new keys: the challenge the recovery key signs.",
+        "server/recovery/challenge", "Opens a recovery of the registration onto new keys: the challenge the recovery key signs.",
         description: """
             For a new phone restored from backup: checks the registration may be recovered (recoveryNotActivated, \
             recoveryLocked as recovery/start) and answers a challenge, valid 300 s, that the recovery key and the new \
             keys sign for server/recovery/commit.
             """,
-        errors: [.recoveryNotActivated, .recoveryLocked] + CommonErrors.registrationState
-    )
+        errors: [.recoveryNotActivated, .recoveryLocked] + CommonErrors.registrationState)
     struct Params: WireReadable {
         var registrationId = ""
         var installationId = ""

@@ -5,15 +5,13 @@ import LatchkeyRPC
 
 enum ServerRecoveryCommit: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/recovery/commit",
-        "Recovers the registration onto new keys with the recovery key's signature.",
+        "server/recovery/commit", "Recovers the registration onto new keys with the recovery key's signature.",
         description: """
             keys are device and exactly one two-factor method, each with its proof (operation recover). A failing \
             recoverySignature counts against the 5 recovery attempts (recoveryCodeInvalid, then recoveryLocked); success \
             consumes the recovery key and re-keys the registration, so the old device's keys stop working.
             """,
-        errors: ServerFamily.challengeErrors + [.recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed, .proofInvalid]
-    )
+        errors: ServerFamily.challengeErrors + [.recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed, .proofInvalid])
     struct Params: WireReadable {
         var challenge = ServerFamily.ChallengeParams()
         var recoverySignature: Signature?
@@ -32,13 +30,8 @@ enum ServerRecoveryCommit: RPCMethod {
         let signature = try readValue(params.recoverySignature, at: "recoverySignature")
         return try context.core.session {
             try $0.recover(
-                registrationId: params.challenge.registrationId,
-                challengeId: params.challenge.challengeId,
-                recoverySignature: signature,
-                keys: keys,
-                tokenPurpose: params.tokenPurpose,
-                caller: nil
-            )
+                registrationId: params.challenge.registrationId, challengeId: params.challenge.challengeId,
+                recoverySignature: signature, keys: keys, tokenPurpose: params.tokenPurpose, caller: nil)
         }
     }
 }

@@ -5,14 +5,12 @@ import LatchkeyRPC
 
 enum ServerRecoveryDelete: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/recovery/delete",
-        "Deletes the recovery key, authorised by a deleteRecovery token.",
+        "server/recovery/delete", "Deletes the recovery key, authorised by a deleteRecovery token.",
         description: """
             Uses a deleteRecovery token (from a two-factor verify) and removes the recovery key; with no recovery key \
             set it answers recoveryNotActivated and the token is not spent.
             """,
-        errors: [.notFound, .recoveryNotActivated] + CommonErrors.registrationState + CommonErrors.token
-    )
+        errors: [.notFound, .recoveryNotActivated] + CommonErrors.registrationState + CommonErrors.token)
     struct Params: WireReadable {
         var token = ServerFamily.TokenParams()
         var tokenPurpose = TokenPurpose.none
@@ -21,11 +19,8 @@ enum ServerRecoveryDelete: RPCMethod {
     static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
         try context.core.session {
             try $0.deleteRecovery(
-                registrationId: params.token.registrationId,
-                token: params.token.token,
-                tokenPurpose: params.tokenPurpose,
-                caller: nil
-            )
+                registrationId: params.token.registrationId, token: params.token.token,
+                tokenPurpose: params.tokenPurpose, caller: nil)
         }
     }
 }

@@ -5,14 +5,12 @@ import LatchkeyRPC
 
 enum ServerRecoverySet: RPCMethod {
     static let declaration = MethodDeclaration(
-        "server/recovery/set",
-        "Sets or replaces the recovery key, authorised by an addOrUpdateRecovery token.",
+        "server/recovery/set", "Sets or replaces the recovery key, authorised by an addOrUpdateRecovery token.",
         description: """
             The key's proof signs the token as its challenge (operation setRecovery, role recovery); a failing proof spends \
             nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup.
             """,
-        errors: [.notFound, .proofInvalid] + CommonErrors.registrationState + CommonErrors.token
-    )
+        errors: [.notFound, .proofInvalid] + CommonErrors.registrationState + CommonErrors.token)
     struct Params: WireReadable {
         var token = ServerFamily.TokenParams()
         var key = KeyParam()
@@ -26,12 +24,8 @@ enum ServerRecoverySet: RPCMethod {
         let key = try params.key.domain(at: "key")
         return try context.core.session {
             try $0.setRecovery(
-                registrationId: params.token.registrationId,
-                token: params.token.token,
-                key: key,
-                tokenPurpose: params.tokenPurpose,
-                caller: nil
-            )
+                registrationId: params.token.registrationId, token: params.token.token, key: key,
+                tokenPurpose: params.tokenPurpose, caller: nil)
         }
     }
 }

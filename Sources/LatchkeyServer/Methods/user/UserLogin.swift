@@ -7,15 +7,13 @@ import LatchkeySimulator
 
 enum UserLogin: RPCMethod {
     static let declaration = MethodDeclaration(
-        "user/login",
-        "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).",
+        "user/login", "Signs in by email or userId; a new session cancels a grace period or insecure window (state 2, reason 2).",
         description: """
             Signs a user in with email or userId and password and answers a sessionId for the user/ and \
             accountRecovery/ methods. A new session cancels a grace period or insecure window in progress. Five failed \
             logins for one identifier within 15 minutes answer rateLimited.
             """,
-        errors: [.invalidCredentials, .rateLimited]
-    )
+        errors: [.invalidCredentials, .rateLimited])
     struct Params: WireReadable {
         var email: String?
         var userId: String?

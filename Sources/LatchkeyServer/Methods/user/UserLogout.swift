@@ -7,11 +7,9 @@ import LatchkeySimulator
 
 enum UserLogout: RPCMethod {
     static let declaration = MethodDeclaration(
-        "user/logout",
-        "Ends the session, or every session of the user with all.",
+        "user/logout", "Ends the session, or every session of the user with all.",
         description: "Ends the session, or with all every session of its user.",
-        errors: [.userSessionInvalid]
-    )
+        errors: [.userSessionInvalid])
     struct Params: WireReadable {
         var sessionId = ""
         var all = false
