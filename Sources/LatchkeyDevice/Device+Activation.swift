@@ -24,10 +24,9 @@ extension Device {
 
     /// Makes the keys and has the server register them: `device`, and `parameter`'s method when it is a two-factor one.
     ///
-    /// The registration is named `activationName`, else the name an onboarding activation gave, else the
-    /// device's name. - Throws: `noSessionInProgress`, `sessionExpired`, `authMethodNotAllowed`,
-    /// `biometryUnavailable`, `policyViolation`, `biometryFailed`, `biometryCancelled`, and the server's
-    /// answers.
+    /// The registration is named `activationName`, else the name an onboarding activation gave, else the device's name.
+    /// - Throws: `noSessionInProgress`, `sessionExpired`, `authMethodNotAllowed`, `biometryUnavailable`, `policyViolation`,
+    ///   `biometryFailed`, `biometryCancelled`, and the server's answers.
     public func finishActivation(_ parameter: AuthParameter, tokenPurpose: TokenPurpose, activationName: String?) throws -> ActivationOutcome {
         let operation = try pending(.activation)
         try checkNewFactor(parameter, enabled: operation.methods, rules: operation.pinRules)

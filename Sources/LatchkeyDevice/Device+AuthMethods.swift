@@ -72,9 +72,8 @@ extension Device {
 
     /// Deactivates the registration: on the server too (the device signs its removal) unless `onlyLocally`; then the device forgets its activation.
     ///
-    /// A registration the server no longer has, or has removed already, is only forgotten. - Throws:
-    /// `notActivatedLocally`, `registrationRemoved` (the keys moved elsewhere: the other device's
-    /// registration is left alone).
+    /// A registration the server no longer has, or has removed already, is only forgotten.
+    /// - Throws: `notActivatedLocally`, `registrationRemoved` (the keys moved elsewhere: the other device's registration is left alone).
     public func deactivate(onlyLocally: Bool) throws {
         let registrationId = try heldRegistration()
         if !onlyLocally { try removeOnServer(registrationId) }

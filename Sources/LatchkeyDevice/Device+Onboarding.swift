@@ -51,8 +51,8 @@ extension Device {
 
     /// The process as the server sees it (`failed` when the server no longer knows it).
     ///
-    /// A finished or failed process ends the device's. - Throws: `onboardingNotRunning` (the device has
-    /// none).
+    /// A finished or failed process ends the device's.
+    /// - Throws: `onboardingNotRunning` (the device has none).
     public func onboardingStatus() throws -> OnboardingStatus {
         let processId = try requireProcess()
         let status: OnboardingStatus

@@ -22,9 +22,9 @@ extension Device {
     /// Makes a passkey as a phone's platform authenticator does: the user is verified through the biometry (with no sensor, the passcode verifies),
     /// the first offered algorithm it supports, none of `excludeCredentials` held.
     ///
-    /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from
-    /// 1, never in a backup). - Throws: `biometryFailed`, `biometryCancelled` (nothing made),
-    /// `alreadyExists` (an excluded credential is held), `invalidParams` (no supported algorithm).
+    /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from 1, never in a backup).
+    /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded credential is held), `invalidParams`
+    ///   (no supported algorithm).
     public func createPasskey(_ input: PasskeyCreationInput) throws -> PlatformCreation {
         try verifyUserForPasskey()
         let request = PlatformCreationRequest(

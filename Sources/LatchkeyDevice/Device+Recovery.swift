@@ -81,9 +81,9 @@ extension Device {
     /// Recovers the registration onto this device: the recovery key (unmasked with `code`; a wrong code unmasks a wrong key, which only the server
     /// can tell) signs, and new keys for `device` and exactly one two-factor method replace the old device's.
     ///
-    /// The code is used up. - Throws: the finish checks, `alreadyActivated`, `recoveryNotActivated`,
-    /// `authMethodNotAllowed`, `biometryUnavailable`, `policyViolation`, the biometric errors, and the
-    /// server's `recoveryCodeInvalid`, `recoveryLocked`, state answers.
+    /// The code is used up.
+    /// - Throws: the finish checks, `alreadyActivated`, `recoveryNotActivated`, `authMethodNotAllowed`, `biometryUnavailable`,
+    ///   `policyViolation`, the biometric errors, and the server's `recoveryCodeInvalid`, `recoveryLocked`, state answers.
     public func finishRecovery(code: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose) throws -> ActivationOutcome {
         let operation = try pending(.recovery)
         let registrationId = try recoverableRegistration()

@@ -39,8 +39,8 @@ public final class PostgresStore: Store, Sendable {
 
     /// Connects and migrates.
     ///
-    /// `key` is the keyed-hash key (from `--key-file`; never stored in the database). - Throws:
-    /// `StoreUnavailable` when the server cannot be reached.
+    /// `key` is the keyed-hash key (from `--key-file`; never stored in the database).
+    /// - Throws: `StoreUnavailable` when the server cannot be reached.
     public init(conninfo: String, key: [UInt8]) throws {
         self.conninfo = conninfo
         self.key = key

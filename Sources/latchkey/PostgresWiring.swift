@@ -12,8 +12,8 @@ extension PostgresNotifier: EventRelay {}
 enum PostgresWiring {
     /// Reads (or creates) the key file and points the environment at the database.
     ///
-    /// The URI is never logged or echoed: it may hold a password. - Throws: `ValidationError` (exit 2) when
-    /// the key file cannot be read or created.
+    /// The URI is never logged or echoed: it may hold a password.
+    /// - Throws: `ValidationError` (exit 2) when the key file cannot be read or created.
     static func configure(_ environment: inout Environment, uri: String, keyFile: String) throws {
         let key: [UInt8]
         do {

@@ -71,10 +71,10 @@ extension ServerSession {
 
     /// Registers the keys of an activation: `device`, and the two-factor keys given, each with its proof.
     ///
-    /// Consumes the code (or makes the onboarding registration, which then waits for verification).
-    /// `activationName` names the registration. - Throws: `noSessionInProgress`, `sessionExpired`,
-    /// `activationCodeInvalid`, `activationCodeExpired`, `onboardingFailed`, `authMethodNotAllowed`,
-    /// `proofInvalid`.
+    /// Consumes the code (or makes the onboarding registration, which then waits for verification). `activationName` names the
+    /// registration.
+    /// - Throws: `noSessionInProgress`, `sessionExpired`, `activationCodeInvalid`, `activationCodeExpired`, `onboardingFailed`,
+    ///   `authMethodNotAllowed`, `proofInvalid`.
     public func commitActivation(
         activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
         caller asker: Caller?

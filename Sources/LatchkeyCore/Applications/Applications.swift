@@ -17,9 +17,8 @@ extension Latchkey {
 
     /// Creates or changes an application.
     ///
-    /// The values come within `ApplicationConfig.bounds` (the wire checks them); the rules between values
-    /// are checked here. - Throws: `invalidParams` (the PIN length bounds cross; a single-factor method may
-    /// not add a two-factor one).
+    /// The values come within `ApplicationConfig.bounds` (the wire checks them); the rules between values are checked here.
+    /// - Throws: `invalidParams` (the PIN length bounds cross; a single-factor method may not add a two-factor one).
     public func configureApplication(_ applicationId: String, _ changes: ApplicationChanges) throws -> ApplicationConfig {
         try transact { tx, effects in
             var config = (try tx.fetch(ApplicationRecord.self, id: applicationId))?.config ?? .defaults(applicationId)

@@ -28,7 +28,8 @@ extension Latchkey {
 
     /// An operator's change to a registration.
     ///
-    /// A removed registration stays removed. - Throws: `notFound` (registration).
+    /// A removed registration stays removed.
+    /// - Throws: `notFound` (registration).
     public func changeRegistration(_ registrationId: String, _ change: AdminRegistrationChange) throws -> RegistrationInfo {
         try transact { tx, effects in
             var record = try registration(tx, registrationId)

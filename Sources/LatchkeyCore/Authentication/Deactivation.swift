@@ -3,8 +3,9 @@ import LatchkeyContract
 extension ServerSession {
     /// Removes the registration at its device's request (the device signature suffices; a second factor, if given, is checked and counts).
     ///
-    /// Its tokens die. - Throws: the challenge answers, `registrationRemoved` (already removed, or not this
-    /// registration's device), `authenticationFailed`, `registrationLocked`.
+    /// Its tokens die.
+    /// - Throws: the challenge answers, `registrationRemoved` (already removed, or not this registration's device), `authenticationFailed`,
+    ///   `registrationLocked`.
     public func removeRegistration(registrationId: String, challengeId: String, signatures: FactorSignatures, caller: Caller?) throws {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .removeRegistration])
         var registration = try core.registration(tx, registrationId)

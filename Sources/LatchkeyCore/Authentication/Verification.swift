@@ -10,8 +10,8 @@ extension ServerSession {
     /// Checks proofs of possession in the contract's order (`device`, `pin`, `touchId`, `faceId`, `recovery`): each key's own signature over
     /// `payload` in its role; a missing one fails.
     ///
-    /// Nothing is written but the audit event of the failure. - Throws: `proofInvalid` naming the first
-    /// failing role in `data.keyRole`.
+    /// Nothing is written but the audit event of the failure.
+    /// - Throws: `proofInvalid` naming the first failing role in `data.keyRole`.
     func checkProofs(_ keys: [(KeyRole, KeyWithProof)], _ payload: SignedPayload, registrationId: String?, caller: Caller?) throws {
         let ordered = keys.sorted { lhs, rhs in
             (KeyRole.allCases.firstIndex(of: lhs.0) ?? 0) < (KeyRole.allCases.firstIndex(of: rhs.0) ?? 0)
@@ -59,10 +59,10 @@ extension ServerSession {
     /// caller is not, or no longer, this registration's device, whatever else it sent), then what the signatures may do (`checkFactor`, then
     /// `permits`: refusals that leave the challenge usable), then the challenge is used up and the second factor's is checked.
     ///
-    /// A failure counts one attempt (and locks at the limit); a two-factor success resets the counter. What
-    /// the registration became is saved. A removal (`asAuthentication: false`) is no authentication attempt
-    /// unless a second factor is given: nothing is recorded of it. - Throws: `registrationRemoved`,
-    /// `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
+    /// A failure counts one attempt (and locks at the limit); a two-factor success resets the counter. What the registration became is
+    /// saved. A removal (`asAuthentication: false`) is no authentication attempt unless a second factor is given: nothing is recorded of
+    /// it.
+    /// - Throws: `registrationRemoved`, `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
     func verifySignatures(
         _ signatures: FactorSignatures, over payload: SignedPayload, _ registration: inout RegistrationRecord,
         _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true, push: Bool = false,

@@ -261,7 +261,8 @@ extension ServerSession {
 
     /// Starts a process; the same answer whether or not the credentials name a user.
     ///
-    /// One running process per caller. - Throws: `notFound` (application), `onboardingInProgress`.
+    /// One running process per caller.
+    /// - Throws: `notFound` (application), `onboardingInProgress`.
     public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String {
         let app = try core.application(tx, applicationId)
         let open = try tx.fetchAll(

@@ -35,8 +35,8 @@ extension Latchkey {
 
     /// The ceremony `ceremonyId` names, of one of `kinds`, still valid.
     ///
-    /// Nothing is used up here. - Throws: `noSessionInProgress` (unknown, used, or of another kind),
-    /// `sessionExpired`.
+    /// Nothing is used up here.
+    /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
     func liveCeremony(_ tx: StoreTransaction, _ ceremonyId: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
         guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyId),
             kinds.contains(where: { $0.rawValue == ceremony.kind })

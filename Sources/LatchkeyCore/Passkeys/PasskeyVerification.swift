@@ -19,8 +19,8 @@ extension Latchkey {
 
     /// Runs the Relying Party's assertion checks: finds the passkey `rawId` names (of the named user, when the options named one), then verifies.
     ///
-    /// Answers the passkey updated with what the assertion reported; a counter that did not grow is audited
-    /// `passkeyCloneSuspected`. - Throws: `passkeyInvalid` (`data.check`).
+    /// Answers the passkey updated with what the assertion reported; a counter that did not grow is audited `passkeyCloneSuspected`.
+    /// - Throws: `passkeyInvalid` (`data.check`).
     func checkAssertion(
         _ tx: StoreTransaction, _ effects: Effects, _ response: AssertionResponse,
         ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty

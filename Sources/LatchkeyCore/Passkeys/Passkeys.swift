@@ -60,8 +60,9 @@ extension Latchkey {
 
     /// Options to sign in with a passkey: the named user's passkeys, or none for a discoverable-credential sign-in.
     ///
-    /// An identifier that matches nobody (or a user with no passkey) gets one made-up credential, the same
-    /// every time, so the answer tells nothing. - Throws: `notFound` (application).
+    /// An identifier that matches nobody (or a user with no passkey) gets one made-up credential, the same every time, so the answer tells
+    /// nothing.
+    /// - Throws: `notFound` (application).
     public func passkeyRequestOptions(_ identifier: UserIdentifier?, applicationId: String?) throws -> CredentialRequestOptions {
         try transact { tx, _ in
             let app = try application(tx, applicationId)

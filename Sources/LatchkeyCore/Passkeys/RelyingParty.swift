@@ -222,11 +222,11 @@ public enum RelyingParty {
 
     /// Verifies an assertion.
     ///
-    /// `passkey` is what the caller found for `rawId` — nil when no passkey has that id, or it belongs to
-    /// another user than the one the options named (the same answer for both); the caller looks it up
-    /// before calling (a read), and the checks still fail in the contract's order. - Throws: the first
-    /// failing check: `type`, `challenge`, `origin`, `credential`, `userHandle`, `encoding`, `rpId`,
-    /// `userPresence`, `userVerification`, `flags`, `signature`, `signCount` (`isCloneSuspected`).
+    /// `passkey` is what the caller found for `rawId` — nil when no passkey has that id, or it belongs to another user than the one the
+    /// options named (the same answer for both); the caller looks it up before calling (a read), and the checks still fail in the
+    /// contract's order.
+    /// - Throws: the first failing check: `type`, `challenge`, `origin`, `credential`, `userHandle`, `encoding`, `rpId`, `userPresence`,
+    ///   `userVerification`, `flags`, `signature`, `signCount` (`isCloneSuspected`).
     public static func verifyAssertion(
         _ response: AssertionResponse, challenge: [UInt8], passkey: PasskeyVerificationKey?,
         settings: RelyingPartySettings

@@ -153,10 +153,10 @@ extension ServerSession {
 
     /// Recovers a registration onto new keys (`device` and exactly one two-factor method) with the recovery key's signature.
     ///
-    /// A failing one counts against the 5 recovery attempts; success uses the recovery key up and re-keys
-    /// the registration: the old device's keys stop working. - Throws: the challenge answers, the recovery
-    /// answers, `authMethodNotAllowed`, `invalidParams` (other keys), `proofInvalid`,
-    /// `recoveryCodeInvalid`, `recoveryLocked`.
+    /// A failing one counts against the 5 recovery attempts; success uses the recovery key up and re-keys the registration: the old
+    /// device's keys stop working.
+    /// - Throws: the challenge answers, the recovery answers, `authMethodNotAllowed`, `invalidParams` (other keys), `proofInvalid`,
+    ///   `recoveryCodeInvalid`, `recoveryLocked`.
     public func recover(
         registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
         tokenPurpose: TokenPurpose, caller: Caller?

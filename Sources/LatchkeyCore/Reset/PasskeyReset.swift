@@ -16,8 +16,8 @@ public struct ResetPasskey: Sendable {
 extension Latchkey {
     /// Creation options for the passkey a reset will register.
     ///
-    /// The account-recovery code is checked as `resetPasskeys` checks it (a wrong one counts) and not
-    /// consumed. - Throws: the code errors, `notFound` (application).
+    /// The account-recovery code is checked as `resetPasskeys` checks it (a wrong one counts) and not consumed.
+    /// - Throws: the code errors, `notFound` (application).
     public func resetPasskeyCreationOptions(
         _ identifier: UserIdentifier, code: String, applicationId: String?
     ) throws
@@ -41,9 +41,10 @@ extension Latchkey {
 
     /// Removes every passkey of the user and registers the new one (if given), with an account-recovery code.
     ///
-    /// The code is checked first (a wrong one counts), then the ceremony, then the credential; a credential
-    /// that fails its checks uses up the ceremony only. - Throws: the code errors (a password-reset code
-    /// counts as a wrong try), `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`, `alreadyExists`.
+    /// The code is checked first (a wrong one counts), then the ceremony, then the credential; a credential that fails its checks uses up
+    /// the ceremony only.
+    /// - Throws: the code errors (a password-reset code counts as a wrong try), `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`,
+    ///   `alreadyExists`.
     public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: ResetPasskey?) throws -> [Passkey] {
         try transact { tx, effects in try resetPasskeys(tx, effects, identifier, code: code, newPasskey: newPasskey) }
     }

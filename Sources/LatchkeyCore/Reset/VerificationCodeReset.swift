@@ -15,9 +15,8 @@ extension Latchkey {
 
     /// Sends a verification code to the address on file.
     ///
-    /// The answer is the same for unknown users and over the send limit (then nothing is sent and the
-    /// previous code stands). - Throws: `invalidParams` (redirectUrl not under the application's prefixes),
-    /// `notFound` (application).
+    /// The answer is the same for unknown users and over the send limit (then nothing is sent and the previous code stands).
+    /// - Throws: `invalidParams` (redirectUrl not under the application's prefixes), `notFound` (application).
     public func requestReset(_ kind: ResetKind, _ identifier: UserIdentifier, redirectUrl: String, applicationId: String?) throws {
         try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
@@ -95,10 +94,10 @@ extension Latchkey {
 
     /// Checks a verification code for `kind` (nil: either).
     ///
-    /// A wrong code, or one of the other flow, counts and is not consumed; an expired one does not count. A
-    /// user has one code, and its wrong tries are the user's whichever identifier names them; an identifier
-    /// that matches no user has the code no one can know that its request left. - Throws:
-    /// `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
+    /// A wrong code, or one of the other flow, counts and is not consumed; an expired one does not count. A user has one code, and its
+    /// wrong tries are the user's whichever identifier names them; an identifier that matches no user has the code no one can know that its
+    /// request left.
+    /// - Throws: `verificationCodeInvalid` (with `remainingAttempts`), `verificationCodeExpired`.
     func checkResetCode(
         _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
         kind: ResetKind?, consume: Bool = true

@@ -45,8 +45,8 @@ extension Latchkey {
 
     /// Uses a token once (see `checkToken`); `use` runs after the checks, before the token is spent.
     ///
-    /// Returns when it would have expired. - Throws: `tokenInvalid`, `tokenExpired`,
-    /// `tokenPurposeMismatch`, what `use` throws.
+    /// Returns when it would have expired.
+    /// - Throws: `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`, what `use` throws.
     func consumeToken(
         _ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
         purpose: TokenPurpose, before use: () throws -> Void = {}

@@ -14,8 +14,9 @@ extension Latchkey {
 
     /// Signs a user in.
     ///
-    /// The password check costs the same for unknown users; a new session cancels a grace period or an
-    /// insecure window in progress (state 2, reason 2). - Throws: `rateLimited`, `invalidCredentials`.
+    /// The password check costs the same for unknown users; a new session cancels a grace period or an insecure window in progress (state
+    /// 2, reason 2).
+    /// - Throws: `rateLimited`, `invalidCredentials`.
     public func login(_ identifier: UserIdentifier, password: String) throws -> (sessionId: String, uid: String) {
         let subject = try inspect { tx in try codeHash(tx, identifier.key, purpose: "login") }
         let candidate: UserRecord? = try inspect { tx in

@@ -20,7 +20,8 @@ public enum Identifiers {
 extension Latchkey {
     /// Creates a user (the identifiers come in the contract's formats: see `Identifiers`).
     ///
-    /// Emails compare case-insensitively. - Throws: `alreadyExists`.
+    /// Emails compare case-insensitively.
+    /// - Throws: `alreadyExists`.
     public func createUser(_ new: NewUser) throws -> String {
         // The slow hash is computed before the write lock is taken.
         let credential = new.password.map { password in

@@ -9,8 +9,8 @@ enum SimulatedBrowser {
     /// The origin: the one given, else the first `passkeyOrigins` entry whose host is the RP id (the `default` application's first, then the
     /// others').
     ///
-    /// The RP id must be its host or a parent of it (an Android app's origin is checked by the platform,
-    /// not here). - Throws: `invalidParams` naming `origin`.
+    /// The RP id must be its host or a parent of it (an Android app's origin is checked by the platform, not here).
+    /// - Throws: `invalidParams` naming `origin`.
     static func origin(_ given: String?, rpId: String, core: Latchkey) throws -> String {
         guard let origin = try given ?? core.defaultPasskeyOrigin(rpId: rpId) else {
             throw DomainError.invalid(.browserOrigin, "is required: no application has a passkey origin on the options' RP id")
