@@ -1,23 +1,5 @@
 import LatchkeyContract
 
-/// What the browser half of the phone asks its platform authenticator to make: the options'
-/// RP id, user, algorithms and exclusions, with the client data it wrote.
-public struct PasskeyCreationInput: Sendable, Equatable {
-    public var rpId: String
-    public var userHandle: [UInt8]
-    public var algorithms: [Int64]
-    public var excludeCredentials: [[UInt8]]
-    public var clientDataJSON: [UInt8]
-
-    public init(rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8]) {
-        self.rpId = rpId
-        self.userHandle = userHandle
-        self.algorithms = algorithms
-        self.excludeCredentials = excludeCredentials
-        self.clientDataJSON = clientDataJSON
-    }
-}
-
 extension Device {
     /// Makes a passkey as a phone's platform authenticator does: the user is verified through the biometry (with no sensor, the passcode verifies),
     /// the first offered algorithm it supports, none of `excludeCredentials` held.
@@ -25,12 +7,13 @@ extension Device {
     /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from 1, never in a backup).
     /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded credential is held), `invalidParams`
     ///   (no supported algorithm).
-    public func createPasskey(_ input: PasskeyCreationInput) throws -> PlatformCreation {
+    /// The request is the options' RP id, user, algorithms and exclusions, with the client data the browser half wrote;
+    /// the device sets user verification and whether the passkey is synced.
+    public func createPasskey(_ options: PlatformCreationRequest) throws -> PlatformCreation {
         try verifyUserForPasskey()
-        let request = PlatformCreationRequest(
-            rpId: input.rpId, userHandle: input.userHandle, algorithms: input.algorithms,
-            excludeCredentials: input.excludeCredentials, clientDataJSON: input.clientDataJSON,
-            userVerified: true, synced: profile.iCloudKeychain)
+        var request = options
+        request.userVerified = true
+        request.synced = profile.iCloudKeychain
         let held = try heldPasskeys()
         let creation: PlatformCreation
         do {

@@ -93,21 +93,31 @@ private let credentialEnvelopeFields: [Field] = [
     Field("clientExtensionResults", .freeObject, required: true),
 ]
 
+/// The schema of a credential whose `response` has these members.
+private func credentialSchema(_ name: String, _ response: [Field]) -> Schema {
+    .named(name, .object(credentialEnvelopeFields + [Field("response", .object(response), required: true)]))
+}
+
+/// A credential as the simulated phone's browser answers it: `response` in the envelope
+/// `credential.toJSON()` writes.
+private func credentialJSON(rawId: [UInt8], _ response: JSONObject) -> JSON {
+    .object(
+        JSONObject([
+            ("id", .string(Base64URL.encode(rawId))), ("rawId", .string(Base64URL.encode(rawId))), ("type", "public-key"),
+            ("response", .object(response)), ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
+        ]))
+}
+
 extension Codec where Value == RegistrationResponse {
     /// `RegistrationResponseJSON`.
     static let registrationResponse = Codec(
-        schema: .named(
+        schema: credentialSchema(
             "RegistrationResponseJSON",
-            .object(
-                credentialEnvelopeFields + [
-                    Field(
-                        "response",
-                        .object([
-                            Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
-                            Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
-                            Field("transports", .array(.string()), required: false),
-                        ]), required: true)
-                ])),
+            [
+                Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("transports", .array(.string()), required: false),
+            ]),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
             let before = problems.count
@@ -123,20 +133,12 @@ extension Codec where Value == RegistrationResponse {
                 attestationObject: attestation, transports: transports)
         },
         write: { response in
-            .object(
+            credentialJSON(
+                rawId: response.rawId,
                 JSONObject([
-                    ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
-                    ("type", "public-key"),
-                    (
-                        "response",
-                        .object(
-                            JSONObject([
-                                ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
-                                ("attestationObject", .string(Base64URL.encode(response.attestationObject))),
-                                ("transports", .strings(response.transports)),
-                            ]))
-                    ),
-                    ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
+                    ("clientDataJSON", .string(Base64URL.encode(response.clientDataJSON))),
+                    ("attestationObject", .string(Base64URL.encode(response.attestationObject))),
+                    ("transports", .strings(response.transports)),
                 ]))
         })
 }
@@ -144,19 +146,14 @@ extension Codec where Value == RegistrationResponse {
 extension Codec where Value == AssertionResponse {
     /// `AuthenticationResponseJSON`.
     static let assertionResponse = Codec(
-        schema: .named(
+        schema: credentialSchema(
             "AuthenticationResponseJSON",
-            .object(
-                credentialEnvelopeFields + [
-                    Field(
-                        "response",
-                        .object([
-                            Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
-                            Field("authenticatorData", Codec<[UInt8]>.base64url.schema, required: true),
-                            Field("signature", Codec<[UInt8]>.base64url.schema, required: true),
-                            Field("userHandle", .nullable(Codec<[UInt8]>.base64url.schema), required: false),
-                        ]), required: true)
-                ])),
+            [
+                Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("authenticatorData", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("signature", Codec<[UInt8]>.base64url.schema, required: true),
+                Field("userHandle", .nullable(Codec<[UInt8]>.base64url.schema), required: false),
+            ]),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
             let before = problems.count
@@ -179,11 +176,6 @@ extension Codec where Value == AssertionResponse {
                 ("signature", .string(Base64URL.encode(response.signature))),
             ])
             inner.appendUnchecked("userHandle", response.userHandle.map { .string(Base64URL.encode($0)) } ?? .null)
-            return .object(
-                JSONObject([
-                    ("id", .string(Base64URL.encode(response.rawId))), ("rawId", .string(Base64URL.encode(response.rawId))),
-                    ("type", "public-key"), ("response", .object(inner)),
-                    ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
-                ]))
+            return credentialJSON(rawId: response.rawId, inner)
         })
 }
