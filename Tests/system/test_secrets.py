@@ -22,6 +22,14 @@ import os
 import random
 import stat
 import string
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "passkey"))
+from webauthn_fixture import Authenticator, b64  # noqa: E402  (a fixed outside authenticator's key)
+
+_KEY = Authenticator("alice-secret-key")
+#: A passkey registered elsewhere, imported with the user (a public key: no secret).
+IMPORTED_PASSKEY = {"credentialId": b64(_KEY.credential_id), "publicKey": b64(_KEY.cose()), "friendlyName": "Alice's key"}
 
 from lkharness import pin
 
@@ -166,7 +174,7 @@ def test_no_secret_leaks_at_trace_level(spawn, workdir, db_path):
     email1, phone1 = "alice.secret@example.com", "+15550100001"
     email2, phone2 = "bob.secret@example.com", "+15550100002"
     lk.ok("admin/createUser", userId="alice", email=email1, phoneNumber=phone1, password=password1,
-          birthDate="1985-04-12", passkeys=[{"friendlyName": "Alice's key"}])
+          birthDate="1985-04-12", passkeys=[IMPORTED_PASSKEY])
     lk.ok("admin/createUser", userId="bob", email=email2, phoneNumber=phone2, password=password3,
           birthDate="1991-09-30")
 
@@ -261,7 +269,7 @@ def test_no_secret_leaks_at_trace_level(spawn, workdir, db_path):
     msg = last_code(phone1, "accountRecovery")
     ar_code = one_time("accountRecoveryCode", msg["code"])
     lk.ok("delivery/open", messageId=msg["id"])
-    lk.ok("reset/resetPasskeys", phoneNumber=phone1, verificationCode=ar_code, passkey={"friendlyName": "New key"})
+    lk.ok("reset/resetPasskeys", phoneNumber=phone1, verificationCode=ar_code, passkey={"deviceId": dev1, "friendlyName": "New key"})
     lk.ok("user/passkeys", sessionId=session2)
     lk.ok("user/logout", sessionId=session2, all=True)
 
