@@ -1,6 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
+import LatchkeyRPC
 
 /// The browser half of the simulated phone's passkeys: it picks the origin a ceremony runs on,
 /// checks the options' RP id against it, writes the client data (JSON, so here and not in the
@@ -44,5 +45,46 @@ enum SimulatedBrowser {
             rawId: assertion.credential.id, clientData: collectedClientData(clientData), clientDataJSON: clientData,
             authenticatorData: assertion.authenticatorData, signature: assertion.signature,
             userHandle: assertion.userHandle)
+    }
+}
+
+/// Options a page hands the browser (`navigator.credentials.create()` or `get()`), as the simulated
+/// phone's browser half reads them.
+protocol BrowserOptions: Sendable {
+    /// Their JSON form.
+    static var codec: Codec<Self> { get }
+    /// What the `publicKey` param holds.
+    static var summary: String { get }
+    /// The RP id the origin must be on.
+    var rpId: String { get }
+}
+
+extension CredentialCreationOptions: BrowserOptions {
+    static var codec: Codec<Self> { .creationOptions }
+    static var summary: String { "the creation options, as the server gave them" }
+}
+
+extension CredentialRequestOptions: BrowserOptions {
+    static var codec: Codec<Self> { .requestOptions }
+    static var summary: String { "the request options, as the server gave them" }
+}
+
+/// `{deviceId, publicKey, origin*}`: a ceremony on a simulated phone, the options as the server gave them.
+struct BrowserCeremonyParams<Options: BrowserOptions>: WireReadable {
+    var deviceId = ""
+    var publicKey: Options?
+    var origin: String?
+    static var fields: [WireField<Self>] {
+        [
+            .deviceId(\.deviceId), .required("publicKey", \.publicKey, Options.codec.stored, Options.summary),
+            .optional("origin", \.origin, .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)"),
+        ]
+    }
+
+    /// Runs `ceremony` on the device with the options and the origin checked against their RP id.
+    func run<Result>(_ context: CallContext, _ ceremony: (Options, String, Device) throws -> Result) throws -> Result {
+        let options = try readValue(publicKey, at: "publicKey")
+        let origin = try SimulatedBrowser.origin(self.origin, rpId: options.rpId, core: context.core)
+        return try context.devices.on(deviceId) { device in try ceremony(options, origin, device) }
     }
 }

@@ -12,21 +12,9 @@ enum DevicePasskeyCreate: RPCMethod {
             on, device-bound without — and answers the RegistrationResponseJSON (attestation none) for passkey/create.
             """,
         errors: [.notFound, .biometryFailed, .biometryCancelled, .alreadyExists])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var publicKey: CredentialCreationOptions?
-        var origin: String?
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId),
-            .required(
-                "publicKey", \.publicKey, Codec<CredentialCreationOptions>.creationOptions.stored, "the creation options, as the server gave them"),
-            .optional("origin", \.origin, .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)"),
-        ]
-    }
+    typealias Params = BrowserCeremonyParams<CredentialCreationOptions>
     static let result = Codec.member("credential", Codec<RegistrationResponse>.registrationResponse)
     static func handle(_ params: Params, _ context: CallContext) throws -> RegistrationResponse {
-        let options = try readValue(params.publicKey, at: "publicKey")
-        let origin = try SimulatedBrowser.origin(params.origin, rpId: options.rpId, core: context.core)
-        return try context.devices.on(params.deviceId) { device in try SimulatedBrowser.create(options, origin: origin, on: device) }
+        try params.run(context, SimulatedBrowser.create)
     }
 }

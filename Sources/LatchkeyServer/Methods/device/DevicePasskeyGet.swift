@@ -11,21 +11,9 @@ enum DevicePasskeyGet: RPCMethod {
             id), verifies the user with the device's biometry and answers the AuthenticationResponseJSON for passkey/login.
             """,
         errors: [.notFound, .biometryFailed, .biometryCancelled])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var publicKey: CredentialRequestOptions?
-        var origin: String?
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId),
-            .required(
-                "publicKey", \.publicKey, Codec<CredentialRequestOptions>.requestOptions.stored, "the request options, as the server gave them"),
-            .optional("origin", \.origin, .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)"),
-        ]
-    }
+    typealias Params = BrowserCeremonyParams<CredentialRequestOptions>
     static let result = Codec.member("credential", Codec<AssertionResponse>.assertionResponse)
     static func handle(_ params: Params, _ context: CallContext) throws -> AssertionResponse {
-        let options = try readValue(params.publicKey, at: "publicKey")
-        let origin = try SimulatedBrowser.origin(params.origin, rpId: options.rpId, core: context.core)
-        return try context.devices.on(params.deviceId) { device in try SimulatedBrowser.get(options, origin: origin, on: device) }
+        try params.run(context, SimulatedBrowser.get)
     }
 }
