@@ -93,7 +93,8 @@ public final class PostgresStore: Store, Sendable {
                         throw error
                     }
                     if let failure = tx.failure { throw failure }
-                    if writes, case .int(let id)? = try connection.execute("SELECT txid_current_if_assigned()").rows.first?.first {
+                    // The outbox entry (if any) goes in the same round trip as the id query.
+                    if writes, case .int(let id)? = try connection.execute(tx.beforeCommit.joined() + "SELECT txid_current_if_assigned()").rows.first?.first {
                         transactionId = id
                     }
                     committing = true
