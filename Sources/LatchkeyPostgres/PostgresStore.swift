@@ -76,11 +76,17 @@ public final class PostgresStore: Store, Sendable {
                 let alone = writes && attempt > Self.attemptsBeforeQueueing
                 defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
                 do {
+                    // A write learns its transaction id in the round trip that begins it
+                    // (`pg_current_xact_id()` assigns one at once), so COMMIT can go out with
+                    // the statements before it in one round trip and a COMMIT lost on the way
+                    // can still be asked about. The price: a write body that ends up writing
+                    // nothing commits a transaction id (a commit record) all the same.
                     if alone {
                         try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))")
-                        try connection.execute(begin)
+                        transactionId = Self.transactionId(try connection.execute(begin + "; SELECT pg_current_xact_id()::text::bigint"))
                     } else if writes {
-                        try connection.execute(begin + "; SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))")
+                        transactionId = Self.transactionId(try connection.execute(
+                            begin + "; SELECT pg_current_xact_id()::text::bigint FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"))
                     } else {
                         try connection.execute(begin)
                     }
@@ -93,19 +99,16 @@ public final class PostgresStore: Store, Sendable {
                         throw error
                     }
                     if let failure = tx.failure { throw failure }
-                    // The outbox entry (if any) goes in the same round trip as the id query.
-                    if writes, case .int(let id)? = try connection.execute(tx.beforeCommit.joined() + "SELECT txid_current_if_assigned()").rows.first?.first {
-                        transactionId = id
-                    }
+                    // The outbox entry (if any) goes in the round trip of COMMIT.
                     committing = true
-                    try connection.execute("COMMIT")
+                    try connection.execute(tx.beforeCommit.joined() + "COMMIT")
                     if let outcome { return outcome }
                     throw StoreFailureWithoutOutcome()
                 } catch let error as PostgresError {
                     if error.isConnectionLost {
                         slot.connection = nil
                         slot.downSince = Self.nowMilliseconds()
-                        // (A transaction that wrote nothing has no id: losing its COMMIT loses nothing.)
+                        // (A read has no id: losing its COMMIT loses nothing.)
                         // Lost before COMMIT went out: nothing was written; one fresh connection
                         // may run it (a server restart between two calls). Lost during COMMIT:
                         // a new connection asks the server what became of the transaction
@@ -135,6 +138,12 @@ public final class PostgresStore: Store, Sendable {
                 }
             }
         }
+    }
+
+    /// The transaction id a write's first round trip returned.
+    private static func transactionId(_ rows: PostgresRows) -> Int64? {
+        if case .int(let id)? = rows.rows.first?.first { return id }
+        return nil
     }
 
     /// Whether the transaction committed, asked on a new connection. False when it did not, or
