@@ -32,6 +32,9 @@ public final class PostgresStore: Store, Sendable {
     static let attemptsBeforeQueueing = 8
     /// The writers' advisory lock ("latchkew" in ASCII; the migration lock is "latchkey").
     static let writerLockKey: Int64 = 0x6C61_7463_686B_6577
+    /// How long a call whose COMMIT was cut off waits for a server that can say whether it
+    /// committed (a failover takes this long at most, or the answer is "unknown").
+    static let commitStatusWaitMilliseconds: Int64 = 10_000
     /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
     static let reconnectPauseMilliseconds: Int64 = 500
 
@@ -77,16 +80,16 @@ public final class PostgresStore: Store, Sendable {
                 defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
                 do {
                     // A write learns its transaction id in the round trip that begins it
-                    // (`pg_current_xact_id()` assigns one at once), so COMMIT can go out with
-                    // the statements before it in one round trip and a COMMIT lost on the way
-                    // can still be asked about. The price: a write body that ends up writing
-                    // nothing commits a transaction id (a commit record) all the same.
+                    // (`txid_current()` assigns one at once), so COMMIT can go out with the
+                    // statements before it in one round trip and a COMMIT lost on the way can
+                    // still be asked about. The price: a write body that ends up writing nothing
+                    // commits a transaction id (a commit record) all the same.
                     if alone {
                         try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))")
-                        transactionId = Self.transactionId(try connection.execute(begin + "; SELECT pg_current_xact_id()::text::bigint"))
+                        transactionId = Self.transactionId(try connection.execute(begin + "; SELECT txid_current()"))
                     } else if writes {
                         transactionId = Self.transactionId(try connection.execute(
-                            begin + "; SELECT pg_current_xact_id()::text::bigint FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"))
+                            begin + "; SELECT txid_current() FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"))
                     } else {
                         try connection.execute(begin)
                     }
@@ -146,14 +149,28 @@ public final class PostgresStore: Store, Sendable {
         return nil
     }
 
-    /// Whether the transaction committed, asked on a new connection. False when it did not, or
-    /// when the server cannot be asked: only then is the outcome unknown to the caller (the
-    /// server must fail between receiving COMMIT and answering it, and stay down).
+    /// Whether the transaction committed, asked on a new connection, again and again until a
+    /// server that accepts writes answers (a failover: the old primary is gone and the standby
+    /// not yet promoted), for up to `commitStatusWaitMilliseconds`. False when it did not commit,
+    /// or when no server answered in time: only then is the outcome unknown to the caller.
     private func committed(_ transactionId: Int64, _ slot: inout ConnectionSlot) -> Bool {
-        slot.downSince = nil
-        guard let connection = try? connection(&slot),
-              let status = try? connection.query("SELECT txid_status($1)", [.int(transactionId)]) else { return false }
-        return status.rows.first?.first == .text("committed")
+        let started = Self.nowMilliseconds()
+        while true {
+            slot.downSince = nil
+            if let connection = try? connection(&slot) {
+                do {
+                    let status = try connection.query("SELECT txid_status($1)", [.int(transactionId)])
+                    return status.rows.first?.first == .text("committed")
+                } catch let error as PostgresError where !error.isConnectionLost {
+                    // 22023: an id the server never assigned (the transaction never reached it).
+                    return false
+                } catch {
+                    slot.connection = nil
+                }
+            }
+            if Self.nowMilliseconds() - started >= Self.commitStatusWaitMilliseconds { return false }
+            usleep(100_000)
+        }
     }
 
     /// The open connection, or a new one (migrated on the first connection of this process).
