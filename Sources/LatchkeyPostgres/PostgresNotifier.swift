@@ -69,6 +69,8 @@ public final class PostgresNotifier: Sendable {
         var lastPrune: Int64 = 0
         /// More rows were waiting after the last read.
         var behind = false
+        /// This process has written outbox rows (only then does it prune without listening).
+        var journaled = false
         /// When connecting last failed (monotonic ms): no new attempt for `reconnectPause`, so an
         /// unreachable server does not stall every request and every idle poll.
         var downSince: Int64?
@@ -80,7 +82,10 @@ public final class PostgresNotifier: Sendable {
                                          outputByteCount: 32)
         let origin = (0..<16).map { _ in UInt8.random(in: 0...255) }
         self.origin = origin
-        readerId = origin.map { String(format: "%02x", $0) }.joined()
+        readerId = Hex.encode(origin)
+        // The first pruning comes a while after start: a process that only answers `ping`
+        // never connects for it.
+        state.withLock { $0.lastPrune = PostgresStore.nowMilliseconds() }
     }
 
     /// Starts hearing the other processes (on the first subscription).
@@ -102,6 +107,7 @@ public final class PostgresNotifier: Sendable {
         let payloads = try notifications.map { try seal(topic: $0.topic, message: $0.message) }
         // Base64 ([A-Za-z0-9+/=]) needs no escaping in a string literal nor in an array literal.
         let array = "{" + payloads.map { "\"\($0)\"" }.joined(separator: ",") + "}"
+        state.withLock { $0.journaled = true }
         transaction.beforeCommit.append("SELECT pg_advisory_xact_lock(\(Self.outboxLockKey)); "
             + "INSERT INTO \"latchkey_outbox\" (\"payloads\") VALUES ('\(array)'); NOTIFY \(Self.channel); ")
     }
@@ -140,12 +146,12 @@ public final class PostgresNotifier: Sendable {
         }
     }
 
-    /// A process that does not listen prunes now and then, so the outbox stays small when no
-    /// process listens.
+    /// A process that writes outbox rows but does not listen prunes now and then, so the
+    /// outbox stays small when no process listens.
     public func tidy() {
         state.withLock { state in
             let now = PostgresStore.nowMilliseconds()
-            guard !state.listening, now - state.lastPrune >= Self.pruneMilliseconds * 3 else { return }
+            guard state.journaled, !state.listening, now - state.lastPrune >= Self.pruneMilliseconds * 3 else { return }
             state.lastPrune = now
             do {
                 let connection = try state.housekeeper ?? connect(applicationName: "latchkey-notify", &state)
