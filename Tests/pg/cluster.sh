@@ -42,8 +42,13 @@ as_owner() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# LATCHKEY_PG_DURABLE=1: fsync, synchronous commit and full-page writes on (benchmarks).
 server_options() {
-  echo "-c listen_addresses='' -k $1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100 -c shared_buffers=64MB"
+  if [ "${LATCHKEY_PG_DURABLE:-}" = 1 ]; then
+    echo "-c listen_addresses='' -k $1 -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c max_connections=100 -c shared_buffers=64MB"
+  else
+    echo "-c listen_addresses='' -k $1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100 -c shared_buffers=64MB"
+  fi
 }
 
 start() {
