@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps pg-deps venv venv-interop chromium format format-check build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
+.PHONY: all deps pg-deps venv venv-interop chromium format format-check build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system failover mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
 
 all: build
 
@@ -131,6 +131,11 @@ clients-test: build venv
 system: build venv pg-deps
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PG_RUN) $(PY) -m pytest -q -p no:cacheprovider Tests/system
 
+# A failover under load: a private primary with a synchronous standby (Tests/pg/cluster.sh
+# run-standby starts and stops both), the primary killed and the standby promoted mid-run.
+failover: build venv pg-deps
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash Tests/pg/cluster.sh run-standby $(PY) -m pytest -q -p no:cacheprovider Tests/system/test_failover.py
+
 # `latchkey mcp` driven by the official MCP Python SDK as a stdio client, in its default mode
 # (server/discover probe, then the handshake) and in handshake mode.
 mcp-test: build venv
@@ -157,7 +162,7 @@ web-demo: build
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) python3 clients/web/server.py --in-memory --port $(WEB_PORT) \
 	  --demo-user demo@example.com --mailbox-dir bench/out/web-demo-mailbox
 
-test: deps format-check contract-log-reset unit golden regen-check docs-test clients-test system mcp-test passkey-interop browser fuzz-replay fuzz-smoke fuzz-smoke-webauthn demo contract-log-check
+test: deps format-check contract-log-reset unit golden regen-check docs-test clients-test system failover mcp-test passkey-interop browser fuzz-replay fuzz-smoke fuzz-smoke-webauthn demo contract-log-check
 	@echo "make test: all suites passed"
 
 contract-log-reset:

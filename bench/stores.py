@@ -8,6 +8,11 @@
    each store against the same on --in-memory (whose store costs next to nothing).
 3. Cold start: spawn -> one call -> EOF -> exit, for `ping` (no store touched) and for a call
    that opens the store (connect and check the migrations), on a SQLite file and on PostgreSQL.
+4. PostgreSQL's share of one write transaction beside pgbench's own TPC-B transaction at one
+   client on the same cluster (issue 28): a PIN authentication is two write transactions
+   (start, finish), so the share is (PostgreSQL round trip - in-memory round trip) / 2; the
+   three (in-memory, PostgreSQL, pgbench) run alternately three times, best of each kept.
+   LATCHKEY_PG_DURABLE=1 on Tests/pg/cluster.sh measures with fsync and synchronous commit on.
 
 Needs LATCHKEY_TEST_POSTGRES (a database URI; `make bench` starts a private cluster through
 Tests/pg/cluster.sh). Environment: LATCHKEY_BIN, STORES_SECONDS (per point, default 4),
@@ -115,6 +120,29 @@ def throughput(kind, processes, workdir):
             lk.kill()
 
 
+def pgbench_database():
+    """A fresh database of the cluster initialised by pgbench (scale 1); None without pgbench."""
+    uri = fresh_database()
+    try:
+        subprocess.run(["pgbench", "-i", "-q", "-s", "1", uri], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return uri
+
+
+def pgbench_latency_ms(uri):
+    """pgbench's TPC-B-like transaction (seven round trips) at one client: its mean latency in ms."""
+    try:
+        out = subprocess.run(["pgbench", "-n", "-c", "1", "-T", str(max(int(SECONDS), 1)), uri],
+                             check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    for line in out.splitlines():
+        if line.startswith("latency average"):
+            return float(line.split("=")[1].split()[0])
+    return None
+
+
 def cold(argv, request):
     samples = []
     for _ in range(COLD_RUNS):
@@ -159,6 +187,33 @@ def main():
             share = max(0.0, 1 - result["latency_ms"]["memory"] / ms)
             result.setdefault("store_share", {})[kind] = share
             print(f"  {kind:<12}{ms:8.2f} ms   store share {share * 100:5.1f} %")
+
+        # In-memory and PostgreSQL alternately, three times each; the lowest mean of each (the
+        # run least disturbed by the rest of the machine).
+        # pgbench runs between them, three times too, on the same cluster.
+        pairs = {"memory": [], "postgresql": []}
+        bench_db = pgbench_database()
+        tpcbs = []
+        for _ in range(3):
+            for kind in pairs:
+                pairs[kind].append(throughput(kind, 1, workdir)[1] * 1000)
+            if bench_db:
+                tpcbs.append(pgbench_latency_ms(bench_db))
+        tpcbs = [t for t in tpcbs if t is not None]
+        tpcb = min(tpcbs) if tpcbs else None
+        result["pgbench_runs_ms"] = tpcbs
+        per_write = (min(pairs["postgresql"]) - min(pairs["memory"])) / 2
+        result["per_write_runs_ms"] = pairs
+        result["pg_per_write_transaction_ms"] = per_write
+        print("== PostgreSQL's share of one write transaction beside pgbench's TPC-B transaction (1 client, same cluster)")
+        if tpcb is None:
+            print(f"  latchkey {per_write:.3f} ms per write transaction; pgbench unavailable")
+        else:
+            result["pgbench_tpcb_ms"] = tpcb
+            result["pg_share_over_tpcb"] = per_write / tpcb
+            print(f"  authentication {min(pairs['postgresql']):.2f} ms on PostgreSQL, {min(pairs['memory']):.2f} ms in memory, "
+                  f"pgbench {' / '.join(f'{t:.3f}' for t in tpcbs)} ms (best of 3 each, alternated)")
+            print(f"  per write transaction {per_write:.3f} ms   pgbench TPC-B {tpcb:.3f} ms   ratio {per_write / tpcb:.2f}x")
 
         print(f"== cold start: spawn -> one call -> EOF -> exit (median / p90 of {COLD_RUNS})")
         ping = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}\n'

@@ -21,6 +21,8 @@ public final class Latchkey: Sendable {
     /// The event handler, boxed: a closure kept directly in a `Mutex` is re-abstracted (wrapped
     /// in a new thunk) on every read, which grows without bound in a long-lived process.
     private let sink: Mutex<EventSink>
+    /// Where a transaction's events are written before it commits (nil: nowhere), boxed as `sink`.
+    private let journal = Mutex<EventJournal?>(nil)
     let secretKeyCache = Mutex<[UInt8]?>(nil)
     let dueCache = DueCache()
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
@@ -45,6 +47,15 @@ public final class Latchkey: Sendable {
         sink.withLock { $0 = box }
     }
 
+    /// Where a write transaction's events are recorded inside that transaction, before it commits (a shared store's outbox, so other processes hear
+    /// exactly what committed).
+    ///
+    /// The handler runs on every attempt of a body; a throw rolls the transaction back.
+    public func setEventJournal(_ handler: @escaping @Sendable (StoreTransaction, [DomainEvent]) throws -> Void) {
+        let box = EventJournal(handler)
+        journal.withLock { $0 = box }
+    }
+
     var now: UnixTime { clock.now }
 
     /// Runs `body` in one transaction and publishes its effects after commit.
@@ -53,14 +64,18 @@ public final class Latchkey: Sendable {
     /// too.
     func transact<T>(_ body: (StoreTransaction, Effects) throws -> T) throws -> T {
         let effects = Effects()
+        let journal = journal.withLock { $0 }
         let outcome: Result<T, DomainError> = try storeCall {
             try store.write { tx in
                 effects.reset()
+                let outcome: Result<T, DomainError>
                 do {
-                    return .success(try body(tx, effects))
+                    outcome = .success(try body(tx, effects))
                 } catch let answer as DomainError {
-                    return .failure(answer)
+                    outcome = .failure(answer)
                 }
+                if let journal, !effects.events.isEmpty { try journal.handler(tx, effects.events) }
+                return outcome
             }
         }
         publish(effects)
@@ -82,8 +97,18 @@ public final class Latchkey: Sendable {
         }
     }
 
-    /// Publishes effects that need no transaction (a deep link opened).
-    func publishOutside(_ effects: Effects) { publish(effects) }
+    /// Publishes effects that need no transaction of their own (a deep link opened); with a
+    /// journal they are recorded in one, so other processes hear them too.
+    func publishOutside(_ effects: Effects) {
+        if let journal = journal.withLock({ $0 }), !effects.events.isEmpty {
+            do {
+                try store.write { tx in try journal.handler(tx, effects.events) }
+            } catch {
+                logger.warning("events not journaled", metadata: ["error": "\(String(describing: type(of: error)))"])
+            }
+        }
+        publish(effects)
+    }
 
     private func publish(_ effects: Effects) {
         let box = sink.withLock { $0 }
@@ -105,6 +130,12 @@ public final class Latchkey: Sendable {
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }
+}
+
+/// Where a transaction's events are recorded before it commits, as one reference swapped whole.
+final class EventJournal: Sendable {
+    let handler: @Sendable (StoreTransaction, [DomainEvent]) throws -> Void
+    init(_ handler: @escaping @Sendable (StoreTransaction, [DomainEvent]) throws -> Void) { self.handler = handler }
 }
 
 /// Where committed events go, as one reference that is swapped whole.

@@ -9,6 +9,7 @@ enum PostgresMigrations {
         ("v1", v1),
         ("v2-challenge-caller", v2),
         ("v3-webauthn", v3),
+        ("v4-outbox", v4),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -173,5 +174,16 @@ enum PostgresMigrations {
             "named" BOOLEAN NOT NULL, "challenge" BYTEA NOT NULL, "expiresAt" BIGINT NOT NULL,
             "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
         CREATE INDEX "passkey_ceremony_expiry" ON "passkey_ceremony"("expiresAt");
+        """
+
+    /// The notification outbox (see `PostgresNotifier`): one row per committed transaction that
+    /// caused notifications, its sealed payloads in order, numbered in commit order; and each
+    /// listening process's cursor (the last number it delivered) with a heartbeat, so rows every
+    /// live process has read can be pruned.
+    static let v4 = """
+        CREATE TABLE "latchkey_outbox" (
+            "seq" BIGSERIAL PRIMARY KEY, "payloads" TEXT[] NOT NULL, "createdAt" TIMESTAMPTZ NOT NULL DEFAULT now());
+        CREATE TABLE "latchkey_outbox_reader" (
+            "id" TEXT PRIMARY KEY, "seq" BIGINT NOT NULL, "heartbeat" TIMESTAMPTZ NOT NULL);
         """
 }

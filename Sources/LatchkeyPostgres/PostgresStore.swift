@@ -34,6 +34,9 @@ public final class PostgresStore: Store, Sendable {
     static let attemptsBeforeQueueing = 8
     /// The writers' advisory lock ("latchkew" in ASCII; the migration lock is "latchkey").
     static let writerLockKey: Int64 = 0x6C61_7463_686B_6577
+    /// How long a call whose COMMIT was cut off waits for a server that can say whether it
+    /// committed (a failover takes this long at most, or the answer is "unknown").
+    static let commitStatusWaitMilliseconds: Int64 = 10_000
     /// After a failed connection attempt, calls answer `StoreUnavailable` at once for this long.
     static let reconnectPauseMilliseconds: Int64 = 500
 
@@ -79,11 +82,18 @@ public final class PostgresStore: Store, Sendable {
                 let alone = writes && attempt > Self.attemptsBeforeQueueing
                 defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
                 do {
+                    // A write learns its transaction id in the round trip that begins it
+                    // (`txid_current()` assigns one at once), so COMMIT can go out with the
+                    // statements before it in one round trip and a COMMIT lost on the way can
+                    // still be asked about. The price: a write body that ends up writing nothing
+                    // commits a transaction id (a commit record) all the same.
                     if alone {
                         try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))")
-                        try connection.execute(begin)
+                        transactionId = Self.transactionId(try connection.execute(begin + "; SELECT txid_current()"))
                     } else if writes {
-                        try connection.execute(begin + "; SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))")
+                        transactionId = Self.transactionId(
+                            try connection.execute(
+                                begin + "; SELECT txid_current() FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"))
                     } else {
                         try connection.execute(begin)
                     }
@@ -96,18 +106,16 @@ public final class PostgresStore: Store, Sendable {
                         throw error
                     }
                     if let failure = tx.failure { throw failure }
-                    if writes, case .int(let id)? = try connection.execute("SELECT txid_current_if_assigned()").rows.first?.first {
-                        transactionId = id
-                    }
+                    // The outbox entry (if any) goes in the round trip of COMMIT.
                     committing = true
-                    try connection.execute("COMMIT")
+                    try connection.execute(tx.beforeCommit.joined() + "COMMIT")
                     if let outcome { return outcome }
                     throw StoreFailureWithoutOutcome()
                 } catch let error as PostgresError {
                     if error.isConnectionLost {
                         slot.connection = nil
                         slot.downSince = Self.nowMilliseconds()
-                        // (A transaction that wrote nothing has no id: losing its COMMIT loses nothing.)
+                        // (A read has no id: losing its COMMIT loses nothing.)
                         // Lost before COMMIT went out: nothing was written; one fresh connection
                         // may run it (a server restart between two calls). Lost during COMMIT:
                         // a new connection asks the server what became of the transaction
@@ -140,16 +148,35 @@ public final class PostgresStore: Store, Sendable {
         }
     }
 
-    /// Whether the transaction committed, asked on a new connection.
+    /// The transaction id a write's first round trip returned.
+    private static func transactionId(_ rows: PostgresRows) -> Int64? {
+        if case .int(let id)? = rows.rows.first?.first { return id }
+        return nil
+    }
+
+    /// Whether the transaction committed, asked on a new connection, again and again until a server that accepts writes answers (a failover: the old
+    /// primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds`.
     ///
-    /// False when it did not, or when the server cannot be asked: only then is the outcome unknown to the
-    /// caller (the server must fail between receiving COMMIT and answering it, and stay down).
+    /// False when it did not commit, or when no server answered in time: only then is the outcome unknown
+    /// to the caller.
     private func committed(_ transactionId: Int64, _ slot: inout ConnectionSlot) -> Bool {
-        slot.downSince = nil
-        guard let connection = try? connection(&slot),
-            let status = try? connection.query("SELECT txid_status($1)", [.int(transactionId)])
-        else { return false }
-        return status.rows.first?.first == .text("committed")
+        let started = Self.nowMilliseconds()
+        while true {
+            slot.downSince = nil
+            if let connection = try? connection(&slot) {
+                do {
+                    let status = try connection.query("SELECT txid_status($1)", [.int(transactionId)])
+                    return status.rows.first?.first == .text("committed")
+                } catch let error as PostgresError where !error.isConnectionLost {
+                    // 22023: an id the server never assigned (the transaction never reached it).
+                    return false
+                } catch {
+                    slot.connection = nil
+                }
+            }
+            if Self.nowMilliseconds() - started >= Self.commitStatusWaitMilliseconds { return false }
+            usleep(100_000)
+        }
     }
 
     /// The open connection, or a new one (migrated on the first connection of this process).

@@ -9,6 +9,9 @@ import LatchkeyRecords
 final class PostgresTransaction: StoreTransaction {
     let connection: PostgresConnection
     private(set) var failure: PostgresError?
+    /// Statements (simple-query text, no parameters) the store sends in the round trip just
+    /// before COMMIT: the outbox entry of the transaction's notifications.
+    var beforeCommit: [String] = []
 
     init(connection: PostgresConnection) { self.connection = connection }
 

@@ -106,6 +106,11 @@ public final class LatchkeyServer: RPCHandler {
         }
         let queue = pendingEvents
         core.setEventSink { event in queue.append(event) }
+        if let relay = environment.relay {
+            core.setEventJournal { tx, events in
+                try relay.journal(events.map { ($0.topic.rawValue, JSONSerializer.serialize(Notifications.message(for: $0))) }, in: tx)
+            }
+        }
         opened = core
         return core
     }
@@ -248,8 +253,10 @@ public final class LatchkeyServer: RPCHandler {
         }
     }
 
-    /// With other processes on the store: first what they caused (committed before this
-    /// process's own events were drained), then this process's events handed on to them.
+    /// With other processes on the store: what they caused (committed before this process's own events were drained).
+    ///
+    /// This process's own events reached them through the journal, written inside the transactions that
+    /// caused them.
     private func relayEvents(_ relay: EventRelay, _ emit: (JSON) -> Void) {
         for (topic, message) in relay.receive() {
             guard let topic = EventTopic(rawValue: topic), subscriptions.contains(topic) else { continue }
@@ -257,10 +264,7 @@ public final class LatchkeyServer: RPCHandler {
             guard let notification = try? JSONParser.parse(message) else { continue }
             emit(notification)
         }
-        let own = pendingEvents.peekAll()
-        if !own.isEmpty {
-            relay.publish(own.map { ($0.topic.rawValue, JSONSerializer.serialize(Notifications.message(for: $0))) })
-        }
+        relay.tidy()
     }
 }
 

@@ -53,18 +53,39 @@ struct DeviceBackupItemRecord: StoredRecord {
 }
 
 /// A simulated device's keychain: its items in the store, within the transaction in hand.
-struct StoreDeviceStorage: DeviceStorage {
+///
+/// The first read loads every item of the device in one query (a flow reads several; on PostgreSQL each
+/// query is a round trip), later reads and writes keep that copy current. Every access to a device's
+/// items goes through this type, one instance per device and transaction.
+final class StoreDeviceStorage: DeviceStorage {
     let tx: StoreTransaction
     let deviceId: String
+    /// The device's items by name (nil until first read).
+    private var loaded: [String: [UInt8]]?
+
+    init(tx: StoreTransaction, deviceId: String) {
+        self.tx = tx
+        self.deviceId = deviceId
+    }
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {
-        try tx.fetch(DeviceItemRecord.self, id: "\(deviceId)/\(item.rawValue)")?.value
+        if let loaded { return loaded[item.rawValue] }
+        var items: [String: [UInt8]] = [:]
+        for record in try tx.fetchAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, deviceId)]) {
+            items[record.name] = record.value
+        }
+        loaded = items
+        return items[item.rawValue]
     }
 
     func setItem(_ item: DeviceItem, _ value: [UInt8]?) throws {
         let id = "\(deviceId)/\(item.rawValue)"
-        guard let value else { return try tx.delete(DeviceItemRecord.self, id: id) }
-        try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))
+        if let value {
+            try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))
+        } else {
+            try tx.delete(DeviceItemRecord.self, id: id)
+        }
+        loaded?[item.rawValue] = value
     }
 }
 

@@ -8,7 +8,8 @@ Covered: wrong PINs from four processes never count past the limit; four process
 one token use it once; kill -9 mid-run loses nothing acknowledged; the database restarting
 mid-run answers storeUnavailable (ping, rpc.discover, clock/now keep answering) and then
 recovers with no restart of latchkey; a subscriber in one process hears another process's
-state change, and a time-driven change exactly once though four idle processes race for it.
+state change, and a time-driven change exactly once though four idle processes race for it;
+a subscriber hears what committed while its connection was cut or the server restarted.
 """
 import os
 import subprocess
@@ -337,3 +338,47 @@ def test_the_database_holds_no_secret_in_clear(group):
     assert b"COPY public.registration" in dump or b"registration" in dump, "the dump holds no registration: wrong database?"
     leaks = find_secrets(dump, secrets)
     assert not leaks, "the database holds secrets: " + ", ".join(f"{s[0]} as {s[2]!r}" for s in leaks)
+
+
+def test_a_subscriber_hears_what_committed_while_it_had_no_connection_once_in_commit_order(group):
+    """Issue 28: a subscriber's listening connection is cut again and again, then the server
+    restarts, while another process creates users: the subscriber hears every creation once,
+    in the order they committed (one process's calls commit one after another)."""
+    a, b = group(2)
+    b.ok("events/subscribe", topics=["audit"])
+    created = []
+    stop = threading.Event()
+
+    def cut():
+        while not stop.is_set():
+            psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'latchkey-listen'")
+            time.sleep(0.15)
+
+    cutter = threading.Thread(target=cut, daemon=True)
+    cutter.start()
+    for i in range(60):
+        a.ok("admin/createUser", userId=f"heard-{i:03d}")
+        created.append(f"heard-{i:03d}")
+    stop.set()
+    cutter.join(10)
+    if CLUSTER:
+        subprocess.run(["bash", CLUSTER_SH, "pause", CLUSTER], check=True)
+        subprocess.run(["bash", CLUSTER_SH, "resume", CLUSTER], check=True)
+        # Committed before the subscriber's process has connected again.
+        for i in range(60, 70):
+            deadline = time.time() + 10
+            while reason(a.request("admin/createUser", userId=f"heard-{i:03d}")) == "storeUnavailable" and time.time() < deadline:
+                time.sleep(0.1)
+            created.append(f"heard-{i:03d}")
+
+    def heard():
+        return [n["params"]["event"]["userId"] for n in b.notifications
+                if n.get("method") == "audit/event" and n["params"]["event"]["type"] == "userCreated"]
+
+    deadline = time.time() + 10
+    while len(heard()) < len(created) and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.2)  # a second read finds nothing more
+    assert heard() == created
+    # The subscriber's cursor is recorded, for pruning.
+    assert int(psql("SELECT count(*) FROM latchkey_outbox_reader", group.database)) >= 1
