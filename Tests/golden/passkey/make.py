@@ -9,14 +9,14 @@ signatures), the binary seeded and on a manual clock, so every challenge and eve
 the same on every run. A scenario checks each answer as it goes; its requests are then written to
 NAME.in.jsonl and a replay of them to NAME.out.jsonl, which run.py compares byte for byte.
 """
-import hashlib, importlib.util, os, subprocess, sys
+import hashlib, importlib.util, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 _spec = importlib.util.spec_from_file_location("server_make", os.path.join(HERE, "..", "server", "make.py"))
 server_make = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(server_make)
-ARGS, Session = server_make.ARGS, server_make.Session  # the server recorder's session
+Session = server_make.Session  # the server recorder's session
 from webauthn_fixture import FLAG_BE, FLAG_BS, FLAG_UP, FLAG_UV, Authenticator, b64, cbor, unb64  # noqa: E402
 
 
@@ -396,25 +396,7 @@ SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_
 
 
 def main():
-    binary, filters = sys.argv[1], sys.argv[2:]
-    for scenario in SCENARIOS:
-        name = scenario.__name__
-        if filters and not any(f in name for f in filters):
-            continue
-        session = Session(binary)
-        try:
-            scenario(session)
-        finally:
-            session.close()
-        base = os.path.join(HERE, name)
-        with open(base + ".in.jsonl", "w") as f:
-            f.write("\n".join(session.lines) + "\n")
-        with open(base + ".description", "w") as f:
-            f.write(" ".join(scenario.__doc__.split()) + "\n")
-        replay = subprocess.run([binary] + ARGS, input=open(base + ".in.jsonl", "rb").read(), stdout=subprocess.PIPE, check=True)
-        with open(base + ".out.jsonl", "wb") as f:
-            f.write(replay.stdout)
-        print(f"recorded passkey/{name} ({len(session.lines)} requests)")
+    server_make.record(SCENARIOS, HERE, sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -619,9 +619,11 @@ SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_c
              unknown_roles, recovery_after_pin_lock]
 
 
-def main():
-    binary, filters = sys.argv[1], sys.argv[2:]
-    for scenario in SCENARIOS:
+def record(scenarios, folder, argv):
+    """Runs the scenarios whose names contain a filter (all without one) and writes each one's
+    transcript, description and recorded answers into `folder`."""
+    binary, filters = argv[0], argv[1:]
+    for scenario in scenarios:
         name = scenario.__name__
         if filters and not any(f in name for f in filters):
             continue
@@ -630,7 +632,7 @@ def main():
             scenario(session)
         finally:
             session.close()
-        base = os.path.join(HERE, name)
+        base = os.path.join(folder, name)
         with open(base + ".in.jsonl", "w") as f:
             f.write("\n".join(session.lines) + "\n")
         with open(base + ".description", "w") as f:
@@ -638,7 +640,11 @@ def main():
         replay = subprocess.run([binary] + ARGS, input=open(base + ".in.jsonl", "rb").read(), stdout=subprocess.PIPE, check=True)
         with open(base + ".out.jsonl", "wb") as f:
             f.write(replay.stdout)
-        print(f"recorded server/{name} ({len(session.lines)} requests)")
+        print(f"recorded {os.path.basename(folder)}/{name} ({len(session.lines)} requests)")
+
+
+def main():
+    record(SCENARIOS, HERE, sys.argv[1:])
 
 
 if __name__ == "__main__":
