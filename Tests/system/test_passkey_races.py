@@ -12,99 +12,29 @@ credential id is unique across users (PROTOCOL.md, "Passkeys (WebAuthn)"), so:
   e) one account-recovery code on two reset ceremonies resets once;
   f) two ceremonies for a user's 25th passkey register one (tooManyPasskeys).
 Each race is repeated ROUNDS times, the two requests released together by a barrier. The
-authenticator is an outside one written here (ES256, its own keys), so the processes share
-nothing but the database file. No answer may be internalError (the `spawn` fixture checks).
+authenticator is the golden recorder's outside one (ES256, a fresh key for each credential), so
+the processes share nothing but the database file. No answer may be internalError (the `spawn` fixture checks).
 """
-import base64
-import hashlib
-import json
 import os
+import sys
 import threading
+import uuid
 
 import pytest
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
 
 from lkharness import check_not_internal
+from test_races import pair  # noqa: F401  (the fixture: two processes on one SQLite file)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "passkey"))
+from webauthn_fixture import Authenticator, b64  # noqa: E402  (the golden recorder's outside authenticator)
 
 ROUNDS = int(os.environ.get("LATCHKEY_PASSKEY_RACE_ROUNDS", "20"))
 PER_USER = 20  # rounds per user: a user holds at most 25 passkeys
-ORIGIN = "https://localhost"
 
 
-def b64(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Authenticator:
-    """A minimal outside ES256 authenticator: one credential, device-bound, UP and UV set."""
-
-    def __init__(self):
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.credential_id = os.urandom(16)
-        self.count = 0
-        self.user_handle = None
-
-    @staticmethod
-    def cbor(value):
-        def head(major, n):
-            if n < 24:
-                return bytes([major << 5 | n])
-            for size, info in ((1, 24), (2, 25)):
-                if n < 1 << (8 * size):
-                    return bytes([major << 5 | info]) + n.to_bytes(size, "big")
-            raise ValueError(n)
-        if isinstance(value, int):
-            return head(0, value) if value >= 0 else head(1, -1 - value)
-        if isinstance(value, bytes):
-            return head(2, len(value)) + value
-        if isinstance(value, str):
-            return head(3, len(value.encode())) + value.encode()
-        items = sorted(((Authenticator.cbor(k), Authenticator.cbor(v)) for k, v in value.items()),
-                       key=lambda kv: (len(kv[0]), kv[0]))
-        return head(5, len(items)) + b"".join(k + v for k, v in items)
-
-    def _client_data(self, kind, challenge):
-        return json.dumps({"type": kind, "challenge": challenge, "origin": ORIGIN,
-                           "crossOrigin": False}).encode()
-
-    def cose(self):
-        numbers = self.key.public_key().public_numbers()
-        return self.cbor({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
-
-    def create(self, public_key):
-        self.user_handle = public_key["user"]["id"]
-        cose = self.cose()
-        self.count += 1
-        auth_data = (hashlib.sha256(public_key["rp"]["id"].encode()).digest() + bytes([0x45])
-                     + self.count.to_bytes(4, "big") + bytes(16)
-                     + len(self.credential_id).to_bytes(2, "big") + self.credential_id + cose)
-        client_data = self._client_data("webauthn.create", public_key["challenge"])
-        attestation = self.cbor({"fmt": "none", "attStmt": {}, "authData": auth_data})
-        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key",
-                "response": {"clientDataJSON": b64(client_data), "attestationObject": b64(attestation),
-                             "transports": ["usb"]},
-                "clientExtensionResults": {}}
-
-    def get(self, public_key):
-        self.count += 1
-        auth_data = (hashlib.sha256(public_key["rpId"].encode()).digest() + bytes([0x05])
-                     + self.count.to_bytes(4, "big"))
-        client_data = self._client_data("webauthn.get", public_key["challenge"])
-        signature = self.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
-        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key",
-                "response": {"clientDataJSON": b64(client_data), "authenticatorData": b64(auth_data),
-                             "signature": b64(signature), "userHandle": self.user_handle},
-                "clientExtensionResults": {}}
-
-
-@pytest.fixture
-def pair(spawn, db_path):
-    a = spawn("--db", db_path, name="A")
-    a.ok("ping")  # A has created the schema before B opens the file
-    b = spawn("--db", db_path, name="B")
-    b.ok("ping")
-    return a, b
+def new_authenticator():
+    """An outside ES256 authenticator with a key and a credential id of its own (device-bound, UP and UV set)."""
+    return Authenticator(uuid.uuid4().hex)
 
 
 def signed_in(lk, user):
@@ -185,7 +115,7 @@ def test_one_creation_ceremony_finished_by_two_processes_registers_once(pair):
             registered[session] = []
         opener = (a, b)[i % 2]
         options = opener.ok("passkey/creationOptions", sessionId=session)
-        credential = Authenticator().create(options["publicKey"])
+        credential = new_authenticator().create(options["publicKey"])
         params = {"ceremonyId": options["ceremonyId"], "credential": credential, "friendlyName": f"round {i}"}
         replies = race([(a, "passkey/create", params), (b, "passkey/create", params)])
         won, lost = split(replies)
@@ -207,7 +137,7 @@ def test_one_creation_ceremony_finished_by_two_processes_registers_once(pair):
 def test_one_request_ceremony_finished_by_two_processes_signs_in_once(pair):
     a, b = pair
     session = signed_in(a, "alice")
-    authenticator = Authenticator()
+    authenticator = new_authenticator()
     options = a.ok("passkey/creationOptions", sessionId=session)
     a.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=authenticator.create(options["publicKey"]))
     winners = {"A": 0, "B": 0}
@@ -241,7 +171,7 @@ def test_one_credential_raced_on_two_users_ceremonies_registers_once(pair):
             n = i // PER_USER
             sessions = {"alice": signed_in(a, f"alice{n}"), "bob": signed_in(b, f"bob{n}")}
             held.update({sessions["alice"]: [], sessions["bob"]: []})
-        authenticator = Authenticator()
+        authenticator = new_authenticator()
         alice_options = a.ok("passkey/creationOptions", sessionId=sessions["alice"])
         bob_options = b.ok("passkey/creationOptions", sessionId=sessions["bob"])
         alice_credential = authenticator.create(alice_options["publicKey"])
@@ -270,7 +200,7 @@ def test_two_ceremonies_with_one_counter_value_sign_in_once(pair):
     are one step, so exactly one signs in and the other is refused as a possible clone."""
     a, b = pair
     session = signed_in(a, "alice")
-    authenticator = Authenticator()
+    authenticator = new_authenticator()
     options = a.ok("passkey/creationOptions", sessionId=session)
     a.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=authenticator.create(options["publicKey"]))
     winners = {"A": 0, "B": 0}
@@ -314,14 +244,14 @@ def test_one_recovery_code_raced_on_two_reset_ceremonies_resets_once(pair):
     refusals = {}
     for i in range(ROUNDS):
         user = f"rescue{i}"
-        old = Authenticator()
+        old = new_authenticator()
         a.ok("admin/createUser", userId=user, email=f"{user}@example.com",
              passkeys=[{"credentialId": b64(old.credential_id), "publicKey": b64(old.cose())}])
         code = recovery_code(a, user)
         calls, new = [], []
         for lk in (a, b):
             reset_options = lk.ok("reset/passkeyCreationOptions", email=f"{user}@example.com", verificationCode=code)
-            authenticator = Authenticator()
+            authenticator = new_authenticator()
             new.append(authenticator)
             calls.append((lk, "reset/resetPasskeys", {
                 "email": f"{user}@example.com", "verificationCode": code,
@@ -357,7 +287,7 @@ def test_two_ceremonies_for_the_25th_passkey_register_one(pair):
     a, b = pair
     for i in range(ROUNDS):
         user = f"collector{i}"
-        imported = [Authenticator() for _ in range(24)]
+        imported = [new_authenticator() for _ in range(24)]
         a.ok("admin/createUser", userId=user, email=f"{user}@example.com",
              passkeys=[{"credentialId": b64(k.credential_id), "publicKey": b64(k.cose())} for k in imported])
         request = a.ok("passkey/requestOptions", email=f"{user}@example.com")
@@ -367,7 +297,7 @@ def test_two_ceremonies_for_the_25th_passkey_register_one(pair):
         calls, new = [], []
         for lk in (a, b):
             options = lk.ok("passkey/creationOptions", sessionId=session)
-            authenticator = Authenticator()
+            authenticator = new_authenticator()
             new.append(b64(authenticator.credential_id))
             calls.append((lk, "passkey/create", {"ceremonyId": options["ceremonyId"],
                                                  "credential": authenticator.create(options["publicKey"])}))
