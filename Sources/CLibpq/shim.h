@@ -51,6 +51,12 @@ typedef struct {
     char * (*PQgetvalue)(const PGresult *res, int tup_num, int field_num);
     int (*PQgetlength)(const PGresult *res, int tup_num, int field_num);
     PQnoticeProcessor (*PQsetNoticeProcessor)(PGconn *conn, PQnoticeProcessor proc, void *arg);
+    int (*PQenterPipelineMode)(PGconn *conn);
+    int (*PQexitPipelineMode)(PGconn *conn);
+    int (*PQpipelineSync)(PGconn *conn);
+    int (*PQsendPrepare)(PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes);
+    int (*PQsendQueryPrepared)(PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat);
+    PGresult * (*PQgetResult)(PGconn *conn);
 } CLibpq_table;
 
 /* Loads libpq and resolves every function into a table that lives as long as the process;
@@ -84,6 +90,12 @@ static inline const CLibpq_table *CLibpq_load(void) {
     if ((*(void **)&t->PQgetvalue = dlsym(lib, "PQgetvalue")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQgetlength = dlsym(lib, "PQgetlength")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQsetNoticeProcessor = dlsym(lib, "PQsetNoticeProcessor")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQenterPipelineMode = dlsym(lib, "PQenterPipelineMode")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQexitPipelineMode = dlsym(lib, "PQexitPipelineMode")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQpipelineSync = dlsym(lib, "PQpipelineSync")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQsendPrepare = dlsym(lib, "PQsendPrepare")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQsendQueryPrepared = dlsym(lib, "PQsendQueryPrepared")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQgetResult = dlsym(lib, "PQgetResult")) == NULL) { free(t); return NULL; }
     t->loaded = 1;
     return t;
 }
@@ -109,5 +121,12 @@ static inline int CLibpq_getisnull(const CLibpq_table *t, const PGresult *res, i
 static inline char * CLibpq_getvalue(const CLibpq_table *t, const PGresult *res, int tup_num, int field_num) { return t->PQgetvalue(res, tup_num, field_num); }
 static inline int CLibpq_getlength(const CLibpq_table *t, const PGresult *res, int tup_num, int field_num) { return t->PQgetlength(res, tup_num, field_num); }
 static inline PQnoticeProcessor CLibpq_setNoticeProcessor(const CLibpq_table *t, PGconn *conn, PQnoticeProcessor proc, void *arg) { return t->PQsetNoticeProcessor(conn, proc, arg); }
+
+static inline int CLibpq_enterPipelineMode(const CLibpq_table *t, PGconn *conn) { return t->PQenterPipelineMode(conn); }
+static inline int CLibpq_exitPipelineMode(const CLibpq_table *t, PGconn *conn) { return t->PQexitPipelineMode(conn); }
+static inline int CLibpq_pipelineSync(const CLibpq_table *t, PGconn *conn) { return t->PQpipelineSync(conn); }
+static inline int CLibpq_sendPrepare(const CLibpq_table *t, PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes) { return t->PQsendPrepare(conn, stmtName, query, nParams, paramTypes); }
+static inline int CLibpq_sendQueryPrepared(const CLibpq_table *t, PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat) { return t->PQsendQueryPrepared(conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat); }
+static inline PGresult * CLibpq_getResult(const CLibpq_table *t, PGconn *conn) { return t->PQgetResult(conn); }
 
 #endif

@@ -12,6 +12,18 @@ struct PostgresRows {
     var rows: [[PostgresValue]]
 }
 
+/// One statement with its parameters, for a pipeline.
+struct PostgresStatement {
+    var sql: String
+    var parameters: [PostgresValue]
+}
+
+/// What a pipeline waits for, in the order the server answers.
+private enum PipelineEntry {
+    case prepare(sql: String, name: String)
+    case statement(Int)
+}
+
 /// One libpq connection, synchronous like the stdio loop.
 ///
 /// Statements with parameters are prepared once per connection (named by their text) and run with
@@ -76,6 +88,78 @@ final class PostgresConnection {
         return try consume(result, context: "query")
     }
 
+    /// Runs `statements` in one round trip (libpq's pipeline mode) and returns each one's rows.
+    ///
+    /// Statements are prepared on first use as `query` prepares them, the preparation travelling in
+    /// the same round trip. After a failing statement the server skips the rest up to the
+    /// pipeline's end; the first failure is thrown once every result has been read, so the
+    /// connection is ready for the next call (a ROLLBACK, in a transaction).
+    func pipeline(_ statements: [PostgresStatement]) throws -> [PostgresRows] {
+        guard statements.count > 1 else {
+            return try statements.map { try query($0.sql, $0.parameters) }
+        }
+        guard CLibpq_enterPipelineMode(pq, conn) == 1 else { throw PostgresError(sqlState: "", context: "pipeline") }
+        var expected: [PipelineEntry] = []
+        var preparing: [String: String] = [:]
+        for (index, statement) in statements.enumerated() {
+            var name = prepared[statement.sql] ?? preparing[statement.sql]
+            if name == nil {
+                let fresh = "lk\(prepared.count + preparing.count)"
+                let count = Int32(statement.parameters.count)
+                guard CLibpq_sendPrepare(pq, conn, fresh, statement.sql, count, nil) == 1 else { throw lost("pipeline") }
+                preparing[statement.sql] = fresh
+                expected.append(.prepare(sql: statement.sql, name: fresh))
+                name = fresh
+            }
+            let texts = statement.parameters.map(\.parameter)
+            let sent = withOptionalCStrings(texts) { pointers in
+                CLibpq_sendQueryPrepared(pq, conn, name ?? "", Int32(texts.count), pointers, nil, nil, 0)
+            }
+            guard sent == 1 else { throw lost("pipeline") }
+            expected.append(.statement(index))
+        }
+        guard CLibpq_pipelineSync(pq, conn) == 1 else { throw lost("pipeline") }
+        var results = [PostgresRows](repeating: PostgresRows(columns: [], rows: []), count: statements.count)
+        var firstFailure: PostgresError?
+        for entry in expected {
+            guard let result = nextResult() else { throw lost("pipeline") }
+            defer { CLibpq_clear(pq, result) }
+            switch CLibpq_resultStatus(pq, result) {
+            case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_TUPLES_OK:
+                switch entry {
+                case .prepare(let sql, let name): prepared[sql] = name
+                case .statement(let index): results[index] = rows(of: result)
+                }
+            case PGRES_PIPELINE_ABORTED:
+                continue
+            default:
+                firstFailure = firstFailure ?? failure(of: result, context: "pipeline")
+            }
+        }
+        // The end of the pipeline, then back to one statement a round trip.
+        guard let sync = nextResult() else { throw lost("pipeline") }
+        let synced = CLibpq_resultStatus(pq, sync) == PGRES_PIPELINE_SYNC
+        CLibpq_clear(pq, sync)
+        guard synced, CLibpq_exitPipelineMode(pq, conn) == 1 else { throw lost("pipeline") }
+        if let firstFailure { throw firstFailure }
+        return results
+    }
+
+    /// The next result of a pipeline, over the NULL that ends each statement's results; nil when
+    /// the connection broke.
+    private func nextResult() -> OpaquePointer? {
+        for _ in 0..<2 {
+            if let result = CLibpq_getResult(pq, conn) { return result }
+            guard isUp else { return nil }
+        }
+        return nil
+    }
+
+    /// A pipeline that cannot go on: treated as a lost connection (the store drops it).
+    private func lost(_ context: String) -> PostgresError {
+        PostgresError(sqlState: "", context: context)
+    }
+
     /// Reads what arrived on the socket and returns the notifications received (channel, payload).
     func notifications() throws -> [(channel: String, payload: String)] {
         guard CLibpq_consumeInput(pq, conn) == 1 else { throw PostgresError(sqlState: "", context: "listen") }
@@ -97,10 +181,15 @@ final class PostgresConnection {
         case PGRES_TUPLES_OK:
             return rows(of: result)
         default:
-            let state = CLibpq_resultErrorField(pq, result, CLibpq_diag_sqlstate()).map { String(cString: $0) } ?? ""
-            // A fatal error with no SQLSTATE, or on a dead connection, is a lost connection.
-            throw PostgresError(sqlState: isUp ? state : "", context: context)
+            throw failure(of: result, context: context)
         }
+    }
+
+    /// The error a failed result names (a fatal error with no SQLSTATE, or on a dead connection,
+    /// is a lost connection).
+    private func failure(of result: OpaquePointer, context: String) -> PostgresError {
+        let state = CLibpq_resultErrorField(pq, result, CLibpq_diag_sqlstate()).map { String(cString: $0) } ?? ""
+        return PostgresError(sqlState: isUp ? state : "", context: context)
     }
 
     private func rows(of result: OpaquePointer) -> PostgresRows {

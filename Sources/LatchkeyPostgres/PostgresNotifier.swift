@@ -106,12 +106,14 @@ public final class PostgresNotifier: Sendable {
     public func journal(_ notifications: [(topic: String, message: [UInt8])], in transaction: StoreTransaction) throws {
         guard !notifications.isEmpty, let transaction = transaction as? PostgresTransaction else { return }
         let payloads = try notifications.map { try seal(topic: $0.topic, message: $0.message) }
-        // Base64 ([A-Za-z0-9+/=]) needs no escaping in a string literal nor in an array literal.
+        // Base64 ([A-Za-z0-9+/=]) needs no escaping in an array literal.
         let array = "{" + payloads.map { "\"\($0)\"" }.joined(separator: ",") + "}"
         state.withLock { $0.journaled = true }
-        transaction.beforeCommit.append(
-            "SELECT pg_advisory_xact_lock(\(Self.outboxLockKey)); "
-                + "INSERT INTO \"latchkey_outbox\" (\"payloads\") VALUES ('\(array)'); NOTIFY \(Self.channel); ")
+        transaction.beforeCommit += [
+            PostgresStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.outboxLockKey))", parameters: []),
+            PostgresStatement(sql: "INSERT INTO \"latchkey_outbox\" (\"payloads\") VALUES ($1)", parameters: [.text(array)]),
+            PostgresStatement(sql: "NOTIFY \(Self.channel)", parameters: []),
+        ]
     }
 
     /// What the other processes committed since the last call, in commit order.

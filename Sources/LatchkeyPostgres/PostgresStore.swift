@@ -74,7 +74,6 @@ public final class PostgresStore: Store, Sendable {
                 let tx = PostgresTransaction(connection: connection)
                 var committing = false
                 var outcome: T?
-                var transactionId: Int64?
                 // Writers share one advisory lock; a body that failed `attemptsBeforeQueueing`
                 // times takes it alone (session-level, before its snapshot is taken), waits for
                 // the writers in flight, holds back new ones, and so cannot fail again: every
@@ -82,21 +81,16 @@ public final class PostgresStore: Store, Sendable {
                 let alone = writes && attempt > Self.attemptsBeforeQueueing
                 defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
                 do {
-                    // A write learns its transaction id in the round trip that begins it
-                    // (`txid_current()` assigns one at once), so COMMIT can go out with the
-                    // statements before it in one round trip and a COMMIT lost on the way can
-                    // still be asked about. The price: a write body that ends up writing nothing
-                    // commits a transaction id (a commit record) all the same.
-                    if alone {
-                        try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))")
-                        transactionId = Self.transactionId(try connection.execute(begin + "; SELECT txid_current()"))
-                    } else if writes {
-                        transactionId = Self.transactionId(
-                            try connection.execute(
-                                begin + "; SELECT txid_current() FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"))
-                    } else {
-                        try connection.execute(begin)
-                    }
+                    // BEGIN waits to go out with the body's first read. A write learns its
+                    // transaction id in that same round trip (`txid_current()` assigns one at
+                    // once), so a COMMIT lost on the way can be asked about. The price: a write
+                    // body that ends up writing nothing commits a transaction id all the same.
+                    if alone { try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))") }
+                    let idQuery =
+                        alone
+                        ? "SELECT txid_current()"
+                        : "SELECT txid_current() FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"
+                    tx.open(begin, transactionIdQuery: writes ? idQuery : nil)
                     do {
                         outcome = try body(tx)
                     } catch {
@@ -105,10 +99,11 @@ public final class PostgresStore: Store, Sendable {
                         _ = try? connection.execute("ROLLBACK")
                         throw error
                     }
-                    if let failure = tx.failure { throw failure }
-                    // The outbox entry (if any) goes in the round trip of COMMIT.
+                    // A body that read nothing: the id comes back before COMMIT goes out.
+                    if tx.awaitsTransactionId { try tx.send() }
+                    // The writes and the outbox entry (if any) go in the round trip of COMMIT.
                     committing = true
-                    try connection.execute(tx.beforeCommit.joined() + "COMMIT")
+                    try tx.commit()
                     if let outcome { return outcome }
                     throw StoreFailureWithoutOutcome()
                 } catch let error as PostgresError {
@@ -126,7 +121,7 @@ public final class PostgresStore: Store, Sendable {
                             slot.downSince = nil
                             continue
                         }
-                        if committing, let transactionId, let outcome, committed(transactionId, &slot) {
+                        if committing, let transactionId = tx.transactionId, let outcome, committed(transactionId, &slot) {
                             return outcome
                         }
                         throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")

@@ -3,44 +3,106 @@ import LatchkeyRecords
 
 /// One open transaction on the store's connection.
 ///
+/// Statements that need no answer before the next one (BEGIN, the writes) wait in `queued` and go out
+/// in one round trip with the next read or with COMMIT (libpq's pipeline mode), so a transaction costs
+/// a round trip per read, plus COMMIT.
+///
 /// The first statement failure is remembered: after it PostgreSQL refuses every statement until
 /// rollback, so the store decides from it (run again, connection lost, fail) even if the body swallowed
-/// the error.
+/// the error. A queued write's failure surfaces at the next read or at COMMIT, which decides the same way.
 final class PostgresTransaction: StoreTransaction {
     let connection: PostgresConnection
     private(set) var failure: PostgresError?
-    /// Statements (simple-query text, no parameters) the store sends in the round trip just
-    /// before COMMIT: the outbox entry of the transaction's notifications.
-    var beforeCommit: [String] = []
+    /// Statements sent with the next read or with COMMIT, in order.
+    private var queued: [PostgresStatement] = []
+    /// Where the queued statement whose rows the store wants (the transaction id) sits, and what it returned.
+    private var idStatement: Int?
+    private(set) var transactionId: Int64?
+    /// Statements the store sends in the round trip of COMMIT: the outbox entry of the
+    /// transaction's notifications.
+    var beforeCommit: [PostgresStatement] = []
 
     init(connection: PostgresConnection) { self.connection = connection }
 
-    private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresRows {
+    /// Queues the transaction's opening statements: `begin`, then (for a write) the statement
+    /// whose one row is the transaction id.
+    func open(_ begin: String, transactionIdQuery: String?) {
+        queued.append(PostgresStatement(sql: begin, parameters: []))
+        if let transactionIdQuery {
+            idStatement = queued.count
+            queued.append(PostgresStatement(sql: transactionIdQuery, parameters: []))
+        }
+    }
+
+    /// Whether the transaction id is still on its way (nothing has been sent yet).
+    var awaitsTransactionId: Bool { idStatement != nil }
+
+    /// Sends what is queued, and `reads` after it, in one round trip; the rows of each read.
+    @discardableResult
+    func send(_ reads: [PostgresStatement] = []) throws -> [PostgresRows] {
         if let failure { throw failure }
+        let batch = queued + reads
+        queued.removeAll()
+        guard !batch.isEmpty else { return [] }
         do {
-            return try connection.query(sql, parameters)
+            let results = try connection.pipeline(batch)
+            if let index = idStatement, case .int(let id)? = results[index].rows.first?.first { transactionId = id }
+            idStatement = nil
+            return Array(results.suffix(reads.count))
         } catch let error as PostgresError {
             failure = error
             throw error
         }
     }
 
+    /// Sends what is queued, the `beforeCommit` statements and COMMIT in one round trip.
+    func commit() throws {
+        queued += beforeCommit
+        beforeCommit = []
+        try send([PostgresStatement(sql: "COMMIT", parameters: [])])
+    }
+
+    private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresRows {
+        try send([PostgresStatement(sql: sql, parameters: parameters)])[0]
+    }
+
+    private func queue(_ sql: String, _ parameters: [PostgresValue]) throws {
+        if let failure { throw failure }
+        queued.append(PostgresStatement(sql: sql, parameters: parameters))
+    }
+
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
-        let rows = try run("SELECT * FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])
-        guard let row = rows.rows.first else { return nil }
-        return try R(from: RecordDecoder(row: row, columns: rows.columns))
+        try Self.records(R.self, try run("SELECT * FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])).first
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
-        var (sql, parameters) = Self.select("SELECT * FROM \(quoted(R.table))", filters)
+        let statement = Self.selectAll(R.self, filters, newestFirst: newestFirst, limit: limit)
+        return try Self.records(R.self, try run(statement.sql, statement.parameters))
+    }
+
+    func fetch<R: StoredRecord, S: StoredRecord>(
+        _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
+    ) throws
+        -> (R?, [S])
+    {
+        let byId = PostgresStatement(sql: "SELECT * FROM \(quoted(R.table)) WHERE id = $1", parameters: [.text(id)])
+        let results = try send([byId, Self.selectAll(S.self, filters, newestFirst: false, limit: nil)])
+        return (try Self.records(R.self, results[0]).first, try Self.records(S.self, results[1]))
+    }
+
+    private static func selectAll<R: StoredRecord>(_ type: R.Type, _ filters: [StoreFilter], newestFirst: Bool, limit: Int?) -> PostgresStatement {
+        var (sql, parameters) = select("SELECT * FROM \(quoted(R.table))", filters)
         sql += newestFirst ? " ORDER BY \"_seq\" DESC" : " ORDER BY \"_seq\""
         // A parameter, not a literal: one prepared statement whatever limit a caller asks for.
         if let limit {
             parameters.append(.int(Int64(max(limit, 0))))
             sql += " LIMIT $\(parameters.count)"
         }
-        let rows = try run(sql, parameters)
-        return try rows.rows.map { try R(from: RecordDecoder(row: $0, columns: rows.columns)) }
+        return PostgresStatement(sql: sql, parameters: parameters)
+    }
+
+    private static func records<R: StoredRecord>(_ type: R.Type, _ rows: PostgresRows) throws -> [R] {
+        try rows.rows.map { try R(from: RecordDecoder(row: $0, columns: rows.columns)) }
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
@@ -58,16 +120,16 @@ final class PostgresTransaction: StoreTransaction {
         var sql =
             "INSERT INTO \(quoted(R.table)) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (id) DO "
         sql += updates.isEmpty ? "NOTHING" : "UPDATE SET \(updates.joined(separator: ", "))"
-        _ = try run(sql, values)
+        try queue(sql, values)
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
-        _ = try run("DELETE FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])
+        try queue("DELETE FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
         let (sql, parameters) = Self.select("DELETE FROM \(quoted(R.table))", filters)
-        _ = try run(sql, parameters)
+        try queue(sql, parameters)
     }
 
     private static func select(_ head: String, _ filters: [StoreFilter]) -> (String, [PostgresValue]) {

@@ -63,9 +63,11 @@ final class StoreDeviceStorage: DeviceStorage {
     /// The device's items by name (nil until first read).
     private var loaded: [String: [UInt8]]?
 
-    init(tx: StoreTransaction, deviceId: String) {
+    /// A keychain read on first use, or the `items` read with the device.
+    init(tx: StoreTransaction, deviceId: String, items: [DeviceItemRecord]? = nil) {
         self.tx = tx
         self.deviceId = deviceId
+        loaded = items.map { Dictionary($0.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }) }
     }
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {

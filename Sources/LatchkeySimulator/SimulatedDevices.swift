@@ -40,14 +40,17 @@ public final class SimulatedDevices: Sendable {
     /// - Throws: `notFound` (device), and what `body` throws.
     public func withDevice<T>(_ deviceId: String, _ body: (Device, ServerSession) throws -> T) throws -> T {
         try core.session { session in
-            guard let record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
-            return try body(device(record, session), session)
+            // The keychain comes with the device (one round trip): nearly every call reads it.
+            let (found, items) = try session.tx.fetch(
+                DeviceRecord.self, id: deviceId, alongWith: DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, deviceId)])
+            guard let record = found else { throw DomainError.notFound("device") }
+            return try body(device(record, items, session), session)
         }
     }
 
-    private func device(_ record: DeviceRecord, _ session: ServerSession) -> Device {
+    private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {
         Device(
-            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id), server: session, profile: record.profile,
+            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id, items: items), server: session, profile: record.profile,
             random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }
 

@@ -38,6 +38,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
     }
     @Test func filtersCountAndDelete() throws { try StoreConformance(.sqlite).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.sqlite).aThrowingBodyWritesNothing() }
+    @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.sqlite).aRowAndItsRelatedRowsReadTogether() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.sqlite).concurrentReadModifyWritesStayExact() }
 
     @Test func anUnreachablePostgresIsStoreUnavailable() throws {
@@ -56,6 +57,7 @@ struct PostgresStoreConformanceTests {
     }
     @Test func filtersCountAndDelete() throws { try StoreConformance(.postgresql).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.postgresql).aThrowingBodyWritesNothing() }
+    @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.postgresql).aRowAndItsRelatedRowsReadTogether() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.postgresql).concurrentReadModifyWritesStayExact() }
 
     @Test func thePostgresStoreKeepsItsKeyOutOfTheDatabaseAndMigratesOnce() throws {
@@ -155,6 +157,28 @@ struct StoreConformance {
             }
         }
         #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1") } == nil)
+    }
+
+    /// `fetch(_:id:alongWith:where:)` (one round trip on PostgreSQL) reads what the two reads would,
+    /// including the transaction's own unsent writes.
+    func aRowAndItsRelatedRowsReadTogether() throws {
+        let store = try kind.open(StoreUnderTest.place())
+        let device = StoreFilter.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")
+        let (row, items) = try store.write { tx in
+            try tx.save(RecoveryRow(id: "\(tag)-u", state: 2, reason: 0, startTime: 5, endTime: 6))
+            for n in 1...3 { try tx.save(item(n, device: "d")) }
+            try tx.save(item(4, device: "other"))
+            return try tx.fetch(RecoveryRow.self, id: "\(tag)-u", alongWith: DeviceItemRecord.self, where: [device])
+        }
+        #expect(row?.state == 2)
+        #expect(items.map(\.name) == ["n1", "n2", "n3"])
+        let (missing, none) = try store.read { tx in
+            try tx.fetch(
+                RecoveryRow.self, id: "\(tag)-none", alongWith: DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-x")]
+            )
+        }
+        #expect(missing == nil)
+        #expect(none.isEmpty)
     }
 
     /// Four handles (four connections) add to one counter at once: no increment is lost.

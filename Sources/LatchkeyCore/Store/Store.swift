@@ -62,9 +62,23 @@ public protocol StoreTransaction {
     func save<R: StoredRecord>(_ record: R) throws
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws
+    /// A row by id and, read with it, the rows of another table matching every filter (oldest
+    /// first): one round trip on a store that has round trips.
+    func fetch<R: StoredRecord, S: StoredRecord>(
+        _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
+    ) throws
+        -> (R?, [S])
 }
 
 extension StoreTransaction {
+    public func fetch<R: StoredRecord, S: StoredRecord>(
+        _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
+    )
+        throws -> (R?, [S])
+    {
+        (try fetch(type, id: id), try fetchAll(related, where: filters, newestFirst: false, limit: nil))
+    }
+
     public func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter] = []) throws -> [R] {
         try fetchAll(type, where: filters, newestFirst: false, limit: nil)
     }
