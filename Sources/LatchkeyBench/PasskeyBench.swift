@@ -90,6 +90,11 @@ func benchClientData(_ type: String, _ challenge: String) -> [UInt8] {
             ])))
 }
 
+/// A `PublicKeyCredential` as a browser's `toJSON()` writes it, around its `response`.
+func benchCredential(_ id: String, _ response: JSON) -> JSON {
+    ["id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:], "response": response]
+}
+
 func passkeyBenchmarks(directory: URL, count: Int) throws {
     report("== passkeys: sign-ins through the whole server (JSON, dispatch, CBOR, checks, SQLite) on a file store")
     let rpIdHash = Array(SHA256.hash(data: Array("localhost".utf8)))
@@ -111,13 +116,8 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
             "passkey/create",
             [
                 "ceremonyId": creation["ceremonyId"] ?? .null,
-                "credential": [
-                    "id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:],
-                    "response": [
-                        "clientDataJSON": .string(Base64URL.encode(createData)),
-                        "attestationObject": .string(Base64URL.encode(attestation)),
-                    ],
-                ],
+                "credential": benchCredential(
+                    id, ["clientDataJSON": .string(Base64URL.encode(createData)), "attestationObject": .string(Base64URL.encode(attestation))]),
             ])
         var counter: UInt32 = 0
         /// One sign-in: the options (timed in `optionsTime`), then the client's signature (not
@@ -138,14 +138,12 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
                 "jsonrpc": "2.0", "id": 1, "method": "passkey/login",
                 "params": [
                     "ceremonyId": options["ceremonyId"] ?? .null,
-                    "credential": [
-                        "id": .string(id), "rawId": .string(id), "type": "public-key", "clientExtensionResults": [:],
-                        "response": [
-                            "clientDataJSON": .string(Base64URL.encode(clientData)),
-                            "authenticatorData": .string(Base64URL.encode(data)),
+                    "credential": benchCredential(
+                        id,
+                        [
+                            "clientDataJSON": .string(Base64URL.encode(clientData)), "authenticatorData": .string(Base64URL.encode(data)),
                             "signature": .string(Base64URL.encode(signature)),
-                        ],
-                    ],
+                        ]),
                 ],
             ])
             let t2 = DispatchTime.now().uptimeNanoseconds

@@ -154,28 +154,26 @@ struct Scalar256: Equatable, Comparable {
 
     /// The sum and whether it overflowed 2²⁵⁶.
     private func adding(_ other: Scalar256) -> (Scalar256, Bool) {
-        var out = Scalar256.zero
-        var carry: UInt64 = 0
-        for index in 0..<4 {
-            let (partial, overflow1) = self[index].addingReportingOverflow(other[index])
-            let (sum, overflow2) = partial.addingReportingOverflow(carry)
-            out[index] = sum
-            carry = overflow1 || overflow2 ? 1 : 0
-        }
-        return (out, carry == 1)
+        limbwise(other) { $0.addingReportingOverflow($1) }
     }
 
     /// The difference modulo 2²⁵⁶.
     private func subtracting(_ other: Scalar256) -> Scalar256 {
+        limbwise(other) { $0.subtractingReportingOverflow($1) }.0
+    }
+
+    /// `step` (an add or a subtract that reports overflow) limb by limb from the lowest, the carry
+    /// (or borrow) going up; whether one came out of the top.
+    private func limbwise(_ other: Scalar256, _ step: (UInt64, UInt64) -> (partialValue: UInt64, overflow: Bool)) -> (Scalar256, Bool) {
         var out = Scalar256.zero
-        var borrow: UInt64 = 0
+        var carry: UInt64 = 0
         for index in 0..<4 {
-            let (partial, overflow1) = self[index].subtractingReportingOverflow(other[index])
-            let (difference, overflow2) = partial.subtractingReportingOverflow(borrow)
-            out[index] = difference
-            borrow = overflow1 || overflow2 ? 1 : 0
+            let (partial, overflow1) = step(self[index], other[index])
+            let (value, overflow2) = step(partial, carry)
+            out[index] = value
+            carry = overflow1 || overflow2 ? 1 : 0
         }
-        return out
+        return (out, carry == 1)
     }
 
     /// This value mod n, for a value below 2²⁵⁶ < 2n.

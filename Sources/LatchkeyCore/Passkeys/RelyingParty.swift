@@ -71,12 +71,6 @@ public struct PasskeyVerificationKey: Sendable, Equatable {
     public var signCount: UInt32
     /// The handle of the passkey's user.
     public var userHandle: [UInt8]
-
-    public init(publicKey: [UInt8], signCount: UInt32, userHandle: [UInt8]) {
-        self.publicKey = publicKey
-        self.signCount = signCount
-        self.userHandle = userHandle
-    }
 }
 
 /// An assertion that passed every check: what the store updates.

@@ -47,15 +47,13 @@ public struct WireField<Root>: Sendable {
         _ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
-        WireField(
-            name: name, required: true, summary: summary, schema: codec.schema,
-            read: { root, json, path, problems in
-                guard let json else {
-                    problems.append(ParamProblem(path, "is required"))
-                    return
-                }
-                if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
-            }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
+        written(name, required: true, summary, codec.schema, keyPath, codec) { root, json, path, problems in
+            guard let json else {
+                problems.append(ParamProblem(path, "is required"))
+                return
+            }
+            if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+        }
     }
 
     /// A member that may be left out (null counts as left out); written only when set.
@@ -79,15 +77,13 @@ public struct WireField<Root>: Sendable {
         _ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         default value: V, _ summary: String = ""
     ) -> WireField where V: Sendable {
-        WireField(
-            name: name, required: false, summary: summary, schema: .defaulted(codec.write(value), codec.schema),
-            read: { root, json, path, problems in
-                guard let json, !json.isNull else {
-                    root[keyPath: keyPath] = value
-                    return
-                }
-                if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
-            }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
+        written(name, required: false, summary, .defaulted(codec.write(value), codec.schema), keyPath, codec) { root, json, path, problems in
+            guard let json, !json.isNull else {
+                root[keyPath: keyPath] = value
+                return
+            }
+            if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
+        }
     }
 
     /// A member that is always written, from a value the type computes (results only).
@@ -95,11 +91,19 @@ public struct WireField<Root>: Sendable {
         _ name: String, _ keyPath: KeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
+        written(name, required: true, summary, codec.schema, keyPath, codec) { _, json, path, problems in
+            if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
+        }
+    }
+
+    /// A member always written as `codec` writes the value at `keyPath`, and read by `read`.
+    private static func written<V>(
+        _ name: String, required: Bool, _ summary: String, _ schema: Schema, _ keyPath: KeyPath<Root, V> & Sendable, _ codec: Codec<V>,
+        read: @escaping @Sendable (inout Root, JSON?, String, inout [ParamProblem]) -> Void
+    ) -> WireField {
         WireField(
-            name: name, required: true, summary: summary, schema: codec.schema,
-            read: { _, json, path, problems in
-                if json != nil { problems.append(ParamProblem(path, "is not accepted here")) }
-            }, write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
+            name: name, required: required, summary: summary, schema: schema, read: read,
+            write: { root, object in object.appendUnchecked(name, codec.write(root[keyPath: keyPath])) }, storage: { bytes(of: keyPath) })
     }
 
     /// This member as a member of an outer value that holds this one's root at `keyPath`.
