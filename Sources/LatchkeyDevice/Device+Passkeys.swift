@@ -7,13 +7,15 @@ extension Device {
     /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from 1, never in a backup).
     /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded credential is held), `invalidParams`
     ///   (no supported algorithm).
-    /// The request is the options' RP id, user, algorithms and exclusions, with the client data the browser half wrote;
-    /// the device sets user verification and whether the passkey is synced.
-    public func createPasskey(_ options: PlatformCreationRequest) throws -> PlatformCreation {
+    /// The caller gives the options' RP id, user handle, algorithms and exclusions, with the client data the browser half
+    /// wrote; the device decides user verification and whether the passkey is synced.
+    public func createPasskey(
+        rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8]
+    ) throws -> PlatformCreation {
         try verifyUserForPasskey()
-        var request = options
-        request.userVerified = true
-        request.synced = profile.iCloudKeychain
+        let request = PlatformCreationRequest(
+            rpId: rpId, userHandle: userHandle, algorithms: algorithms, excludeCredentials: excludeCredentials,
+            clientDataJSON: clientDataJSON, userVerified: true, synced: profile.iCloudKeychain)
         let held = try heldPasskeys()
         let creation: PlatformCreation
         do {

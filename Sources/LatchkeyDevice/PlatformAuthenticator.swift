@@ -19,20 +19,6 @@ public struct PlatformCredential: Sendable, Equatable {
     public var synced: Bool
     public var createdAt: UnixTime
 
-    public init(
-        id: [UInt8], rpId: String, userHandle: [UInt8], algorithm: COSEAlgorithm, privateKey: [UInt8],
-        signCount: UInt32, synced: Bool, createdAt: UnixTime
-    ) {
-        self.id = id
-        self.rpId = rpId
-        self.userHandle = userHandle
-        self.algorithm = algorithm
-        self.privateKey = privateKey
-        self.signCount = signCount
-        self.synced = synced
-        self.createdAt = createdAt
-    }
-
     /// The credential's public key in COSE form; nil when the stored private key is unusable.
     public var publicKey: COSEKey? {
         switch algorithm {
@@ -59,19 +45,6 @@ public struct PlatformCreationRequest: Sendable, Equatable {
     public var userVerified: Bool
     /// A synced passkey (BE, BS, counter 0) or a device-bound one (counter from 1).
     public var synced: Bool
-
-    public init(
-        rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8],
-        userVerified: Bool, synced: Bool
-    ) {
-        self.rpId = rpId
-        self.userHandle = userHandle
-        self.algorithms = algorithms
-        self.excludeCredentials = excludeCredentials
-        self.clientDataJSON = clientDataJSON
-        self.userVerified = userVerified
-        self.synced = synced
-    }
 }
 
 /// A new credential and what the authenticator answers for it.

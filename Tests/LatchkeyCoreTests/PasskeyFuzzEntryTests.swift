@@ -1,7 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import Testing
+
+@testable import LatchkeyDevice
 
 /// The fuzz entry points take any bytes: valid objects, every truncation, a bit flipped in every
 /// byte (the low bit at even offsets, the high bit at odd ones).

@@ -1,10 +1,10 @@
 import Crypto
 import LatchkeyContract
-import LatchkeyDevice
 import Testing
 import _CryptoExtras
 
 @testable import LatchkeyCore
+@testable import LatchkeyDevice
 
 /// The Relying Party's checks: registrations and assertions from the platform authenticator
 /// (ES256, EdDSA) and a hand-built RS256 authenticator pass; one forged field per `data.check`

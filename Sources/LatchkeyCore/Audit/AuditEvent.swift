@@ -34,20 +34,6 @@ public struct AuditEvent: Sendable, Equatable {
     public var activationName: String?
     /// The app installation that asked (devices outside the process).
     public var installationId: String?
-
-    public init(
-        at: UnixTime, type: AuditEventType, userId: String? = nil, registrationId: String? = nil,
-        deviceId: String? = nil, detail: String? = nil, activationName: String? = nil, installationId: String? = nil
-    ) {
-        self.activationName = activationName
-        self.installationId = installationId
-        self.at = at
-        self.type = type
-        self.userId = userId
-        self.registrationId = registrationId
-        self.deviceId = deviceId
-        self.detail = detail
-    }
 }
 
 extension AuditRecord {

@@ -23,21 +23,4 @@ public struct OutboundMessage: Sendable, Equatable {
     /// For an account-recovery message: the identifier the request named (for the callback).
     public var requestedEmail: String?
     public var requestedPhoneNumber: String?
-
-    public init(
-        id: String, channel: DeliveryChannel, to: String, purpose: DeliveryPurpose, code: String? = nil,
-        link: String? = nil, text: String, sentAt: UnixTime, requestedEmail: String? = nil,
-        requestedPhoneNumber: String? = nil
-    ) {
-        self.id = id
-        self.channel = channel
-        self.to = to
-        self.purpose = purpose
-        self.code = code
-        self.link = link
-        self.text = text
-        self.sentAt = sentAt
-        self.requestedEmail = requestedEmail
-        self.requestedPhoneNumber = requestedPhoneNumber
-    }
 }

@@ -9,13 +9,6 @@ public struct ApplicationRelyingParty: Sendable, Equatable {
     public var origins: [String]
     public var userVerification: UserVerificationPolicy
 
-    public init(rpId: String, rpName: String, origins: [String], userVerification: UserVerificationPolicy) {
-        self.rpId = rpId
-        self.rpName = rpName
-        self.origins = origins
-        self.userVerification = userVerification
-    }
-
     /// The contract's defaults: `localhost`, served from `https://localhost`, UV required.
     public static let defaults = ApplicationRelyingParty(
         rpId: "localhost", rpName: "Latchkey", origins: ["https://localhost"],

@@ -27,9 +27,8 @@ enum SimulatedBrowser {
     static func create(_ options: CredentialCreationOptions, origin: String, on device: Device) throws -> RegistrationResponse {
         let clientData = clientDataJSON(type: "webauthn.create", challenge: options.challenge, origin: origin)
         let creation = try device.createPasskey(
-            PlatformCreationRequest(
-                rpId: options.rpId, userHandle: options.user.id, algorithms: options.algorithms.map(Int64.init),
-                excludeCredentials: options.excludeCredentials.map(\.id), clientDataJSON: clientData, userVerified: true, synced: true))
+            rpId: options.rpId, userHandle: options.user.id, algorithms: options.algorithms.map(Int64.init),
+            excludeCredentials: options.excludeCredentials.map(\.id), clientDataJSON: clientData)
         return RegistrationResponse(
             rawId: creation.credential.id, clientData: collectedClientData(clientData), clientDataJSON: clientData,
             attestationObject: creation.attestationObject, transports: PlatformTransports.simulatedPhone)
