@@ -36,7 +36,7 @@ final class PostgresConnection {
     /// Connects with `conninfo` (a URI or key=value string); `connect_timeout` bounds the wait.
     /// - Throws: `PostgresError` with an empty SQLSTATE when the server cannot be reached.
     init(conninfo: String, connectTimeoutSeconds: Int = 3, applicationName: String = "latchkey") throws {
-        guard let pq = libpq else { throw PostgresError(sqlState: "", context: "loading libpq (is it installed?)") }
+        guard let pq = libpq else { throw PostgresError(sqlState: "", context: "loading libpq 14 or later (is it installed?)") }
         self.pq = pq
         let keywords = ["dbname", "connect_timeout", "application_name"]
         let values = [conninfo, String(connectTimeoutSeconds), applicationName]
