@@ -70,13 +70,20 @@ public final class LatchkeyServer: RPCHandler {
     private var opened: Latchkey?
     private var simulated: SimulatedDevices?
     private var faults: FaultInjectingStore?
-    private lazy var delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
+    private let delivery: DeliveryCommand?
     private lazy var contractCheck = ContractCheck(logger: logger, logPath: options.contractLog)
+    /// The method of the last call: a run of calls to one method looks it up once.
+    private var lastMethod: MethodEntry?
+    /// Whether calls and answers are logged (`--log-level debug` or `trace`); `logger` is a
+    /// constant, so its level is read once rather than on every call.
+    private let logsCalls: Bool
 
     public init(environment: Environment, options: ServerOptions, logger: Logger = Logger(label: "latchkey.server")) {
         self.environment = environment
         self.options = options
         self.logger = logger
+        self.logsCalls = logger.logLevel <= .debug
+        self.delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
     }
 
     /// The system, opened on first use.
@@ -133,10 +140,17 @@ public final class LatchkeyServer: RPCHandler {
 
     public func handle(_ request: RPCRequest, emit: (JSON) -> Void) -> Result<JSON, RPCError> {
         defer { drainEvents(emit) }
-        guard let method = MethodRegistry.entry(named: request.method) else { return .failure(.methodNotFound) }
+        guard let method = method(named: request.method) else { return .failure(.methodNotFound) }
         let outcome = answer(method, request.params)
         if options.checkContract { contractCheck.verify(method, outcome) }
         return outcome
+    }
+
+    private func method(named name: String) -> MethodEntry? {
+        if let lastMethod, lastMethod.name == name { return lastMethod }
+        let found = MethodRegistry.entry(named: name)
+        if found != nil { lastMethod = found }
+        return found
     }
 
     private func answer(_ method: MethodEntry, _ params: JSON?) -> Result<JSON, RPCError> {
@@ -152,15 +166,15 @@ public final class LatchkeyServer: RPCHandler {
             return .failure(.invalidParams([ParamProblem("", "must be an object: methods take their params by name")]))
         }
         // Logs name the method and the outcome only: never params, which may hold secrets.
-        logger.trace("call", metadata: ["method": "\(method.name)"])
+        if logsCalls { logger.trace("call", metadata: ["method": "\(method.name)"]) }
         let failing = !options.failMethods.isEmpty && options.failMethods.contains(method.name)
         let context = CallContext(server: self, needsStore: method.access.needsStore, failing: failing)
         do {
             let result = failing ? try fail(method, object, context) : try method.invoke(object, context)
-            logger.debug("answered", metadata: ["method": "\(method.name)"])
+            if logsCalls { logger.debug("answered", metadata: ["method": "\(method.name)"]) }
             return .success(result)
         } catch let error as DomainError {
-            logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(error.reason.rawValue)"])
+            if logsCalls { logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(error.reason.rawValue)"]) }
             return .failure(ErrorCodes.rpcError(error))
         } catch let error as RPCError {
             return .failure(error)
@@ -245,6 +259,7 @@ public final class LatchkeyServer: RPCHandler {
     private func drainEvents(_ emit: (JSON) -> Void) {
         if let delivery { auditDeliveryFailures(delivery) }
         if let relay = environment.relay { relayEvents(relay, emit) }
+        guard pendingEvents.mayHoldEvents else { return }
         for event in pendingEvents.takeAll() {
             if case .delivery(let message) = event, let delivery { delivery.start(message) }
             guard subscriptions.contains(event.topic) else { continue }
@@ -291,13 +306,25 @@ public struct CallContext {
 /// be called from whichever thread commits).
 final class EventQueue: Sendable {
     private let events = Mutex<[DomainEvent]>([])
+    /// Whether `append` ran since the last `takeAll`: read without the lock after every call.
+    private let appended = Atomic<Bool>(false)
 
-    func append(_ event: DomainEvent) { events.withLock { $0.append(event) } }
+    func append(_ event: DomainEvent) {
+        events.withLock {
+            $0.append(event)
+            appended.store(true, ordering: .releasing)
+        }
+    }
+
+    /// False when nothing was appended since the last `takeAll` (an event appended by another
+    /// thread meanwhile is taken the next time).
+    var mayHoldEvents: Bool { appended.load(ordering: .acquiring) }
 
     func peekAll() -> [DomainEvent] { events.withLock { $0 } }
 
     func takeAll() -> [DomainEvent] {
         events.withLock { list in
+            appended.store(false, ordering: .relaxed)
             let taken = list
             list.removeAll()
             return taken

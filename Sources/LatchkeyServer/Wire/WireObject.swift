@@ -203,8 +203,12 @@ extension WireReadable {
     public static func read(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let before = problems.count
         var value = Self()
-        let prefix = path.isEmpty ? "" : path + "."
-        for field in fields { field.read(&value, object[field.name], prefix + field.name, &problems) }
+        let fields = Self.fields
+        // By index: a `for … in` copies each member (its name, schema and three closures).
+        for index in fields.indices {
+            let name = fields[index].name
+            fields[index].read(&value, object[name], path.isEmpty ? name : path + "." + name, &problems)
+        }
         if let unknown = unknownMemberProblem {
             let declared = Set(fields.map(\.name))
             for key in object.keys where !declared.contains(key) {
@@ -233,7 +237,12 @@ extension Codec {
                     return nil
                 }
                 return codec.read(member, memberPath, &problems)
-            }, write: { .object(JSONObject([(name, codec.write($0))])) })
+            },
+            write: { value in
+                var object = JSONObject(capacity: 1)
+                object.appendUnchecked(name, codec.write(value))
+                return .object(object)
+            })
     }
 
     /// A wire object that is only ever written (a result, or a part of one).
