@@ -67,10 +67,10 @@ public struct JSONObject: Sendable, Equatable {
 
     public init() { entries = [] }
 
-    /// An object with room for `capacity` members before its storage grows.
-    public init(capacity: Int) {
-        entries = []
-        entries.reserveCapacity(capacity)
+    /// An object with these members, in this order; the caller knows their keys to be distinct
+    /// (they are not looked up).
+    public init(uniqueEntries: [Entry]) {
+        entries = uniqueEntries
     }
 
     /// The members in order; a key given twice keeps its first place and its last value.

@@ -133,7 +133,9 @@ public enum JSONParser {
         switch CJansson_typeof(node) {
         case Int32(JSON_OBJECT.rawValue):
             guard depth <= maxDepth else { return nil }
-            var object = JSONObject(capacity: json_object_size(node))
+            // The keys are distinct: the parser rejects duplicates.
+            var entries: [JSONObject.Entry] = []
+            entries.reserveCapacity(json_object_size(node))
             var iterator = json_object_iter(node)
             while let current = iterator {
                 guard let keyPointer = json_object_iter_key(current),
@@ -144,10 +146,10 @@ public enum JSONParser {
                 let key = keyPointer.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
                     String(decoding: UnsafeBufferPointer(start: $0, count: keyLength), as: UTF8.self)
                 }
-                object.appendUnchecked(key, value)
+                entries.append(JSONObject.Entry(key: key, value: value))
                 iterator = json_object_iter_next(node, current)
             }
-            return .object(object)
+            return .object(JSONObject(uniqueEntries: entries))
         case Int32(JSON_ARRAY.rawValue):
             guard depth <= maxDepth else { return nil }
             let count = json_array_size(node)

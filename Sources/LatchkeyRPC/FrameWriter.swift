@@ -8,32 +8,40 @@ import Darwin
 
 /// Buffers outgoing frames in the peer's framing and writes them with `write(2)`.
 public final class FrameWriter {
-    public var framing: Framing
     private let fd: Int32
-    /// The frames not yet written, and a Content-Length body being serialized.
+    /// What changes as frames are written, held through a pointer rather than in properties.
     ///
-    /// Held through pointers rather than as properties: every message appends to them, and an access
-    /// to a class's property that spans a call is checked for exclusivity at run time each time.
-    private let buffer: UnsafeMutablePointer<[UInt8]>
-    private let body: UnsafeMutablePointer<[UInt8]>
+    /// Every message reads the framing and appends to the buffer; an access to a class's property
+    /// that spans a call is checked for exclusivity at run time, each time.
+    private let state: UnsafeMutablePointer<State>
+
+    private struct State {
+        var framing: Framing
+        /// The frames not yet written.
+        var buffer: [UInt8] = []
+        /// A Content-Length body being serialized.
+        var body: [UInt8] = []
+        var broken = false
+    }
+
+    public var framing: Framing {
+        get { state.pointee.framing }
+        set { state.pointee.framing = newValue }
+    }
+
     /// Set once the peer has closed its end; later writes are dropped.
-    public private(set) var broken = false
+    public var broken: Bool { state.pointee.broken }
 
     public init(fd: Int32, framing: Framing = .newlineDelimited) {
         self.fd = fd
-        self.framing = framing
-        buffer = .allocate(capacity: 1)
-        buffer.initialize(to: [])
-        buffer.pointee.reserveCapacity(1 << 16)
-        body = .allocate(capacity: 1)
-        body.initialize(to: [])
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(framing: framing))
+        state.pointee.buffer.reserveCapacity(1 << 16)
     }
 
     deinit {
-        buffer.deinitialize(count: 1)
-        buffer.deallocate()
-        body.deinitialize(count: 1)
-        body.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Appends one message in the current framing.
@@ -44,28 +52,29 @@ public final class FrameWriter {
     /// Appends one message in the current framing, which `serialize` writes straight into the
     /// frame (no value need be built for it).
     public func enqueue(serializingWith serialize: (inout [UInt8]) -> Void) {
-        switch framing {
+        switch state.pointee.framing {
         case .newlineDelimited:
-            serialize(&buffer.pointee)
-            buffer.pointee.append(UInt8(ascii: "\n"))
+            serialize(&state.pointee.buffer)
+            state.pointee.buffer.append(UInt8(ascii: "\n"))
         case .contentLength:
-            body.pointee.removeAll(keepingCapacity: true)
-            serialize(&body.pointee)
-            buffer.pointee.append(contentsOf: Array("Content-Length: \(body.pointee.count)\r\n\r\n".utf8))
-            buffer.pointee.append(contentsOf: body.pointee)
+            state.pointee.body.removeAll(keepingCapacity: true)
+            serialize(&state.pointee.body)
+            state.pointee.buffer.append(contentsOf: Array("Content-Length: \(state.pointee.body.count)\r\n\r\n".utf8))
+            state.pointee.buffer.append(contentsOf: state.pointee.body)
         }
-        if buffer.pointee.count >= 1 << 16 { flush() }
+        if state.pointee.buffer.count >= 1 << 16 { flush() }
     }
 
-    public var hasPending: Bool { !buffer.pointee.isEmpty }
+    public var hasPending: Bool { !state.pointee.buffer.isEmpty }
 
     /// Writes everything buffered, retrying partial writes and `EINTR`.
     public func flush() {
-        defer { buffer.pointee.removeAll(keepingCapacity: true) }
-        guard !broken else { return }
+        defer { state.pointee.buffer.removeAll(keepingCapacity: true) }
+        guard !state.pointee.broken else { return }
         var offset = 0
-        buffer.pointee.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
+        let fd = self.fd
+        let broken = state.pointee.buffer.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return false }
             while offset < raw.count {
                 let written = write(fd, base + offset, raw.count - offset)
                 if written > 0 {
@@ -73,10 +82,11 @@ public final class FrameWriter {
                 } else if written < 0, errno == EINTR || errno == EAGAIN {
                     continue
                 } else {
-                    broken = true
-                    return
+                    return true
                 }
             }
+            return false
         }
+        if broken { state.pointee.broken = true }
     }
 }

@@ -79,17 +79,23 @@ public final class RPCEngine {
                 if document.isObject { respond(to: document) } else { other = document.value }
             }
         } catch {
-            writer.enqueue(RPCMessage.error(.parseError(error), id: .null))
+            refuse(.parseError(error))
             return
         }
-        switch other {
-        case .array? where !acceptsBatches:
-            writer.enqueue(RPCMessage.error(.invalidRequest("batches are not served"), id: .null))
-        case .array(let items)?:
-            guard !items.isEmpty else {
-                writer.enqueue(RPCMessage.error(.invalidRequest("an empty batch"), id: .null))
-                return
-            }
+        if let other { process(other) }
+    }
+
+    // What a message seldom needs is kept out of the path every request takes (`processMessage`,
+    // `respond`, `call`), so that path fits in a few cache lines.
+
+    /// Answers a message that is not an object: a batch, or what is no request.
+    @inline(never)
+    private func process(_ value: JSON) {
+        switch value {
+        case .array where !acceptsBatches:
+            refuse(.invalidRequest("batches are not served"))
+        case .array(let items):
+            guard !items.isEmpty else { return refuse(.invalidRequest("an empty batch")) }
             var responses: [JSON] = []
             for item in items {
                 do throws(RejectedRequest) {
@@ -101,15 +107,24 @@ public final class RPCEngine {
                 }
             }
             if !responses.isEmpty { writer.enqueue(.array(responses)) }
-        case let value?:
+        default:
             do throws(RejectedRequest) {
                 try respond(to: RPCRequest.decode(value))
             } catch {
-                writer.enqueue(RPCMessage.error(error.error, id: error.id))
+                refuse(error)
             }
-        case nil:
-            break
         }
+    }
+
+    /// Answers what cannot be read as a request with `error` and a null id.
+    @inline(never)
+    private func refuse(_ error: RPCError) {
+        writer.enqueue(RPCMessage.error(error, id: .null))
+    }
+
+    @inline(never)
+    private func refuse(_ rejected: RejectedRequest) {
+        writer.enqueue(RPCMessage.error(rejected.error, id: rejected.id))
     }
 
     /// Answers the request a parsed object holds, or says why it is not one.
@@ -117,24 +132,28 @@ public final class RPCEngine {
         do throws(RejectedRequest) {
             try respond(to: RPCRequest.decode(document))
         } catch {
-            writer.enqueue(RPCMessage.error(error.error, id: error.id))
+            refuse(error)
         }
     }
 
     /// Answers one request (nothing for a notification), the response serialized straight into the frame.
     private func respond(to request: RPCRequest) {
         let outcome = call(request)
-        guard let id = request.id else { return }
+        guard let id = request.idValue else { return }
         writer.enqueue { RPCMessage.writeResponse(outcome, id: id, into: &$0) }
     }
 
     /// Carries out one request: `exit` here, any other method by the handler.
     private func call(_ request: RPCRequest) -> Result<JSON, RPCError> {
-        if request.method == "exit" {
-            exitRequested = true
-            return .success(.object(JSONObject()))
-        }
+        if request.method == "exit" { return exit() }
         let writer = self.writer
         return handler.handle(request) { notification in writer.enqueue(notification) }
+    }
+
+    /// `exit`: stop once what is in hand is done.
+    @inline(never)
+    private func exit() -> Result<JSON, RPCError> {
+        exitRequested = true
+        return .success(.object(JSONObject()))
     }
 }

@@ -7,33 +7,47 @@ public struct RequestID: Sendable, Equatable {
     /// The id as it is written back.
     public let json: JSON
 
-    private init(json: JSON) {
+    /// An id known to be a string, a number or null.
+    init(unchecked json: JSON) {
         self.json = json
     }
 
     /// The id `json` is, or nil when it cannot be one (not a string, a number or null).
     init?(_ json: JSON) {
+        guard Self.canBe(json) else { return nil }
+        self.json = json
+    }
+
+    /// Whether `json` can be an id: a string, a number or null.
+    static func canBe(_ json: JSON) -> Bool {
         switch json {
-        case .string, .int, .double, .null: self.json = json
-        default: return nil
+        case .string, .int, .double, .null: return true
+        default: return false
         }
     }
 
-    public static func string(_ value: String) -> RequestID { RequestID(json: .string(value)) }
-    public static func int(_ value: Int64) -> RequestID { RequestID(json: .int(value)) }
-    public static func double(_ value: Double) -> RequestID { RequestID(json: .double(value)) }
-    public static let null = RequestID(json: .null)
+    public static func string(_ value: String) -> RequestID { RequestID(unchecked: .string(value)) }
+    public static func int(_ value: Int64) -> RequestID { RequestID(unchecked: .int(value)) }
+    public static func double(_ value: Double) -> RequestID { RequestID(unchecked: .double(value)) }
+    public static let null = RequestID(unchecked: .null)
 }
 
 /// A call from the peer: a request (with an id) or a notification (without).
 public struct RPCRequest: Sendable {
-    public var id: RequestID?
+    /// The id; nil for a notification.
+    public var id: RequestID? {
+        get { idValue.map(RequestID.init(unchecked:)) }
+        set { idValue = newValue?.json }
+    }
+    /// The id as the JSON value it is written back as (kept so, an optional `RequestID` costs
+    /// more to copy and destroy on every call).
+    var idValue: JSON?
     public var method: String
     /// The params as sent: an object, an array, or nil when absent.
     public var params: JSON?
 
     public init(id: RequestID?, method: String, params: JSON?) {
-        self.id = id
+        self.idValue = id?.json
         self.method = method
         self.params = params
     }
@@ -70,27 +84,28 @@ public struct RPCRequest: Sendable {
             params: document.member("params"))
     }
 
+    @inline(never)
+    private static func invalidID() -> RejectedRequest {
+        RejectedRequest(error: .invalidRequest("id must be a string, a number or null"), id: .null)
+    }
+
     /// Checks the members of a Request object (absent ones nil).
-    private static func decode(id rawID: JSON?, version: JSON?, method rawMethod: JSON?, params: JSON?) throws(RejectedRequest) -> RPCRequest {
-        var id: RequestID?
-        if let rawID {
-            guard let valid = RequestID(rawID) else {
-                throw RejectedRequest(error: .invalidRequest("id must be a string, a number or null"), id: .null)
-            }
-            id = valid
+    private static func decode(id: JSON?, version: JSON?, method rawMethod: JSON?, params: JSON?) throws(RejectedRequest) -> RPCRequest {
+        if let id, !RequestID.canBe(id) { throw invalidID() }
+        /// The refusal of a request whose id was read.
+        @inline(never)
+        func refusal(_ problem: String) -> RejectedRequest {
+            RejectedRequest(error: .invalidRequest(problem), id: RequestID(unchecked: id ?? .null))
         }
-        let answerID = id ?? .null
-        guard case .string("2.0")? = version else {
-            throw RejectedRequest(error: .invalidRequest("jsonrpc must be the string \"2.0\""), id: answerID)
-        }
-        guard case .string(let method)? = rawMethod else {
-            throw RejectedRequest(error: .invalidRequest("method must be a string"), id: answerID)
-        }
+        guard case .string("2.0")? = version else { throw refusal("jsonrpc must be the string \"2.0\"") }
+        guard case .string(let method)? = rawMethod else { throw refusal("method must be a string") }
         switch params {
         case nil, .object?, .array?: break
-        default: throw RejectedRequest(error: .invalidRequest("params must be an object or an array"), id: answerID)
+        default: throw refusal("params must be an object or an array")
         }
-        return RPCRequest(id: id, method: method, params: params)
+        var request = RPCRequest(id: nil, method: method, params: params)
+        request.idValue = id
+        return request
     }
 }
 
@@ -118,9 +133,14 @@ public enum RPCMessage {
 
     /// Serializes the response `response(_:id:)` builds, without building it.
     public static func writeResponse(_ outcome: Result<JSON, RPCError>, id: RequestID, into output: inout [UInt8]) {
+        writeResponse(outcome, id: id.json, into: &output)
+    }
+
+    /// `writeResponse(_:id:into:)` for an id already known valid, as its JSON value.
+    static func writeResponse(_ outcome: Result<JSON, RPCError>, id: JSON, into output: inout [UInt8]) {
         JSONSerializer.serializeObject(into: &output) { object in
             object.append("jsonrpc", "2.0")
-            object.append("id", id.json)
+            object.append("id", id)
             switch outcome {
             case .success(let value): object.append("result", value)
             case .failure(let failure): object.append("error", failure.json)
@@ -130,11 +150,10 @@ public enum RPCMessage {
 
     /// `{"jsonrpc":"2.0", first, second}`: the keys are distinct, so no member is looked up.
     private static func envelope(_ firstKey: String, _ first: JSON, _ secondKey: String, _ second: JSON) -> JSON {
-        var object = JSONObject(capacity: 3)
-        object.appendUnchecked("jsonrpc", "2.0")
-        object.appendUnchecked(firstKey, first)
-        object.appendUnchecked(secondKey, second)
-        return .object(object)
+        .object(
+            JSONObject(uniqueEntries: [
+                .init(key: "jsonrpc", value: "2.0"), .init(key: firstKey, value: first), .init(key: secondKey, value: second),
+            ]))
     }
 }
 

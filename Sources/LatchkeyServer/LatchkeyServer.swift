@@ -71,6 +71,8 @@ public final class LatchkeyServer: RPCHandler {
     private var simulated: SimulatedDevices?
     private var faults: FaultInjectingStore?
     private let delivery: DeliveryCommand?
+    /// `environment.relay`, read after every call.
+    private let relay: EventRelay?
     private lazy var contractCheck = ContractCheck(logger: logger, logPath: options.contractLog)
     /// The method of the last call: a run of calls to one method looks it up once.
     private var lastMethod: MethodEntry?
@@ -84,6 +86,7 @@ public final class LatchkeyServer: RPCHandler {
         self.logger = logger
         self.logsCalls = logger.logLevel <= .debug
         self.delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
+        self.relay = environment.relay
     }
 
     /// The system, opened on first use.
@@ -154,33 +157,57 @@ public final class LatchkeyServer: RPCHandler {
     }
 
     private func answer(_ method: MethodEntry, _ params: JSON?) -> Result<JSON, RPCError> {
-        if method.access.adminOnly, options.noAdmin {
-            return .failure(ErrorCodes.rpcError(DomainError(.forbidden, "\(method.name) is closed by --no-admin")))
-        }
+        if method.access.adminOnly, options.noAdmin { return .failure(closedByNoAdmin(method)) }
         let object: JSONObject
         switch params {
         case nil: object = JSONObject()
         case .object(let given)?: object = given
         case .array(let items)? where items.isEmpty: object = JSONObject()
-        default:
-            return .failure(.invalidParams([ParamProblem("", "must be an object: methods take their params by name")]))
+        default: return .failure(Self.paramsNotAnObject())
         }
         // Logs name the method and the outcome only: never params, which may hold secrets.
-        if logsCalls { logger.trace("call", metadata: ["method": "\(method.name)"]) }
+        if logsCalls { log(.trace, "call", method) }
         let failing = !options.failMethods.isEmpty && options.failMethods.contains(method.name)
         let context = CallContext(server: self, needsStore: method.access.needsStore, failing: failing)
         do {
             let result = failing ? try fail(method, object, context) : try method.invoke(object, context)
-            if logsCalls { logger.debug("answered", metadata: ["method": "\(method.name)"]) }
+            if logsCalls { log(.debug, "answered", method) }
             return .success(result)
-        } catch let error as DomainError {
-            if logsCalls { logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(error.reason.rawValue)"]) }
-            return .failure(ErrorCodes.rpcError(error))
-        } catch let error as RPCError {
-            return .failure(error)
         } catch {
+            return .failure(answer(for: error, method))
+        }
+    }
+
+    // What a call seldom runs is kept out of `answer`, so that what every call runs fits in a
+    // few cache lines.
+
+    @inline(never)
+    private func closedByNoAdmin(_ method: MethodEntry) -> RPCError {
+        ErrorCodes.rpcError(DomainError(.forbidden, "\(method.name) is closed by --no-admin"))
+    }
+
+    @inline(never)
+    private static func paramsNotAnObject() -> RPCError {
+        .invalidParams([ParamProblem("", "must be an object: methods take their params by name")])
+    }
+
+    @inline(never)
+    private func log(_ level: Logger.Level, _ message: Logger.Message, _ method: MethodEntry) {
+        logger.log(level: level, message, metadata: ["method": "\(method.name)"])
+    }
+
+    /// The error a call that threw answers: a refusal, invalid params, or an internal error (logged).
+    @inline(never)
+    private func answer(for error: any Error, _ method: MethodEntry) -> RPCError {
+        switch error {
+        case let refusal as DomainError:
+            if logsCalls { logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(refusal.reason.rawValue)"]) }
+            return ErrorCodes.rpcError(refusal)
+        case let invalid as RPCError:
+            return invalid
+        default:
             logger.error("internal error", metadata: ["method": "\(method.name)", "error": "\(String(describing: type(of: error)))"])
-            return .failure(.internalError)
+            return .internalError
         }
     }
 
@@ -258,7 +285,7 @@ public final class LatchkeyServer: RPCHandler {
 
     private func drainEvents(_ emit: (JSON) -> Void) {
         if let delivery { auditDeliveryFailures(delivery) }
-        if let relay = environment.relay { relayEvents(relay, emit) }
+        if let relay { relayEvents(relay, emit) }
         guard pendingEvents.mayHoldEvents else { return }
         for event in pendingEvents.takeAll() {
             if case .delivery(let message) = event, let delivery { delivery.start(message) }

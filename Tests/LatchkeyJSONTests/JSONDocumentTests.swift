@@ -124,11 +124,15 @@ struct JSONDocumentTests {
         #expect(output == Array("prefix".utf8) + bytes)
     }
 
-    @Test("JSONObject(capacity:) starts empty and grows past its capacity")
-    func objectCapacity() {
-        var object = JSONObject(capacity: 1)
-        #expect(object.isEmpty)
-        for index in 0..<5 { object.appendUnchecked("k\(index)", .int(index)) }
-        #expect(object.keys == ["k0", "k1", "k2", "k3", "k4"])
+    @Test("JSONObject(uniqueEntries:) keeps its members in order and grows as any object")
+    func uniqueEntries() {
+        var object = JSONObject(uniqueEntries: [.init(key: "b", value: 1), .init(key: "a", value: 2)])
+        #expect(object.keys == ["b", "a"])
+        #expect(JSON.object(object) == ["a": 2, "b": 1])
+        for index in 0..<3 { object.appendUnchecked("k\(index)", .int(index)) }
+        object["a"] = 3
+        #expect(object.keys == ["b", "a", "k0", "k1", "k2"])
+        #expect(object["a"] == 3)
+        #expect(JSONObject(uniqueEntries: []).isEmpty)
     }
 }
