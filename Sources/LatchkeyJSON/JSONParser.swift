@@ -97,6 +97,18 @@ public enum JSONParser {
         return JSONParseError(kind: kind, line: line, column: column)
     }
 
+    /// A string from UTF-8 that jansson has validated.
+    ///
+    /// Written into the string's own storage: a short ASCII one is then made in place with no
+    /// further check, where `String(decoding:as:)` validates it again through a general path.
+    private static func string(_ pointer: UnsafePointer<CChar>, _ length: Int) -> String {
+        String(unsafeUninitializedCapacity: length) { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            pointer.withMemoryRebound(to: UInt8.self, capacity: length) { base.initialize(from: $0, count: length) }
+            return length
+        }
+    }
+
     /// Whether text could nest deeper than `maxDepth`: only if it holds more opening brackets than
     /// that (those inside strings counted too), so most messages need no walk of their tree.
     private static func mayNestTooDeep(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -142,10 +154,7 @@ public enum JSONParser {
                     let child = json_object_iter_value(current),
                     let value = convert(child, depth: depth + 1)
                 else { return nil }
-                let keyLength = json_object_iter_key_len(current)
-                let key = keyPointer.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: keyLength), as: UTF8.self)
-                }
+                let key = string(keyPointer, json_object_iter_key_len(current))
                 entries.append(JSONObject.Entry(key: key, value: value))
                 iterator = json_object_iter_next(node, current)
             }
@@ -163,12 +172,8 @@ public enum JSONParser {
             }
             return .array(items)
         case Int32(JSON_STRING.rawValue):
-            let length = json_string_length(node)
             guard let pointer = json_string_value(node) else { return .string("") }
-            return .string(
-                pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-                })
+            return .string(string(pointer, json_string_length(node)))
         case Int32(JSON_INTEGER.rawValue):
             return .int(Int64(json_integer_value(node)))
         case Int32(JSON_REAL.rawValue):
