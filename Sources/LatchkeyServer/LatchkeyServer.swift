@@ -151,6 +151,11 @@ public final class LatchkeyServer: RPCHandler {
 
     private func method(named name: String) -> MethodEntry? {
         if let lastMethod, lastMethod.name == name { return lastMethod }
+        return lookUp(name)
+    }
+
+    @inline(never)
+    private func lookUp(_ name: String) -> MethodEntry? {
         let found = MethodRegistry.entry(named: name)
         if found != nil { lastMethod = found }
         return found
@@ -283,7 +288,14 @@ public final class LatchkeyServer: RPCHandler {
     }
     func unsubscribe(_ topics: [EventTopic]) { subscriptions.subtract(topics) }
 
+    /// After every call: what its events (and other processes', and deliveries') call for.
     private func drainEvents(_ emit: (JSON) -> Void) {
+        guard delivery != nil || relay != nil || pendingEvents.mayHoldEvents else { return }
+        drainPendingEvents(emit)
+    }
+
+    @inline(never)
+    private func drainPendingEvents(_ emit: (JSON) -> Void) {
         if let delivery { auditDeliveryFailures(delivery) }
         if let relay { relayEvents(relay, emit) }
         guard pendingEvents.mayHoldEvents else { return }
