@@ -29,13 +29,15 @@ public final class RPCEngine {
         self.splitter = MessageSplitter(maxMessageBytes: maxMessageBytes)
         defer { self.splitter = splitter }
         splitter.append(bytes)
-        while !exitRequested, !shouldStop(), let event = splitter.nextInPlace() {
+        while !exitRequested, let event = splitter.nextInPlace() {
             if let framing = splitter.framing { writer.framing = framing }
             switch event {
             case .message(let range): splitter.withMessage(range) { processMessage($0) }
             case .tooLarge: process(.tooLarge)
             case .badHeader: process(.badHeader)
             }
+            // After the message, not before it: one read just before a signal is still answered.
+            if shouldStop() { break }
         }
     }
 
