@@ -67,10 +67,23 @@ public struct JSONObject: Sendable, Equatable {
 
     public init() { entries = [] }
 
+    /// An object with these members, in this order; the caller knows their keys to be distinct
+    /// (they are not looked up).
+    public init(uniqueEntries: [Entry]) {
+        entries = uniqueEntries
+    }
+
+    /// The members in order; a key given twice keeps its first place and its last value.
     public init(_ pairs: [(String, JSON)]) {
         entries = []
         entries.reserveCapacity(pairs.count)
-        for (key, value) in pairs { self[key] = value }
+        for (key, value) in pairs {
+            if let index = entries.firstIndex(where: { $0.key == key }) {
+                entries[index].value = value
+            } else {
+                entries.append(Entry(key: key, value: value))
+            }
+        }
     }
 
     public var isEmpty: Bool { entries.isEmpty }

@@ -32,21 +32,26 @@ public enum JSONParser {
     /// Parses one JSON document (any value at the top, duplicate keys rejected).
     /// - Throws: `JSONParseError` with the line and column of the problem.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
-        var error = json_error_t()
-        let loaded: UnsafeMutablePointer<json_t>?
-        if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
-            loaded = json_loadb(base, bytes.count, CJansson_parse_flags(), &error)
-        } else {
-            loaded = json_loadb("", 0, CJansson_parse_flags(), &error)
-        }
-        guard let root = loaded else {
-            throw makeError(&error)
-        }
+        let root = try load(bytes)
         defer { json_decref(root) }
         guard let value = convert(root, depth: 1) else {
             throw JSONParseError(kind: .tooDeep, line: 1, column: 1)
         }
         return value
+    }
+
+    /// Parses one document and lends it to `body` still in jansson's tree, so that `body` converts
+    /// only the members it reads (a message's envelope need not become Swift values).
+    ///
+    /// The whole document is held to `maxDepth` before `body` runs, members it never reads included.
+    /// - Throws: `JSONParseError`, as `parse(_:)` does.
+    public static func withDocument(_ bytes: UnsafeRawBufferPointer, _ body: (borrowing JSONDocument) -> Void) throws(JSONParseError) {
+        let root = try load(bytes)
+        defer { json_decref(root) }
+        guard !mayNestTooDeep(bytes) || fitsDepth(root, depth: 1) else {
+            throw JSONParseError(kind: .tooDeep, line: 1, column: 1)
+        }
+        body(JSONDocument(root: root))
     }
 
     /// Parses a byte array; see `parse(_:)`.
@@ -60,6 +65,19 @@ public enum JSONParser {
     /// Parses a string; see `parse(_:)`.
     public static func parse(_ text: String) throws(JSONParseError) -> JSON {
         try parse(Array(text.utf8))
+    }
+
+    /// jansson's tree for one document; the caller releases it.
+    private static func load(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> UnsafeMutablePointer<json_t> {
+        var error = json_error_t()
+        let loaded: UnsafeMutablePointer<json_t>?
+        if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
+            loaded = json_loadb(base, bytes.count, CJansson_parse_flags(), &error)
+        } else {
+            loaded = json_loadb("", 0, CJansson_parse_flags(), &error)
+        }
+        guard let root = loaded else { throw makeError(&error) }
+        return root
     }
 
     private static func makeError(_ error: inout json_error_t) -> JSONParseError {
@@ -79,26 +97,68 @@ public enum JSONParser {
         return JSONParseError(kind: kind, line: line, column: column)
     }
 
+    /// A string from UTF-8 that jansson has validated.
+    ///
+    /// Written into the string's own storage: a short ASCII one is then made in place with no
+    /// further check, where `String(decoding:as:)` validates it again through a general path.
+    private static func string(_ pointer: UnsafePointer<CChar>, _ length: Int) -> String {
+        String(unsafeUninitializedCapacity: length) { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            pointer.withMemoryRebound(to: UInt8.self, capacity: length) { base.initialize(from: $0, count: length) }
+            return length
+        }
+    }
+
+    /// Whether text could nest deeper than `maxDepth`: only if it holds more opening brackets than
+    /// that (those inside strings counted too), so most messages need no walk of their tree.
+    private static func mayNestTooDeep(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count > 2 * maxDepth else { return false }
+        var openings = 0
+        for byte in bytes where byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") { openings += 1 }
+        return openings > maxDepth
+    }
+
+    /// Whether a jansson tree nests no deeper than `maxDepth` (`node` being at `depth`).
+    private static func fitsDepth(_ node: UnsafeMutablePointer<json_t>, depth: Int) -> Bool {
+        switch CJansson_typeof(node) {
+        case Int32(JSON_OBJECT.rawValue):
+            guard depth <= maxDepth else { return false }
+            var iterator = json_object_iter(node)
+            while let current = iterator {
+                if let child = json_object_iter_value(current), !fitsDepth(child, depth: depth + 1) { return false }
+                iterator = json_object_iter_next(node, current)
+            }
+            return true
+        case Int32(JSON_ARRAY.rawValue):
+            guard depth <= maxDepth else { return false }
+            for index in 0..<json_array_size(node) {
+                if let child = json_array_get(node, index), !fitsDepth(child, depth: depth + 1) { return false }
+            }
+            return true
+        default:
+            return true
+        }
+    }
+
     /// Converts a jansson tree; nil when it nests deeper than `maxDepth`.
-    private static func convert(_ node: UnsafeMutablePointer<json_t>, depth: Int) -> JSON? {
+    fileprivate static func convert(_ node: UnsafeMutablePointer<json_t>, depth: Int) -> JSON? {
         switch CJansson_typeof(node) {
         case Int32(JSON_OBJECT.rawValue):
             guard depth <= maxDepth else { return nil }
-            var object = JSONObject()
+            // The keys are distinct: the parser rejects duplicates.
+            var entries: [JSONObject.Entry] = []
+            entries.reserveCapacity(json_object_size(node))
             var iterator = json_object_iter(node)
             while let current = iterator {
                 guard let keyPointer = json_object_iter_key(current),
                     let child = json_object_iter_value(current),
                     let value = convert(child, depth: depth + 1)
                 else { return nil }
-                let keyLength = json_object_iter_key_len(current)
-                let key = keyPointer.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: keyLength), as: UTF8.self)
-                }
-                object.appendUnchecked(key, value)
+                let key = string(keyPointer, json_object_iter_key_len(current))
+                entries.append(JSONObject.Entry(key: key, value: value))
                 iterator = json_object_iter_next(node, current)
             }
-            return .object(object)
+            return .object(JSONObject(uniqueEntries: entries))
         case Int32(JSON_ARRAY.rawValue):
             guard depth <= maxDepth else { return nil }
             let count = json_array_size(node)
@@ -112,12 +172,8 @@ public enum JSONParser {
             }
             return .array(items)
         case Int32(JSON_STRING.rawValue):
-            let length = json_string_length(node)
             guard let pointer = json_string_value(node) else { return .string("") }
-            return .string(
-                pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-                })
+            return .string(string(pointer, json_string_length(node)))
         case Int32(JSON_INTEGER.rawValue):
             return .int(Int64(json_integer_value(node)))
         case Int32(JSON_REAL.rawValue):
@@ -130,4 +186,34 @@ public enum JSONParser {
             return .null
         }
     }
+}
+
+/// A parsed document still in jansson's tree, lent to the closure of `JSONParser.withDocument`
+/// (it cannot outlive it): reading a member of its top-level object converts that member alone.
+public struct JSONDocument: ~Copyable {
+    private let root: UnsafeMutablePointer<json_t>
+
+    fileprivate init(root: UnsafeMutablePointer<json_t>) {
+        self.root = root
+    }
+
+    /// Whether the document is an object, whose members `member(_:)` reads.
+    public var isObject: Bool { CJansson_typeof(root) == Int32(JSON_OBJECT.rawValue) }
+
+    /// The member named `key` of the top-level object; nil when there is none, or the document
+    /// is not an object.
+    public func member(_ key: String) -> JSON? {
+        var key = key
+        let child = key.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else { return json_object_getn(root, "", 0) }
+                return json_object_getn(root, base, chars.count)
+            }
+        }
+        // Depth was checked for the whole document, so the conversion cannot fail here.
+        return child.flatMap { JSONParser.convert($0, depth: 2) }
+    }
+
+    /// The whole document as a `JSON` value.
+    public var value: JSON { JSONParser.convert(root, depth: 1) ?? .null }
 }

@@ -133,7 +133,7 @@ public struct MessageSplitter: Sendable {
     private mutating func nextLine() -> InPlaceEvent? {
         while true {
             if discarding != nil {
-                guard let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
+                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: scanned) else {
                     start = buffer.count
                     scanned = start
                     return nil
@@ -143,7 +143,7 @@ public struct MessageSplitter: Sendable {
                 discarding = nil
                 continue
             }
-            guard let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
+            guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: scanned) else {
                 scanned = buffer.count
                 return arrivingLineVerdict()
             }
@@ -280,7 +280,7 @@ public struct MessageSplitter: Sendable {
         var lineStart = start
         var length: Int?
         while true {
-            guard let newline = buffer[lineStart...].firstIndex(of: UInt8(ascii: "\n")) else { return .incomplete }
+            guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: lineStart) else { return .incomplete }
             var lineEnd = newline
             if lineEnd > lineStart, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
             if lineEnd == lineStart {

@@ -6,6 +6,7 @@ public final class RPCEngine {
     public let handler: RPCHandler
     public let writer: FrameWriter
     private var splitter: MessageSplitter
+    private let maxMessageBytes: Int
     /// Set by the `exit` notification: stop once what is in hand is done.
     public private(set) var exitRequested = false
     /// Whether a JSON array is answered as a batch; when false it is one `invalidRequest`.
@@ -15,20 +16,28 @@ public final class RPCEngine {
         self.handler = handler
         self.writer = writer
         self.splitter = MessageSplitter(maxMessageBytes: maxMessageBytes)
+        self.maxMessageBytes = maxMessageBytes
     }
 
     /// Feeds bytes from the peer and answers every complete message in them.
     ///
     /// `shouldStop` is checked after each message (a signal finishes the message in hand).
     public func receive(_ bytes: UnsafeRawBufferPointer, shouldStop: () -> Bool = { false }) {
+        // The splitter is moved out for the read and back after it: a local needs no exclusivity
+        // check each time a message is taken from it, and lends the message without a copy.
+        var splitter = self.splitter
+        self.splitter = MessageSplitter(maxMessageBytes: maxMessageBytes)
+        defer { self.splitter = splitter }
         splitter.append(bytes)
-        while !exitRequested, !shouldStop(), let event = splitter.nextInPlace() {
+        while !exitRequested, let event = splitter.nextInPlace() {
             if let framing = splitter.framing { writer.framing = framing }
             switch event {
             case .message(let range): splitter.withMessage(range) { processMessage($0) }
             case .tooLarge: process(.tooLarge)
             case .badHeader: process(.badHeader)
             }
+            // After the message, not before it: one read just before a signal is still answered.
+            if shouldStop() { break }
         }
     }
 
@@ -46,7 +55,7 @@ public final class RPCEngine {
     private func process(_ event: FrameEvent) {
         switch event {
         case .tooLarge:
-            writer.enqueue(RPCMessage.error(.messageTooLarge(limit: splitter.maxMessageBytes), id: .null))
+            writer.enqueue(RPCMessage.error(.messageTooLarge(limit: maxMessageBytes), id: .null))
         case .badHeader:
             writer.enqueue(
                 RPCMessage.error(
@@ -62,51 +71,91 @@ public final class RPCEngine {
     }
 
     /// Answers one message body in place.
+    ///
+    /// A single request is read straight from jansson's tree (only its `id`, `method` and `params`
+    /// become Swift values) and its response serialized without building a response object.
     public func processMessage(_ bytes: UnsafeRawBufferPointer) {
-        let parsed: JSON
+        var other: JSON?
         do {
-            parsed = try JSONParser.parse(bytes)
+            try JSONParser.withDocument(bytes) { document in
+                if document.isObject { respond(to: document) } else { other = document.value }
+            }
         } catch {
-            writer.enqueue(RPCMessage.error(.parseError(error), id: .null))
+            refuse(.parseError(error))
             return
         }
-        switch parsed {
+        if let other { process(other) }
+    }
+
+    // What a message seldom needs is kept out of the path every request takes (`processMessage`,
+    // `respond`, `call`), so that path fits in a few cache lines.
+
+    /// Answers a message that is not an object: a batch, or what is no request.
+    @inline(never)
+    private func process(_ value: JSON) {
+        switch value {
         case .array where !acceptsBatches:
-            writer.enqueue(RPCMessage.error(.invalidRequest("batches are not served"), id: .null))
+            refuse(.invalidRequest("batches are not served"))
         case .array(let items):
-            guard !items.isEmpty else {
-                writer.enqueue(RPCMessage.error(.invalidRequest("an empty batch"), id: .null))
-                return
-            }
+            guard !items.isEmpty else { return refuse(.invalidRequest("an empty batch")) }
             var responses: [JSON] = []
             for item in items {
-                if let response = answer(item) { responses.append(response) }
+                do throws(RejectedRequest) {
+                    let request = try RPCRequest.decode(item)
+                    let outcome = call(request)
+                    if let id = request.id { responses.append(RPCMessage.response(outcome, id: id)) }
+                } catch {
+                    responses.append(RPCMessage.error(error.error, id: error.id))
+                }
             }
             if !responses.isEmpty { writer.enqueue(.array(responses)) }
         default:
-            if let response = answer(parsed) { writer.enqueue(response) }
+            do throws(RejectedRequest) {
+                try respond(to: RPCRequest.decode(value))
+            } catch {
+                refuse(error)
+            }
         }
     }
 
-    /// The response to one request object, or nil for a notification.
-    private func answer(_ json: JSON) -> JSON? {
-        let request: RPCRequest
-        switch RPCRequest.decode(json) {
-        case .failure(let rejected):
-            return RPCMessage.error(rejected.error, id: rejected.id)
-        case .success(let decoded):
-            request = decoded
+    /// Answers what cannot be read as a request with `error` and a null id.
+    @inline(never)
+    private func refuse(_ error: RPCError) {
+        writer.enqueue(RPCMessage.error(error, id: .null))
+    }
+
+    @inline(never)
+    private func refuse(_ rejected: RejectedRequest) {
+        writer.enqueue(RPCMessage.error(rejected.error, id: rejected.id))
+    }
+
+    /// Answers the request a parsed object holds, or says why it is not one.
+    private func respond(to document: borrowing JSONDocument) {
+        do throws(RejectedRequest) {
+            try respond(to: RPCRequest.decode(document))
+        } catch {
+            refuse(error)
         }
-        if request.method == "exit" {
-            exitRequested = true
-            return request.id.map { RPCMessage.result(.object(JSONObject()), id: $0) }
-        }
+    }
+
+    /// Answers one request (nothing for a notification), the response serialized straight into the frame.
+    private func respond(to request: RPCRequest) {
+        let outcome = call(request)
+        guard let id = request.idValue else { return }
+        writer.enqueue { RPCMessage.writeResponse(outcome, id: id, into: &$0) }
+    }
+
+    /// Carries out one request: `exit` here, any other method by the handler.
+    private func call(_ request: RPCRequest) -> Result<JSON, RPCError> {
+        if request.method == "exit" { return exit() }
         let writer = self.writer
-        let outcome = handler.handle(request) { notification in writer.enqueue(notification) }
-        guard let id = request.id else { return nil }
-        switch outcome {
-        case .success(let result): return RPCMessage.result(result, id: id)
-        case .failure(let error): return RPCMessage.error(error, id: id)
-        }
+        return handler.handle(request) { notification in writer.enqueue(notification) }
+    }
+
+    /// `exit`: stop once what is in hand is done.
+    @inline(never)
+    private func exit() -> Result<JSON, RPCError> {
+        exitRequested = true
+        return .success(.object(JSONObject()))
     }
 }

@@ -70,13 +70,23 @@ public final class LatchkeyServer: RPCHandler {
     private var opened: Latchkey?
     private var simulated: SimulatedDevices?
     private var faults: FaultInjectingStore?
-    private lazy var delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
+    private let delivery: DeliveryCommand?
+    /// `environment.relay`, read after every call.
+    private let relay: EventRelay?
     private lazy var contractCheck = ContractCheck(logger: logger, logPath: options.contractLog)
+    /// The method of the last call: a run of calls to one method looks it up once.
+    private var lastMethod: MethodEntry?
+    /// Whether calls and answers are logged (`--log-level debug` or `trace`); `logger` is a
+    /// constant, so its level is read once rather than on every call.
+    private let logsCalls: Bool
 
     public init(environment: Environment, options: ServerOptions, logger: Logger = Logger(label: "latchkey.server")) {
         self.environment = environment
         self.options = options
         self.logger = logger
+        self.logsCalls = logger.logLevel <= .debug
+        self.delivery = options.deliverCommand.map { DeliveryCommand(command: $0, logger: logger) }
+        self.relay = environment.relay
     }
 
     /// The system, opened on first use.
@@ -133,40 +143,76 @@ public final class LatchkeyServer: RPCHandler {
 
     public func handle(_ request: RPCRequest, emit: (JSON) -> Void) -> Result<JSON, RPCError> {
         defer { drainEvents(emit) }
-        guard let method = MethodRegistry.entry(named: request.method) else { return .failure(.methodNotFound) }
+        guard let method = method(named: request.method) else { return .failure(.methodNotFound) }
         let outcome = answer(method, request.params)
         if options.checkContract { contractCheck.verify(method, outcome) }
         return outcome
     }
 
+    private func method(named name: String) -> MethodEntry? {
+        if let lastMethod, lastMethod.name == name { return lastMethod }
+        return lookUp(name)
+    }
+
+    @inline(never)
+    private func lookUp(_ name: String) -> MethodEntry? {
+        let found = MethodRegistry.entry(named: name)
+        if found != nil { lastMethod = found }
+        return found
+    }
+
     private func answer(_ method: MethodEntry, _ params: JSON?) -> Result<JSON, RPCError> {
-        if method.access.adminOnly, options.noAdmin {
-            return .failure(ErrorCodes.rpcError(DomainError(.forbidden, "\(method.name) is closed by --no-admin")))
-        }
+        if method.access.adminOnly, options.noAdmin { return .failure(closedByNoAdmin(method)) }
         let object: JSONObject
         switch params {
         case nil: object = JSONObject()
         case .object(let given)?: object = given
         case .array(let items)? where items.isEmpty: object = JSONObject()
-        default:
-            return .failure(.invalidParams([ParamProblem("", "must be an object: methods take their params by name")]))
+        default: return .failure(Self.paramsNotAnObject())
         }
         // Logs name the method and the outcome only: never params, which may hold secrets.
-        logger.trace("call", metadata: ["method": "\(method.name)"])
+        if logsCalls { log(.trace, "call", method) }
         let failing = !options.failMethods.isEmpty && options.failMethods.contains(method.name)
         let context = CallContext(server: self, needsStore: method.access.needsStore, failing: failing)
         do {
             let result = failing ? try fail(method, object, context) : try method.invoke(object, context)
-            logger.debug("answered", metadata: ["method": "\(method.name)"])
+            if logsCalls { log(.debug, "answered", method) }
             return .success(result)
-        } catch let error as DomainError {
-            logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(error.reason.rawValue)"])
-            return .failure(ErrorCodes.rpcError(error))
-        } catch let error as RPCError {
-            return .failure(error)
         } catch {
+            return .failure(answer(for: error, method))
+        }
+    }
+
+    // What a call seldom runs is kept out of `answer`, so that what every call runs fits in a
+    // few cache lines.
+
+    @inline(never)
+    private func closedByNoAdmin(_ method: MethodEntry) -> RPCError {
+        ErrorCodes.rpcError(DomainError(.forbidden, "\(method.name) is closed by --no-admin"))
+    }
+
+    @inline(never)
+    private static func paramsNotAnObject() -> RPCError {
+        .invalidParams([ParamProblem("", "must be an object: methods take their params by name")])
+    }
+
+    @inline(never)
+    private func log(_ level: Logger.Level, _ message: Logger.Message, _ method: MethodEntry) {
+        logger.log(level: level, message, metadata: ["method": "\(method.name)"])
+    }
+
+    /// The error a call that threw answers: a refusal, invalid params, or an internal error (logged).
+    @inline(never)
+    private func answer(for error: any Error, _ method: MethodEntry) -> RPCError {
+        switch error {
+        case let refusal as DomainError:
+            if logsCalls { logger.debug("refused", metadata: ["method": "\(method.name)", "reason": "\(refusal.reason.rawValue)"]) }
+            return ErrorCodes.rpcError(refusal)
+        case let invalid as RPCError:
+            return invalid
+        default:
             logger.error("internal error", metadata: ["method": "\(method.name)", "error": "\(String(describing: type(of: error)))"])
-            return .failure(.internalError)
+            return .internalError
         }
     }
 
@@ -242,9 +288,17 @@ public final class LatchkeyServer: RPCHandler {
     }
     func unsubscribe(_ topics: [EventTopic]) { subscriptions.subtract(topics) }
 
+    /// After every call: what its events (and other processes', and deliveries') call for.
     private func drainEvents(_ emit: (JSON) -> Void) {
+        guard delivery != nil || relay != nil || pendingEvents.mayHoldEvents else { return }
+        drainPendingEvents(emit)
+    }
+
+    @inline(never)
+    private func drainPendingEvents(_ emit: (JSON) -> Void) {
         if let delivery { auditDeliveryFailures(delivery) }
-        if let relay = environment.relay { relayEvents(relay, emit) }
+        if let relay { relayEvents(relay, emit) }
+        guard pendingEvents.mayHoldEvents else { return }
         for event in pendingEvents.takeAll() {
             if case .delivery(let message) = event, let delivery { delivery.start(message) }
             guard subscriptions.contains(event.topic) else { continue }
@@ -291,13 +345,25 @@ public struct CallContext {
 /// be called from whichever thread commits).
 final class EventQueue: Sendable {
     private let events = Mutex<[DomainEvent]>([])
+    /// Whether `append` ran since the last `takeAll`: read without the lock after every call.
+    private let appended = Atomic<Bool>(false)
 
-    func append(_ event: DomainEvent) { events.withLock { $0.append(event) } }
+    func append(_ event: DomainEvent) {
+        events.withLock {
+            $0.append(event)
+            appended.store(true, ordering: .releasing)
+        }
+    }
+
+    /// False when nothing was appended since the last `takeAll` (an event appended by another
+    /// thread meanwhile is taken the next time).
+    var mayHoldEvents: Bool { appended.load(ordering: .acquiring) }
 
     func peekAll() -> [DomainEvent] { events.withLock { $0 } }
 
     func takeAll() -> [DomainEvent] {
         events.withLock { list in
+            appended.store(false, ordering: .relaxed)
             let taken = list
             list.removeAll()
             return taken

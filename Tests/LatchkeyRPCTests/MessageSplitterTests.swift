@@ -217,3 +217,17 @@ struct NewlineDelimitedTests {
         #expect(eventsInChunks(bytes(text), size: 77) == expected)
     }
 }
+
+@Suite("Byte search")
+struct ByteSearchTests {
+    @Test("the first byte at or after the start, as firstIndex(of:) on the slice finds it")
+    func matchesSliceSearch() {
+        var bytes = Array(repeating: UInt8(ascii: "x"), count: 100)
+        for index in [0, 1, 31, 32, 63, 99] { bytes[index] = UInt8(ascii: "\n") }
+        for start in 0...bytes.count {
+            #expect(bytes.firstIndex(of: UInt8(ascii: "\n"), from: start) == bytes[start...].firstIndex(of: UInt8(ascii: "\n")))
+        }
+        #expect([UInt8]().firstIndex(of: 0, from: 0) == nil)
+        #expect(bytes.firstIndex(of: 0, from: 200) == nil)
+    }
+}

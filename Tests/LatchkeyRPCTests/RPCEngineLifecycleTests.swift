@@ -20,6 +20,17 @@ struct RPCEngineLifecycleTests {
         #expect(harness.handler.methods == ["echo"])
     }
 
+    @Test("a stop asked for before a read is looked at still lets its first message be answered, and no other")
+    func stopAfterTheMessageInHand() throws {
+        let harness = try EngineHarness()
+        let two = #"{"jsonrpc":"2.0","id":1,"method":"echo"}"# + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"echo"}"# + "\n"
+        utf8(two).withUnsafeBytes { harness.engine.receive($0, shouldStop: { true }) }
+        harness.writer.flush()
+        #expect(EngineHarness.lines(harness.output.drain()) == [#"{"jsonrpc":"2.0","id":1,"result":null}"#])
+        // The second message waits in the splitter for the next read.
+        #expect(harness.lines("") == [#"{"jsonrpc":"2.0","id":2,"result":null}"#])
+    }
+
     @Test("exit is not passed to the handler")
     func exitNotHandled() throws {
         let harness = try EngineHarness()

@@ -141,6 +141,20 @@ struct RPCEngineInvalidTests {
         #expect(replies[3]["result"]?.depth == 63)
     }
 
+    @Test("nesting 65 deep in a member a request does not read is still a parse error; brackets in strings do not count")
+    func depthOfUnreadMembers() throws {
+        let harness = try EngineHarness()
+        let deep = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        let brackets = String(repeating: "[", count: 100)
+        let replies = try harness.replies(
+            #"{"jsonrpc":"2.0","id":1,"method":"echo","extra":\#(deep)}"# + "\n"
+                + #"{"jsonrpc":"2.0","id":2,"method":"echo","extra":"\#(brackets)"}"# + "\n")
+        #expect(replies.count == 2)
+        #expect(ErrorReply(replies[0]) == parseError())
+        #expect(replies[1]["id"] == 2)
+        #expect(replies[1]["result"] != nil)
+    }
+
     @Test("a request that is not an object is invalidRequest", arguments: ["1", #""foo""#, "null", "true"])
     func notAnObject(text: String) throws {
         let harness = try EngineHarness()

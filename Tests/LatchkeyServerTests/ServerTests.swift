@@ -125,4 +125,33 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
         _ = server.handle(RPCRequest(id: .int(3), method: "device/create", params: nil)) { _ in }
         #expect(opens.withLock { $0 } == 2, "a failed open is tried again on the next call")
     }
+
+    @Test("calls to several methods in any order each reach their own (the last method looked up is kept)")
+    func methodLookupAcrossCalls() throws {
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test"))
+        let calls: [(String, JSON?)] = [("ping", ["echo": 1]), ("ping", ["echo": 2]), ("clock/now", nil), ("nope", nil), ("ping", nil)]
+        let results = calls.map { method, params in server.handle(RPCRequest(id: .int(1), method: method, params: params)) { _ in } }
+        #expect((try? results[0].get()) == ["echo": 1])
+        #expect((try? results[1].get()) == ["echo": 2])
+        #expect((try? results[2].get())?["now"] != nil)
+        #expect(results[3].map { _ in "" }.mapError { ReasonOnly($0.reason) } == .failure(ReasonOnly("methodNotFound")))
+        #expect((try? results[4].get()) == ["echo": nil])
+    }
+
+    @Test("the event queue says whether anything was appended since it was last emptied")
+    func eventQueueFlag() {
+        let queue = EventQueue()
+        #expect(!queue.mayHoldEvents)
+        queue.append(.accountRecoveryCallback(verificationCode: "1", email: nil, phoneNumber: nil, link: "app://r"))
+        #expect(queue.mayHoldEvents)
+        #expect(queue.takeAll().count == 1)
+        #expect(!queue.mayHoldEvents)
+        #expect(queue.takeAll().isEmpty)
+    }
+}
+
+/// An error reason, for comparing failures by reason alone.
+private struct ReasonOnly: Error, Equatable {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
 }

@@ -80,7 +80,9 @@ public struct EmptyResult: WireObject {
 }
 
 /// A method with its types erased, as the dispatch table and the document generators hold it.
-struct MethodEntry: Sendable {
+///
+/// A class: a call passes one reference around, not ten members.
+final class MethodEntry: Sendable {
     let name: String
     let summary: String
     let description: String

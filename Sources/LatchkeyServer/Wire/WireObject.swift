@@ -47,12 +47,13 @@ public struct WireField<Root>: Sendable {
         _ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
-        written(name, required: true, summary, codec.schema, keyPath, codec) { root, json, path, problems in
+        let offset = MemoryLayout<Root>.offset(of: keyPath)
+        return written(name, required: true, summary, codec.schema, keyPath, codec) { root, json, path, problems in
             guard let json else {
                 problems.append(ParamProblem(path, "is required"))
                 return
             }
-            if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+            if let value = codec.read(json, path, &problems) { store(value, keyPath, offset, &root) }
         }
     }
 
@@ -61,11 +62,12 @@ public struct WireField<Root>: Sendable {
         _ name: String, _ keyPath: WritableKeyPath<Root, V?> & Sendable, _ codec: Codec<V>,
         _ summary: String = ""
     ) -> WireField {
-        WireField(
+        let offset = MemoryLayout<Root>.offset(of: keyPath)
+        return WireField(
             name: name, required: false, summary: summary, schema: codec.schema,
             read: { root, json, path, problems in
                 guard let json, !json.isNull else { return }
-                if let value = codec.read(json, path, &problems) { root[keyPath: keyPath] = value }
+                if let value = codec.read(json, path, &problems) { store(value, keyPath, offset, &root) }
             },
             write: { root, object in
                 if let value = root[keyPath: keyPath] { object.appendUnchecked(name, codec.write(value)) }
@@ -77,12 +79,13 @@ public struct WireField<Root>: Sendable {
         _ name: String, _ keyPath: WritableKeyPath<Root, V> & Sendable, _ codec: Codec<V>,
         default value: V, _ summary: String = ""
     ) -> WireField where V: Sendable {
-        written(name, required: false, summary, .defaulted(codec.write(value), codec.schema), keyPath, codec) { root, json, path, problems in
+        let offset = MemoryLayout<Root>.offset(of: keyPath)
+        return written(name, required: false, summary, .defaulted(codec.write(value), codec.schema), keyPath, codec) { root, json, path, problems in
             guard let json, !json.isNull else {
-                root[keyPath: keyPath] = value
+                store(value, keyPath, offset, &root)
                 return
             }
-            if let read = codec.read(json, path, &problems) { root[keyPath: keyPath] = read }
+            if let read = codec.read(json, path, &problems) { store(read, keyPath, offset, &root) }
         }
     }
 
@@ -125,6 +128,21 @@ public struct WireField<Root>: Sendable {
         _ summary: String = ""
     ) -> WireField {
         .required(name, keyPath, .nullable(codec), summary)
+    }
+}
+
+/// Sets the property `keyPath` names: straight into its bytes at `offset` when it is a stored one
+/// (a write through a key path is a call into the runtime for every member read), else through
+/// the key path.
+private func store<Root, V>(_ value: V, _ keyPath: WritableKeyPath<Root, V>, _ offset: Int?, _ root: inout Root) {
+    guard let offset else {
+        root[keyPath: keyPath] = value
+        return
+    }
+    withUnsafeMutableBytes(of: &root) { bytes in
+        guard let base = bytes.baseAddress else { return }
+        // The property's memory holds an initialized V: assigning releases the old value.
+        (base + offset).assumingMemoryBound(to: V.self).pointee = value
     }
 }
 
@@ -207,17 +225,25 @@ extension WireReadable {
     public static func read(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let before = problems.count
         var value = Self()
-        let prefix = path.isEmpty ? "" : path + "."
-        for field in fields { field.read(&value, object[field.name], prefix + field.name, &problems) }
-        if let unknown = unknownMemberProblem {
-            let declared = Set(fields.map(\.name))
-            for key in object.keys where !declared.contains(key) {
-                problems.append(ParamProblem(path.isEmpty ? (key.isQuotableKey ? key : "") : memberPath(path, key), unknown))
-            }
+        let fields = Self.fields
+        // By index: a `for … in` copies each member (its name, schema and three closures).
+        for index in fields.indices {
+            let name = fields[index].name
+            fields[index].read(&value, object[name], path.isEmpty ? name : path + "." + name, &problems)
         }
+        if let unknown = unknownMemberProblem { findUnknownMembers(object, unknown, path, &problems) }
         guard problems.count == before else { return nil }
         for rule in rules { rule.check(value, path, &problems) }
         return problems.count == before ? value : nil
+    }
+
+    /// A problem for each member of `object` that is not one of `fields`.
+    @inline(never)
+    private static func findUnknownMembers(_ object: JSONObject, _ unknown: String, _ path: String, _ problems: inout [ParamProblem]) {
+        let declared = Set(fields.map(\.name))
+        for key in object.keys where !declared.contains(key) {
+            problems.append(ParamProblem(path.isEmpty ? (key.isQuotableKey ? key : "") : memberPath(path, key), unknown))
+        }
     }
 }
 
@@ -237,7 +263,8 @@ extension Codec {
                     return nil
                 }
                 return codec.read(member, memberPath, &problems)
-            }, write: { .object(JSONObject([(name, codec.write($0))])) })
+            },
+            write: { .object(JSONObject(uniqueEntries: [.init(key: name, value: codec.write($0))])) })
     }
 
     /// A wire object that is only ever written (a result, or a part of one).
