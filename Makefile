@@ -37,6 +37,8 @@ format-check:
 	@$(SWIFT) format lint -r --strict --parallel $(FORMAT_PATHS)
 	@long=$$(awk 'length > 150 { print FILENAME ":" FNR }' $$(find Sources Tests -name '*.swift')); \
 	  if [ -n "$$long" ]; then echo "lines over 150 characters:"; echo "$$long"; exit 1; fi
+	@big=$$(wc -l $$(find Sources Tests -name '*.swift') | awk '$$2 != "total" && $$1 > 400 { print $$2 " (" $$1 " lines)" }'); \
+	  if [ -n "$$big" ]; then echo "Swift files over 400 lines (split them by concept):"; echo "$$big"; exit 1; fi
 	@echo "format check: every Swift file is as swift-format writes it"
 
 # A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
