@@ -7,6 +7,7 @@
 #   5. coldstart_mcp.py  `latchkey mcp` to its initialize answer against plain latchkey to a ping (<= 1 ms apart)
 #   5b. startup.py    one ping's CPU against `latchkey --version` (<= 2 ms apart)
 #   6. external_device.py  an outside device's PIN authentication vs a simulated one
+#   7. callgrind.sh   instructions per pipelined ping, latchkey and C (only when valgrind is installed)
 # Each step has its own time limit; a failed step is reported and the others still run.
 # Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
 # (a figure missing its target does not make the run fail; the summary says so).
@@ -59,6 +60,12 @@ if [[ -x "$VENV_PY" ]]; then
     step external_device 600 "$VENV_PY" "$BENCH_DIR/external_device.py" "$LATCHKEY_BIN" "${EXTERNAL_N:-1000}"
 else
     echo "external_device: skipped (no .build/venv; run make venv)"
+fi
+# Instructions per pipelined ping: the same count on every run, where the timings above are not.
+if command -v valgrind >/dev/null; then
+    step callgrind 900 "$BENCH_DIR/callgrind.sh"
+else
+    echo "callgrind: skipped (valgrind is not installed)"
 fi
 
 echo

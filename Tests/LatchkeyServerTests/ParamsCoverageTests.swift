@@ -1,3 +1,5 @@
+import LatchkeyJSON
+import LatchkeyRPC
 import Testing
 
 @testable import LatchkeyServer
@@ -39,5 +41,43 @@ import Testing
     @Test("a property missing from the list is named, a nested one by its path")
     func forgottenProperty() {
         #expect(Forgetful.unreadProperties == ["who.phoneNumber", "forgotten"])
+    }
+
+    /// Members read into a stored property, a nested stored one, a defaulted one and a computed one
+    /// (stored at their offsets, but for the computed one, set through its key path).
+    private struct Mixed: WireReadable {
+        struct Inner: Sendable { var name = "" }
+        var inner = Inner()
+        var count: Int64 = 0
+        var limit: Int64 = 0
+        var tags: [String] = []
+        var joined: String {
+            get { tags.joined(separator: ",") }
+            set { tags = newValue.split(separator: ",").map(String.init) }
+        }
+        static let fields: [WireField<Self>] = [
+            .required("name", \.inner.name, .text), .optional("count", \.countIfGiven, .integer()),
+            .defaulted("limit", \.limit, .integer(), default: 10), .required("joined", \.joined, .text),
+        ]
+        var countIfGiven: Int64? {
+            get { count == 0 ? nil : count }
+            set { count = newValue ?? 0 }
+        }
+    }
+
+    @Test("members are stored into stored, nested and computed properties alike")
+    func storesIntoEveryKindOfProperty() throws {
+        var problems: [ParamProblem] = []
+        let read = Mixed.read(JSONObject([("name", "n"), ("count", 3), ("joined", "a,b")]), at: "", into: &problems)
+        #expect(problems.isEmpty)
+        let value = try #require(read)
+        #expect(value.inner.name == "n")
+        #expect(value.count == 3)
+        #expect(value.limit == 10)
+        #expect(value.tags == ["a", "b"])
+        let again = Mixed.read(JSONObject([("name", "m"), ("limit", 4), ("joined", "")]), at: "", into: &problems)
+        #expect(again?.inner.name == "m")
+        #expect(again?.limit == 4)
+        #expect(again?.count == 0)
     }
 }
