@@ -6,7 +6,6 @@ public final class RPCEngine {
     public let handler: RPCHandler
     public let writer: FrameWriter
     private var splitter: MessageSplitter
-    private let maxMessageBytes: Int
     /// Set by the `exit` notification: stop once what is in hand is done.
     public private(set) var exitRequested = false
     /// Whether a JSON array is answered as a batch; when false it is one `invalidRequest`.
@@ -16,7 +15,6 @@ public final class RPCEngine {
         self.handler = handler
         self.writer = writer
         self.splitter = MessageSplitter(maxMessageBytes: maxMessageBytes)
-        self.maxMessageBytes = maxMessageBytes
     }
 
     /// Feeds bytes from the peer and answers every complete message in them.
@@ -26,7 +24,7 @@ public final class RPCEngine {
         // The splitter is moved out for the read and back after it: a local needs no exclusivity
         // check each time a message is taken from it, and lends the message without a copy.
         var splitter = self.splitter
-        self.splitter = MessageSplitter(maxMessageBytes: maxMessageBytes)
+        self.splitter = MessageSplitter(maxMessageBytes: splitter.maxMessageBytes)
         defer { self.splitter = splitter }
         splitter.append(bytes)
         while !exitRequested, let event = splitter.nextInPlace() {
@@ -55,7 +53,7 @@ public final class RPCEngine {
     private func process(_ event: FrameEvent) {
         switch event {
         case .tooLarge:
-            writer.enqueue(RPCMessage.error(.messageTooLarge(limit: maxMessageBytes), id: .null))
+            writer.enqueue(RPCMessage.error(.messageTooLarge(limit: splitter.maxMessageBytes), id: .null))
         case .badHeader:
             writer.enqueue(
                 RPCMessage.error(
