@@ -77,13 +77,7 @@ public struct JSONObject: Sendable, Equatable {
     public init(_ pairs: [(String, JSON)]) {
         entries = []
         entries.reserveCapacity(pairs.count)
-        for (key, value) in pairs {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
-                entries[index].value = value
-            } else {
-                entries.append(Entry(key: key, value: value))
-            }
-        }
+        for (key, value) in pairs { set(key, value) }
     }
 
     public var isEmpty: Bool { entries.isEmpty }
@@ -97,11 +91,20 @@ public struct JSONObject: Sendable, Equatable {
             return nil
         }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
-                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
-            } else if let newValue {
-                entries.append(Entry(key: key, value: newValue))
+            if let newValue {
+                set(key, newValue)
+            } else if let index = entries.firstIndex(where: { $0.key == key }) {
+                entries.remove(at: index)
             }
+        }
+    }
+
+    /// Replaces the member `key` in place, or appends it.
+    private mutating func set(_ key: String, _ value: JSON) {
+        if let index = entries.firstIndex(where: { $0.key == key }) {
+            entries[index].value = value
+        } else {
+            entries.append(Entry(key: key, value: value))
         }
     }
 
