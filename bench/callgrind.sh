@@ -10,16 +10,12 @@
 #   CALLGRIND_KEEP  1: keep the callgrind output files in bench/out/ (for callgrind_annotate)
 set -euo pipefail
 
-BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT_DIR="$BENCH_DIR/out"
-mkdir -p "$OUT_DIR"
+# shellcheck source=servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/servers.sh"
 
 N="${CALLGRIND_N:-20000}"
-LATCHKEY_BIN="${LATCHKEY_BIN:-$BENCH_DIR/../.build/release/latchkey}"
-read -r -a LATCHKEY_ARGV <<<"${LATCHKEY_ARGS---in-memory}"
 command -v valgrind >/dev/null || { echo "error: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
-[[ -x "$LATCHKEY_BIN" ]] || { echo "error: latchkey binary not found: $LATCHKEY_BIN" >&2; exit 2; }
-ECHO_BIN="${ECHO_BIN:-$("$BENCH_DIR/build_echo.sh")}"
+require_servers
 
 for n in 1 "$N"; do
     [[ -s "$OUT_DIR/pings_$n.jsonl" ]] || python3 "$BENCH_DIR/gen_pings.py" "$n" --out "$OUT_DIR/pings_$n.jsonl"

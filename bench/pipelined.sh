@@ -12,23 +12,15 @@
 #   PIPELINED_TIMEOUT  seconds allowed per run (default 60)
 set -euo pipefail
 
-BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT_DIR="$BENCH_DIR/out"
-mkdir -p "$OUT_DIR"
+# shellcheck source=servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/servers.sh"
 
 N="${PIPELINED_N:-200000}"
 ROUNDS="${PIPELINED_ROUNDS:-5}"
 RUN_TIMEOUT="${PIPELINED_TIMEOUT:-60}"
-LATCHKEY_BIN="${LATCHKEY_BIN:-$BENCH_DIR/../.build/release/latchkey}"
-read -r -a LATCHKEY_ARGV <<<"${LATCHKEY_ARGS---in-memory}"
 LOG="$OUT_DIR/pipelined.stderr.log"
 
-if [[ ! -x "$LATCHKEY_BIN" ]]; then
-    echo "error: latchkey binary not found or not executable: $LATCHKEY_BIN" >&2
-    echo "  build it (swift build -c release) or set LATCHKEY_BIN" >&2
-    exit 2
-fi
-ECHO_BIN="${ECHO_BIN:-$("$BENCH_DIR/build_echo.sh")}"
+require_servers
 
 INPUT="$OUT_DIR/pings_$N.jsonl"
 if [[ ! -s "$INPUT" ]]; then
