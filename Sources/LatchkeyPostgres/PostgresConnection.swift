@@ -16,6 +16,9 @@ struct PostgresRows {
 struct PostgresStatement {
     var sql: String
     var parameters: [PostgresValue]
+    /// The table a write changes (nil: not a write), so writes to different tables can travel
+    /// as one statement (`combiningWrites`).
+    var writes: String? = nil
 }
 
 /// What a pipeline waits for, in the order the server answers.
@@ -32,6 +35,8 @@ final class PostgresConnection {
     private let pq: UnsafePointer<CLibpq_table>
     private let conn: OpaquePointer
     private var prepared: [String: String] = [:]
+    /// The store's statement texts for this connection (see `PostgresStatementTexts`).
+    let texts = PostgresStatementTexts()
 
     /// Connects with `conninfo` (a URI or key=value string); `connect_timeout` bounds the wait.
     /// - Throws: `PostgresError` with an empty SQLSTATE when the server cannot be reached.

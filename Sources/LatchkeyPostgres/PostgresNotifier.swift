@@ -109,11 +109,13 @@ public final class PostgresNotifier: Sendable {
         // Base64 ([A-Za-z0-9+/=]) needs no escaping in an array literal.
         let array = "{" + payloads.map { "\"\($0)\"" }.joined(separator: ",") + "}"
         state.withLock { $0.journaled = true }
-        transaction.beforeCommit += [
-            PostgresStatement(sql: "SELECT pg_advisory_xact_lock(\(Self.outboxLockKey))", parameters: []),
-            PostgresStatement(sql: "INSERT INTO \"latchkey_outbox\" (\"payloads\") VALUES ($1)", parameters: [.text(array)]),
-            PostgresStatement(sql: "NOTIFY \(Self.channel)", parameters: []),
-        ]
+        // One write: the lock (taken before the row's number is drawn), the row, the wake-up; it
+        // travels with the transaction's other writes, in the round trip of COMMIT.
+        transaction.beforeCommit.append(
+            PostgresStatement(
+                sql: "INSERT INTO \"latchkey_outbox\" (\"payloads\") SELECT $1 FROM pg_advisory_xact_lock(\(Self.outboxLockKey)) "
+                    + "RETURNING pg_notify('\(Self.channel)', '')",
+                parameters: [.text(array)], writes: "latchkey_outbox"))
     }
 
     /// What the other processes committed since the last call, in commit order.

@@ -100,6 +100,7 @@ public final class PostgresStore: Store, Sendable {
                         throw error
                     }
                     // A body that read nothing: the id comes back before COMMIT goes out.
+                    tx.discardReadAhead()
                     if tx.awaitsTransactionId { try tx.send() }
                     // The writes and the outbox entry (if any) go in the round trip of COMMIT.
                     committing = true
@@ -187,7 +188,9 @@ public final class PostgresStore: Store, Sendable {
             // working on different rows of a small table would fail each other's SERIALIZABLE
             // transactions; every lookup of the domain has an index (PostgreSQL manual 13.2.3
             // advises steering the planner to index scans for this).
-            try connection.execute("SET enable_seqscan = off")
+            // Plain index scans, not bitmap ones: only they mark the index entries of dead rows
+            // (a keychain item or challenge deleted a moment ago) so the next scan skips them.
+            try connection.execute("SET enable_seqscan = off; SET enable_bitmapscan = off")
             if !slot.migrated {
                 try PostgresMigrations.migrate(connection)
                 slot.migrated = true

@@ -5,7 +5,8 @@ import LatchkeyRecords
 ///
 /// Statements that need no answer before the next one (BEGIN, the writes) wait in `queued` and go out
 /// in one round trip with the next read or with COMMIT (libpq's pipeline mode), so a transaction costs
-/// a round trip per read, plus COMMIT.
+/// a round trip per read, plus COMMIT. Reads the body announces (`readAhead`) go out with its next read
+/// too, and their rows answer the body's reads of them until it writes.
 ///
 /// The first statement failure is remembered: after it PostgreSQL refuses every statement until
 /// rollback, so the store decides from it (run again, connection lost, fail) even if the body swallowed
@@ -18,9 +19,30 @@ final class PostgresTransaction: StoreTransaction {
     /// Where the queued statement whose rows the store wants (the transaction id) sits, and what it returned.
     private var idStatement: Int?
     private(set) var transactionId: Int64?
+    /// Reads announced and not sent yet: they follow `queued` in the next round trip of a read.
+    private var announced: [StoreRead] = []
+    /// What announced reads answered, until the body writes (its writes may change them).
+    private var answered: [AnsweredRead: PostgresRows] = [:]
+    /// Rows this transaction has read or written and not deleted: there in its snapshot.
+    private var seen: Set<Row> = []
     /// Statements the store sends in the round trip of COMMIT: the outbox entry of the
     /// transaction's notifications.
     var beforeCommit: [PostgresStatement] = []
+
+    /// A row by table and id.
+    private struct Row: Hashable {
+        var table: String
+        var id: String
+    }
+
+    /// What an announced read answers: a row by id, or a statement as it is.
+    private enum AnsweredRead: Hashable {
+        case row(table: String, id: String)
+        case statement(sql: String, parameters: [PostgresValue])
+    }
+
+    /// The connection's statement texts, built once.
+    private var texts: PostgresStatementTexts { connection.texts }
 
     init(connection: PostgresConnection) { self.connection = connection }
 
@@ -37,17 +59,28 @@ final class PostgresTransaction: StoreTransaction {
     /// Whether the transaction id is still on its way (nothing has been sent yet).
     var awaitsTransactionId: Bool { idStatement != nil }
 
-    /// Sends what is queued, and `reads` after it, in one round trip; the rows of each read.
+    func readAhead(_ reads: [StoreRead]) {
+        if failure == nil { announced += reads }
+    }
+
+    /// Forgets the reads announced and not sent (the body returned: nobody will make them).
+    func discardReadAhead() { announced.removeAll() }
+
+    /// Sends what is queued, the announced reads, and `reads` after them, in one round trip; the rows of each of `reads`.
     @discardableResult
     func send(_ reads: [PostgresStatement] = []) throws -> [PostgresRows] {
         if let failure { throw failure }
-        let batch = queued + reads
+        let ahead = announced
+        let batch = PostgresStatement.combiningWrites(queued, texts: texts) + ahead.map(statement) + reads
         queued.removeAll()
+        announced.removeAll()
         guard !batch.isEmpty else { return [] }
         do {
             let results = try connection.pipeline(batch)
             if let index = idStatement, case .int(let id)? = results[index].rows.first?.first { transactionId = id }
             idStatement = nil
+            let aheadResults = results.dropLast(reads.count).suffix(ahead.count)
+            for (read, rows) in zip(ahead, aheadResults) { remember(read, rows) }
             return Array(results.suffix(reads.count))
         } catch let error as PostgresError {
             failure = error
@@ -57,6 +90,7 @@ final class PostgresTransaction: StoreTransaction {
 
     /// Sends what is queued, the `beforeCommit` statements and COMMIT in one round trip.
     func commit() throws {
+        discardReadAhead()
         queued += beforeCommit
         beforeCommit = []
         try send([PostgresStatement(sql: "COMMIT", parameters: [])])
@@ -66,18 +100,75 @@ final class PostgresTransaction: StoreTransaction {
         try send([PostgresStatement(sql: sql, parameters: parameters)])[0]
     }
 
-    private func queue(_ sql: String, _ parameters: [PostgresValue]) throws {
+    /// The rows of a read: from an announced read's answer, or in a round trip of its own (which
+    /// takes the announced reads along).
+    private func rows(_ key: AnsweredRead, _ statement: PostgresStatement) throws -> PostgresRows {
+        if let rows = answered[key] { return rows }
+        if announced.contains(where: { self.key(of: $0) == key }) {
+            try send()
+            if let rows = answered[key] { return rows }
+        }
+        return try send([statement])[0]
+    }
+
+    /// Queues a write to `table`.
+    private func queue(_ sql: String, _ parameters: [PostgresValue], writing table: String) throws {
         if let failure { throw failure }
-        queued.append(PostgresStatement(sql: sql, parameters: parameters))
+        // What was read ahead may no longer be what a read would answer; reads announced but not
+        // sent yet go out after this write and see it.
+        answered.removeAll()
+        queued.append(PostgresStatement(sql: sql, parameters: parameters, writes: table))
+    }
+
+    /// The statement an announced read runs.
+    private func statement(_ read: StoreRead) -> PostgresStatement {
+        switch read.shape {
+        case .row(let id): return byId(read.table, id)
+        case .rows(let filters, let newestFirst, let limit): return Self.selectAll(read.table, filters, newestFirst: newestFirst, limit: limit)
+        case .referenced(let ownerTable, let column, let ownerId):
+            // The referenced id comes first (null when the owner's column is), then the row, if any.
+            let reference = "o.\(quoted(column))"
+            return PostgresStatement(
+                sql: "SELECT \(reference) AS \"_ref\", t.* FROM \(quoted(ownerTable)) o LEFT JOIN \(quoted(read.table)) t "
+                    + "ON t.id = \(reference) WHERE o.id = $1",
+                parameters: [.text(ownerId)])
+        }
+    }
+
+    /// Where an announced read's answer is kept (nil: a referenced read, known once answered).
+    private func key(of read: StoreRead) -> AnsweredRead? {
+        switch read.shape {
+        case .row(let id): return .row(table: read.table, id: id)
+        case .rows:
+            let statement = statement(read)
+            return .statement(sql: statement.sql, parameters: statement.parameters)
+        case .referenced: return nil
+        }
+    }
+
+    private func remember(_ read: StoreRead, _ rows: PostgresRows) {
+        if let key = key(of: read) {
+            answered[key] = rows
+            return
+        }
+        // A referenced read: the row by the id the owner names (none when the owner names none).
+        guard let first = rows.rows.first, case .text(let id)? = first.first else { return }
+        let columns = Array(rows.columns.dropFirst())
+        let found = columns.firstIndex(of: "id").map { first[$0 + 1] != .null } ?? false
+        answered[.row(table: read.table, id: id)] = PostgresRows(columns: columns, rows: found ? [Array(first.dropFirst())] : [])
+    }
+
+    private func byId(_ table: String, _ id: String) -> PostgresStatement {
+        PostgresStatement(sql: texts.select(byIdIn: table), parameters: [.text(id)])
     }
 
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
-        try Self.records(R.self, try run("SELECT * FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])).first
+        try records(R.self, try rows(.row(table: R.table, id: id), byId(R.table, id))).first
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
-        let statement = Self.selectAll(R.self, filters, newestFirst: newestFirst, limit: limit)
-        return try Self.records(R.self, try run(statement.sql, statement.parameters))
+        let statement = Self.selectAll(R.table, filters, newestFirst: newestFirst, limit: limit)
+        return try records(R.self, try rows(.statement(sql: statement.sql, parameters: statement.parameters), statement))
     }
 
     func fetch<R: StoredRecord, S: StoredRecord>(
@@ -85,13 +176,12 @@ final class PostgresTransaction: StoreTransaction {
     ) throws
         -> (R?, [S])
     {
-        let byId = PostgresStatement(sql: "SELECT * FROM \(quoted(R.table)) WHERE id = $1", parameters: [.text(id)])
-        let results = try send([byId, Self.selectAll(S.self, filters, newestFirst: false, limit: nil)])
-        return (try Self.records(R.self, results[0]).first, try Self.records(S.self, results[1]))
+        let results = try send([byId(R.table, id), Self.selectAll(S.table, filters, newestFirst: false, limit: nil)])
+        return (try records(R.self, results[0]).first, try records(S.self, results[1]))
     }
 
-    private static func selectAll<R: StoredRecord>(_ type: R.Type, _ filters: [StoreFilter], newestFirst: Bool, limit: Int?) -> PostgresStatement {
-        var (sql, parameters) = select("SELECT * FROM \(quoted(R.table))", filters)
+    private static func selectAll(_ table: String, _ filters: [StoreFilter], newestFirst: Bool, limit: Int?) -> PostgresStatement {
+        var (sql, parameters) = select("SELECT * FROM \(quoted(table))", filters)
         sql += newestFirst ? " ORDER BY \"_seq\" DESC" : " ORDER BY \"_seq\""
         // A parameter, not a literal: one prepared statement whatever limit a caller asks for.
         if let limit {
@@ -101,8 +191,11 @@ final class PostgresTransaction: StoreTransaction {
         return PostgresStatement(sql: sql, parameters: parameters)
     }
 
-    private static func records<R: StoredRecord>(_ type: R.Type, _ rows: PostgresRows) throws -> [R] {
-        try rows.rows.map { try R(from: RecordDecoder(row: $0, columns: rows.columns)) }
+    /// The records of `rows`, each remembered as a row this transaction has seen (see `save`).
+    private func records<R: StoredRecord>(_ type: R.Type, _ rows: PostgresRows) throws -> [R] {
+        let records = try rows.rows.map { try R(from: RecordDecoder(row: $0, columns: rows.columns)) }
+        for record in records { seen.insert(Row(table: R.table, id: record.id)) }
+        return records
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
@@ -111,25 +204,29 @@ final class PostgresTransaction: StoreTransaction {
         return Int(count)
     }
 
-    /// `INSERT … ON CONFLICT (id) DO UPDATE`: the row keeps its `_seq` (insertion order).
+    /// `UPDATE` of a row this transaction has read, else `INSERT … ON CONFLICT (id) DO UPDATE`;
+    /// either way the row keeps its `_seq` (insertion order).
+    ///
+    /// A row read is there in the transaction's snapshot: if another transaction changed or removed
+    /// it since, the UPDATE fails as a serialization failure and the body runs again, as the upsert
+    /// would. The UPDATE spares PostgreSQL the attempted insert (and the `_seq` it draws).
     func save<R: StoredRecord>(_ record: R) throws {
         let (columns, values) = try PostgresRecordEncoder.columns(of: record)
-        let names = columns.map(quoted)
-        let placeholders = (1...max(names.count, 1)).prefix(names.count).map { "$\($0)" }
-        let updates = names.filter { $0 != "\"id\"" }.map { "\($0) = EXCLUDED.\($0)" }
-        var sql =
-            "INSERT INTO \(quoted(R.table)) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (id) DO "
-        sql += updates.isEmpty ? "NOTHING" : "UPDATE SET \(updates.joined(separator: ", "))"
-        try queue(sql, values)
+        let known = seen.contains(Row(table: R.table, id: record.id)) && columns.count > 1 && columns.contains("id")
+        let sql = known ? texts.update(R.table, columns: columns) : texts.upsert(into: R.table, columns: columns)
+        try queue(sql, values, writing: R.table)
+        seen.insert(Row(table: R.table, id: record.id))
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
-        try queue("DELETE FROM \(quoted(R.table)) WHERE id = $1", [.text(id)])
+        try queue(texts.delete(byIdIn: R.table), [.text(id)], writing: R.table)
+        seen.remove(Row(table: R.table, id: id))
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
         let (sql, parameters) = Self.select("DELETE FROM \(quoted(R.table))", filters)
-        try queue(sql, parameters)
+        try queue(sql, parameters, writing: R.table)
+        seen = seen.filter { $0.table != R.table }
     }
 
     private static func select(_ head: String, _ filters: [StoreFilter]) -> (String, [PostgresValue]) {

@@ -1,7 +1,7 @@
 import CLibpq
 
 /// One column value as the store reads and writes it: the types the tables use.
-enum PostgresValue: Sendable, Equatable {
+enum PostgresValue: Sendable, Hashable {
     case null
     case text(String)
     case int(Int64)

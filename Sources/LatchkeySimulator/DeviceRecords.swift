@@ -81,6 +81,8 @@ final class StoreDeviceStorage: DeviceStorage {
     }
 
     func setItem(_ item: DeviceItem, _ value: [UInt8]?) throws {
+        // The keychain as read says the item holds this already: nothing to write.
+        if let loaded, loaded[item.rawValue] == value { return }
         let id = "\(deviceId)/\(item.rawValue)"
         if let value {
             try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))

@@ -3,6 +3,7 @@ import Testing
 
 @testable import LatchkeyCore
 @testable import LatchkeyPostgres
+@testable import LatchkeySimulator
 
 /// A row of a table only these tests use: a CHECK constraint gives a write that fails on the
 /// server, after the statements before it went out.
@@ -107,5 +108,61 @@ struct PostgresPipelineTests {
         }
         #expect(total == [3])
         #expect(try stored(store, "w5")?.n == 5)
+    }
+
+    /// Writes to different tables travel as one statement: one that fails there fails the others.
+    @Test func aWriteRefusedBesideAWriteToAnotherTableWritesNeither() throws {
+        let store = try store()
+        let item = DeviceItemRecord(id: "\(tag)-item", deviceId: "\(tag)-d", name: "n", value: [1], thisDeviceOnly: true)
+        #expect(throws: (any Error).self) {
+            try store.write { tx in
+                try tx.save(item)
+                try tx.save(row("bad", -1))
+            }
+        }
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item") } == nil)
+        try store.write { tx in
+            try tx.save(item)
+            try tx.save(row("good", 1))
+            try tx.delete(DeviceItemRecord.self, id: "\(tag)-none")
+        }
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item") }?.value == [1])
+        #expect(try stored(store, "good")?.n == 1)
+    }
+
+    /// A row read and then removed by another transaction before this one writes it: the write
+    /// (an UPDATE of a row the transaction has seen) fails as a serialization failure, and the body
+    /// runs again on a snapshot without the row.
+    @Test func aRowRemovedAfterItWasReadRunsTheBodyAgain() throws {
+        let store = try store()
+        let other = try self.store()
+        try store.write { tx in try tx.save(row("r", 1)) }
+        let attempts = Failures()
+        let outcome = try store.write { tx -> String in
+            attempts.add()
+            guard var read = try tx.fetch(ProbeRow.self, id: "\(tag)-r") else { return "gone" }
+            if attempts.count == 1 { try other.write { tx in try tx.delete(ProbeRow.self, id: "\(tag)-r") } }
+            read.n += 1
+            try tx.save(read)
+            return "saved"
+        }
+        #expect(outcome == "gone")
+        #expect(attempts.count == 2)
+        #expect(try stored(store, "r") == nil)
+    }
+
+    @Test func placeholdersAreNumberedOnAndWritesToOneTableStayApart() {
+        #expect(PostgresStatement.renumbered("a = $1, b = $10 WHERE c = $2 AND d = '$x'", after: 3) == "a = $4, b = $13 WHERE c = $5 AND d = '$x'")
+        #expect(PostgresStatement.renumbered("$1", after: 0) == "$1")
+        let texts = PostgresStatementTexts()
+        func write(_ table: String, _ count: Int) -> PostgresStatement {
+            PostgresStatement(
+                sql: "W \(table) " + (1...count).map { "$\($0)" }.joined(separator: ","), parameters: Array(repeating: .int(1), count: count),
+                writes: table)
+        }
+        let read = PostgresStatement(sql: "R", parameters: [])
+        let out = PostgresStatement.combiningWrites([write("a", 2), write("b", 1), write("a", 1), read, write("c", 1)], texts: texts)
+        #expect(out.map(\.sql) == [#"WITH "w0" AS (W a $1,$2), "w1" AS (W b $3) SELECT"#, "W a $1", "R", "W c $1"])
+        #expect(out.map(\.parameters.count) == [3, 1, 0, 1])
     }
 }

@@ -39,6 +39,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
     @Test func filtersCountAndDelete() throws { try StoreConformance(.sqlite).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.sqlite).aThrowingBodyWritesNothing() }
     @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.sqlite).aRowAndItsRelatedRowsReadTogether() }
+    @Test func readsAnnouncedAheadAnswerAsTheReadsWould() throws { try StoreConformance(.sqlite).readsAnnouncedAheadAnswerAsTheReadsWould() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.sqlite).concurrentReadModifyWritesStayExact() }
 
     @Test func anUnreachablePostgresIsStoreUnavailable() throws {
@@ -58,6 +59,7 @@ struct PostgresStoreConformanceTests {
     @Test func filtersCountAndDelete() throws { try StoreConformance(.postgresql).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.postgresql).aThrowingBodyWritesNothing() }
     @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.postgresql).aRowAndItsRelatedRowsReadTogether() }
+    @Test func readsAnnouncedAheadAnswerAsTheReadsWould() throws { try StoreConformance(.postgresql).readsAnnouncedAheadAnswerAsTheReadsWould() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.postgresql).concurrentReadModifyWritesStayExact() }
 
     @Test func thePostgresStoreKeepsItsKeyOutOfTheDatabaseAndMigratesOnce() throws {
@@ -179,6 +181,50 @@ struct StoreConformance {
         }
         #expect(missing == nil)
         #expect(none.isEmpty)
+    }
+
+    /// Reads announced with `readAhead` (sent together on PostgreSQL) answer what the reads would:
+    /// rows by id, a query, a row referenced by another's column (owner, reference or target
+    /// missing), and after the transaction's own writes, whether announced before or after them.
+    func readsAnnouncedAheadAnswerAsTheReadsWould() throws {
+        let store = try kind.open(StoreUnderTest.place())
+        try store.write { tx in
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "faceId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
+            try tx.save(item(1, device: "d"))
+            try tx.save(item(2, device: "d"))
+            try tx.save(item(3, device: "gone"))
+        }
+        let query = StoreQuery<DeviceItemRecord>(where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")], newestFirst: true, limit: 1)
+        func device(of owner: String) -> StoreRead {
+            .row(DeviceRecord.self, referencedBy: DeviceItemRecord.Columns.deviceId, of: DeviceItemRecord.self, id: "\(tag)-\(owner)")
+        }
+        let answers = try store.write { tx -> [String] in
+            tx.readAhead([
+                .row(DeviceItemRecord.self, id: "\(tag)-item-1"), .rows(query), device(of: "item-1"), device(of: "item-3"),
+                device(of: "none"), .row(DeviceItemRecord.self, id: "\(tag)-item-9"),
+            ])
+            var answers = [
+                try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.name ?? "-",
+                try tx.fetchAll(query).map(\.name).joined(),
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-gone")?.biometry ?? "-",
+                try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-9")?.name ?? "-",
+            ]
+            // Written after the answers came back: the same reads now see the writes.
+            try tx.save(item(1, device: "d", value: [7]))
+            try tx.save(item(4, device: "d"))
+            answers.append("\(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.value ?? [])")
+            answers.append(try tx.fetchAll(query).map(\.name).joined())
+            // Announced before a write and made after it: the write is seen.
+            tx.readAhead([.rows(query)])
+            try tx.delete(DeviceItemRecord.self, id: "\(tag)-item-4")
+            answers.append(try tx.fetchAll(query).map(\.name).joined())
+            // Announced and never made: nothing changes.
+            tx.readAhead([.row(DeviceRecord.self, id: "\(tag)-d")])
+            return answers
+        }
+        #expect(answers == ["n1", "n2", "faceId", "-", "-", "[7]", "n4", "n2"])
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.value } == [7])
     }
 
     /// Four handles (four connections) add to one counter at once: no increment is lost.

@@ -8,6 +8,13 @@ extension ServerSession {
     /// registration may add or update; a `removeRegistration` one is issued in any state but removed. -
     /// Throws: `notFound` (registration), the state answers.
     public func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge {
+        let pendingPush = purpose == .authenticate ? core.pendingPushedAuthentication(of: registrationId) : nil
+        // The registration, its application and a pending push, asked together.
+        tx.readAhead(
+            [
+                .row(RegistrationRecord.self, id: registrationId),
+                .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: registrationId),
+            ] + (pendingPush.map { [.rows($0)] } ?? []))
         let registration = try core.registration(tx, registrationId)
         if purpose == .removeRegistration {
             if registration.registrationState == .removed { throw DomainError(.registrationRemoved, "The registration was removed") }
@@ -15,7 +22,7 @@ extension ServerSession {
             try core.requireActive(registration)
         }
         let app = try core.application(tx, registration.applicationId)
-        let pushed = purpose == .authenticate ? try core.pendingPushedAuthentication(tx, registrationId: registration.id) : nil
+        let pushed = try pendingPush.flatMap { try tx.fetchAll($0).first }
         let contextHash =
             pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? PushContext.noContextHash
         let record = try issueChallenge(registration, ChallengeKind(purpose), contextHash: contextHash, pushedAuthenticationId: pushed?.id)
@@ -40,6 +47,7 @@ extension ServerSession {
         registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> Verification {
+        tx.readAhead([.row(ChallengeRecord.self, id: challengeId), .row(RegistrationRecord.self, id: registrationId)])
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)

@@ -65,15 +65,13 @@ extension Latchkey {
         }
     }
 
-    /// The newest pending, unexpired pushed authentication of a registration.
-    func pendingPushedAuthentication(_ tx: StoreTransaction, registrationId: String) throws -> PushedAuthenticationRecord? {
-        try tx.fetchAll(
-            PushedAuthenticationRecord.self,
+    /// The read of a registration's newest pending, unexpired pushed authentication.
+    func pendingPushedAuthentication(of registrationId: String) -> StoreQuery<PushedAuthenticationRecord> {
+        StoreQuery(
             where: [
                 .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId),
                 .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
                 StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-            ], newestFirst: true, limit: 1
-        ).first
+            ], newestFirst: true, limit: 1)
     }
 }

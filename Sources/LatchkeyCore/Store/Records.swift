@@ -347,7 +347,7 @@ extension RateEventRecord {
 }
 
 extension RegistrationRecord {
-    enum Columns: String, CaseIterable { case userId, state }
+    enum Columns: String, CaseIterable { case userId, state, applicationId }
 }
 
 extension ResetCodeRecord {

@@ -68,9 +68,14 @@ public protocol StoreTransaction {
         _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
     ) throws
         -> (R?, [S])
+    /// Announces reads the body is about to make (see `StoreRead`): a store with round trips sends
+    /// them with its next one. Stores without round trips ignore it.
+    func readAhead(_ reads: [StoreRead])
 }
 
 extension StoreTransaction {
+    public func readAhead(_ reads: [StoreRead]) {}
+
     public func fetch<R: StoredRecord, S: StoredRecord>(
         _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
     )
