@@ -72,7 +72,10 @@ let package = Package(
         // PostgreSQL through libpq: the same Store, for many processes on many machines.
         .target(
             name: "LatchkeyPostgres",
-            dependencies: ["LatchkeyCore", "LatchkeyRecords", "CLibpq", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "LatchkeyCore", "LatchkeyRecords", "CLibpq", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The method table: contract name → params → Core call → result or error.
         .target(
@@ -130,7 +133,7 @@ let package = Package(
             name: "LatchkeyStoreTests",
             dependencies: [
                 "LatchkeyStore", "LatchkeyCore", "LatchkeyRecords", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -9,9 +9,15 @@
 3. Cold start: spawn -> one call -> EOF -> exit, for `ping` (no store touched) and for a call
    that opens the store (connect and check the migrations), on a SQLite file and on PostgreSQL.
 4. PostgreSQL's share of one write transaction beside pgbench's own TPC-B transaction at one
-   client on the same cluster (issue 28): a PIN authentication is two write transactions
-   (start, finish), so the share is (PostgreSQL round trip - in-memory round trip) / 2; the
-   three (in-memory, PostgreSQL, pgbench) run alternately three times, best of each kept.
+   client on the same cluster (issue 28): an authentication is two write transactions (start,
+   finish), so the share is (PostgreSQL round trip - in-memory round trip) / 2. PostgreSQL and
+   in-memory processes authenticate in alternating turns (SHARE_TURNS turns of SHARE_TURN,
+   default 12 x 100) with a one-second pgbench run after each turn, and the medians are compared:
+   the machine's drift then hits all three alike. Measured two ways: in the store (a process at
+   --log-level trace logs each transaction's time inside the PostgreSQL store), and by difference
+   against --in-memory (SQLite in memory, whose own work is subtracted too). For a PIN
+   authentication and for a device-only one (the same transactions without the PIN's key
+   derivation, whose 2 ms of CPU dwarf the share).
    LATCHKEY_PG_DURABLE=1 on Tests/pg/cluster.sh measures with fsync and synchronous commit on.
 
 Needs LATCHKEY_TEST_POSTGRES (a database URI; `make bench` starts a private cluster through
@@ -130,10 +136,11 @@ def pgbench_database():
     return uri
 
 
-def pgbench_latency_ms(uri):
+def pgbench_latency_ms(uri, seconds=None):
     """pgbench's TPC-B-like transaction (seven round trips) at one client: its mean latency in ms."""
     try:
-        out = subprocess.run(["pgbench", "-n", "-c", "1", "-T", str(max(int(SECONDS), 1)), uri],
+        duration = seconds if seconds is not None else max(int(SECONDS), 1)
+        out = subprocess.run(["pgbench", "-n", "-c", "1", "-T", str(duration), uri],
                              check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -141,6 +148,74 @@ def pgbench_latency_ms(uri):
         if line.startswith("latency average"):
             return float(line.split("=")[1].split()[0])
     return None
+
+
+TURNS = int(os.environ.get("SHARE_TURNS", "12"))
+TURN = int(os.environ.get("SHARE_TURN", "100"))
+
+
+def interleaved_share(workdir, parameter, bench_db):
+    """PostgreSQL's share of one write transaction, two ways, beside pgbench's TPC-B latency.
+
+    An authentication (start + finish) is two write transactions. Three processes authenticate in
+    alternating turns of TURN (so the machine's drift hits them alike), with a one-second pgbench
+    run after each turn:
+    - measured: a PostgreSQL process at --log-level trace logs each transaction's time inside the
+      store (round trips, and records turned into statements and rows into records); the median
+      over write transactions;
+    - by difference: (median authentication on PostgreSQL - median in memory) / 2, with a second
+      PostgreSQL process that logs nothing. The in-memory store is SQLite in memory, whose own
+      work this subtracts too: the difference is what PostgreSQL costs beyond it."""
+    trace_log = os.path.join(workdir, f"trace-{uuid.uuid4().hex[:6]}.log")
+    place = {"uri": fresh_database(), "key": os.path.join(workdir, "share.key")}
+    quiet = os.environ.get("STORES_STDERR", os.devnull)
+    procs = {
+        "postgresql": LK(*store_args("postgresql", place), binary=BIN, name="share-pg", stderr_path=quiet),
+        "traced": LK(*store_args("postgresql", place), "--log-level", "trace", binary=BIN, name="share-traced", stderr_path=trace_log),
+        "memory": LK(*store_args("memory", place), binary=BIN, name="share-memory", stderr_path=quiet),
+    }
+    try:
+        devices = {kind: activate(lk, f"share-{kind}")[0] for kind, lk in procs.items()}
+        samples = {kind: [] for kind in procs}
+        tpcbs = []
+        warm_mark = 0
+        for turn in range(TURNS + 1):
+            for kind, lk in procs.items():
+                for _ in range(TURN):
+                    t0 = time.perf_counter()
+                    started = lk.request("authentication/start", deviceId=devices[kind])
+                    finished = lk.request("authentication/finish", deviceId=devices[kind], authParameter=parameter)
+                    if "result" not in started or "result" not in finished:
+                        raise RuntimeError(f"{kind}: {started.get('error') or finished.get('error')}")
+                    if turn:  # the first turn warms up (prepared statements, caches)
+                        samples[kind].append((time.perf_counter() - t0) * 1000)
+            if not turn:
+                warm_mark = os.path.getsize(trace_log)
+            if turn and bench_db:
+                tpcb = pgbench_latency_ms(bench_db, seconds=1)
+                if tpcb is not None:
+                    tpcbs.append(tpcb)
+    finally:
+        for lk in procs.values():
+            lk.kill()
+    store_ms, trips, statements = [], [], []
+    with open(trace_log, errors="replace") as f:
+        f.seek(warm_mark)
+        for line in f:
+            if "latchkey.postgresql" not in line or "kind=write" not in line:
+                continue
+            fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+            store_ms.append(int(fields["storeMicroseconds"]) / 1000)
+            trips.append(int(fields["roundTrips"]))
+            statements.append(int(fields["statements"]))
+    pg, memory = statistics.median(samples["postgresql"]), statistics.median(samples["memory"])
+    tpcb = statistics.median(tpcbs) if tpcbs else None
+    measured = statistics.median(store_ms) if store_ms else None
+    difference = (pg - memory) / 2
+    return {"postgresql_ms": pg, "memory_ms": memory, "by_difference_ms": difference, "measured_ms": measured,
+            "round_trips": statistics.mean(trips) if trips else None, "statements": statistics.mean(statements) if statements else None,
+            "tpcb_ms": tpcb, "tpcb_runs_ms": tpcbs,
+            "ratio_measured": measured / tpcb if tpcb and measured else None, "ratio_by_difference": difference / tpcb if tpcb else None}
 
 
 def cold(argv, request):
@@ -188,32 +263,20 @@ def main():
             result.setdefault("store_share", {})[kind] = share
             print(f"  {kind:<12}{ms:8.2f} ms   store share {share * 100:5.1f} %")
 
-        # In-memory and PostgreSQL alternately, three times each; the lowest mean of each (the
-        # run least disturbed by the rest of the machine).
-        # pgbench runs between them, three times too, on the same cluster.
-        pairs = {"memory": [], "postgresql": []}
+        # PostgreSQL and in-memory in turns of TURN authentications, pgbench between turns, so
+        # the machine's drift hits all three alike; medians of every authentication and run.
         bench_db = pgbench_database()
-        tpcbs = []
-        for _ in range(3):
-            for kind in pairs:
-                pairs[kind].append(throughput(kind, 1, workdir)[1] * 1000)
-            if bench_db:
-                tpcbs.append(pgbench_latency_ms(bench_db))
-        tpcbs = [t for t in tpcbs if t is not None]
-        tpcb = min(tpcbs) if tpcbs else None
-        result["pgbench_runs_ms"] = tpcbs
-        per_write = (min(pairs["postgresql"]) - min(pairs["memory"])) / 2
-        result["per_write_runs_ms"] = pairs
-        result["pg_per_write_transaction_ms"] = per_write
         print("== PostgreSQL's share of one write transaction beside pgbench's TPC-B transaction (1 client, same cluster)")
-        if tpcb is None:
-            print(f"  latchkey {per_write:.3f} ms per write transaction; pgbench unavailable")
-        else:
-            result["pgbench_tpcb_ms"] = tpcb
-            result["pg_share_over_tpcb"] = per_write / tpcb
-            print(f"  authentication {min(pairs['postgresql']):.2f} ms on PostgreSQL, {min(pairs['memory']):.2f} ms in memory, "
-                  f"pgbench {' / '.join(f'{t:.3f}' for t in tpcbs)} ms (best of 3 each, alternated)")
-            print(f"  per write transaction {per_write:.3f} ms   pgbench TPC-B {tpcb:.3f} ms   ratio {per_write / tpcb:.2f}x")
+        for label, parameter in (("PIN", pin("1234")), ("device only", {"method": "device"})):
+            share = interleaved_share(workdir, parameter, bench_db)
+            result.setdefault("per_write", {})[label] = share
+            tpcb = share["tpcb_ms"]
+            print(f"  {label} authentication ({share['round_trips']:.1f} round trips, {share['statements']:.1f} statements a write transaction)")
+            print(f"    measured in the store  {share['measured_ms']:.3f} ms a write transaction"
+                  + (f"   pgbench TPC-B {tpcb:.3f} ms   ratio {share['ratio_measured']:.2f}x" if tpcb else ""))
+            print(f"    by difference          {share['by_difference_ms']:.3f} ms ({share['postgresql_ms']:.3f} ms on PostgreSQL, "
+                  f"{share['memory_ms']:.3f} ms in memory, medians)"
+                  + (f"   ratio {share['ratio_by_difference']:.2f}x" if tpcb else ""))
 
         print(f"== cold start: spawn -> one call -> EOF -> exit (median / p90 of {COLD_RUNS})")
         ping = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}\n'

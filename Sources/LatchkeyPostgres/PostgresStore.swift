@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyCore
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,6 +22,9 @@ import Darwin
 public final class PostgresStore: Store, Sendable {
     public let kind = StoreKind.postgresql
     private let conninfo: String
+    /// At trace level, one line per transaction: its time in the store, round trips, statements
+    /// and attempts (what `bench/stores.py` reads; never a value from a row).
+    private let logger: Logger
     private let key: [UInt8]
     /// The one connection: one transaction at a time on it.
     private let connectionSlot = Mutex(ConnectionSlot())
@@ -44,9 +48,10 @@ public final class PostgresStore: Store, Sendable {
     ///
     /// `key` is the keyed-hash key (from `--key-file`; never stored in the database).
     /// - Throws: `StoreUnavailable` when the server cannot be reached.
-    public init(conninfo: String, key: [UInt8]) throws {
+    public init(conninfo: String, key: [UInt8], logger: Logger = Logger(label: "latchkey.postgresql")) throws {
         self.conninfo = conninfo
         self.key = key
+        self.logger = logger
         try connectionSlot.withLock { _ = try connection(&$0) }
     }
 
@@ -68,10 +73,20 @@ public final class PostgresStore: Store, Sendable {
             var attempt = 0
             var reconnected = false
             let started = Self.nowMilliseconds()
+            var spent = PostgresCost()
+            defer {
+                logger.trace(
+                    "transaction",
+                    metadata: [
+                        "kind": "\(writes ? "write" : "read")", "storeMicroseconds": "\(spent.nanoseconds / 1000)",
+                        "roundTrips": "\(spent.roundTrips)", "statements": "\(spent.statements)", "attempts": "\(attempt)",
+                    ])
+            }
             while true {
                 attempt += 1
                 let connection = try connection(&slot)
                 let tx = PostgresTransaction(connection: connection)
+                defer { spent = spent + tx.cost }
                 var committing = false
                 var outcome: T?
                 // Writers share one advisory lock; a body that failed `attemptsBeforeQueueing`
@@ -101,10 +116,10 @@ public final class PostgresStore: Store, Sendable {
                     }
                     // A body that read nothing: the id comes back before COMMIT goes out.
                     tx.discardReadAhead()
-                    if tx.awaitsTransactionId { try tx.send() }
+                    if tx.awaitsTransactionId { try tx.timed { try tx.send() } }
                     // The writes and the outbox entry (if any) go in the round trip of COMMIT.
                     committing = true
-                    try tx.commit()
+                    try tx.timed { try tx.commit() }
                     if let outcome { return outcome }
                     throw StoreFailureWithoutOutcome()
                 } catch let error as PostgresError {

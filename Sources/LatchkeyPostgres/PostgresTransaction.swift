@@ -23,6 +23,11 @@ final class PostgresTransaction: StoreTransaction {
     private var announced: [StoreRead] = []
     /// What announced reads answered, until the body writes (its writes may change them).
     private var answered: [AnsweredRead: PostgresRows] = [:]
+    /// What this attempt cost, for the store's trace log: time inside the store's calls (round trips,
+    /// and turning records into statements and rows into records), round trips, statements.
+    private(set) var cost = PostgresCost()
+    /// How deep in the store's own calls the transaction is (only the outermost is timed).
+    private var depth = 0
     /// Rows this transaction has read or written and not deleted: there in its snapshot.
     private var seen: Set<Row> = []
     /// Statements the store sends in the round trip of COMMIT: the outbox entry of the
@@ -45,6 +50,18 @@ final class PostgresTransaction: StoreTransaction {
     private var texts: PostgresStatementTexts { connection.texts }
 
     init(connection: PostgresConnection) { self.connection = connection }
+
+    /// Runs one of the store's calls, its time counted in `cost` (once, however deep the calls nest).
+    func timed<T>(_ body: () throws -> T) rethrows -> T {
+        guard depth == 0 else { return try body() }
+        depth += 1
+        let started = PostgresCost.now()
+        defer {
+            cost.nanoseconds += PostgresCost.now() - started
+            depth -= 1
+        }
+        return try body()
+    }
 
     /// Queues the transaction's opening statements: `begin`, then (for a write) the statement
     /// whose one row is the transaction id.
@@ -75,6 +92,8 @@ final class PostgresTransaction: StoreTransaction {
         queued.removeAll()
         announced.removeAll()
         guard !batch.isEmpty else { return [] }
+        cost.roundTrips += 1
+        cost.statements += batch.count
         do {
             let results = try connection.pipeline(batch)
             if let index = idStatement, case .int(let id)? = results[index].rows.first?.first { transactionId = id }
@@ -163,12 +182,16 @@ final class PostgresTransaction: StoreTransaction {
     }
 
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
-        try records(R.self, try rows(.row(table: R.table, id: id), byId(R.table, id))).first
+        try timed {
+            try records(R.self, try rows(.row(table: R.table, id: id), byId(R.table, id))).first
+        }
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
-        let statement = Self.selectAll(R.table, filters, newestFirst: newestFirst, limit: limit)
-        return try records(R.self, try rows(.statement(sql: statement.sql, parameters: statement.parameters), statement))
+        try timed {
+            let statement = Self.selectAll(R.table, filters, newestFirst: newestFirst, limit: limit)
+            return try records(R.self, try rows(.statement(sql: statement.sql, parameters: statement.parameters), statement))
+        }
     }
 
     func fetch<R: StoredRecord, S: StoredRecord>(
@@ -176,8 +199,10 @@ final class PostgresTransaction: StoreTransaction {
     ) throws
         -> (R?, [S])
     {
-        let results = try send([byId(R.table, id), Self.selectAll(S.table, filters, newestFirst: false, limit: nil)])
-        return (try records(R.self, results[0]).first, try records(S.self, results[1]))
+        try timed {
+            let results = try send([byId(R.table, id), Self.selectAll(S.table, filters, newestFirst: false, limit: nil)])
+            return (try records(R.self, results[0]).first, try records(S.self, results[1]))
+        }
     }
 
     private static func selectAll(_ table: String, _ filters: [StoreFilter], newestFirst: Bool, limit: Int?) -> PostgresStatement {
@@ -199,9 +224,11 @@ final class PostgresTransaction: StoreTransaction {
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
-        let (sql, parameters) = Self.select("SELECT COUNT(*) FROM \(quoted(R.table))", filters)
-        guard case .int(let count)? = try run(sql, parameters).rows.first?.first else { return 0 }
-        return Int(count)
+        try timed {
+            let (sql, parameters) = Self.select("SELECT COUNT(*) FROM \(quoted(R.table))", filters)
+            guard case .int(let count)? = try run(sql, parameters).rows.first?.first else { return 0 }
+            return Int(count)
+        }
     }
 
     /// `UPDATE` of a row this transaction has read, else `INSERT … ON CONFLICT (id) DO UPDATE`;
@@ -211,22 +238,28 @@ final class PostgresTransaction: StoreTransaction {
     /// it since, the UPDATE fails as a serialization failure and the body runs again, as the upsert
     /// would. The UPDATE spares PostgreSQL the attempted insert (and the `_seq` it draws).
     func save<R: StoredRecord>(_ record: R) throws {
-        let (columns, values) = try PostgresRecordEncoder.columns(of: record)
-        let known = seen.contains(Row(table: R.table, id: record.id)) && columns.count > 1 && columns.contains("id")
-        let sql = known ? texts.update(R.table, columns: columns) : texts.upsert(into: R.table, columns: columns)
-        try queue(sql, values, writing: R.table)
-        seen.insert(Row(table: R.table, id: record.id))
+        try timed {
+            let (columns, values) = try PostgresRecordEncoder.columns(of: record)
+            let known = seen.contains(Row(table: R.table, id: record.id)) && columns.count > 1 && columns.contains("id")
+            let sql = known ? texts.update(R.table, columns: columns) : texts.upsert(into: R.table, columns: columns)
+            try queue(sql, values, writing: R.table)
+            seen.insert(Row(table: R.table, id: record.id))
+        }
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
-        try queue(texts.delete(byIdIn: R.table), [.text(id)], writing: R.table)
-        seen.remove(Row(table: R.table, id: id))
+        try timed {
+            try queue(texts.delete(byIdIn: R.table), [.text(id)], writing: R.table)
+            seen.remove(Row(table: R.table, id: id))
+        }
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
-        let (sql, parameters) = Self.select("DELETE FROM \(quoted(R.table))", filters)
-        try queue(sql, parameters, writing: R.table)
-        seen = seen.filter { $0.table != R.table }
+        try timed {
+            let (sql, parameters) = Self.select("DELETE FROM \(quoted(R.table))", filters)
+            try queue(sql, parameters, writing: R.table)
+            seen = seen.filter { $0.table != R.table }
+        }
     }
 
     private static func select(_ head: String, _ filters: [StoreFilter]) -> (String, [PostgresValue]) {
@@ -249,6 +282,8 @@ final class PostgresTransaction: StoreTransaction {
 
 /// A quoted identifier (table and column names are literal strings of the records).
 func quoted(_ identifier: String) -> String {
+    // The records' names hold no quote: no need to walk them (this runs for every column of a query).
+    if !identifier.utf8.contains(UInt8(ascii: "\"")) { return "\"" + identifier + "\"" }
     var out = "\""
     for character in identifier {
         out.append(character)
