@@ -17,6 +17,7 @@ final class PostgresTransaction: StoreTransaction {
     /// Statements sent with the next read or with COMMIT, in order.
     private var queued: [PostgresStatement] = []
     /// Where the queued statement whose rows the store wants (the transaction id) sits, and what it returned.
+    /// (It is queued before any write, so combining writes never moves it.)
     private var idStatement: Int?
     private(set) var transactionId: Int64?
     /// Reads announced and not sent yet: they follow `queued` in the next round trip of a read.
