@@ -40,6 +40,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.sqlite).aThrowingBodyWritesNothing() }
     @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.sqlite).aRowAndItsRelatedRowsReadTogether() }
     @Test func readsAnnouncedAheadAnswerAsTheReadsWould() throws { try StoreConformance(.sqlite).readsAnnouncedAheadAnswerAsTheReadsWould() }
+    @Test func aRowTheTransactionRemovedIsSavedAgain() throws { try StoreConformance(.sqlite).aRowTheTransactionRemovedIsSavedAgain() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.sqlite).concurrentReadModifyWritesStayExact() }
 
     @Test func anUnreachablePostgresIsStoreUnavailable() throws {
@@ -60,6 +61,7 @@ struct PostgresStoreConformanceTests {
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.postgresql).aThrowingBodyWritesNothing() }
     @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.postgresql).aRowAndItsRelatedRowsReadTogether() }
     @Test func readsAnnouncedAheadAnswerAsTheReadsWould() throws { try StoreConformance(.postgresql).readsAnnouncedAheadAnswerAsTheReadsWould() }
+    @Test func aRowTheTransactionRemovedIsSavedAgain() throws { try StoreConformance(.postgresql).aRowTheTransactionRemovedIsSavedAgain() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.postgresql).concurrentReadModifyWritesStayExact() }
 
     @Test func thePostgresStoreKeepsItsKeyOutOfTheDatabaseAndMigratesOnce() throws {
@@ -225,6 +227,27 @@ struct StoreConformance {
         }
         #expect(answers == ["n1", "n2", "faceId", "-", "-", "[7]", "n4", "n2"])
         #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.value } == [7])
+    }
+
+    /// A row read and then removed by the transaction itself (`delete`, `deleteAll`) is written
+    /// again by `save` (PostgreSQL saves a row it has read with an UPDATE: not one that is gone).
+    func aRowTheTransactionRemovedIsSavedAgain() throws {
+        let store = try kind.open(StoreUnderTest.place())
+        let id = "\(tag)-item-1"
+        try store.write { tx in try tx.save(item(1, device: "d")) }
+        try store.write { tx in
+            _ = try tx.fetch(DeviceItemRecord.self, id: id)
+            try tx.deleteAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")])
+            try tx.save(item(1, device: "d", value: [5]))
+        }
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: id)?.value } == [5])
+        try store.write { tx in
+            _ = try tx.fetch(DeviceItemRecord.self, id: id)
+            try tx.delete(DeviceItemRecord.self, id: id)
+            try tx.save(item(1, device: "d", value: [6]))
+            try tx.save(item(1, device: "d", value: [7]))
+        }
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: id)?.value } == [7])
     }
 
     /// Four handles (four connections) add to one counter at once: no increment is lost.
