@@ -116,7 +116,7 @@ public final class PostgresStore: Store, Sendable {
                     }
                     // A body that read nothing: the id comes back before COMMIT goes out.
                     tx.discardReadAhead()
-                    if tx.awaitsTransactionId { try tx.timed { try tx.send() } }
+                    if tx.awaitsTransactionId { try tx.timed { _ = try tx.send() } }
                     // The writes and the outbox entry (if any) go in the round trip of COMMIT.
                     committing = true
                     try tx.timed { try tx.commit() }
@@ -157,12 +157,6 @@ public final class PostgresStore: Store, Sendable {
                 }
             }
         }
-    }
-
-    /// The transaction id a write's first round trip returned.
-    private static func transactionId(_ rows: PostgresRows) -> Int64? {
-        if case .int(let id)? = rows.rows.first?.first { return id }
-        return nil
     }
 
     /// Whether the transaction committed, asked on a new connection, again and again until a server that accepts writes answers (a failover: the old
