@@ -21,7 +21,7 @@ final class PostgresTransaction: StoreTransaction {
     private var idStatement: Int?
     private(set) var transactionId: Int64?
     /// Reads announced and not sent yet: they follow `queued` in the next round trip of a read.
-    private var announced: [StoreRead] = []
+    private var announced: [Announced] = []
     /// What announced reads answered, until the body writes (its writes may change them).
     private var answered: [AnsweredRead: PostgresRows] = [:]
     /// What this attempt cost, for the store's trace log: time inside the store's calls (round trips,
@@ -45,6 +45,16 @@ final class PostgresTransaction: StoreTransaction {
     private enum AnsweredRead: Hashable {
         case row(table: String, id: String)
         case statement(sql: String, parameters: [PostgresValue])
+
+        init(_ statement: PostgresStatement) { self = .statement(sql: statement.sql, parameters: statement.parameters) }
+    }
+
+    /// A read announced, with its statement and where its answer is kept (nil: a referenced read,
+    /// whose row's id is known once answered), both worked out once.
+    private struct Announced {
+        var read: StoreRead
+        var statement: PostgresStatement
+        var key: AnsweredRead?
     }
 
     /// The connection's statement texts, built once.
@@ -78,7 +88,17 @@ final class PostgresTransaction: StoreTransaction {
     var awaitsTransactionId: Bool { idStatement != nil }
 
     func readAhead(_ reads: [StoreRead]) {
-        if failure == nil { announced += reads }
+        guard failure == nil else { return }
+        for read in reads {
+            let statement = statement(read)
+            let key: AnsweredRead? =
+                switch read.shape {
+                case .row(let id): .row(table: read.table, id: id)
+                case .rows: AnsweredRead(statement)
+                case .referenced: nil
+                }
+            announced.append(Announced(read: read, statement: statement, key: key))
+        }
     }
 
     /// Forgets the reads announced and not sent (the body returned: nobody will make them).
@@ -89,7 +109,7 @@ final class PostgresTransaction: StoreTransaction {
     func send(_ reads: [PostgresStatement] = []) throws -> [PostgresRows] {
         if let failure { throw failure }
         let ahead = announced
-        let batch = PostgresStatement.combiningWrites(queued, texts: texts) + ahead.map(statement) + reads
+        let batch = PostgresStatement.combiningWrites(queued, texts: texts) + ahead.map(\.statement) + reads
         queued.removeAll()
         announced.removeAll()
         guard !batch.isEmpty else { return [] }
@@ -100,7 +120,7 @@ final class PostgresTransaction: StoreTransaction {
             if let index = idStatement, case .int(let id)? = results[index].rows.first?.first { transactionId = id }
             idStatement = nil
             let aheadResults = results.dropLast(reads.count).suffix(ahead.count)
-            for (read, rows) in zip(ahead, aheadResults) { remember(read, rows) }
+            for (entry, rows) in zip(ahead, aheadResults) { remember(entry, rows) }
             return Array(results.suffix(reads.count))
         } catch let error as PostgresError {
             failure = error
@@ -124,7 +144,7 @@ final class PostgresTransaction: StoreTransaction {
     /// takes the announced reads along).
     private func rows(_ key: AnsweredRead, _ statement: PostgresStatement) throws -> PostgresRows {
         if let rows = answered[key] { return rows }
-        if announced.contains(where: { self.key(of: $0) == key }) {
+        if announced.contains(where: { $0.key == key }) {
             try send()
             if let rows = answered[key] { return rows }
         }
@@ -155,19 +175,8 @@ final class PostgresTransaction: StoreTransaction {
         }
     }
 
-    /// Where an announced read's answer is kept (nil: a referenced read, known once answered).
-    private func key(of read: StoreRead) -> AnsweredRead? {
-        switch read.shape {
-        case .row(let id): return .row(table: read.table, id: id)
-        case .rows:
-            let statement = statement(read)
-            return .statement(sql: statement.sql, parameters: statement.parameters)
-        case .referenced: return nil
-        }
-    }
-
-    private func remember(_ read: StoreRead, _ rows: PostgresRows) {
-        if let key = key(of: read) {
+    private func remember(_ entry: Announced, _ rows: PostgresRows) {
+        if let key = entry.key {
             answered[key] = rows
             return
         }
@@ -175,7 +184,7 @@ final class PostgresTransaction: StoreTransaction {
         guard let first = rows.rows.first, case .text(let id)? = first.first else { return }
         let columns = Array(rows.columns.dropFirst())
         let found = columns.firstIndex(of: "id").map { first[$0 + 1] != .null } ?? false
-        answered[.row(table: read.table, id: id)] = PostgresRows(columns: columns, rows: found ? [Array(first.dropFirst())] : [])
+        answered[.row(table: entry.read.table, id: id)] = PostgresRows(columns: columns, rows: found ? [Array(first.dropFirst())] : [])
     }
 
     private func byId(_ table: String, _ id: String) -> PostgresStatement {
@@ -191,7 +200,7 @@ final class PostgresTransaction: StoreTransaction {
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
         try timed {
             let statement = Self.selectAll(R.table, filters, newestFirst: newestFirst, limit: limit)
-            return try records(R.self, try rows(.statement(sql: statement.sql, parameters: statement.parameters), statement))
+            return try records(R.self, try rows(AnsweredRead(statement), statement))
         }
     }
 
