@@ -67,15 +67,20 @@ final class StoreDeviceStorage: DeviceStorage {
     init(tx: StoreTransaction, deviceId: String, items: [DeviceItemRecord]? = nil) {
         self.tx = tx
         self.deviceId = deviceId
-        loaded = items.map { Dictionary($0.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }) }
+        loaded = items.map(Self.byName)
+    }
+
+    /// The filter that reads a device's keychain.
+    static func items(of deviceId: String) -> [StoreFilter] { [.equals(DeviceItemRecord.Columns.deviceId, deviceId)] }
+
+    /// Items by name (the last one read wins).
+    private static func byName(_ records: [DeviceItemRecord]) -> [String: [UInt8]] {
+        Dictionary(records.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {
         if let loaded { return loaded[item.rawValue] }
-        var items: [String: [UInt8]] = [:]
-        for record in try tx.fetchAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, deviceId)]) {
-            items[record.name] = record.value
-        }
+        let items = Self.byName(try tx.fetchAll(DeviceItemRecord.self, where: Self.items(of: deviceId)))
         loaded = items
         return items[item.rawValue]
     }

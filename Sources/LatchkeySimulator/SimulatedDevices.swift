@@ -42,7 +42,7 @@ public final class SimulatedDevices: Sendable {
         try core.session { session in
             // The keychain comes with the device (one round trip): nearly every call reads it.
             let (found, items) = try session.tx.fetch(
-                DeviceRecord.self, id: deviceId, alongWith: DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, deviceId)])
+                DeviceRecord.self, id: deviceId, alongWith: DeviceItemRecord.self, where: StoreDeviceStorage.items(of: deviceId))
             guard let record = found else { throw DomainError.notFound("device") }
             return try body(device(record, items, session), session)
         }
