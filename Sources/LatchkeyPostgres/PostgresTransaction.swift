@@ -49,12 +49,13 @@ final class PostgresTransaction: StoreTransaction {
         init(_ statement: PostgresStatement) { self = .statement(sql: statement.sql, parameters: statement.parameters) }
     }
 
-    /// A read announced, with its statement and where its answer is kept (nil: a referenced read,
-    /// whose row's id is known once answered), both worked out once.
+    /// A read announced, with its statement and where its answer is kept, both worked out once. (A
+    /// referenced read's answer is kept under its statement, and its row by the id it turns out to
+    /// have.)
     private struct Announced {
         var read: StoreRead
         var statement: PostgresStatement
-        var key: AnsweredRead?
+        var key: AnsweredRead
     }
 
     /// The connection's statement texts, built once.
@@ -91,12 +92,13 @@ final class PostgresTransaction: StoreTransaction {
         guard failure == nil else { return }
         for read in reads {
             let statement = statement(read)
-            let key: AnsweredRead? =
+            let key: AnsweredRead =
                 switch read.shape {
                 case .row(let id): .row(table: read.table, id: id)
-                case .rows: AnsweredRead(statement)
-                case .referenced: nil
+                case .rows, .referenced: AnsweredRead(statement)
                 }
+            // Announced twice (foreseen, then announced by the body itself): asked once.
+            guard answered[key] == nil, !announced.contains(where: { $0.key == key }) else { continue }
             announced.append(Announced(read: read, statement: statement, key: key))
         }
     }
@@ -176,10 +178,8 @@ final class PostgresTransaction: StoreTransaction {
     }
 
     private func remember(_ entry: Announced, _ rows: PostgresRows) {
-        if let key = entry.key {
-            answered[key] = rows
-            return
-        }
+        answered[entry.key] = rows
+        guard case .referenced = entry.read.shape else { return }
         // A referenced read: the row by the id the owner names (none when the owner names none).
         guard let first = rows.rows.first, case .text(let id)? = first.first else { return }
         let columns = Array(rows.columns.dropFirst())

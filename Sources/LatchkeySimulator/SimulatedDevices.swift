@@ -1,6 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -33,19 +34,34 @@ public final class SimulatedDevices: Sendable {
     ///
     /// Not secret, never written out but as that marker.
     let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
+    /// What each device's next call is expected to read (`FollowUpReads`).
+    ///
+    /// As its last committed call in this process foresaw it; at most `foreseenDevices` devices are kept.
+    private let foreseen = Mutex<[String: [StoreRead]]>([:])
+    static let foreseenDevices = 4096
 
     public init(core: Latchkey) { self.core = core }
 
     /// Runs `body` on device `deviceId` in one transaction.
     /// - Throws: `notFound` (device), and what `body` throws.
     public func withDevice<T>(_ deviceId: String, _ body: (Device, ServerSession) throws -> T) throws -> T {
-        try core.session { session in
-            // The keychain comes with the device (one round trip): nearly every call reads it.
+        let expected = foreseen.withLock { $0.removeValue(forKey: deviceId) } ?? []
+        let (value, next) = try core.session { session in
+            // The keychain comes with the device, and with them what the server half is expected
+            // to read (one round trip): nearly every call reads the keychain before the server.
+            session.tx.readAhead(expected)
             let (found, items) = try session.tx.fetch(
                 DeviceRecord.self, id: deviceId, alongWith: DeviceItemRecord.self, where: StoreDeviceStorage.items(of: deviceId))
             guard let record = found else { throw DomainError.notFound("device") }
-            return try body(device(record, items, session), session)
+            return (try body(device(record, items, session), session), session.followUp.reads)
         }
+        if !next.isEmpty {
+            foreseen.withLock { kept in
+                if kept.count >= Self.foreseenDevices { kept.removeAll() }
+                kept[deviceId] = next
+            }
+        }
+        return value
     }
 
     private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {

@@ -59,4 +59,32 @@ struct PostgresTraceTests {
         #expect(lines.last?.metadata["statements"] == "3")
         for line in lines { #expect(!line.metadata.values.contains { $0.contains(secret) }) }
     }
+
+    /// A read announced again (foreseen by the caller, then announced by the body itself) is
+    /// asked once; one already answered is not asked again; a referenced read likewise.
+    @Test func aReadAnnouncedAgainIsAskedOnce() throws {
+        let uri = try #require(StoreUnderTest.postgresURI)
+        let captured = CapturedLines()
+        let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
+        let store = try PostgresStore(conninfo: uri, key: Array(repeating: 7, count: 32), logger: logger)
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let reads: [StoreRead] = [
+            .row(DeviceItemRecord.self, id: "\(tag)-a"),
+            .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: "\(tag)-r"),
+        ]
+        captured.lines.withLock { $0.removeAll() }
+        try store.write { tx in
+            tx.readAhead(reads)
+            tx.readAhead(reads)
+            // BEGIN, the transaction id, the two reads announced, this one.
+            _ = try tx.fetch(DeviceItemRecord.self, id: "\(tag)-b")
+            tx.readAhead(reads)
+            _ = try tx.fetch(DeviceItemRecord.self, id: "\(tag)-a")
+            // This read alone, then COMMIT.
+            _ = try tx.fetch(DeviceItemRecord.self, id: "\(tag)-c")
+        }
+        let write = try #require(captured.lines.withLock { $0.first })
+        #expect(write.metadata["roundTrips"] == "3")
+        #expect(write.metadata["statements"] == "7")
+    }
 }

@@ -8,13 +8,7 @@ extension ServerSession {
     /// registration may add or update; a `removeRegistration` one is issued in any state but removed. -
     /// Throws: `notFound` (registration), the state answers.
     public func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge {
-        let pendingPush = purpose == .authenticate ? core.pendingPushedAuthentication(of: registrationId) : nil
-        // The registration, its application and a pending push, asked together.
-        tx.readAhead(
-            [
-                .row(RegistrationRecord.self, id: registrationId),
-                .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: registrationId),
-            ] + (pendingPush.map { [.rows($0)] } ?? []))
+        tx.readAhead(challengeReads(registrationId, purpose: purpose))
         let registration = try core.registration(tx, registrationId)
         if purpose == .removeRegistration {
             if registration.registrationState == .removed { throw DomainError(.registrationRemoved, "The registration was removed") }
@@ -22,10 +16,11 @@ extension ServerSession {
             try core.requireActive(registration)
         }
         let app = try core.application(tx, registration.applicationId)
-        let pushed = try pendingPush.flatMap { try tx.fetchAll($0).first }
+        let pushed = purpose == .authenticate ? try core.pendingPushedAuthentication(tx, of: registrationId) : nil
         let contextHash =
             pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? PushContext.noContextHash
         let record = try issueChallenge(registration, ChallengeKind(purpose), contextHash: contextHash, pushedAuthenticationId: pushed?.id)
+        if purpose == .authenticate { followUp.foresee(verificationReads(challengeId: record.id, registrationId: registrationId)) }
         let allowed =
             purpose == .addAuthMethod
             ? AuthMethod.canonical(registration.methods.flatMap { app.methodsAddableBy($0) }.filter(app.authMethods.contains)) : nil
@@ -47,7 +42,7 @@ extension ServerSession {
         registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> Verification {
-        tx.readAhead([.row(ChallengeRecord.self, id: challengeId), .row(RegistrationRecord.self, id: registrationId)])
+        tx.readAhead(verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
@@ -67,7 +62,23 @@ extension ServerSession {
             try audit(.pushedAuthenticationApproved, userId: registration.userId, registrationId: registration.id)
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
+        // The device's next authentication starts with a challenge.
+        followUp.foresee(challengeReads(registrationId, purpose: .authenticate))
         return Verification(contextContent: pushed?.contextContent, token: token)
+    }
+
+    /// What `challenge` reads: the registration, its application and (to authenticate) the pending
+    /// pushes, asked together.
+    func challengeReads(_ registrationId: String, purpose: ChallengePurpose) -> [StoreRead] {
+        [
+            .row(RegistrationRecord.self, id: registrationId),
+            .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: registrationId),
+        ] + (purpose == .authenticate ? [.rows(core.pendingPushes(of: registrationId))] : [])
+    }
+
+    /// What `verify` reads: the challenge and the registration, asked together.
+    func verificationReads(challengeId: String, registrationId: String) -> [StoreRead] {
+        [.row(ChallengeRecord.self, id: challengeId), .row(RegistrationRecord.self, id: registrationId)]
     }
 
     /// Cancels a challenge: it is used up, and a pushed authentication it picked up is rejected.

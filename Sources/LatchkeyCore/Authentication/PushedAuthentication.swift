@@ -65,13 +65,32 @@ extension Latchkey {
         }
     }
 
-    /// The read of a registration's newest pending, unexpired pushed authentication.
-    func pendingPushedAuthentication(of registrationId: String) -> StoreQuery<PushedAuthenticationRecord> {
+    /// How many of a registration's newest pending pushed authentications a challenge reads.
+    static let pendingPushesRead = 8
+
+    /// The read of a registration's newest pending pushed authentications, expired or not.
+    ///
+    /// It does not depend on the time, so a challenge's read can be foreseen (`FollowUpReads`).
+    func pendingPushes(of registrationId: String) -> StoreQuery<PushedAuthenticationRecord> {
         StoreQuery(
             where: [
                 .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId),
                 .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
-                StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-            ], newestFirst: true, limit: 1)
+            ], newestFirst: true, limit: Self.pendingPushesRead)
+    }
+
+    /// A registration's newest pending, unexpired pushed authentication, from `pendingPushes`.
+    ///
+    /// An unexpired one among the newest is the newest unexpired of all. When every one read has
+    /// expired and there may be more, an older one may outlive them (time to live varies): those
+    /// are asked for by expiry.
+    func pendingPushedAuthentication(_ tx: StoreTransaction, of registrationId: String) throws -> PushedAuthenticationRecord? {
+        let newest = try tx.fetchAll(pendingPushes(of: registrationId))
+        if let live = newest.first(where: { $0.expiresAt > now }) { return live }
+        guard newest.count == Self.pendingPushesRead else { return nil }
+        let unexpired = StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1))
+        return try tx.fetchAll(
+            PushedAuthenticationRecord.self, where: pendingPushes(of: registrationId).filters + [unexpired], newestFirst: true, limit: 1
+        ).first
     }
 }
