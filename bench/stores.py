@@ -161,8 +161,9 @@ def interleaved_share(workdir, parameter, bench_db):
     alternating turns of TURN (so the machine's drift hits them alike), with a one-second pgbench
     run after each turn:
     - measured: a PostgreSQL process at --log-level trace logs each transaction's time inside the
-      store (round trips, and records turned into statements and rows into records); the median
-      over write transactions;
+      store (round trips, and records turned into statements and rows into records), and the part
+      of it spent waiting for the server (from sending a round trip to having its results); the
+      medians over write transactions;
     - by difference: (median authentication on PostgreSQL - median in memory) / 2, with a second
       PostgreSQL process that logs nothing. The in-memory store is SQLite in memory, whose own
       work this subtracts too: the difference is what PostgreSQL costs beyond it."""
@@ -198,7 +199,7 @@ def interleaved_share(workdir, parameter, bench_db):
     finally:
         for lk in procs.values():
             lk.kill()
-    store_ms, trips, statements = [], [], []
+    store_ms, wait_ms, trips, statements = [], [], [], []
     with open(trace_log, errors="replace") as f:
         f.seek(warm_mark)
         for line in f:
@@ -206,6 +207,7 @@ def interleaved_share(workdir, parameter, bench_db):
                 continue
             fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
             store_ms.append(int(fields["storeMicroseconds"]) / 1000)
+            wait_ms.append(int(fields.get("waitMicroseconds", 0)) / 1000)
             trips.append(int(fields["roundTrips"]))
             statements.append(int(fields["statements"]))
     pg, memory = statistics.median(samples["postgresql"]), statistics.median(samples["memory"])
@@ -213,6 +215,7 @@ def interleaved_share(workdir, parameter, bench_db):
     measured = statistics.median(store_ms) if store_ms else None
     difference = (pg - memory) / 2
     return {"postgresql_ms": pg, "memory_ms": memory, "by_difference_ms": difference, "measured_ms": measured,
+            "waiting_ms": statistics.median(wait_ms) if wait_ms else None,
             "round_trips": statistics.mean(trips) if trips else None, "statements": statistics.mean(statements) if statements else None,
             "tpcb_ms": tpcb, "tpcb_runs_ms": tpcbs,
             "ratio_measured": measured / tpcb if tpcb and measured else None, "ratio_by_difference": difference / tpcb if tpcb else None}
@@ -274,6 +277,9 @@ def main():
             print(f"  {label} authentication ({share['round_trips']:.1f} round trips, {share['statements']:.1f} statements a write transaction)")
             print(f"    measured in the store  {share['measured_ms']:.3f} ms a write transaction"
                   + (f"   pgbench TPC-B {tpcb:.3f} ms   ratio {share['ratio_measured']:.2f}x" if tpcb else ""))
+            print(f"      of which waiting for the server {share['waiting_ms']:.3f} ms"
+                  + (f" ({share['waiting_ms'] / tpcb:.2f}x)" if tpcb else "")
+                  + "; the rest is the store's own client work (statements built, rows decoded)")
             print(f"    by difference          {share['by_difference_ms']:.3f} ms ({share['postgresql_ms']:.3f} ms on PostgreSQL, "
                   f"{share['memory_ms']:.3f} ms in memory, medians)"
                   + (f"   ratio {share['ratio_by_difference']:.2f}x" if tpcb else ""))

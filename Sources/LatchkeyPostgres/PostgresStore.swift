@@ -22,8 +22,9 @@ import Darwin
 public final class PostgresStore: Store, Sendable {
     public let kind = StoreKind.postgresql
     private let conninfo: String
-    /// At trace level, one line per transaction: its time in the store, round trips, statements
-    /// and attempts (what `bench/stores.py` reads; never a value from a row).
+    /// At trace level, one line per transaction: its time in the store and the part of it spent
+    /// waiting for the server, round trips, statements and attempts (what `bench/stores.py` reads;
+    /// never a value from a row).
     private let logger: Logger
     private let key: [UInt8]
     /// The one connection: one transaction at a time on it.
@@ -79,7 +80,8 @@ public final class PostgresStore: Store, Sendable {
                     "transaction",
                     metadata: [
                         "kind": "\(writes ? "write" : "read")", "storeMicroseconds": "\(spent.nanoseconds / 1000)",
-                        "roundTrips": "\(spent.roundTrips)", "statements": "\(spent.statements)", "attempts": "\(attempt)",
+                        "waitMicroseconds": "\(spent.waitNanoseconds / 1000)", "roundTrips": "\(spent.roundTrips)",
+                        "statements": "\(spent.statements)", "attempts": "\(attempt)",
                     ])
             }
             while true {

@@ -118,6 +118,8 @@ final class PostgresTransaction: StoreTransaction {
         cost.roundTrips += 1
         cost.statements += batch.count
         do {
+            let sent = PostgresCost.now()
+            defer { cost.waitNanoseconds += PostgresCost.now() - sent }
             let results = try connection.pipeline(batch)
             if let index = idStatement, case .int(let id)? = results[index].rows.first?.first { transactionId = id }
             idStatement = nil

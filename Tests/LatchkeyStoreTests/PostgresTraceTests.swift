@@ -54,7 +54,9 @@ struct PostgresTraceTests {
         #expect(write.metadata["roundTrips"] == "2")
         #expect(write.metadata["statements"] == "5")
         #expect(write.metadata["attempts"] == "1")
-        #expect(Int(write.metadata["storeMicroseconds"] ?? "") ?? 0 > 0)
+        let inStore = Int(write.metadata["storeMicroseconds"] ?? "") ?? 0
+        let wait = Int(write.metadata["waitMicroseconds"] ?? "") ?? 0
+        #expect(inStore > 0 && wait > 0 && wait <= inStore)
         #expect(lines.last?.metadata["kind"] == "read")
         #expect(lines.last?.metadata["statements"] == "3")
         for line in lines { #expect(!line.metadata.values.contains { $0.contains(secret) }) }
