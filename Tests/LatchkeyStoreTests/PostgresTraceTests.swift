@@ -32,12 +32,17 @@ private struct CapturingHandler: LogHandler {
 /// and nothing read from a row.
 @Suite(.enabled(if: StoreUnderTest.postgresURI != nil, "LATCHKEY_TEST_POSTGRES is not set (make test starts a cluster and sets it)"))
 struct PostgresTraceTests {
-    @Test func aTransactionReportsItsRoundTripsStatementsAndTimeInTheStore() throws {
+    /// A store logging at trace level into the lines returned, and a tag for this test's rows.
+    private func tracedStore() throws -> (PostgresStore, CapturedLines, String) {
         let uri = try #require(StoreUnderTest.postgresURI)
         let captured = CapturedLines()
         let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
         let store = try PostgresStore(conninfo: uri, key: Array(repeating: 7, count: 32), logger: logger)
-        let tag = UUID().uuidString.prefix(8).lowercased()
+        return (store, captured, String(UUID().uuidString.prefix(8).lowercased()))
+    }
+
+    @Test func aTransactionReportsItsRoundTripsStatementsAndTimeInTheStore() throws {
+        let (store, captured, tag) = try tracedStore()
         let secret = "secret-\(tag)"
         captured.lines.withLock { $0.removeAll() }
         try store.write { tx in
@@ -65,11 +70,7 @@ struct PostgresTraceTests {
     /// A read announced again (foreseen by the caller, then announced by the body itself) is
     /// asked once; one already answered is not asked again; a referenced read likewise.
     @Test func aReadAnnouncedAgainIsAskedOnce() throws {
-        let uri = try #require(StoreUnderTest.postgresURI)
-        let captured = CapturedLines()
-        let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
-        let store = try PostgresStore(conninfo: uri, key: Array(repeating: 7, count: 32), logger: logger)
-        let tag = UUID().uuidString.prefix(8).lowercased()
+        let (store, captured, tag) = try tracedStore()
         let reads: [StoreRead] = [
             .row(DeviceItemRecord.self, id: "\(tag)-a"),
             .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: "\(tag)-r"),
