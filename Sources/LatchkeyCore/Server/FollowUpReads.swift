@@ -1,6 +1,6 @@
 /// The reads a caller's next call is expected to make, as the call that ran foresees them: a
 /// challenge's verification reads the challenge and the registration; a verification's next
-/// challenge reads the registration, its application and a pending push.
+/// challenge reads the registration, its application and the pending pushes.
 ///
 /// A caller that keeps them between its transactions (a simulated phone, per device) announces
 /// them ahead (`StoreTransaction.readAhead`) at the start of its next one, so they travel in its
