@@ -9,32 +9,17 @@ answers the same.
 """
 import os
 import re
-import subprocess
-import urllib.parse
-import uuid
 
 import pytest
 
 from lkharness import activate, pin
+from test_postgres import database  # noqa: F401  (the fixture: a fresh database, dropped after)
 
 URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
 
 pytestmark = pytest.mark.skipif(not URI, reason="LATCHKEY_TEST_POSTGRES is not set (make test starts a private cluster)")
 
 TRACE = re.compile(rb'attempts=(\d+) kind=write roundTrips=(\d+) ')
-
-
-def psql(sql):
-    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", URI, "-c", sql], check=True, capture_output=True)
-
-
-@pytest.fixture
-def database():
-    name = "lk_" + uuid.uuid4().hex[:12]
-    psql(f"CREATE DATABASE {name}")
-    parts = urllib.parse.urlsplit(URI)
-    yield f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query else "")
-    psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def write_round_trips(path, since):
@@ -56,7 +41,7 @@ def traced(spawn, database, workdir, name):
 
 def test_an_authentication_after_the_first_costs_two_round_trips_a_transaction(spawn, database, workdir):
     lk = traced(spawn, database, workdir, "traced")
-    dev, reg, _ = activate(lk, "trips")
+    dev, _, _ = activate(lk, "trips")
     stderr = os.path.join(workdir, "traced.stderr")
     for _ in range(3):
         mark = os.path.getsize(stderr)
