@@ -88,8 +88,9 @@ struct System {
     @discardableResult
     func authenticate(_ deviceId: String = "phone", _ method: AuthMethod = .pin, tokenPurpose: TokenPurpose = .none) throws -> String? {
         _ = try on(deviceId) { try $0.startAuthentication() }
-        return try on(deviceId) {
-            try $0.finishAuthentication(AuthParameter(method: method, pin: method == .pin ? "1234" : nil), tokenPurpose: tokenPurpose)
+        let parameter = AuthParameter(method: method, pin: method == .pin ? "1234" : nil)
+        return try devices.on(deviceId, pin: parameter.unmaskingPin) {
+            try $0.finishAuthentication(parameter, tokenPurpose: tokenPurpose)
         }.token
     }
 }

@@ -61,8 +61,9 @@ extension Device {
 
     /// The passkeys the phone holds: synced ones (iCloud Keychain), then device-bound ones.
     func heldPasskeys() throws -> [PlatformCredential] {
-        try PasskeyKeychain.decode(try storage.item(.syncedPasskeys), synced: true)
-            + PasskeyKeychain.decode(try storage.item(.deviceBoundPasskeys), synced: false)
+        let synced = try storage.item(.syncedPasskeys)
+        let deviceBound = try storage.item(.deviceBoundPasskeys)
+        return PasskeyKeychain.decode(synced, synced: true) + PasskeyKeychain.decode(deviceBound, synced: false)
     }
 
     /// Keeps a new or updated credential in its keychain item.

@@ -20,6 +20,9 @@ public struct Device {
     /// Names the running app: an onboarding process started without `canRestoreSession` is
     /// forgotten when the app (another instance) starts again.
     public let instance: String
+    /// The PIN's key derivation, made ahead of the call for the salt the device was expected to hold
+    /// (`PinDerivation`); unused when that guess is stale.
+    public var pinDerivation: PinDerivation?
 
     public init(
         storage: DeviceStorage, server: ServerConnection, profile: DeviceProfile, random: RandomSource, clock: Clock,
@@ -100,7 +103,9 @@ public struct Device {
         case .pin:
             let salt = try storage.item(.pinSalt) ?? []
             let masked = try storage.item(.pinMaskedKey) ?? []
-            return KeyMask.unmask(masked, secret: parameter.pin ?? "", salt: salt, rounds: KeyMask.pinRounds)
+            let pin = parameter.pin ?? ""
+            if let key = pinDerivation?.unmask(masked, pin: pin, salt: salt) { return key }
+            return KeyMask.unmask(masked, secret: pin, salt: salt, rounds: KeyMask.pinRounds)
         case .touchId: return try storage.item(.touchIdKey) ?? []
         case .faceId: return try storage.item(.faceIdKey) ?? []
         }
@@ -147,6 +152,9 @@ public struct AuthParameter: Sendable, Equatable {
         self.method = method
         self.pin = pin
     }
+
+    /// The PIN the PIN key is unmasked with, when the method is the PIN.
+    public var unmaskingPin: String? { method == .pin ? pin : nil }
 }
 
 /// What a started activation (or recovery) offers: the methods the user may pick on this device

@@ -14,15 +14,20 @@ enum KeyMask {
     static var recoveryRounds: Int { KDFCost.factors.recoveryRounds }
 
     static func mask(_ key: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
-        let stream = derive(secret: secret, salt: salt, count: key.count, rounds: rounds)
-        return zip(key, stream).map { $0 ^ $1 }
+        apply(stream(secret: secret, salt: salt, count: key.count, rounds: rounds), to: key)
     }
 
     static func unmask(_ masked: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
         mask(masked, secret: secret, salt: salt, rounds: rounds)
     }
 
-    private static func derive(secret: String, salt: [UInt8], count: Int, rounds: Int) -> [UInt8] {
+    /// Masks or unmasks `bytes` with a stream `stream(secret:salt:count:rounds:)` gave.
+    static func apply(_ stream: [UInt8], to bytes: [UInt8]) -> [UInt8] {
+        zip(bytes, stream).map { $0 ^ $1 }
+    }
+
+    /// The PBKDF2-HMAC-SHA256 stream of `secret` under `salt`: the slow part of masking.
+    static func stream(secret: String, salt: [UInt8], count: Int, rounds: Int) -> [UInt8] {
         guard
             let key = try? KDF.Insecure.PBKDF2.deriveKey(
                 from: Array(secret.utf8), salt: salt, using: .sha256, outputByteCount: count, unsafeUncheckedRounds: rounds)

@@ -34,28 +34,44 @@ public final class SimulatedDevices: Sendable {
     ///
     /// Not secret, never written out but as that marker.
     let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
-    /// What each device's next call is expected to read (`FollowUpReads`).
+    /// What each device's next call is expected to need: the reads of its server half
+    /// (`FollowUpReads`) and its PIN's salt.
     ///
-    /// As its last committed call in this process foresaw it; at most `foreseenDevices` devices are kept.
-    private let foreseen = Mutex<[String: [StoreRead]]>([:])
+    /// As its last committed call in this process left them; at most `foreseenDevices` devices are kept.
+    private let foreseen = Mutex<[String: Foreseen]>([:])
     static let foreseenDevices = 4096
+
+    struct Foreseen: Sendable {
+        var reads: [StoreRead]
+        var pinSalt: PinSalt?
+    }
 
     public init(core: Latchkey) { self.core = core }
 
     /// Runs `body` on device `deviceId` in one transaction.
+    ///
+    /// `pin`, when the call is to unmask the PIN key with it, is derived before the transaction
+    /// opens, under the salt the device held at its last call in this process (`PinDerivation`):
+    /// the transaction then stays open for round trips only, however often it runs again.
     /// - Throws: `notFound` (device), and what `body` throws.
-    public func withDevice<T>(_ deviceId: String, _ body: (Device, ServerSession) throws -> T) throws -> T {
-        let expected = foreseen.withLock { $0.removeValue(forKey: deviceId) } ?? []
+    public func withDevice<T>(_ deviceId: String, pin: String? = nil, _ body: (Device, ServerSession) throws -> T) throws -> T {
+        let expected = foreseen.withLock { $0.removeValue(forKey: deviceId) }
+        let derivation = pin.flatMap { pin in
+            expected?.pinSalt.map { PinDerivation(pin: pin, salt: $0.salt, keyLength: $0.keyLength) }
+        }
         let (value, next) = try core.session { session in
             // The keychain comes with the device, and with them what the server half is expected
             // to read (one round trip): nearly every call reads the keychain before the server.
-            session.tx.readAhead(expected)
+            session.tx.readAhead(expected?.reads ?? [])
             let (found, items) = try session.tx.fetch(
                 DeviceRecord.self, id: deviceId, alongWith: DeviceItemRecord.self, where: StoreDeviceStorage.items(of: deviceId))
             guard let record = found else { throw DomainError.notFound("device") }
-            return (try body(device(record, items, session), session), session.followUp.reads)
+            var device = device(record, items, session)
+            device.pinDerivation = derivation
+            let value = try body(device, session)
+            return (value, Foreseen(reads: session.followUp.reads, pinSalt: try device.pinSalt))
         }
-        if !next.isEmpty {
+        if !next.reads.isEmpty || next.pinSalt != nil {
             foreseen.withLock { kept in
                 if kept.count >= Self.foreseenDevices { kept.removeAll() }
                 kept[deviceId] = next
@@ -70,9 +86,9 @@ public final class SimulatedDevices: Sendable {
             random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }
 
-    /// Runs `body` on a device.
-    public func on<T>(_ deviceId: String, _ body: (Device) throws -> T) throws -> T {
-        try withDevice(deviceId) { device, _ in try body(device) }
+    /// Runs `body` on a device; `pin` as for `withDevice`.
+    public func on<T>(_ deviceId: String, pin: String? = nil, _ body: (Device) throws -> T) throws -> T {
+        try withDevice(deviceId, pin: pin) { device, _ in try body(device) }
     }
 
     /// Creates a simulated phone.

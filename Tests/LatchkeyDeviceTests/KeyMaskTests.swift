@@ -76,3 +76,35 @@ import Testing
         #expect(!DeviceItem.syncedPasskeys.thisDeviceOnly)
     }
 }
+
+/// A PIN derived ahead of a transaction unmasks as `KeyMask` would, and only for the salt, the PIN
+/// and the key length it was derived for.
+@Suite struct PinDerivationTests {
+    private let random = SeededRandomSource(seed: 14)
+
+    @Test("a derivation made for the PIN and salt held unmasks the key KeyMask unmasks")
+    func unmasksAsKeyMaskDoes() throws {
+        let key = FactorKey.generate(random)
+        let salt = random.bytes(16)
+        let masked = KeyMask.mask(key, secret: "2468", salt: salt, rounds: KeyMask.pinRounds)
+        let derivation = PinDerivation(pin: "2468", salt: salt, keyLength: masked.count)
+        #expect(derivation.unmask(masked, pin: "2468", salt: salt) == key)
+        // A wrong PIN derived ahead unmasks the same wrong key the device would derive.
+        let wrong = PinDerivation(pin: "2469", salt: salt, keyLength: masked.count)
+        #expect(wrong.unmask(masked, pin: "2469", salt: salt) == KeyMask.unmask(masked, secret: "2469", salt: salt, rounds: KeyMask.pinRounds))
+    }
+
+    @Test("another salt, another PIN, a canonically equivalent PIN or another key length is no match")
+    func anyOtherInputIsNoMatch() {
+        let salt = random.bytes(16)
+        let masked = KeyMask.mask(FactorKey.generate(random), secret: "caf\u{E9}", salt: salt, rounds: KeyMask.pinRounds)
+        let derivation = PinDerivation(pin: "caf\u{E9}", salt: salt, keyLength: masked.count)
+        #expect(derivation.unmask(masked, pin: "caf\u{E9}", salt: salt) != nil)
+        #expect(derivation.unmask(masked, pin: "caf\u{E9}", salt: random.bytes(16)) == nil)
+        #expect(derivation.unmask(masked, pin: "cafe", salt: salt) == nil)
+        // Equal as Swift strings, different bytes: PBKDF2 takes the bytes.
+        #expect("caf\u{E9}" == "cafe\u{301}")
+        #expect(derivation.unmask(masked, pin: "cafe\u{301}", salt: salt) == nil)
+        #expect(derivation.unmask(masked + [0], pin: "caf\u{E9}", salt: salt) == nil)
+    }
+}

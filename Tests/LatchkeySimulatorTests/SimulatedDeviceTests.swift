@@ -56,6 +56,40 @@ import Testing
         #expect(try core.registrationInfo(registrationId).failedAttempts == 0)
     }
 
+    @Test("a PIN derived before the transaction authenticates, and a wrong one derived so still counts")
+    func pinDerivedAhead() throws {
+        let registrationId = try activate("p5")
+        _ = try devices.on("p5") { try $0.startAuthentication() }
+        #expect(throws: DomainError.self) {
+            _ = try devices.on("p5", pin: "0000") { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "0000"), tokenPurpose: .none) }
+        }
+        #expect(try core.registrationInfo(registrationId).failedAttempts == 1)
+        _ = try devices.on("p5") { try $0.startAuthentication() }
+        _ = try devices.on("p5", pin: "1357") { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "1357"), tokenPurpose: .none) }
+        #expect(try core.registrationInfo(registrationId).failedAttempts == 0)
+    }
+
+    @Test("a salt another process changed since this one last ran the device is derived again, never used stale")
+    func staleSaltIsDerivedAgain() throws {
+        let registrationId = try activate("p6")
+        let other = SimulatedDevices(core: core)
+        // This process last saw the salt of PIN 1357; the other changes the PIN to 2468 (a new salt)
+        // and opens the authentication this process finishes.
+        _ = try devices.on("p6") { try $0.startAuthentication() }
+        _ = try other.on("p6") { try $0.startAddOrUpdate() }
+        _ = try other.on("p6", pin: "1357") {
+            try $0.finishAddOrUpdate(activation: AuthParameter(method: .pin, pin: "2468"), proof: AuthParameter(method: .pin, pin: "1357"))
+        }
+        _ = try other.on("p6") { try $0.startAuthentication() }
+        _ = try devices.on("p6", pin: "2468") { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "2468"), tokenPurpose: .none) }
+        #expect(try core.registrationInfo(registrationId).failedAttempts == 0)
+        _ = try other.on("p6") { try $0.startAuthentication() }
+        #expect(throws: DomainError.self) {
+            _ = try devices.on("p6", pin: "1357") { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "1357"), tokenPurpose: .none) }
+        }
+        #expect(try core.registrationInfo(registrationId).failedAttempts == 1)
+    }
+
     @Test("a backup carries no activation: the restored phone is not activated")
     func backupLeavesTheActivationBehind() throws {
         _ = try activate("p3")

@@ -28,7 +28,7 @@ enum AuthMethodFinishAddOrUpdate: RPCMethod {
     }
     static let result = Codec<[AuthMethod]>.activatedAuthMethods
     static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
-        (try context.devices.on(params.deviceId) {
+        (try context.devices.on(params.deviceId, pin: params.authParameter.domain.unmaskingPin) {
             try $0.finishAddOrUpdate(activation: params.activationParameter.domain, proof: params.authParameter.domain)
         })
     }

@@ -16,6 +16,9 @@ enum AuthenticationFinish: RPCMethod {
         errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .authenticationFailed] + CommonErrors.biometry
             + [.biometryKeyInvalidated])
     static func handle(_ params: FinishParams, _ context: CallContext) throws -> AuthenticationOutcome {
-        try context.devices.on(params.deviceId) { try $0.finishAuthentication(params.authParameter.domain, tokenPurpose: params.purpose) }
+        let parameter = params.authParameter.domain
+        return try context.devices.on(params.deviceId, pin: parameter.unmaskingPin) {
+            try $0.finishAuthentication(parameter, tokenPurpose: params.purpose)
+        }
     }
 }
