@@ -3,6 +3,13 @@ import Testing
 
 @testable import LatchkeyDevice
 
+/// A new factor key masked under `secret` with a new salt, as the device keeps a PIN key.
+private func maskedKey(_ random: RandomSource, secret: String) -> (key: [UInt8], salt: [UInt8], masked: [UInt8]) {
+    let key = FactorKey.generate(random)
+    let salt = random.bytes(16)
+    return (key, salt, KeyMask.mask(key, secret: secret, salt: salt, rounds: KeyMask.pinRounds))
+}
+
 /// The device masks its PIN key (and its recovery key) under a secret: the right secret gives
 /// the key back, any other gives another key, and nothing stored tells the two apart.
 @Suite struct KeyMaskTests {
@@ -10,9 +17,7 @@ import Testing
 
     @Test("the right PIN unmasks the key; a wrong one unmasks another well-formed key")
     func roundTrip() throws {
-        let key = FactorKey.generate(random)
-        let salt = random.bytes(16)
-        let masked = KeyMask.mask(key, secret: "2468", salt: salt, rounds: KeyMask.pinRounds)
+        let (key, salt, masked) = maskedKey(random, secret: "2468")
         #expect(masked != key)
         #expect(masked.count == key.count)
         #expect(KeyMask.unmask(masked, secret: "2468", salt: salt, rounds: KeyMask.pinRounds) == key)
@@ -24,9 +29,7 @@ import Testing
 
     @Test("the salt and the work factor are part of the mask")
     func saltAndRoundsMatter() {
-        let key = FactorKey.generate(random)
-        let salt = random.bytes(16)
-        let masked = KeyMask.mask(key, secret: "2468", salt: salt, rounds: KeyMask.pinRounds)
+        let (key, salt, masked) = maskedKey(random, secret: "2468")
         #expect(KeyMask.mask(key, secret: "2468", salt: random.bytes(16), rounds: KeyMask.pinRounds) != masked)
         #expect(KeyMask.unmask(masked, secret: "2468", salt: salt, rounds: KeyMask.recoveryRounds) != key)
     }
@@ -84,9 +87,7 @@ import Testing
 
     @Test("a derivation made for the PIN and salt held unmasks the key KeyMask unmasks")
     func unmasksAsKeyMaskDoes() throws {
-        let key = FactorKey.generate(random)
-        let salt = random.bytes(16)
-        let masked = KeyMask.mask(key, secret: "2468", salt: salt, rounds: KeyMask.pinRounds)
+        let (key, salt, masked) = maskedKey(random, secret: "2468")
         let derivation = PinDerivation(pin: "2468", salt: salt, keyLength: masked.count)
         #expect(derivation.unmask(masked, pin: "2468", salt: salt) == key)
         // A wrong PIN derived ahead unmasks the same wrong key the device would derive.
@@ -96,8 +97,7 @@ import Testing
 
     @Test("another salt, another PIN, a canonically equivalent PIN or another key length is no match")
     func anyOtherInputIsNoMatch() {
-        let salt = random.bytes(16)
-        let masked = KeyMask.mask(FactorKey.generate(random), secret: "caf\u{E9}", salt: salt, rounds: KeyMask.pinRounds)
+        let (_, salt, masked) = maskedKey(random, secret: "caf\u{E9}")
         let derivation = PinDerivation(pin: "caf\u{E9}", salt: salt, keyLength: masked.count)
         #expect(derivation.unmask(masked, pin: "caf\u{E9}", salt: salt) != nil)
         #expect(derivation.unmask(masked, pin: "caf\u{E9}", salt: random.bytes(16)) == nil)
