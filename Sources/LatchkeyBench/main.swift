@@ -71,7 +71,9 @@ struct System {
     let core: Latchkey
     let devices: SimulatedDevices
 
-    func on<T>(_ deviceId: String, _ body: (Device) throws -> T) throws -> T { try devices.on(deviceId, body) }
+    func on<T>(_ deviceId: String, pin: String? = nil, _ body: (Device) throws -> T) throws -> T {
+        try devices.on(deviceId, pin: pin, body)
+    }
 
     /// Creates a user with one activated device (`method` its second factor, PIN 1234).
     func activate(userId: String, deviceId: String, method: AuthMethod) throws {
@@ -89,7 +91,7 @@ struct System {
     func authenticate(_ deviceId: String = "phone", _ method: AuthMethod = .pin, tokenPurpose: TokenPurpose = .none) throws -> String? {
         _ = try on(deviceId) { try $0.startAuthentication() }
         let parameter = AuthParameter(method: method, pin: method == .pin ? "1234" : nil)
-        return try devices.on(deviceId, pin: parameter.unmaskingPin) {
+        return try on(deviceId, pin: parameter.unmaskingPin) {
             try $0.finishAuthentication(parameter, tokenPurpose: tokenPurpose)
         }.token
     }
