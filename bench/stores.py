@@ -19,14 +19,20 @@
    authentication and for a device-only one (the same transactions without the PIN's key
    derivation, whose 2 ms of CPU dwarf the share).
    LATCHKEY_PG_DURABLE=1 on Tests/pg/cluster.sh measures with fsync and synchronous commit on.
+   Then the same once more with idle CPUs polling instead of halting (a PM QoS request of 0 us,
+   where /dev/cpu_dma_latency can be written; STORES_IDLE_POLL=0 skips it): on a virtual machine
+   whose idle vCPUs halt, waking one costs more than a round trip's work, which weighs round
+   trips (pgbench's seven against our two); with them polling, the server's work weighs instead.
 
 Needs LATCHKEY_TEST_POSTGRES (a database URI; `make bench` starts a private cluster through
 Tests/pg/cluster.sh). Environment: LATCHKEY_BIN, STORES_SECONDS (per point, default 4),
-COLD_RUNS (default 30). Writes bench/out/stores.json.
+COLD_RUNS (default 30), STORES_IDLE_POLL (default 1). Writes bench/out/stores.json.
 """
+import contextlib
 import json
 import os
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -43,6 +49,7 @@ BIN = os.environ.get("LATCHKEY_BIN", os.path.join(HERE, "..", ".build", "release
 URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
 SECONDS = float(os.environ.get("STORES_SECONDS", "4"))
 COLD_RUNS = int(os.environ.get("COLD_RUNS", "30"))
+IDLE_POLL = os.environ.get("STORES_IDLE_POLL", "1") != "0"  # the share again with idle CPUs polling
 UNAVAILABLE = {}  # store kind -> storeUnavailable answers during the throughput runs
 RETRIES = {}  # processes -> serialization failures (each a transaction run again) per authentication
 
@@ -221,6 +228,51 @@ def interleaved_share(workdir, parameter, bench_db):
             "ratio_measured": measured / tpcb if tpcb and measured else None, "ratio_by_difference": difference / tpcb if tpcb else None}
 
 
+def print_share(label, share):
+    tpcb = share["tpcb_ms"]
+    print(f"  {label} authentication ({share['round_trips']:.1f} round trips, {share['statements']:.1f} statements a write transaction)")
+    print(f"    measured in the store  {share['measured_ms']:.3f} ms a write transaction"
+          + (f"   pgbench TPC-B {tpcb:.3f} ms   ratio {share['ratio_measured']:.2f}x" if tpcb else ""))
+    print(f"      of which waiting for the server {share['waiting_ms']:.3f} ms"
+          + (f" ({share['waiting_ms'] / tpcb:.2f}x)" if tpcb else "")
+          + "; the rest is the store's own client work (statements built, rows decoded)")
+    print(f"    by difference          {share['by_difference_ms']:.3f} ms ({share['postgresql_ms']:.3f} ms on PostgreSQL, "
+          f"{share['memory_ms']:.3f} ms in memory, medians)"
+          + (f"   ratio {share['ratio_by_difference']:.2f}x" if tpcb else ""))
+
+
+
+def idle_description():
+    """What an idle CPU of this machine does: its cpuidle driver, and how long a halting one
+    polls first (haltpoll's guest_halt_poll_ns) where the machine is a guest that has it."""
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError:
+            return None
+    driver = read("/sys/devices/system/cpu/cpuidle/current_driver") or "unknown cpuidle driver"
+    poll_ns = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    return driver + (f", guest_halt_poll_ns={poll_ns}" if poll_ns is not None else "")
+
+
+@contextlib.contextmanager
+def idle_polling():
+    """Idle CPUs poll instead of halting while this is held: a PM QoS request for 0 us of wake-up
+    latency (the kernel keeps it while the file stays open, and drops it when it closes). Yields
+    False, changing nothing, where the file cannot be written (not root, no such device)."""
+    try:
+        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    except OSError:
+        yield False
+        return
+    try:
+        os.write(fd, struct.pack("i", 0))
+        yield True
+    finally:
+        os.close(fd)
+
+
 def cold(argv, request):
     samples = []
     for _ in range(COLD_RUNS):
@@ -270,19 +322,23 @@ def main():
         # the machine's drift hits all three alike; medians of every authentication and run.
         bench_db = pgbench_database()
         print("== PostgreSQL's share of one write transaction beside pgbench's TPC-B transaction (1 client, same cluster)")
+        print(f"  idle CPUs: {idle_description()}")
         for label, parameter in (("PIN", pin("1234")), ("device only", {"method": "device"})):
             share = interleaved_share(workdir, parameter, bench_db)
             result.setdefault("per_write", {})[label] = share
-            tpcb = share["tpcb_ms"]
-            print(f"  {label} authentication ({share['round_trips']:.1f} round trips, {share['statements']:.1f} statements a write transaction)")
-            print(f"    measured in the store  {share['measured_ms']:.3f} ms a write transaction"
-                  + (f"   pgbench TPC-B {tpcb:.3f} ms   ratio {share['ratio_measured']:.2f}x" if tpcb else ""))
-            print(f"      of which waiting for the server {share['waiting_ms']:.3f} ms"
-                  + (f" ({share['waiting_ms'] / tpcb:.2f}x)" if tpcb else "")
-                  + "; the rest is the store's own client work (statements built, rows decoded)")
-            print(f"    by difference          {share['by_difference_ms']:.3f} ms ({share['postgresql_ms']:.3f} ms on PostgreSQL, "
-                  f"{share['memory_ms']:.3f} ms in memory, medians)"
-                  + (f"   ratio {share['ratio_by_difference']:.2f}x" if tpcb else ""))
+            print_share(label, share)
+        # The same with idle CPUs polling instead of halting: a wake-up then costs next to
+        # nothing, so round trips weigh less and the server's work more (see bench/README.md).
+        if IDLE_POLL:
+            with idle_polling() as polling:
+                if polling:
+                    print("== the same, with idle CPUs polling (a PM QoS request of 0 us on /dev/cpu_dma_latency, held for these runs)")
+                    for label, parameter in (("PIN", pin("1234")), ("device only", {"method": "device"})):
+                        share = interleaved_share(workdir, parameter, bench_db)
+                        result.setdefault("per_write_idle_polling", {})[label] = share
+                        print_share(label, share)
+                else:
+                    print("  (not run with idle CPUs polling: /dev/cpu_dma_latency cannot be written here)")
 
         print(f"== cold start: spawn -> one call -> EOF -> exit (median / p90 of {COLD_RUNS})")
         ping = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}\n'
