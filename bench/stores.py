@@ -228,6 +228,15 @@ def interleaved_share(workdir, parameter, bench_db):
             "ratio_measured": measured / tpcb if tpcb and measured else None, "ratio_by_difference": difference / tpcb if tpcb else None}
 
 
+def shares(workdir, bench_db, result, key):
+    """The share of a PIN and of a device-only authentication (`interleaved_share`), printed and
+    kept in `result[key]`."""
+    for label, parameter in (("PIN", pin("1234")), ("device only", {"method": "device"})):
+        share = interleaved_share(workdir, parameter, bench_db)
+        result.setdefault(key, {})[label] = share
+        print_share(label, share)
+
+
 def print_share(label, share):
     tpcb = share["tpcb_ms"]
     print(f"  {label} authentication ({share['round_trips']:.1f} round trips, {share['statements']:.1f} statements a write transaction)")
@@ -239,7 +248,6 @@ def print_share(label, share):
     print(f"    by difference          {share['by_difference_ms']:.3f} ms ({share['postgresql_ms']:.3f} ms on PostgreSQL, "
           f"{share['memory_ms']:.3f} ms in memory, medians)"
           + (f"   ratio {share['ratio_by_difference']:.2f}x" if tpcb else ""))
-
 
 
 def idle_description():
@@ -267,8 +275,12 @@ def idle_polling():
         yield False
         return
     try:
-        os.write(fd, struct.pack("i", 0))
-        yield True
+        try:
+            os.write(fd, struct.pack("i", 0))
+            held = True
+        except OSError:
+            held = False
+        yield held
     finally:
         os.close(fd)
 
@@ -323,20 +335,14 @@ def main():
         bench_db = pgbench_database()
         print("== PostgreSQL's share of one write transaction beside pgbench's TPC-B transaction (1 client, same cluster)")
         print(f"  idle CPUs: {idle_description()}")
-        for label, parameter in (("PIN", pin("1234")), ("device only", {"method": "device"})):
-            share = interleaved_share(workdir, parameter, bench_db)
-            result.setdefault("per_write", {})[label] = share
-            print_share(label, share)
+        shares(workdir, bench_db, result, "per_write")
         # The same with idle CPUs polling instead of halting: a wake-up then costs next to
         # nothing, so round trips weigh less and the server's work more (see bench/README.md).
         if IDLE_POLL:
             with idle_polling() as polling:
                 if polling:
                     print("== the same, with idle CPUs polling (a PM QoS request of 0 us on /dev/cpu_dma_latency, held for these runs)")
-                    for label, parameter in (("PIN", pin("1234")), ("device only", {"method": "device"})):
-                        share = interleaved_share(workdir, parameter, bench_db)
-                        result.setdefault("per_write_idle_polling", {})[label] = share
-                        print_share(label, share)
+                    shares(workdir, bench_db, result, "per_write_idle_polling")
                 else:
                     print("  (not run with idle CPUs polling: /dev/cpu_dma_latency cannot be written here)")
 
