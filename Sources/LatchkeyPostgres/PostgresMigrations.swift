@@ -11,6 +11,7 @@ enum PostgresMigrations {
         ("v3-webauthn", v3),
         ("v4-outbox", v4),
         ("v5-keychain-order", v5),
+        ("v6-commit-marker", v6),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -193,5 +194,13 @@ enum PostgresMigrations {
     static let v5 = """
         CREATE INDEX "device_item_device_seq" ON "device_item"("deviceId", "_seq");
         DROP INDEX "device_item_device";
+        """
+
+    /// Each process's count of its committed write transactions (see `PostgresCommitMarker`): one
+    /// row per process, updated in place by every write, so pages are left half empty for the new
+    /// versions (HOT updates, no new index entries).
+    static let v6 = """
+        CREATE TABLE "latchkey_writer" (
+            "id" TEXT PRIMARY KEY, "commits" BIGINT NOT NULL, "at" TIMESTAMPTZ NOT NULL) WITH (fillfactor = 50);
         """
 }

@@ -27,6 +27,8 @@ public final class PostgresStore: Store, Sendable {
     /// never a value from a row).
     private let logger: Logger
     private let key: [UInt8]
+    /// This process's row of commit markers (see `PostgresCommitMarker`).
+    private let writerId = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255) })
     /// The one connection: one transaction at a time on it.
     private let connectionSlot = Mutex(ConnectionSlot())
     /// How often one body may run, and for how long, before the call answers `StoreUnavailable`.
@@ -91,6 +93,7 @@ public final class PostgresStore: Store, Sendable {
                 defer { spent = spent + tx.cost }
                 var committing = false
                 var outcome: T?
+                var marker: PostgresCommitMarker?
                 // Writers share one advisory lock; a body that failed `attemptsBeforeQueueing`
                 // times takes it alone (session-level, before its snapshot is taken), waits for
                 // the writers in flight, holds back new ones, and so cannot fail again: every
@@ -98,16 +101,10 @@ public final class PostgresStore: Store, Sendable {
                 let alone = writes && attempt > Self.attemptsBeforeQueueing
                 defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
                 do {
-                    // BEGIN waits to go out with the body's first read. A write learns its
-                    // transaction id in that same round trip (`txid_current()` assigns one at
-                    // once), so a COMMIT lost on the way can be asked about. The price: a write
-                    // body that ends up writing nothing commits a transaction id all the same.
+                    // BEGIN waits to go out with the body's first read (or with COMMIT).
                     if alone { try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))") }
-                    let idQuery =
-                        alone
-                        ? "SELECT txid_current()"
-                        : "SELECT txid_current() FROM pg_advisory_xact_lock_shared(\(Self.writerLockKey))"
-                    tx.open(begin, transactionIdQuery: writes ? idQuery : nil)
+                    let lock = writes && !alone ? "SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))" : nil
+                    tx.open(begin, first: lock)
                     do {
                         outcome = try body(tx)
                     } catch {
@@ -116,30 +113,32 @@ public final class PostgresStore: Store, Sendable {
                         _ = try? connection.execute("ROLLBACK")
                         throw error
                     }
-                    // A body that read nothing: the id comes back before COMMIT goes out.
-                    tx.discardReadAhead()
-                    if tx.awaitsTransactionId { try tx.timed { _ = try tx.send() } }
-                    // The writes and the outbox entry (if any) go in the round trip of COMMIT.
+                    // The writes, the outbox entry (if any) and the commit marker go in the round
+                    // trip of COMMIT.
+                    if writes, tx.writes {
+                        slot.commits += 1
+                        marker = PostgresCommitMarker(writer: writerId, number: slot.commits)
+                    }
                     committing = true
-                    try tx.timed { try tx.commit() }
+                    try tx.timed { try tx.commit(marking: marker) }
                     if let outcome { return outcome }
                     throw StoreFailureWithoutOutcome()
                 } catch let error as PostgresError {
                     if error.isConnectionLost {
                         slot.connection = nil
                         slot.downSince = Self.nowMilliseconds()
-                        // (A read has no id: losing its COMMIT loses nothing.)
                         // Lost before COMMIT went out: nothing was written; one fresh connection
                         // may run it (a server restart between two calls). Lost during COMMIT:
-                        // a new connection asks the server what became of the transaction
-                        // (txid_status), so a committed one is answered as done and only one
-                        // that did not commit answers "nothing was written".
+                        // a new connection asks the server what became of the transaction (its
+                        // commit marker), so a committed one is answered as done and only one
+                        // that did not commit answers "nothing was written". (A COMMIT with
+                        // nothing to write, a read's among them, loses nothing either way.)
                         if !committing, !reconnected {
                             reconnected = true
                             slot.downSince = nil
                             continue
                         }
-                        if committing, let transactionId = tx.transactionId, let outcome, committed(transactionId, &slot) {
+                        if committing, let outcome, marker.map({ committed($0, &slot) }) ?? true {
                             return outcome
                         }
                         throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
@@ -161,21 +160,29 @@ public final class PostgresStore: Store, Sendable {
         }
     }
 
-    /// Whether the transaction committed, asked on a new connection, again and again until a server that accepts writes answers (a failover: the old
-    /// primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds`.
+    /// Whether the transaction of `marker` committed, asked on a new connection, again and again until a server that accepts writes answers (a
+    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` in all.
     ///
-    /// False when it did not commit, or when no server answered in time: only then is the outcome unknown
-    /// to the caller.
-    private func committed(_ transactionId: Int64, _ slot: inout ConnectionSlot) -> Bool {
+    /// False when it did not commit, or when no server answered in time: only then is the outcome unknown to the caller.
+    private func committed(_ marker: PostgresCommitMarker, _ slot: inout ConnectionSlot) -> Bool {
         let started = Self.nowMilliseconds()
         while true {
             slot.downSince = nil
             if let connection = try? connection(&slot) {
+                // The wait for a transaction still in flight is bounded by what is left of the budget.
+                let left = max(Self.commitStatusWaitMilliseconds - (Self.nowMilliseconds() - started), 1)
                 do {
-                    let status = try connection.query("SELECT txid_status($1)", [.int(transactionId)])
-                    return status.rows.first?.first == .text("committed")
+                    let results = try connection.pipeline([
+                        PostgresStatement(sql: "BEGIN", parameters: []),
+                        PostgresStatement(sql: "SELECT set_config('lock_timeout', $1, true)", parameters: [.text("\(left)")]),
+                        PostgresStatement(sql: PostgresCommitMarker.lastCommitted, parameters: [.text(marker.writer)]),
+                        PostgresStatement(sql: "COMMIT", parameters: []),
+                    ])
+                    guard case .int(let number)? = results[2].rows.first?.first else { return false }
+                    return number == marker.number
                 } catch let error as PostgresError where !error.isConnectionLost {
-                    // 22023: an id the server never assigned (the transaction never reached it).
+                    // The lock wait timed out (the transaction is still in flight), or the server refused.
+                    _ = try? connection.execute("ROLLBACK")
                     return false
                 } catch {
                     slot.connection = nil
@@ -204,6 +211,7 @@ public final class PostgresStore: Store, Sendable {
             try connection.execute("SET enable_seqscan = off; SET enable_bitmapscan = off")
             if !slot.migrated {
                 try PostgresMigrations.migrate(connection)
+                try connection.execute(PostgresCommitMarker.prune)
                 slot.migrated = true
             }
             slot.connection = connection
@@ -238,4 +246,6 @@ struct ConnectionSlot {
     var migrated = false
     var downSince: Int64?
     var retries = 0
+    /// This process's write transactions that carried a commit marker (the last one's number).
+    var commits: Int64 = 0
 }

@@ -16,10 +16,8 @@ final class PostgresTransaction: StoreTransaction {
     private(set) var failure: PostgresError?
     /// Statements sent with the next read or with COMMIT, in order.
     private var queued: [PostgresStatement] = []
-    /// Where the queued statement whose rows the store wants (the transaction id) sits, and what it returned.
-    /// (It is queued before any write, so combining writes never moves it.)
-    private var idStatement: Int?
-    private(set) var transactionId: Int64?
+    /// Whether the body has queued a write.
+    private var wrote = false
     /// Reads announced and not sent yet: they follow `queued` in the next round trip of a read.
     private var announced: [Announced] = []
     /// What announced reads answered, until the body writes (its writes may change them).
@@ -75,18 +73,14 @@ final class PostgresTransaction: StoreTransaction {
         return try body()
     }
 
-    /// Queues the transaction's opening statements: `begin`, then (for a write) the statement
-    /// whose one row is the transaction id.
-    func open(_ begin: String, transactionIdQuery: String?) {
+    /// Queues the transaction's opening statements: `begin`, then `first` (a lock to take).
+    func open(_ begin: String, first: String?) {
         queued.append(PostgresStatement(sql: begin, parameters: []))
-        if let transactionIdQuery {
-            idStatement = queued.count
-            queued.append(PostgresStatement(sql: transactionIdQuery, parameters: []))
-        }
+        if let first { queued.append(PostgresStatement(sql: first, parameters: [])) }
     }
 
-    /// Whether the transaction id is still on its way (nothing has been sent yet).
-    var awaitsTransactionId: Bool { idStatement != nil }
+    /// Whether COMMIT would write anything: a write the body queued, or an outbox entry.
+    var writes: Bool { wrote || !beforeCommit.isEmpty }
 
     func readAhead(_ reads: [StoreRead]) {
         guard failure == nil else { return }
@@ -121,8 +115,6 @@ final class PostgresTransaction: StoreTransaction {
             let sent = PostgresCost.now()
             defer { cost.waitNanoseconds += PostgresCost.now() - sent }
             let results = try connection.pipeline(batch)
-            if let index = idStatement, case .int(let id)? = results[index].rows.first?.first { transactionId = id }
-            idStatement = nil
             let aheadResults = results.dropLast(reads.count).suffix(ahead.count)
             for (entry, rows) in zip(ahead, aheadResults) { remember(entry, rows) }
             return Array(results.suffix(reads.count))
@@ -132,11 +124,13 @@ final class PostgresTransaction: StoreTransaction {
         }
     }
 
-    /// Sends what is queued, the `beforeCommit` statements and COMMIT in one round trip.
-    func commit() throws {
+    /// Sends what is queued, the `beforeCommit` statements, the commit marker (if any) and COMMIT
+    /// in one round trip.
+    func commit(marking marker: PostgresCommitMarker?) throws {
         discardReadAhead()
         queued += beforeCommit
         beforeCommit = []
+        if let marker { queued.append(marker.statement) }
         try send([PostgresStatement(sql: "COMMIT", parameters: [])])
     }
 
@@ -161,6 +155,7 @@ final class PostgresTransaction: StoreTransaction {
         // What was read ahead may no longer be what a read would answer; reads announced but not
         // sent yet go out after this write and see it.
         answered.removeAll()
+        wrote = true
         queued.append(PostgresStatement(sql: sql, parameters: parameters, writes: table))
     }
 

@@ -1,0 +1,123 @@
+"""A COMMIT cut off by a failover, made deterministic (issue 28's failover, CI failure of stop 33).
+
+The primary flushes a transaction's commit record and waits for its synchronous standby, which
+never receives it (the primary's WAL sender is stopped); the primary dies; the standby is
+promoted without the transaction. Transaction ids are not unique across that: the new primary
+hands the lost transaction's id to the next transactions it runs, so asking the new primary
+whether that id committed (txid_status) can answer "committed" for a transaction that is not
+there. The latchkey process must answer storeUnavailable (nothing written) — or, had it
+committed, ok — and the database must agree with the answer.
+
+The cluster is spent by the test (its primary is dead), so this file holds one test and
+`make failover` starts a cluster for it alone. Without LATCHKEY_TEST_POSTGRES_HA it skips.
+"""
+import os
+import signal
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from lkharness import reason
+from test_postgres import psql, with_database
+
+HA = os.environ.get("LATCHKEY_TEST_POSTGRES_HA")
+PRIMARY = os.environ.get("LATCHKEY_PG_PRIMARY")
+STANDBY = os.environ.get("LATCHKEY_PG_STANDBY")
+CLUSTER_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pg", "cluster.sh")
+
+pytestmark = pytest.mark.skipif(not HA, reason="LATCHKEY_TEST_POSTGRES_HA is not set (make failover starts a primary and a standby)")
+
+
+def only(host, database):
+    """The URI of one server of the pair."""
+    return f"postgresql:///{database}?host={host}&user=postgres"
+
+
+def wait_for(what, predicate, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return
+        except subprocess.CalledProcessError:
+            pass  # (the standby has not replayed the table yet)
+        time.sleep(0.05)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_a_commit_the_standby_never_had_is_not_acknowledged(spawn, workdir):
+    name = "lk_fc_" + uuid.uuid4().hex[:10]
+    psql(f"CREATE DATABASE {name}", HA)
+    uri = with_database(HA, name)
+    lk = spawn("--db", uri, "--key-file", os.path.join(workdir, "latchkey.key"), name="W")
+    lk.ok("admin/createUser", userId="before")
+    wait_for("the standby to have the first user",
+             lambda: psql('SELECT count(*) FROM "user"', only(STANDBY, name)) == "1")
+
+    # The WAL sender stops: the next commit is flushed on the primary and waits for the standby.
+    walsender = int(psql("SELECT pid FROM pg_stat_replication WHERE application_name = 's1'", HA))
+    os.kill(walsender, signal.SIGSTOP)
+    sent = lk.send("admin/createUser", {"userId": "cut-off"})
+    wait_for("the commit to wait for the standby", lambda: psql(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'", only(PRIMARY, "postgres")) == "1")
+
+    # latchkey waits (stopped) while the primary dies, the standby is promoted without the
+    # transaction, and the new primary runs transactions that take the ids after the last it saw.
+    lk.signal(signal.SIGSTOP)
+    try:
+        stopping = subprocess.Popen(["bash", CLUSTER_SH, "kill", PRIMARY])
+        time.sleep(0.3)
+        os.kill(walsender, signal.SIGKILL)
+        stopping.wait(30)
+        subprocess.run(["bash", CLUSTER_SH, "promote", STANDBY], check=True)
+        for _ in range(20):
+            psql("SELECT txid_current()", only(STANDBY, name))
+    finally:
+        lk.signal(signal.SIGCONT)
+
+    reply = lk.recv(sent, timeout=30)
+    there = psql('SELECT count(*) FROM "user" WHERE "id" = \'cut-off\'', only(STANDBY, name)) == "1"
+    assert not there, "the standby never received the transaction, yet it is there"
+    assert reason(reply) == "storeUnavailable", f"a write the new primary does not have was answered {reply}"
+    # The same call made again answers as if for the first time, and the process works on.
+    assert reason(lk.request("admin/createUser", userId="cut-off")) == "ok"
+    assert psql('SELECT count(*) FROM "user"', only(STANDBY, name)) == "2"
+
+
+def test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost(spawn, workdir):
+    name = "lk_fc_" + uuid.uuid4().hex[:10]
+    psql(f"CREATE DATABASE {name}", HA)
+    uri = with_database(HA, name)
+    lk = spawn("--db", uri, "--key-file", os.path.join(workdir, "latchkey.key"), name="W")
+    lk.ok("admin/createUser", userId="before")
+
+    # The commit waits for the standby; its backend stops; the standby then gets the commit,
+    # and the primary dies before the backend could answer.
+    walsender = int(psql("SELECT pid FROM pg_stat_replication WHERE application_name = 's1'", HA))
+    os.kill(walsender, signal.SIGSTOP)
+    sent = lk.send("admin/createUser", {"userId": "committed"})
+    wait_for("the commit to wait for the standby", lambda: psql(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'", only(PRIMARY, "postgres")) == "1")
+    backend = int(psql("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'", only(PRIMARY, "postgres")))
+    os.kill(backend, signal.SIGSTOP)
+    os.kill(walsender, signal.SIGCONT)
+    wait_for("the standby to have the transaction",
+             lambda: psql('SELECT count(*) FROM "user" WHERE "id" = \'committed\'', only(STANDBY, name)) == "1")
+    lk.signal(signal.SIGSTOP)
+    try:
+        stopping = subprocess.Popen(["bash", CLUSTER_SH, "kill", PRIMARY])
+        time.sleep(0.3)
+        os.kill(backend, signal.SIGKILL)
+        stopping.wait(30)
+        subprocess.run(["bash", CLUSTER_SH, "promote", STANDBY], check=True)
+        for _ in range(20):
+            psql("SELECT txid_current()", only(STANDBY, name))
+    finally:
+        lk.signal(signal.SIGCONT)
+
+    reply = lk.recv(sent, timeout=30)
+    assert reason(reply) == "ok", f"a write the new primary has was answered {reply}"
+    assert reason(lk.request("admin/createUser", userId="committed")) != "ok"
+    assert psql('SELECT count(*) FROM "user"', only(STANDBY, name)) == "2"
