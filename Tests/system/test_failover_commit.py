@@ -47,35 +47,43 @@ def wait_for(what, predicate, timeout=10):
     pytest.fail(f"timed out waiting for {what}")
 
 
-def test_a_commit_the_standby_never_had_is_not_acknowledged(spawn, workdir):
+def started(spawn, workdir, user):
+    """A database, a process on the pair that has written one user, and the request of `user`
+    sent while the primary's WAL sender is stopped: the request's commit is flushed on the
+    primary and waits for the standby. (process, database, request id, WAL sender's pid)"""
     name = "lk_fc_" + uuid.uuid4().hex[:10]
     psql(f"CREATE DATABASE {name}", HA)
-    uri = with_database(HA, name)
-    lk = spawn("--db", uri, "--key-file", os.path.join(workdir, "latchkey.key"), name="W")
+    lk = spawn("--db", with_database(HA, name), "--key-file", os.path.join(workdir, "latchkey.key"), name="W")
     lk.ok("admin/createUser", userId="before")
     wait_for("the standby to have the first user",
              lambda: psql('SELECT count(*) FROM "user"', only(STANDBY, name)) == "1")
-
-    # The WAL sender stops: the next commit is flushed on the primary and waits for the standby.
     walsender = int(psql("SELECT pid FROM pg_stat_replication WHERE application_name = 's1'", HA))
     os.kill(walsender, signal.SIGSTOP)
-    sent = lk.send("admin/createUser", {"userId": "cut-off"})
+    sent = lk.send("admin/createUser", {"userId": user})
     wait_for("the commit to wait for the standby", lambda: psql(
         "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'", only(PRIMARY, "postgres")) == "1")
+    return lk, name, sent, walsender
 
-    # latchkey waits (stopped) while the primary dies, the standby is promoted without the
-    # transaction, and the new primary runs transactions that take the ids after the last it saw.
+
+def fail_over(lk, name, stopped):
+    """With `lk` stopped: the primary dies (with `stopped`, a stopped process of it), the standby is
+    promoted, and the new primary runs transactions that take the ids after the last it saw."""
     lk.signal(signal.SIGSTOP)
     try:
         stopping = subprocess.Popen(["bash", CLUSTER_SH, "kill", PRIMARY])
         time.sleep(0.3)
-        os.kill(walsender, signal.SIGKILL)
+        os.kill(stopped, signal.SIGKILL)
         stopping.wait(30)
         subprocess.run(["bash", CLUSTER_SH, "promote", STANDBY], check=True)
         for _ in range(20):
             psql("SELECT txid_current()", only(STANDBY, name))
     finally:
         lk.signal(signal.SIGCONT)
+
+
+def test_a_commit_the_standby_never_had_is_not_acknowledged(spawn, workdir):
+    lk, name, sent, walsender = started(spawn, workdir, "cut-off")
+    fail_over(lk, name, walsender)
 
     reply = lk.recv(sent, timeout=30)
     there = psql('SELECT count(*) FROM "user" WHERE "id" = \'cut-off\'', only(STANDBY, name)) == "1"
@@ -87,35 +95,15 @@ def test_a_commit_the_standby_never_had_is_not_acknowledged(spawn, workdir):
 
 
 def test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost(spawn, workdir):
-    name = "lk_fc_" + uuid.uuid4().hex[:10]
-    psql(f"CREATE DATABASE {name}", HA)
-    uri = with_database(HA, name)
-    lk = spawn("--db", uri, "--key-file", os.path.join(workdir, "latchkey.key"), name="W")
-    lk.ok("admin/createUser", userId="before")
-
-    # The commit waits for the standby; its backend stops; the standby then gets the commit,
-    # and the primary dies before the backend could answer.
-    walsender = int(psql("SELECT pid FROM pg_stat_replication WHERE application_name = 's1'", HA))
-    os.kill(walsender, signal.SIGSTOP)
-    sent = lk.send("admin/createUser", {"userId": "committed"})
-    wait_for("the commit to wait for the standby", lambda: psql(
-        "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'", only(PRIMARY, "postgres")) == "1")
+    lk, name, sent, walsender = started(spawn, workdir, "committed")
+    # The commit's backend stops; the standby then gets the commit, and the primary dies before
+    # the backend could answer.
     backend = int(psql("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'", only(PRIMARY, "postgres")))
     os.kill(backend, signal.SIGSTOP)
     os.kill(walsender, signal.SIGCONT)
     wait_for("the standby to have the transaction",
              lambda: psql('SELECT count(*) FROM "user" WHERE "id" = \'committed\'', only(STANDBY, name)) == "1")
-    lk.signal(signal.SIGSTOP)
-    try:
-        stopping = subprocess.Popen(["bash", CLUSTER_SH, "kill", PRIMARY])
-        time.sleep(0.3)
-        os.kill(backend, signal.SIGKILL)
-        stopping.wait(30)
-        subprocess.run(["bash", CLUSTER_SH, "promote", STANDBY], check=True)
-        for _ in range(20):
-            psql("SELECT txid_current()", only(STANDBY, name))
-    finally:
-        lk.signal(signal.SIGCONT)
+    fail_over(lk, name, backend)
 
     reply = lk.recv(sent, timeout=30)
     assert reason(reply) == "ok", f"a write the new primary has was answered {reply}"
