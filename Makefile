@@ -136,14 +136,11 @@ system: build venv pg-deps
 # A failover under load: a private primary with a synchronous standby (Tests/pg/cluster.sh
 # run-standby starts and stops both), the primary killed and the standby promoted mid-run. Then
 # each COMMIT cut off by a failover, the standby with and without it: each test spends its pair.
-FAILOVER_TESTS = Tests/system/test_failover.py \
-	Tests/system/test_failover_commit.py::test_a_commit_the_standby_never_had_is_not_acknowledged \
-	Tests/system/test_failover_commit.py::test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost
+FAILOVER_RUN = LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash Tests/pg/cluster.sh run-standby $(PY) -m pytest -q -p no:cacheprovider
 failover: build venv pg-deps
-	@set -e; for t in $(FAILOVER_TESTS); do \
-	  echo "LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash Tests/pg/cluster.sh run-standby $(PY) -m pytest -q -p no:cacheprovider $$t"; \
-	  LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash Tests/pg/cluster.sh run-standby $(PY) -m pytest -q -p no:cacheprovider $$t; \
-	done
+	$(FAILOVER_RUN) Tests/system/test_failover.py
+	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_the_standby_never_had_is_not_acknowledged
+	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost
 
 # `latchkey mcp` driven by the official MCP Python SDK as a stdio client, in its default mode
 # (server/discover probe, then the handshake) and in handshake mode.

@@ -18,10 +18,8 @@ struct PostgresCommitMarker {
     /// An upsert, not an UPDATE: its check for the existing row takes no predicate lock (a dirty
     /// snapshot), so writers of other processes' rows never fail a SERIALIZABLE transaction over it.
     var statement: PostgresStatement {
-        PostgresStatement(sql: Self.upsert, parameters: [.text(writer), .int(number)], writes: Self.table)
+        PostgresStatement(sql: Self.upsert, parameters: [.text(writer), .int(number)], writes: "latchkey_writer")
     }
-
-    static let table = "latchkey_writer"
 
     private static let upsert = """
         INSERT INTO "latchkey_writer" ("id", "commits", "at") VALUES ($1, $2, now()) \
@@ -39,6 +37,7 @@ struct PostgresCommitMarker {
         ON CONFLICT ("id") DO UPDATE SET "at" = "latchkey_writer"."at" RETURNING "commits"
         """
 
-    /// Rows of processes not heard from for a week (run when a process first connects).
+    /// Rows of processes not heard from for a week (run when a process first connects, with the
+    /// connection's settings).
     static let prune = #"DELETE FROM "latchkey_writer" WHERE "at" < now() - interval '7 days'"#
 }

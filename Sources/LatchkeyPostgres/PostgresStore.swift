@@ -208,12 +208,14 @@ public final class PostgresStore: Store, Sendable {
             // advises steering the planner to index scans for this).
             // Plain index scans, not bitmap ones: only they mark the index entries of dead rows
             // (a keychain item or challenge deleted a moment ago) so the next scan skips them.
-            try connection.execute("SET enable_seqscan = off; SET enable_bitmapscan = off")
+            var setup = "SET enable_seqscan = off; SET enable_bitmapscan = off"
             if !slot.migrated {
                 try PostgresMigrations.migrate(connection)
-                try connection.execute(PostgresCommitMarker.prune)
-                slot.migrated = true
+                // Once a process, in the same round trip: old commit markers.
+                setup += "; " + PostgresCommitMarker.prune
             }
+            try connection.execute(setup)
+            slot.migrated = true
             slot.connection = connection
             slot.downSince = nil
             return connection

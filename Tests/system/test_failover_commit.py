@@ -8,8 +8,8 @@ whether that id committed (txid_status) can answer "committed" for a transaction
 there. The latchkey process must answer storeUnavailable (nothing written) — or, had it
 committed, ok — and the database must agree with the answer.
 
-The cluster is spent by the test (its primary is dead), so this file holds one test and
-`make failover` starts a cluster for it alone. Without LATCHKEY_TEST_POSTGRES_HA it skips.
+Each test spends its cluster (the primary is dead), so `make failover` runs each test of this
+file on a primary and standby of its own. Without LATCHKEY_TEST_POSTGRES_HA they skip.
 """
 import os
 import signal
