@@ -91,6 +91,18 @@ import Testing
         #expect(!ContractCheck.problems(MethodEntry(ClockNow.self), .success(["now": "2026-01-01T00:00:00Z", "extra": 1])).isEmpty)
     }
 
+    @Test("the contract check flags a message that names a type or a case of the implementation")
+    func contractCheckCatchesImplementationNames() {
+        let entry = MethodEntry(PasskeyLogin.self)
+        let leaked = RPCError(
+            code: ErrorCode(1950, reason: "passkeyInvalid"),
+            message: "The passkey credential failed the encoding check: authData (LatchkeyContract.CBORError.reservedAdditionalInfo)")
+        #expect(ContractCheck.problems(entry, .failure(leaked)).count == 1)
+        #expect(ContractCheck.implementationName(in: "failed: Swift.DecodingError.typeMismatch") == "Swift.DecodingError.typeMismatch")
+        #expect(ContractCheck.implementationName(in: "The passkey credential failed the encoding check: fewer than 37 bytes") == nil)
+        #expect(ContractCheck.implementationName(in: "Served by Latchkey. Try again.") == nil)
+    }
+
     @Test("every method is declared once, with a summary, and every reason has one code")
     func registry() {
         let names = MethodRegistry.entries.map(\.name)

@@ -54,3 +54,14 @@ public enum AttestationObjectError: Error, Sendable, Equatable {
     /// The map's keys are not exactly `fmt` (text), `attStmt` (map) and `authData` (bytes).
     case members
 }
+
+extension AttestationObjectError: CustomStringConvertible {
+    /// What was wrong, as human text.
+    public var description: String {
+        switch self {
+        case .cbor(let cbor): "not one strict CBOR item: \(cbor)"
+        case .notAMap: "not a CBOR map"
+        case .members: "the keys are not exactly fmt, attStmt and authData"
+        }
+    }
+}

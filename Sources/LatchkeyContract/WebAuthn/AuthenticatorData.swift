@@ -138,7 +138,7 @@ public struct AttestedCredentialData: Sendable, Equatable {
     public init(aaguid: [UInt8], credentialId: [UInt8], publicKey: COSEKey) {
         self.aaguid = aaguid
         self.credentialId = credentialId
-        self.publicKey = (try? CBORDecoder.decode(publicKey.encoded)) ?? .null
+        self.publicKey = publicKey.value
         publicKeyBytes = publicKey.encoded
     }
 
@@ -175,4 +175,19 @@ public enum AuthenticatorDataError: Error, Sendable, Equatable {
     case extensionsNotAMap
     /// Bytes remain and ED is clear.
     case trailingBytes
+}
+
+extension AuthenticatorDataError: CustomStringConvertible {
+    /// What was wrong, as human text.
+    public var description: String {
+        switch self {
+        case .tooShort: "fewer than 37 bytes"
+        case .truncated: "the attested credential data ends early"
+        case .credentialPublicKey(let cbor): "the credential public key is not one strict CBOR item: \(cbor)"
+        case .extensionsMissing: "ED is set but no extensions follow"
+        case .extensions(let cbor): "the extensions are not one strict CBOR item: \(cbor)"
+        case .extensionsNotAMap: "the extensions are not a CBOR map"
+        case .trailingBytes: "bytes remain and ED is clear"
+        }
+    }
 }

@@ -96,6 +96,24 @@ public enum CBORError: Error, Sendable, Equatable {
     case invalidUTF8
 }
 
+extension CBORError: CustomStringConvertible {
+    /// What was wrong, as human text (messages never name a type or a case).
+    public var description: String {
+        switch self {
+        case .truncated: "the CBOR ends inside an item"
+        case .lengthExceedsInput: "a CBOR length is more than the bytes left"
+        case .trailingBytes: "bytes remain after the CBOR item"
+        case .indefiniteLength: "an indefinite CBOR length"
+        case .tag: "a CBOR tag"
+        case .reservedAdditionalInfo: "a reserved CBOR additional information value"
+        case .unsupportedSimpleValue: "an unsupported CBOR simple value"
+        case .duplicateKey: "a CBOR map with a key twice"
+        case .tooDeep: "CBOR nested more than 16 levels"
+        case .invalidUTF8: "a CBOR text string that is not UTF-8"
+        }
+    }
+}
+
 /// The strict, bounded CBOR decoder: definite lengths only, no tags, no duplicate map keys, at most 16 levels of arrays and maps, integers within 64
 /// bits, text in valid UTF-8.
 ///

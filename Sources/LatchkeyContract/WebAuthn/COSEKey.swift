@@ -19,6 +19,16 @@ public enum COSEKeyError: Error, Sendable, Equatable {
     case malformed(String)
 }
 
+extension COSEKeyError: CustomStringConvertible {
+    /// What was wrong, as human text.
+    public var description: String {
+        switch self {
+        case .unsupportedAlgorithm: "the algorithm is not ES256, EdDSA or RS256"
+        case .malformed(let why): why
+        }
+    }
+}
+
 /// A credential public key in COSE form (RFC 9053) for ES256, EdDSA or RS256, checked when read
 /// and kept parsed for the signatures it verifies.
 public struct COSEKey: Sendable {
@@ -26,6 +36,8 @@ public struct COSEKey: Sendable {
     /// The canonical CBOR map of the members that define the key (`kty`, `alg`, `crv`, `x`, `y` /
     /// `n`, `e`): what the store keeps and the authenticator writes.
     public let encoded: [UInt8]
+    /// The same map as a CBOR value (what attested credential data carries).
+    public let value: CBOR
     private let key: Parsed
 
     private enum Parsed: Sendable {
@@ -61,10 +73,11 @@ public struct COSEKey: Sendable {
         try self.init(algorithm: algorithm, members: cbor)
     }
 
-    private init(key: Parsed, algorithm: COSEAlgorithm, encoded: [UInt8]) {
+    private init(key: Parsed, algorithm: COSEAlgorithm, value: CBOR) {
         self.key = key
         self.algorithm = algorithm
-        self.encoded = encoded
+        self.value = value
+        encoded = value.encoded
     }
 
     private init(algorithm: COSEAlgorithm, members cbor: CBOR) throws(COSEKeyError) {
@@ -106,7 +119,7 @@ public struct COSEKey: Sendable {
             guard modulus.count <= 2048, !e.isEmpty, e.count <= 8,
                 let rsa = try? _RSA.Signing.PublicKey(n: n, e: e)
             else { throw .malformed("not a usable RSA key") }
-            self.init(key: .rs256(rsa), algorithm: .rs256, encoded: Self.rsaMap(n: n, e: e))
+            self.init(key: .rs256(rsa), algorithm: .rs256, value: Self.rsaMap(n: n, e: e))
         }
     }
 
@@ -123,21 +136,21 @@ public struct COSEKey: Sendable {
         let point = Array(key.x963Representation)
         self.init(
             key: .es256(key), algorithm: .es256,
-            encoded: CBOR.map([
+            value: CBOR.map([
                 CBORMapEntry(.int(Label.kty), .int(KeyType.ec2)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.es256.rawValue)),
                 CBORMapEntry(.int(Label.crv), .int(Curve.p256)), CBORMapEntry(.int(Label.x), .bytes(Array(point[1..<33]))),
                 CBORMapEntry(.int(Label.y), .bytes(Array(point[33..<65]))),
-            ]).encoded)
+            ]))
     }
 
     /// An EdDSA (Ed25519) key.
     public init(_ key: Curve25519.Signing.PublicKey) {
         self.init(
             key: .eddsa(key), algorithm: .eddsa,
-            encoded: CBOR.map([
+            value: CBOR.map([
                 CBORMapEntry(.int(Label.kty), .int(KeyType.okp)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.eddsa.rawValue)),
                 CBORMapEntry(.int(Label.crv), .int(Curve.ed25519)), CBORMapEntry(.int(Label.x), .bytes(Array(key.rawRepresentation))),
-            ]).encoded)
+            ]))
     }
 
     /// An RS256 key.
@@ -146,14 +159,14 @@ public struct COSEKey: Sendable {
         guard let primitives = try? key.getKeyPrimitives() else { throw .malformed("no RSA primitives") }
         self.init(
             key: .rs256(key), algorithm: .rs256,
-            encoded: Self.rsaMap(n: Array(primitives.modulus), e: Array(primitives.publicExponent)))
+            value: Self.rsaMap(n: Array(primitives.modulus), e: Array(primitives.publicExponent)))
     }
 
-    private static func rsaMap(n: [UInt8], e: [UInt8]) -> [UInt8] {
+    private static func rsaMap(n: [UInt8], e: [UInt8]) -> CBOR {
         CBOR.map([
             CBORMapEntry(.int(Label.kty), .int(KeyType.rsa)), CBORMapEntry(.int(Label.alg), .int(COSEAlgorithm.rs256.rawValue)),
             CBORMapEntry(.int(Label.n), .bytes(n)), CBORMapEntry(.int(Label.e), .bytes(e)),
-        ]).encoded
+        ])
     }
 
     /// Whether `signature` is this key's over `message`: ES256 as DER ECDSA-Sig-Value over

@@ -11,8 +11,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A check for tests (debug builds, `LATCHKEY_CHECK_CONTRACT=1`): every error a method answers must be one it declares, and every result must match
-/// its result schema.
+/// A check for tests (debug builds, `LATCHKEY_CHECK_CONTRACT=1`): every error a method answers must be one it declares, its message must be
+/// human text that names no type or case of the implementation, and every result must match its result schema.
 ///
 /// A violation is logged on stderr as `contract violation: …`, appended to the file
 /// `LATCHKEY_CONTRACT_LOG` names (so a suite can check it after killing processes), and makes the
@@ -51,7 +51,20 @@ final class ContractCheck {
             return method.result().mismatches(result).map { "answered a result off its schema: \($0)" }
         case .failure(let error):
             let declared = Set(method.declaredReasons.map(ErrorCodes.reason) + ["invalidParams", "internalError"])
-            return declared.contains(error.reason) ? [] : ["answered \(error.reason), which it does not declare"]
+            var found = declared.contains(error.reason) ? [] : ["answered \(error.reason), which it does not declare"]
+            if let name = implementationName(in: error.message) { found.append("answered a message that names \(name)") }
+            return found
         }
+    }
+
+    /// A module-qualified Swift name in `message` (`LatchkeyContract.CBORError.tag`, `Swift.DecodingError`), if any: messages are human
+    /// text.
+    static func implementationName(in message: String) -> String? {
+        let words = message.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") })
+        return words.first { word in
+            let parts = word.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count >= 2, let module = parts.first, !parts[1].isEmpty, parts[1].first?.isLetter == true else { return false }
+            return module.hasPrefix("Latchkey") || ["Swift", "Foundation", "Crypto", "GRDB", "_CryptoExtras"].contains(String(module))
+        }.map(String.init)
     }
 }
