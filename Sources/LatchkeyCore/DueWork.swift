@@ -1,9 +1,10 @@
 import LatchkeyContract
 
 extension Latchkey {
-    /// When the next time-driven state change is due (nil: none known).
-    public func nextDueTime() -> UnixTime? {
-        accountRecoveryNextDue()
+    /// When the next time-driven state change is due (nil: none).
+    /// - Throws: `storeUnavailable` when the store cannot tell (the caller looks again shortly).
+    public func nextDueTime() throws -> UnixTime? {
+        try accountRecoveryNextDue()
     }
 
     /// Carries out every time-driven state change that is due; their events are published.

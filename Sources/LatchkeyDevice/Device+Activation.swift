@@ -59,10 +59,10 @@ extension Device {
     /// A new device key and, for a two-factor method, its key, each handed over with its proof.
     func newKeys(_ payload: SignedPayload, _ parameter: AuthParameter) throws -> (KeySet, [UInt8], [UInt8]?) {
         let deviceKey = FactorKey.generate(random)
-        guard let device = FactorKey.handOver(deviceKey, payload.signed(by: .device)) else { throw KeyGenerationFailed() }
+        guard let device = try FactorKey.handOver(deviceKey, payload.signed(by: .device)) else { throw KeyGenerationFailed() }
         guard parameter.method.isTwoFactor else { return (KeySet(device: device), deviceKey, nil) }
         let factorKey = newFactorKey()
-        guard let factor = FactorKey.handOver(factorKey, payload.signed(by: KeyRole(parameter.method))) else { throw KeyGenerationFailed() }
+        guard let factor = try FactorKey.handOver(factorKey, payload.signed(by: KeyRole(parameter.method))) else { throw KeyGenerationFailed() }
         return (KeySet(device: device, factors: [parameter.method: factor]), deviceKey, factorKey)
     }
 

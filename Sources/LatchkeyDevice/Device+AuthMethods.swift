@@ -36,7 +36,7 @@ extension Device {
             contextHash: operation.contextHash)
         let signatures = try signatures(payload, proof)
         let key = newFactorKey()
-        guard let handed = FactorKey.handOver(key, payload.signed(by: KeyRole(activation.method))) else { throw KeyGenerationFailed() }
+        guard let handed = try FactorKey.handOver(key, payload.signed(by: KeyRole(activation.method))) else { throw KeyGenerationFailed() }
         let methods = try usingUp(operation) {
             try server.addAuthMethod(
                 registrationId: registrationId, challengeId: operation.id, signatures: signatures,

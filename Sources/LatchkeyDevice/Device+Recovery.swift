@@ -31,13 +31,13 @@ extension Device {
         let key = FactorKey.generate(random)
         let salt = random.bytes(16)
         let payload = SignedPayload(.setRecovery, subject: registrationId, challenge: operation.challenge, role: .recovery)
-        guard let handed = FactorKey.handOver(key, payload) else { throw KeyGenerationFailed() }
+        guard let handed = try FactorKey.handOver(key, payload) else { throw KeyGenerationFailed() }
         let outcome = try server.setRecovery(
             registrationId: registrationId, grant: grant(operation), key: handed,
             tokenPurpose: tokenPurpose, caller: caller)
         try storage.set(.recoveryRegistrationId, registrationId)
         try storage.setItem(.recoverySalt, salt)
-        try storage.setItem(.recoveryMaskedKey, KeyMask.mask(key, secret: code, salt: salt, rounds: KeyMask.recoveryRounds))
+        try storage.setItem(.recoveryMaskedKey, try KeyMask.mask(key, secret: code, salt: salt, rounds: KeyMask.recoveryRounds))
         try storage.setPendingOperation(nil)
         return outcome
     }
@@ -95,12 +95,12 @@ extension Device {
         let payload = SignedPayload(.recover, subject: registrationId, challenge: operation.challenge, role: .recovery)
         let salt = try storage.item(.recoverySalt) ?? []
         let masked = try storage.item(.recoveryMaskedKey) ?? []
-        let recoveryKey = KeyMask.unmask(masked, secret: code, salt: salt, rounds: KeyMask.recoveryRounds)
+        let recoveryKey = try KeyMask.unmask(masked, secret: code, salt: salt, rounds: KeyMask.recoveryRounds)
         let (keys, deviceKey, factorKey) = try newKeys(payload, parameter)
         let outcome = try usingUp(operation) {
             try server.recover(
                 registrationId: registrationId, challengeId: operation.id,
-                recoverySignature: FactorKey.sign(payload, with: recoveryKey), keys: keys, tokenPurpose: tokenPurpose,
+                recoverySignature: try FactorKey.sign(payload, with: recoveryKey), keys: keys, tokenPurpose: tokenPurpose,
                 caller: caller)
         }
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)

@@ -90,10 +90,11 @@ public struct Device {
     /// A wrong PIN unmasks a wrong key that still signs: only the server can tell.
     func signatures(_ payload: SignedPayload, _ parameter: AuthParameter) throws -> FactorSignatures {
         try profile.checkBiometry(parameter.method)
-        let device = FactorKey.sign(payload.signed(by: .device), with: try storage.item(.possessionKey) ?? [])
+        let device = try FactorKey.sign(payload.signed(by: .device), with: try storage.item(.possessionKey) ?? [])
         guard parameter.method.isTwoFactor else { return FactorSignatures(device: device) }
         let key = try privateKey(parameter)
-        return FactorSignatures(device: device, factor: (parameter.method, FactorKey.sign(payload.signed(by: KeyRole(parameter.method)), with: key)))
+        return FactorSignatures(
+            device: device, factor: (parameter.method, try FactorKey.sign(payload.signed(by: KeyRole(parameter.method)), with: key)))
     }
 
     /// The private key of a two-factor method (the PIN's unmasked with the PIN given).
@@ -105,7 +106,7 @@ public struct Device {
             let masked = try storage.item(.pinMaskedKey) ?? []
             let pin = parameter.pin ?? ""
             if let key = pinDerivation?.unmask(masked, pin: pin, salt: salt) { return key }
-            return KeyMask.unmask(masked, secret: pin, salt: salt, rounds: KeyMask.pinRounds)
+            return try KeyMask.unmask(masked, secret: pin, salt: salt, rounds: KeyMask.pinRounds)
         case .touchId: return try storage.item(.touchIdKey) ?? []
         case .faceId: return try storage.item(.faceIdKey) ?? []
         }
@@ -121,7 +122,7 @@ public struct Device {
         case .pin:
             let salt = random.bytes(16)
             try storage.setItem(.pinSalt, salt)
-            try storage.setItem(.pinMaskedKey, KeyMask.mask(key, secret: parameter.pin ?? "", salt: salt, rounds: KeyMask.pinRounds))
+            try storage.setItem(.pinMaskedKey, try KeyMask.mask(key, secret: parameter.pin ?? "", salt: salt, rounds: KeyMask.pinRounds))
         case .touchId: try storage.setItem(.touchIdKey, key)
         case .faceId: try storage.setItem(.faceIdKey, key)
         }

@@ -26,19 +26,23 @@ enum FactorKey {
     /// Signs `payload`.
     ///
     /// A wrong key (a wrong PIN's unmasked bytes) still signs — only the server can tell; bytes that are
-    /// not a key at all give a signature that cannot verify.
-    static func sign(_ payload: SignedPayload, with privateKey: [UInt8]) -> Signature {
-        guard let key = try? P256.Signing.PrivateKey(rawRepresentation: privateKey),
-            let signature = try? key.signature(for: payload.bytes)
-        else {
+    /// not a key at all (a wrong PIN's, once in 2^32) give a signature that cannot verify, as a wrong key's.
+    /// - Throws: `SigningFailed` when a valid key does not sign: never a fixed signature in its place.
+    static func sign(_ payload: SignedPayload, with privateKey: [UInt8]) throws -> Signature {
+        guard let key = try? P256.Signing.PrivateKey(rawRepresentation: privateKey) else {
             return Signature(raw: [UInt8](repeating: 0, count: 64))
         }
-        return Signature(raw: Array(signature.rawRepresentation))
+        do {
+            return Signature(raw: Array(try key.signature(for: payload.bytes).rawRepresentation))
+        } catch {
+            throw SigningFailed()
+        }
     }
 
     /// A new key's public half with its proof of possession over `payload` (in the key's role).
-    static func handOver(_ privateKey: [UInt8], _ payload: SignedPayload) -> KeyWithProof? {
+    /// - Throws: `SigningFailed`.
+    static func handOver(_ privateKey: [UInt8], _ payload: SignedPayload) throws -> KeyWithProof? {
         guard let publicKey = publicKey(of: privateKey) else { return nil }
-        return KeyWithProof(publicKey: publicKey, proof: sign(payload, with: privateKey))
+        return KeyWithProof(publicKey: publicKey, proof: try sign(payload, with: privateKey))
     }
 }

@@ -13,12 +13,14 @@ enum KeyMask {
     /// PBKDF2 rounds for recovery codes, which protect backed-up data.
     static var recoveryRounds: Int { KDFCost.factors.recoveryRounds }
 
-    static func mask(_ key: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
-        apply(stream(secret: secret, salt: salt, count: key.count, rounds: rounds), to: key)
+    /// - Throws: `KeyDerivationFailed` (nothing is masked then: never a key under a fixed stream).
+    static func mask(_ key: [UInt8], secret: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {
+        apply(try stream(secret: secret, salt: salt, count: key.count, rounds: rounds), to: key)
     }
 
-    static func unmask(_ masked: [UInt8], secret: String, salt: [UInt8], rounds: Int) -> [UInt8] {
-        mask(masked, secret: secret, salt: salt, rounds: rounds)
+    /// - Throws: `KeyDerivationFailed`.
+    static func unmask(_ masked: [UInt8], secret: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {
+        try mask(masked, secret: secret, salt: salt, rounds: rounds)
     }
 
     /// Masks or unmasks `bytes` with a stream `stream(secret:salt:count:rounds:)` gave.
@@ -27,11 +29,24 @@ enum KeyMask {
     }
 
     /// The PBKDF2-HMAC-SHA256 stream of `secret` under `salt`: the slow part of masking.
-    static func stream(secret: String, salt: [UInt8], count: Int, rounds: Int) -> [UInt8] {
-        guard
-            let key = try? KDF.Insecure.PBKDF2.deriveKey(
+    /// - Throws: `KeyDerivationFailed` — never a fixed stream, which would store the key in clear.
+    static func stream(secret: String, salt: [UInt8], count: Int, rounds: Int) throws -> [UInt8] {
+        do {
+            let key = try KDF.Insecure.PBKDF2.deriveKey(
                 from: Array(secret.utf8), salt: salt, using: .sha256, outputByteCount: count, unsafeUncheckedRounds: rounds)
-        else { return [UInt8](repeating: 0, count: count) }
-        return key.withUnsafeBytes { Array($0) }
+            return key.withUnsafeBytes { Array($0) }
+        } catch {
+            throw KeyDerivationFailed()
+        }
     }
+}
+
+/// PBKDF2 failed: the call fails and nothing is masked, unmasked or signed.
+public struct KeyDerivationFailed: Error, Sendable, CustomStringConvertible {
+    public var description: String { "the key derivation failed" }
+}
+
+/// A signature could not be made with a valid key: the call fails.
+public struct SigningFailed: Error, Sendable, CustomStringConvertible {
+    public var description: String { "signing failed" }
 }

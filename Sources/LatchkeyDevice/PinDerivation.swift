@@ -13,11 +13,12 @@ public struct PinDerivation: Sendable {
     let stream: [UInt8]
 
     /// Derives the stream of `pin` under `salt` for a masked key of `keyLength` bytes.
-    public init(pin: String, salt: [UInt8], keyLength: Int) {
+    /// - Throws: `KeyDerivationFailed`.
+    public init(pin: String, salt: [UInt8], keyLength: Int) throws {
         self.salt = salt
         self.pin = pin
         rounds = KeyMask.pinRounds
-        stream = KeyMask.stream(secret: pin, salt: salt, count: keyLength, rounds: rounds)
+        stream = try KeyMask.stream(secret: pin, salt: salt, count: keyLength, rounds: rounds)
     }
 
     /// The key `masked` hides under `pin` and `salt`, if this derivation was made for them.

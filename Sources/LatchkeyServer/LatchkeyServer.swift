@@ -235,13 +235,23 @@ public final class LatchkeyServer: RPCHandler {
         // Deliveries under way: wake to audit a failure when it comes, request or not.
         let deliveryPoll = delivery?.isBusy == true ? Self.deliveryPollMilliseconds : nil
         let poll = [relayPoll, deliveryPoll].compactMap { $0 }.min()
-        guard let opened, let due = opened.nextDueTime(), !environment.clock.isManual else { return poll }
+        guard let opened, !environment.clock.isManual else { return poll }
+        let due: UnixTime
+        do {
+            guard let next = try opened.nextDueTime() else { return poll }
+            due = next
+        } catch {
+            // The store cannot tell what is due: look again shortly, never "nothing due".
+            return min(Self.dueRetryMilliseconds, poll ?? Self.dueRetryMilliseconds)
+        }
         let remaining = Int(clamping: max(due * 1000 - environment.clock.nowMilliseconds, 0) + 5)
         return min(remaining, poll ?? remaining)
     }
 
     /// How often an idle process looks for finished deliveries while some are under way.
     static let deliveryPollMilliseconds = 100
+    /// How soon an idle process asks again what is due when the store could not tell.
+    static let dueRetryMilliseconds = 1000
 
     public func runDue(emit: (JSON) -> Void) {
         if let opened { try? runDueWork(opened) }

@@ -56,8 +56,8 @@ public final class SimulatedDevices: Sendable {
     /// - Throws: `notFound` (device), and what `body` throws.
     public func withDevice<T>(_ deviceId: String, pin: String? = nil, _ body: (Device, ServerSession) throws -> T) throws -> T {
         let expected = foreseen.withLock { $0.removeValue(forKey: deviceId) }
-        let derivation = pin.flatMap { pin in
-            expected?.pinSalt.map { PinDerivation(pin: pin, salt: $0.salt, keyLength: $0.keyLength) }
+        let derivation = try pin.flatMap { pin in
+            try expected?.pinSalt.map { try PinDerivation(pin: pin, salt: $0.salt, keyLength: $0.keyLength) }
         }
         let (value, next) = try core.session { session in
             // The keychain comes with the device, and with them what the server half is expected

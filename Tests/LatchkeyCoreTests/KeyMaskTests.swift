@@ -12,10 +12,10 @@ import Testing
         let random = SeededRandomSource(seed: 7)
         let key = FactorKey.generate(random)
         let salt = random.bytes(16)
-        let masked = KeyMask.mask(key, secret: "1234", salt: salt, rounds: KeyMask.pinRounds)
+        let masked = try KeyMask.mask(key, secret: "1234", salt: salt, rounds: KeyMask.pinRounds)
 
-        let right = KeyMask.unmask(masked, secret: "1234", salt: salt, rounds: KeyMask.pinRounds)
-        let wrong = KeyMask.unmask(masked, secret: "9999", salt: salt, rounds: KeyMask.pinRounds)
+        let right = try KeyMask.unmask(masked, secret: "1234", salt: salt, rounds: KeyMask.pinRounds)
+        let wrong = try KeyMask.unmask(masked, secret: "9999", salt: salt, rounds: KeyMask.pinRounds)
         #expect(right == key)
         #expect(wrong != key)
         // Both unmask to well-formed keys of the same length: no padding or checksum fails.

@@ -28,10 +28,11 @@ public struct SettingsItem: Sendable, Equatable {
 final class DueCache: Sendable {
     private let state = Mutex<(value: UnixTime?, checkedAt: Int64, dirty: Bool)>((nil, 0, true))
 
-    func get(nowMilliseconds: Int64, compute: () -> UnixTime?) -> UnixTime? {
+    /// The cached value, or `compute`'s (a failure caches nothing and is rethrown).
+    func get(nowMilliseconds: Int64, compute: () throws -> UnixTime?) throws -> UnixTime? {
         let cached = state.withLock { $0 }
         if !cached.dirty, nowMilliseconds - cached.checkedAt < 30_000 { return cached.value }
-        let value = compute()
+        let value = try compute()
         state.withLock { $0 = (value, nowMilliseconds, false) }
         return value
     }
@@ -81,18 +82,20 @@ extension Latchkey {
         dueCache.invalidate()
     }
 
-    func accountRecoveryNextDue() -> UnixTime? {
-        dueCache.get(nowMilliseconds: clock.nowMilliseconds) {
-            let rows = try? inspect { tx in
+    /// When the next grace period or insecure window ends (nil: none).
+    /// - Throws: `storeUnavailable` — never "nothing due" in its place.
+    func accountRecoveryNextDue() throws -> UnixTime? {
+        try dueCache.get(nowMilliseconds: clock.nowMilliseconds) {
+            let rows = try inspect { tx in
                 try tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(1))])
                     + tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(3))])
             }
-            return rows?.compactMap(\.endTime).min()
+            return rows.compactMap(\.endTime).min()
         }
     }
 
     func runDueAccountRecoveryTransitions() throws {
-        guard let due = accountRecoveryNextDue(), due <= now else { return }
+        guard let due = try accountRecoveryNextDue(), due <= now else { return }
         try transact { tx, effects in
             for state in [1, 3] {
                 let rows = try tx.fetchAll(
@@ -163,7 +166,7 @@ extension Latchkey {
         // none, and its refusal is answered where the policy is checked, after the state.
         let hash = Result { () throws -> [UInt8] in
             try Self.checkPasswordPolicy(newPassword)
-            return PasswordHash.hash(newPassword, salt: salt)
+            return try PasswordHash.hash(newPassword, salt: salt)
         }
         return try transact { tx, effects in
             let (session, user) = try sessionUser(tx, sessionId)

@@ -39,7 +39,8 @@ extension Latchkey {
                 try tx.save(
                     ResetCodeRecord(
                         id: codeId, subject: subject, userId: "", kind: kind.rawValue, codeHash: "none:" + codeId,
-                        expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
+                        expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now,
+                        applicationId: applicationId))
                 try audit(tx, effects, .resetRequested, detail: kind.rawValue)
                 return
             }
@@ -50,7 +51,8 @@ extension Latchkey {
                 ResetCodeRecord(
                     id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
                     codeHash: try codeHash(tx, code, purpose: "reset-code"),
-                    expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now))
+                    expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now,
+                    applicationId: applicationId))
             var query = [("verification_code", code)]
             var message: OutboundMessage
             switch identifier {
@@ -140,7 +142,7 @@ extension Latchkey {
     public func resetPassword(_ identifier: UserIdentifier, code: String, password: String) throws {
         try Self.checkPasswordPolicy(password)
         let salt = random.bytes(16)
-        let hash = PasswordHash.hash(password, salt: salt)
+        let hash = try PasswordHash.hash(password, salt: salt)
         try transact { tx, effects in
             let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: nil)
             try changePassword(tx, effects, user: user, salt: salt, hash: hash, keepSession: nil)

@@ -26,7 +26,7 @@ extension Latchkey {
             return try user(tx, matching: identifier)
         }
         // The slow hash runs outside the write lock, and for unknown users too.
-        let matches = PasswordHash.verify(password, salt: candidate?.passwordSalt, hash: candidate?.passwordHash)
+        let matches = try PasswordHash.verify(password, salt: candidate?.passwordSalt, hash: candidate?.passwordHash)
         return try transact { tx, effects in
             if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
                 throw DomainError.rateLimited(retryAfter: wait, "too many failed logins")
