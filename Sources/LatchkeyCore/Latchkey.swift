@@ -122,11 +122,11 @@ public final class Latchkey: Sendable {
     func audit(
         _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
         registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
-        activationName: String? = nil, installationId: String? = nil
+        activationName: String? = nil, installationId: String? = nil, check: String? = nil
     ) throws {
         let event = AuditEvent(
             at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
-            activationName: activationName, installationId: installationId)
+            activationName: activationName, installationId: installationId, check: check)
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }

@@ -12,6 +12,7 @@ enum PostgresMigrations {
         ("v4-outbox", v4),
         ("v5-keychain-order", v5),
         ("v6-commit-marker", v6),
+        ("v7-passkey-bindings", v7),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -202,5 +203,19 @@ enum PostgresMigrations {
     static let v6 = """
         CREATE TABLE "latchkey_writer" (
             "id" TEXT PRIMARY KEY, "commits" BIGINT NOT NULL, "at" TIMESTAMPTZ NOT NULL) WITH (fillfactor = 50);
+        """
+
+    /// The SQLite store's v6: the RP id a passkey was registered under, whether its backup
+    /// eligibility is known, what opened a creation ceremony, the application a reset code was
+    /// asked for, and users' passkey handles by value.
+    static let v7 = """
+        ALTER TABLE "passkey" ADD COLUMN "rpId" TEXT;
+        ALTER TABLE "passkey" ADD COLUMN "backupEligibleKnown" BOOLEAN NOT NULL DEFAULT true;
+        UPDATE "passkey" SET "rpId" = COALESCE((SELECT "passkeyRpId" FROM "application" WHERE "id" = 'default'), 'localhost');
+        UPDATE "passkey" SET "backupEligibleKnown" = false WHERE "aaguid" IS NULL;
+        CREATE INDEX "passkey_user_rp" ON "passkey"("userId", "rpId");
+        ALTER TABLE "passkey_ceremony" ADD COLUMN "openedBy" TEXT;
+        ALTER TABLE "reset_code" ADD COLUMN "applicationId" TEXT;
+        CREATE INDEX "user_passkey_handle" ON "user"("passkeyUserHandle");
         """
 }

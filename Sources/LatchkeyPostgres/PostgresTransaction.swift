@@ -280,6 +280,7 @@ final class PostgresTransaction: StoreTransaction {
             case .text(let text): values.append(.text(text))
             case .int(let number): values.append(.int(number))
             case .bool(let flag): values.append(.bool(flag))
+            case .bytes(let bytes): values.append(.bytes(bytes))
             }
             return "\(column) \(filter.comparison.rawValue) $\(values.count)"
         }

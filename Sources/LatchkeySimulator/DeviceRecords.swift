@@ -106,5 +106,5 @@ extension DeviceBackupItemRecord {
 }
 
 extension DeviceItemRecord {
-    enum Columns: String, CaseIterable { case deviceId, thisDeviceOnly }
+    enum Columns: String, CaseIterable { case deviceId, thisDeviceOnly, value }
 }

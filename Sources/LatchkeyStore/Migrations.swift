@@ -23,6 +23,9 @@ enum Migrations {
         migrator.registerMigration("v5-webauthn") { db in
             try db.execute(sql: v5)
         }
+        migrator.registerMigration("v6-passkey-bindings") { db in
+            try db.execute(sql: v6)
+        }
         return migrator
     }
 
@@ -160,6 +163,22 @@ enum Migrations {
             id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, applicationId TEXT NOT NULL, userId TEXT,
             named INTEGER NOT NULL, challenge BLOB NOT NULL, expiresAt INTEGER NOT NULL, createdAt INTEGER NOT NULL);
         CREATE INDEX passkey_ceremony_expiry ON passkey_ceremony(expiresAt);
+        """
+
+    /// What binds a passkey and its ceremonies: the RP id a passkey was registered under (rows
+    /// from before: the `default` application's), whether its backup eligibility is known (an
+    /// imported passkey given none learns it at its first sign-in), what opened a creation
+    /// ceremony (a session, or a verification code), the application a reset code was asked for,
+    /// and the users' passkey handles looked up by value (they are unique).
+    static let v6 = """
+        ALTER TABLE passkey ADD COLUMN rpId TEXT;
+        ALTER TABLE passkey ADD COLUMN backupEligibleKnown INTEGER NOT NULL DEFAULT 1;
+        UPDATE passkey SET rpId = COALESCE((SELECT passkeyRpId FROM application WHERE id = 'default'), 'localhost');
+        UPDATE passkey SET backupEligibleKnown = 0 WHERE aaguid IS NULL;
+        CREATE INDEX passkey_user_rp ON passkey(userId, rpId);
+        ALTER TABLE passkey_ceremony ADD COLUMN openedBy TEXT;
+        ALTER TABLE reset_code ADD COLUMN applicationId TEXT;
+        CREATE INDEX user_passkey_handle ON user(passkeyUserHandle);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

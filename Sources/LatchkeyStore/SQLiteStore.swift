@@ -200,6 +200,7 @@ struct Transaction: StoreTransaction {
             case .text(let text): values.append(text)
             case .int(let number): values.append(number)
             case .bool(let flag): values.append(flag)
+            case .bytes(let bytes): values.append(Data(bytes))
             }
             return "\(column) \(filter.comparison.rawValue) ?"
         }

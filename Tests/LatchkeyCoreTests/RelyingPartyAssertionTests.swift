@@ -26,7 +26,27 @@ extension RelyingPartyTests {
         forged.response.userHandle = [0x22]
         #expect(assertionCheck(forged) == .userHandle)
         forged.response.userHandle = nil
-        #expect(assertionCheck(forged) == nil, "no userHandle: nothing to compare")
+        #expect(assertionCheck(forged) == nil, "no userHandle: nothing to compare when the options named the user")
+        #expect(assertionCheck(forged, discoverable: true) == .userHandle, "a discoverable sign-in needs userHandle (L3 §7.2 step 6)")
+        #expect(assertionCheck(good, discoverable: true) == nil)
+    }
+
+    @Test("flags: BE must be what the passkey was registered with; not known yet, either passes")
+    func backupEligibilityNeverChanges() throws {
+        var bound = try signed()
+        bound.stored.backupEligible = false
+        #expect(assertionCheck(bound) == nil)
+        bound.stored.backupEligible = true
+        #expect(assertionCheck(bound) == .flags, "registered eligible, now not")
+        var synced = try signed(synced: true)
+        synced.stored.backupEligible = false
+        #expect(assertionCheck(synced) == .flags, "registered not eligible, now eligible (and backed up)")
+        synced.stored.backupEligible = nil
+        #expect(assertionCheck(synced) == nil, "an imported passkey given none takes the first sign-in's")
+        // The changed flags no longer match the signature: flags is checked first.
+        var flipped = try signed { $0.flags.insert(.backupEligible) }
+        flipped.stored.backupEligible = false
+        #expect(assertionCheck(flipped) == .flags, "before the signature")
     }
 
     @Test("assertion: encoding, rpId, userPresence, userVerification, flags — before the signature")

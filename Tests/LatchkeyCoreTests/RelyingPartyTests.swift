@@ -93,7 +93,7 @@ import _CryptoExtras
         #expect(verified.aaguid == "00000000-0000-0000-0000-000000000000")
         #expect(verified.transports == ["internal", "hybrid"] && verified.attestationFormat == "none")
 
-        var stored = PasskeyVerificationKey(publicKey: verified.publicKey, signCount: verified.signCount, userHandle: userHandle)
+        var stored = PasskeyVerificationKey(publicKey: verified.publicKey, signCount: verified.signCount, userHandle: userHandle, backupEligible: nil)
         var credential = made.credential
         let authenticator = PlatformAuthenticator(random: SeededRandomSource(seed: 2))
         for round in 0..<3 {
@@ -137,7 +137,7 @@ import _CryptoExtras
         let assertion = AssertionResponse(
             rawId: id, clientData: getParsed, clientDataJSON: getJSON, authenticatorData: getData,
             signature: Array(signature.rawRepresentation), userHandle: userHandle)
-        let stored = PasskeyVerificationKey(publicKey: verified.publicKey, signCount: 5, userHandle: userHandle)
+        let stored = PasskeyVerificationKey(publicKey: verified.publicKey, signCount: 5, userHandle: userHandle, backupEligible: nil)
         #expect(try RelyingParty.verifyAssertion(assertion, challenge: challenge, passkey: stored, settings: settings).signCount == 6)
     }
 
@@ -339,14 +339,17 @@ import _CryptoExtras
             response: AssertionResponse(
                 rawId: made.credential.id, clientData: parsed, clientDataJSON: json,
                 authenticatorData: authData, signature: assertion.signature, userHandle: userHandle),
-            stored: PasskeyVerificationKey(publicKey: made.publicKey, signCount: made.credential.signCount, userHandle: userHandle),
+            stored: PasskeyVerificationKey(
+                publicKey: made.publicKey, signCount: made.credential.signCount, userHandle: userHandle, backupEligible: nil),
             credential: assertion.credential)
     }
 
-    func assertionCheck(_ signed: Signed, passkey: PasskeyVerificationKey?? = nil, settings: RelyingPartySettings? = nil) -> PasskeyCheck? {
+    func assertionCheck(
+        _ signed: Signed, passkey: PasskeyVerificationKey?? = nil, discoverable: Bool = false, settings: RelyingPartySettings? = nil
+    ) -> PasskeyCheck? {
         failedCheck { () throws(PasskeyCheckFailure) in
             _ = try RelyingParty.verifyAssertion(
-                signed.response, challenge: challenge, passkey: passkey ?? signed.stored,
+                signed.response, challenge: challenge, passkey: passkey ?? signed.stored, requireUserHandle: discoverable,
                 settings: settings ?? self.settings)
         }
     }

@@ -144,6 +144,11 @@ struct StoreConformance {
             try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals(DeviceItemRecord.Columns.thisDeviceOnly, false)])
         }
         #expect(remote.map(\.name) == ["n2"])
+        try store.write { tx in try tx.save(item(3, device: "d", value: [9, 0, 9])) }
+        let byBytes = try store.read { tx in
+            try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals(DeviceItemRecord.Columns.value, [9, 0, 9])])
+        }
+        #expect(byBytes.map(\.name) == ["n3"], "a filter on a byte column compares the bytes")
         try store.write { tx in
             try tx.delete(RateEventRecord.self, id: "\(tag)-r1")
             try tx.deleteAll(RateEventRecord.self, where: [subject, StoreFilter(RateEventRecord.Columns.at, .greaterOrEqual, .int(40))])

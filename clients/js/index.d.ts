@@ -138,6 +138,8 @@ export interface AuditEvent {
   detail?: string;
   activationName?: string;
   installationId?: string;
+  /** passkeyRejected: the Relying Party check the credential failed */
+  check?: string;
 }
 
 export interface AuthParameter {
@@ -153,7 +155,8 @@ export interface AuthenticationResponseJSON {
   rawId: string;
   type: "public-key";
   authenticatorAttachment?: string | null;
-  clientExtensionResults: {
+  /** absent counts as {} */
+  clientExtensionResults?: {
     [key: string]: unknown;
   };
   response: {
@@ -293,7 +296,8 @@ export interface RegistrationResponseJSON {
   rawId: string;
   type: "public-key";
   authenticatorAttachment?: string | null;
-  clientExtensionResults: {
+  /** absent counts as {} */
+  clientExtensionResults?: {
     [key: string]: unknown;
   };
   response: {
@@ -478,6 +482,8 @@ export interface AdminCreateUserParams {
     publicKey: string;
     friendlyName?: string;
     signCount?: number;
+    /** the BE flag it was registered with; absent: taken from its first successful sign-in, and fixed from then on */
+    backupEligible?: boolean;
   }>;
   /** 1–64 bytes, unpadded base64url (default: 32 random bytes) */
   passkeyUserHandle?: string;

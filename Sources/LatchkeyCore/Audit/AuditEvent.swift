@@ -34,8 +34,11 @@ public struct AuditEvent: Sendable, Equatable {
     public var activationName: String?
     /// The app installation that asked (devices outside the process).
     public var installationId: String?
+    /// The Relying Party check a refused passkey credential failed (`passkeyRejected`).
+    public var check: String?
 }
 
+// A `passkeyRejected` event keeps its `check` in the `detail` column (it has no detail of its own).
 extension AuditRecord {
     init(id: String, event: AuditEvent) {
         activationName = event.activationName
@@ -46,13 +49,14 @@ extension AuditRecord {
         userId = event.userId
         registrationId = event.registrationId
         deviceId = event.deviceId
-        detail = event.detail
+        detail = event.check ?? event.detail
     }
 
     var event: AuditEvent? {
         guard let type = AuditEventType(rawValue: type) else { return nil }
+        let check = type == .passkeyRejected ? detail : nil
         return AuditEvent(
-            at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
-            activationName: activationName, installationId: installationId)
+            at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: check == nil ? detail : nil,
+            activationName: activationName, installationId: installationId, check: check)
     }
 }

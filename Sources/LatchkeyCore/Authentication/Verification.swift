@@ -55,9 +55,10 @@ extension ServerSession {
         }
     }
 
-    /// Verifies the signatures over `payload` and counts: first the device's (one that fails answers `registrationRemoved` and counts nothing: the
-    /// caller is not, or no longer, this registration's device, whatever else it sent), then what the signatures may do (`checkFactor`, then
-    /// `permits`: refusals that leave the challenge usable), then the challenge is used up and the second factor's is checked.
+    /// Verifies the signatures over `payload` and counts: first the device's (one that fails answers `registrationRemoved`, uses up the
+    /// challenge and counts nothing: the caller is not, or no longer, this registration's device, whatever else it sent), then what the
+    /// signatures may do (`checkFactor`, then `permits`: refusals that leave the challenge usable), then the challenge is used up and the
+    /// second factor's is checked.
     ///
     /// A failure counts one attempt (and locks at the limit); a two-factor success resets the counter. What the registration became is
     /// saved. A removal (`asAuthentication: false`) is no authentication attempt unless a second factor is given: nothing is recorded of
@@ -71,6 +72,8 @@ extension ServerSession {
         guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
             deviceKey.verifies(signatures.device, over: payload.signed(by: .device))
         else {
+            // The verify reached the signatures: the challenge is used up, and nothing counts.
+            try useUp(challenge)
             throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
         }
         try checkFactor(signatures, registration, push: push, tokenPurpose: tokenPurpose)

@@ -38,6 +38,12 @@ extension ApplicationRelyingParty {
             guard WebOrigin.host(of: origin) != nil else {
                 return (index, "must be an origin such as https://example.com, or android:apk-key-hash:…")
             }
+            guard WebOrigin.isSerialized(origin) else {
+                return (
+                    index,
+                    "must be written as a browser sends it: lower-case scheme and host, no default port, no path or trailing slash"
+                )
+            }
             guard WebOrigin.rpId(rpId, coversOrigin: origin) else {
                 return (index, "must be on the RP id \(rpId) or a subdomain of it")
             }

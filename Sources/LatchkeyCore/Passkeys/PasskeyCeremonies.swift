@@ -21,14 +21,17 @@ extension Latchkey {
     static let passkeyAlgorithms: [COSEAlgorithm] = [.es256, .eddsa, .rs256]
 
     /// Opens a ceremony with a fresh challenge (and forgets ceremonies long expired).
+    ///
+    /// `openedBy` is what authorised a creation ceremony (a session's id, a verification code's):
+    /// when it ends, the ceremony is void (see `requireOpenerLive`).
     func openCeremony(
         _ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
-        named: Bool
+        named: Bool, openedBy: String? = nil
     ) throws -> PasskeyCeremonyRecord {
         try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
         let ceremony = PasskeyCeremonyRecord(
             id: random.uuid(), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
-            challenge: random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now)
+            challenge: random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now, openedBy: openedBy)
         try tx.save(ceremony)
         return ceremony
     }
@@ -47,6 +50,16 @@ extension Latchkey {
             throw DomainError(.sessionExpired, "The passkey ceremony is older than 300 seconds; ask for new options")
         }
         return ceremony
+    }
+
+    /// A creation ceremony whose session ended, or whose verification code was used up or
+    /// replaced, is void (security property 10): `isLive` says whether what opened it still is.
+    /// - Throws: `noSessionInProgress` when it is not.
+    func requireOpenerLive(_ ceremony: PasskeyCeremonyRecord, _ isLive: (String) throws -> Bool) throws {
+        guard let opener = ceremony.openedBy, try isLive(opener) else {
+            throw DomainError(
+                .noSessionInProgress, "The passkey ceremony ended with the session or the verification code that opened it; start again")
+        }
     }
 
     /// The user handle of `user`, made (32 random bytes) and kept on first use.
@@ -69,6 +82,12 @@ extension Latchkey {
         try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)])
     }
 
+    /// The user's passkeys registered under `rpId`, oldest first: what options list (a passkey
+    /// signs in through applications of its own RP id only).
+    func passkeyRecords(_ tx: StoreTransaction, userId: String, rpId: String) throws -> [PasskeyRecord] {
+        try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId), .equals(PasskeyRecord.Columns.rpId, rpId)])
+    }
+
     /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.
     func requireRoomForPasskey(_ tx: StoreTransaction, userId: String) throws {
         guard try tx.count(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]) < Self.maxPasskeysPerUser else {
@@ -85,10 +104,8 @@ extension Latchkey {
     ) throws -> CredentialCreationOptions {
         let name = Self.passkeyDisplayName(user)
         let handle = try passkeyUserHandle(tx, user)
-        let exclude = try passkeyRecords(tx, userId: user.id).compactMap { record in
-            Base64URL.decode(record.id).map { PasskeyDescriptor(id: $0, transports: record.transportList) }
-        }
         let party = app.relyingParty
+        let exclude = try passkeyRecords(tx, userId: user.id, rpId: party.rpId).compactMap(\.descriptor)
         return CredentialCreationOptions(
             ceremonyId: ceremony.id, rpId: party.rpId, rpName: party.rpName,
             user: PasskeyUserEntity(id: handle, name: name, displayName: name), challenge: ceremony.challenge,
@@ -99,6 +116,9 @@ extension Latchkey {
 
 extension PasskeyRecord {
     var transportList: [String] { transports.split(separator: "\n").map(String.init) }
+
+    /// How options name it (nil for an id that is not base64url, which no path writes).
+    var descriptor: PasskeyDescriptor? { Base64URL.decode(id).map { PasskeyDescriptor(id: $0, transports: transportList) } }
 
     /// The caller's view.
     var passkey: Passkey {

@@ -32,18 +32,22 @@ public struct PasskeyCheckFailure: Error, Sendable, Equatable {
 }
 
 /// The client data the JSON layer read from `clientDataJSON` (WebAuthn §5.8.1); a member
-/// missing or of another type is nil.
+/// missing or of another type is nil, and one of another type is named in `mistyped`.
 public struct CollectedClientData: Sendable, Equatable {
     public var type: String?
     public var challenge: String?
     public var origin: String?
     public var crossOrigin: Bool?
+    /// The first of `type`, `challenge`, `origin` and `crossOrigin` present with another JSON type
+    /// (`crossOrigin: "true"`): the `encoding` check.
+    public var mistyped: String?
 
-    public init(type: String?, challenge: String?, origin: String?, crossOrigin: Bool?) {
+    public init(type: String?, challenge: String?, origin: String?, crossOrigin: Bool?, mistyped: String? = nil) {
         self.type = type
         self.challenge = challenge
         self.origin = origin
         self.crossOrigin = crossOrigin
+        self.mistyped = mistyped
     }
 }
 

@@ -26,18 +26,27 @@ extension Latchkey {
         ceremony: PasskeyCeremonyRecord, party: ApplicationRelyingParty
     ) throws -> PasskeyRecord {
         var record = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(response.rawId))
+        // Another user's passkey (when the options named one) and another RP id's answer as an unknown id does.
         if ceremony.named, record?.userId != ceremony.userId { record = nil }
+        if record?.rpId != party.rpId { record = nil }
         var key: PasskeyVerificationKey?
         if let found = record, let publicKey = found.publicKey,
             let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle
         {
-            key = PasskeyVerificationKey(publicKey: publicKey, signCount: UInt32(clamping: found.signCount), userHandle: handle)
+            key = PasskeyVerificationKey(
+                publicKey: publicKey, signCount: UInt32(clamping: found.signCount), userHandle: handle,
+                backupEligible: found.backupEligibleKnown ? found.backupEligible : nil)
         }
         do throws(PasskeyCheckFailure) {
-            let verified = try RelyingParty.verifyAssertion(response, challenge: ceremony.challenge, passkey: key, settings: party.settings)
+            let verified = try RelyingParty.verifyAssertion(
+                response, challenge: ceremony.challenge, passkey: key, requireUserHandle: !ceremony.named, settings: party.settings)
             guard var updated = record else { throw PasskeyCheckFailure(.credential, "no registered passkey has this id") }
             updated.signCount = Int64(verified.signCount)
             updated.backedUp = verified.backedUp
+            if !updated.backupEligibleKnown {
+                updated.backupEligible = verified.backupEligible
+                updated.backupEligibleKnown = true
+            }
             return updated
         } catch let failure {
             if failure.isCloneSuspected, let record {
@@ -50,7 +59,7 @@ extension Latchkey {
     /// Audits a refused credential and answers `passkeyInvalid`.
     private func reject(_ tx: StoreTransaction, _ effects: Effects, _ failure: PasskeyCheckFailure, userId: String?) throws -> Never {
         logger.info("passkey refused", metadata: ["check": "\(failure.check.rawValue)", "why": "\(failure.detail)"])
-        try audit(tx, effects, .passkeyRejected, userId: userId, detail: failure.check.rawValue)
+        try audit(tx, effects, .passkeyRejected, userId: userId, check: failure.check.rawValue)
         throw failure.domainError
     }
 }

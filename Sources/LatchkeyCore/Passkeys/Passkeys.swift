@@ -8,12 +8,18 @@ public struct ImportedPasskey: Sendable, Equatable {
     public var publicKey: [UInt8]
     public var friendlyName: String?
     public var signCount: Int64?
+    /// The backup eligibility it was registered with there (nil: unknown; its first successful
+    /// sign-in here sets it).
+    public var backupEligible: Bool?
 
-    public init(credentialId: [UInt8], publicKey: [UInt8], friendlyName: String? = nil, signCount: Int64? = nil) {
+    public init(
+        credentialId: [UInt8], publicKey: [UInt8], friendlyName: String? = nil, signCount: Int64? = nil, backupEligible: Bool? = nil
+    ) {
         self.credentialId = credentialId
         self.publicKey = publicKey
         self.friendlyName = friendlyName
         self.signCount = signCount
+        self.backupEligible = backupEligible
     }
 }
 
@@ -28,15 +34,18 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`, `notFound` (application), `policyViolation` (`tooManyPasskeys`).
     public func passkeyCreationOptions(sessionId: String, applicationId: String?) throws -> CredentialCreationOptions {
         try transact { tx, _ in
-            let (_, user) = try sessionUser(tx, sessionId)
+            let (session, user) = try sessionUser(tx, sessionId)
             let app = try application(tx, applicationId)
             try requireRoomForPasskey(tx, userId: user.id)
-            let ceremony = try openCeremony(tx, .create, applicationId: app.applicationId, userId: user.id, named: true)
+            let ceremony = try openCeremony(tx, .create, applicationId: app.applicationId, userId: user.id, named: true, openedBy: session.id)
             return try creationOptions(tx, ceremony, user, app)
         }
     }
 
     /// Registers the passkey an authenticator made from `passkey/creationOptions`.
+    ///
+    /// The ceremony dies with the session that asked for it: once that session ended (a logout, a
+    /// password change that ended it, a passkey reset, its lifetime) it answers `noSessionInProgress`.
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `policyViolation` (`tooManyPasskeys`),
     ///   `passkeyInvalid` (`data.check`), `alreadyExists` (the credential id is registered).
     public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
@@ -45,12 +54,17 @@ extension Latchkey {
             guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
             }
+            try requireOpenerLive(ceremony) { sessionId in
+                guard let session = try tx.fetch(UserSessionRecord.self, id: sessionId) else { return false }
+                return session.userId == user.id && now < session.expiresAt
+            }
             try requireRoomForPasskey(tx, userId: user.id)
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
             let verified = try checkRegistration(tx, effects, credential, ceremony: ceremony, party: app.relyingParty, userId: user.id)
             try requireNewCredentialId(tx, verified.credentialId, replacingUser: nil)
-            let record = PasskeyRecord(verified, userId: user.id, friendlyName: friendlyName ?? Self.defaultPasskeyName, at: now)
+            let record = PasskeyRecord(
+                verified, userId: user.id, friendlyName: friendlyName ?? Self.defaultPasskeyName, rpId: app.relyingParty.rpId, at: now)
             try tx.save(record)
             try audit(tx, effects, .passkeyCreated, userId: user.id, detail: record.id)
             sendSecurityNotice(effects, to: user, "A passkey was added to your account. If this was not you, contact support.")
@@ -71,9 +85,8 @@ extension Latchkey {
             if let identifier {
                 if let user = try user(tx, matching: identifier) {
                     userId = user.id
-                    allow = try passkeyRecords(tx, userId: user.id).filter { $0.publicKey != nil }.compactMap { record in
-                        Base64URL.decode(record.id).map { PasskeyDescriptor(id: $0, transports: record.transportList) }
-                    }
+                    allow = try passkeyRecords(tx, userId: user.id, rpId: app.relyingParty.rpId).filter { $0.publicKey != nil }
+                        .compactMap(\.descriptor)
                 }
                 if allow.isEmpty { allow = [try decoyCredential(tx, identifier)] }
             }
@@ -138,13 +151,15 @@ extension Latchkey {
     /// passkey origin whose host is the RP id — the `default` application's first, then the others'.
     /// - Throws: a store failure.
     public func defaultPasskeyOrigin(rpId: String) throws -> String? {
-        try inspect { tx in
-            let others = try tx.fetchAll(ApplicationRecord.self).filter { $0.id != ApplicationConfig.defaultApplicationId }.map(\.config)
-            for app in [try application(tx, nil)] + others {
-                if let origin = app.relyingParty.origins.first(where: { WebOrigin.host(of: $0) == rpId }) { return origin }
-            }
-            return nil
+        try inspect { tx in try defaultPasskeyOrigin(tx, rpId: rpId) }
+    }
+
+    func defaultPasskeyOrigin(_ tx: StoreTransaction, rpId: String) throws -> String? {
+        let others = try tx.fetchAll(ApplicationRecord.self).filter { $0.id != ApplicationConfig.defaultApplicationId }.map(\.config)
+        for app in [try application(tx, nil)] + others {
+            if let origin = app.relyingParty.origins.first(where: { WebOrigin.host(of: $0) == rpId }) { return origin }
         }
+        return nil
     }
 
     /// A credential id must be new to the store; `replacingUser`'s own passkeys (about to be
@@ -160,6 +175,9 @@ extension Latchkey {
     /// Keeps the passkeys an operator imports with a new user (checked as a registration would be).
     /// - Throws: `invalidParams` naming the entry, `alreadyExists` (a credential id registered already).
     func importPasskeys(_ tx: StoreTransaction, _ passkeys: [ImportedPasskey], userId: String) throws {
+        guard !passkeys.isEmpty else { return }
+        // Registered elsewhere, they belong to the `default` application's RP id.
+        let rpId = try application(tx, nil).relyingParty.rpId
         var seen: Set<[UInt8]> = []
         for (index, imported) in passkeys.enumerated() {
             let key: COSEKey
@@ -180,8 +198,9 @@ extension Latchkey {
                 PasskeyRecord(
                     id: Base64URL.encode(imported.credentialId), userId: userId,
                     friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,
-                    algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0, backupEligible: false, backedUp: false,
-                    transports: "", aaguid: nil, lastUsedAt: nil))
+                    algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0,
+                    backupEligible: imported.backupEligible ?? false, backedUp: false, transports: "", aaguid: nil, lastUsedAt: nil,
+                    rpId: rpId, backupEligibleKnown: imported.backupEligible != nil))
         }
     }
 }
@@ -193,11 +212,12 @@ public enum PlatformTransports {
 
 extension PasskeyRecord {
     /// A passkey a registration ceremony verified.
-    init(_ verified: VerifiedRegistration, userId: String, friendlyName: String, at time: UnixTime) {
+    init(_ verified: VerifiedRegistration, userId: String, friendlyName: String, rpId: String, at time: UnixTime) {
         self.init(
             id: Base64URL.encode(verified.credentialId), userId: userId, friendlyName: friendlyName, createdAt: time,
             publicKey: verified.publicKey, algorithm: Int64(verified.algorithm.rawValue), signCount: Int64(verified.signCount),
             backupEligible: verified.backupEligible, backedUp: verified.backedUp,
-            transports: verified.transports.joined(separator: "\n"), aaguid: verified.aaguid, lastUsedAt: nil)
+            transports: verified.transports.joined(separator: "\n"), aaguid: verified.aaguid, lastUsedAt: nil, rpId: rpId,
+            backupEligibleKnown: true)
     }
 }

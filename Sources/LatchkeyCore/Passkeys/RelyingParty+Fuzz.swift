@@ -33,7 +33,7 @@ extension RelyingParty {
     /// A fixed ES256 passkey for `fuzzAssertion` (its private scalar is 1…1, public on purpose).
     private static let fuzzPasskey: PasskeyVerificationKey? = {
         guard let key = try? P256.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 1, count: 32)) else { return nil }
-        return PasskeyVerificationKey(publicKey: COSEKey(key.publicKey).encoded, signCount: 0, userHandle: [1])
+        return PasskeyVerificationKey(publicKey: COSEKey(key.publicKey).encoded, signCount: 0, userHandle: [1], backupEligible: nil)
     }()
 
     /// The bytes as an assertion: the first byte says how many of the rest are authenticator data

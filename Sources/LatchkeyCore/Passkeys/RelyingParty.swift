@@ -71,6 +71,16 @@ public struct PasskeyVerificationKey: Sendable, Equatable {
     public var signCount: UInt32
     /// The handle of the passkey's user.
     public var userHandle: [UInt8]
+    /// The backup eligibility the passkey was registered with (nil: not known yet, an imported
+    /// passkey given none, which its first successful sign-in sets).
+    public var backupEligible: Bool?
+
+    public init(publicKey: [UInt8], signCount: UInt32, userHandle: [UInt8], backupEligible: Bool?) {
+        self.publicKey = publicKey
+        self.signCount = signCount
+        self.userHandle = userHandle
+        self.backupEligible = backupEligible
+    }
 }
 
 /// An assertion that passed every check: what the store updates.
@@ -94,9 +104,11 @@ public enum RelyingParty {
         _ clientData: CollectedClientData?, type: CeremonyType, challenge: [UInt8],
         settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure) {
-        guard let clientData, let actual = clientData.type else {
-            throw PasskeyCheckFailure(.type, "clientDataJSON is not a JSON object with a type")
+        guard let clientData else { throw PasskeyCheckFailure(.type, "clientDataJSON is not a JSON object with a type") }
+        if let member = clientData.mistyped {
+            throw PasskeyCheckFailure(.encoding, "the client data's \(member) is not of its JSON type")
         }
+        guard let actual = clientData.type else { throw PasskeyCheckFailure(.type, "clientDataJSON is not a JSON object with a type") }
         guard actual == type.rawValue else { throw PasskeyCheckFailure(.type, "the client data's type is not \(type.rawValue)") }
         guard let text = clientData.challenge, let bytes = Base64URL.decode(text), bytes == challenge else {
             throw PasskeyCheckFailure(.challenge, "the client data's challenge is not the ceremony's")
@@ -131,12 +143,25 @@ public enum RelyingParty {
         return data
     }
 
-    /// Check 2 of an assertion, after the caller's lookup: `userHandle`, when given, is the
-    /// passkey's user's.
+    /// Check 2 of an assertion, after the caller's lookup: `userHandle` is the passkey's user's —
+    /// required when the options named no user (a discoverable sign-in, WebAuthn L3 §7.2 step 6),
+    /// checked when given.
     /// - Throws: `userHandle`.
-    public static func checkUserHandle(_ given: [UInt8]?, passkeyUserHandle: [UInt8]) throws(PasskeyCheckFailure) {
-        guard let given else { return }
+    public static func checkUserHandle(_ given: [UInt8]?, passkeyUserHandle: [UInt8], required: Bool) throws(PasskeyCheckFailure) {
+        guard let given else {
+            if required { throw PasskeyCheckFailure(.userHandle, "a discoverable sign-in needs userHandle") }
+            return
+        }
         guard given == passkeyUserHandle else { throw PasskeyCheckFailure(.userHandle, "userHandle is not the passkey's user's") }
+    }
+
+    /// Check 3's rule for an assertion: BE is what the passkey was registered with (WebAuthn L3
+    /// §7.2: backup eligibility never changes); nil — not known yet — accepts either.
+    /// - Throws: `flags`.
+    public static func checkBackupEligibility(_ data: AuthenticatorData, stored: Bool?) throws(PasskeyCheckFailure) {
+        if let stored, data.flags.contains(.backupEligible) != stored {
+            throw PasskeyCheckFailure(.flags, "BE is not what the passkey was registered with")
+        }
     }
 
     /// Verifies a registration: client data, attestation object, authenticator data, attested
@@ -223,12 +248,13 @@ public enum RelyingParty {
     ///   `userVerification`, `flags`, `signature`, `signCount` (`isCloneSuspected`).
     public static func verifyAssertion(
         _ response: AssertionResponse, challenge: [UInt8], passkey: PasskeyVerificationKey?,
-        settings: RelyingPartySettings
+        requireUserHandle: Bool = false, settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure) -> VerifiedAssertion {
         try checkClientData(response.clientData, type: .get, challenge: challenge, settings: settings)
         guard let passkey else { throw PasskeyCheckFailure(.credential, "no registered passkey has this id") }
-        try checkUserHandle(response.userHandle, passkeyUserHandle: passkey.userHandle)
+        try checkUserHandle(response.userHandle, passkeyUserHandle: passkey.userHandle, required: requireUserHandle)
         let data = try checkAuthenticatorData(response.authenticatorData, settings: settings)
+        try checkBackupEligibility(data, stored: passkey.backupEligible)
         guard let key = try? COSEKey(encoded: passkey.publicKey),
             key.verify(
                 signature: response.signature,

@@ -26,13 +26,17 @@ extension Latchkey {
         try transact { tx, effects in try resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId) }
     }
 
+    /// `applicationId` nil: the `default` application, or with `codeApplication` the one the code
+    /// was asked for.
     func resetPasskeyCreationOptions(
         _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
-        applicationId: String?
+        applicationId: String?, codeApplication: Bool = false
     ) throws -> CredentialCreationOptions {
-        let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
-        let app = try application(tx, applicationId)
-        let ceremony = try openCeremony(tx, .reset, applicationId: app.applicationId, userId: user.id, named: true)
+        let (record, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
+        let app = try application(tx, applicationId ?? (codeApplication ? record.applicationId : nil))
+        // The ceremony lives while this code does: used up or replaced, it is void.
+        let ceremony = try openCeremony(
+            tx, .reset, applicationId: app.applicationId, userId: user.id, named: true, openedBy: record.id)
         var options = try creationOptions(tx, ceremony, user, app)
         // Every old passkey goes with the reset: none is excluded.
         options.excludeCredentials = []
@@ -41,8 +45,9 @@ extension Latchkey {
 
     /// Removes every passkey of the user and registers the new one (if given), with an account-recovery code.
     ///
-    /// The code is checked first (a wrong one counts), then the ceremony, then the credential; a credential that fails its checks uses up
-    /// the ceremony only.
+    /// The code is checked first (a wrong one counts), then the ceremony (void once the code that
+    /// opened it was used up or replaced), then the credential; a credential that fails its checks
+    /// uses up the ceremony only. Every session of the user ends, as after a password change.
     /// - Throws: the code errors (a password-reset code counts as a wrong try), `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`,
     ///   `alreadyExists`.
     public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: ResetPasskey?) throws -> [Passkey] {
@@ -53,22 +58,27 @@ extension Latchkey {
         _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
         newPasskey: ResetPasskey?
     ) throws -> [Passkey] {
-        let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
+        let (code, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
         var replacement: PasskeyRecord?
         if let newPasskey {
             let ceremony = try liveCeremony(tx, newPasskey.ceremonyId, .reset)
             guard ceremony.userId == user.id else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
             }
+            try requireOpenerLive(ceremony) { $0 == code.id }
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
             let verified = try checkRegistration(
                 tx, effects, newPasskey.response, ceremony: ceremony, party: app.relyingParty,
                 userId: user.id)
             try requireNewCredentialId(tx, verified.credentialId, replacingUser: user.id)
-            replacement = PasskeyRecord(verified, userId: user.id, friendlyName: newPasskey.friendlyName ?? Self.defaultPasskeyName, at: now)
+            replacement = PasskeyRecord(
+                verified, userId: user.id, friendlyName: newPasskey.friendlyName ?? Self.defaultPasskeyName, rpId: app.relyingParty.rpId,
+                at: now)
         }
         try tx.deleteAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, user.id)])
+        // As a password change: every session ends (and with them the creation ceremonies they opened).
+        try tx.deleteAll(UserSessionRecord.self, where: [.equals(UserSessionRecord.Columns.userId, user.id)])
         if let replacement { try tx.save(replacement) }
         // The code is used: it and every other outstanding code of the user die.
         try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
@@ -80,13 +90,15 @@ extension Latchkey {
 }
 
 extension ServerSession {
-    /// `resetPasskeyCreationOptions` in this transaction (a simulated phone making the new passkey in the same call).
-    public func resetPasskeyCreationOptions(
-        _ identifier: UserIdentifier, code: String, applicationId: String?
-    ) throws
-        -> CredentialCreationOptions
-    {
-        try core.resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId)
+    /// `resetPasskeyCreationOptions` in this transaction (a simulated phone making the new passkey in the same call), for the application
+    /// the code was asked for.
+    public func resetPasskeyCreationOptions(_ identifier: UserIdentifier, code: String) throws -> CredentialCreationOptions {
+        try core.resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: nil, codeApplication: true)
+    }
+
+    /// The origin a simulated browser uses for `rpId` when the caller names none (see `Latchkey.defaultPasskeyOrigin(rpId:)`).
+    public func defaultPasskeyOrigin(rpId: String) throws -> String? {
+        try core.defaultPasskeyOrigin(tx, rpId: rpId)
     }
 
     /// `resetPasskeys` in this transaction.

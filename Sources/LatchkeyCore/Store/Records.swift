@@ -109,6 +109,12 @@ struct PasskeyRecord: StoredRecord {
     /// The authenticator's AAGUID as a UUID string.
     var aaguid: String?
     var lastUsedAt: Int64?
+    /// The RP id it was registered under (an imported one: the `default` application's); it signs
+    /// in through applications of that RP id only.
+    var rpId: String?
+    /// Whether `backupEligible` is what the authenticator reported (an imported passkey given none
+    /// learns it at its first successful sign-in); an assertion's BE must then equal it.
+    var backupEligibleKnown: Bool
 }
 
 /// A passkey ceremony: the challenge of one `create` or `get`, bound to its kind, its application and (for creation, or a sign-in that named someone)
@@ -127,6 +133,11 @@ struct PasskeyCeremonyRecord: StoredRecord {
     var challenge: [UInt8]
     var expiresAt: Int64
     var createdAt: Int64
+    /// What opened a creation ceremony (the session, or the verification code, it dies with).
+    ///
+    /// The id of the session that asked `passkey/creationOptions`, or of the verification code
+    /// `reset/passkeyCreationOptions` checked.
+    var openedBy: String?
 }
 
 /// An activation code, stored as a keyed hash.
@@ -262,6 +273,9 @@ struct ResetCodeRecord: StoredRecord {
     var wrongTries: Int
     var consumed: Bool
     var createdAt: Int64
+    /// The application it was asked for (nil: `default`): a passkey a reset makes on the simulated
+    /// phone takes its RP id.
+    var applicationId: String?
 }
 
 /// An activation opened by an activation code or an onboarding OTP, waiting for its keys:
@@ -331,7 +345,7 @@ extension OnboardingProcessRecord {
 }
 
 extension PasskeyRecord {
-    enum Columns: String, CaseIterable { case userId }
+    enum Columns: String, CaseIterable { case userId, rpId }
 }
 
 extension PasskeyCeremonyRecord {
@@ -359,7 +373,7 @@ extension TokenRecord {
 }
 
 extension UserRecord {
-    enum Columns: String, CaseIterable { case emailKey, phoneNumber, loginName }
+    enum Columns: String, CaseIterable { case emailKey, phoneNumber, loginName, passkeyUserHandle }
 }
 
 extension UserSessionRecord {

@@ -14,6 +14,7 @@ public enum StoreValue: Sendable, Equatable {
     case text(String)
     case int(Int64)
     case bool(Bool)
+    case bytes([UInt8])
     case null
 }
 
@@ -47,6 +48,9 @@ public struct StoreFilter: Sendable {
     }
     public static func equals<Column: RawRepresentable>(_ column: Column, _ value: Bool) -> StoreFilter where Column.RawValue == String {
         StoreFilter(column, .equal, .bool(value))
+    }
+    public static func equals<Column: RawRepresentable>(_ column: Column, _ value: [UInt8]) -> StoreFilter where Column.RawValue == String {
+        StoreFilter(column, .equal, .bytes(value))
     }
 }
 

@@ -24,9 +24,9 @@ extension Latchkey {
     /// - Throws: `alreadyExists`.
     public func createUser(_ new: NewUser) throws -> String {
         // The slow hash is computed before the write lock is taken.
-        let credential = new.password.map { password in
+        let credential = try new.password.map { password in
             let salt = random.bytes(16)
-            return (salt: salt, hash: PasswordHash.hash(password, salt: salt))
+            return (salt: salt, hash: try PasswordHash.hash(password, salt: salt))
         }
         return try transact { tx, effects in
             let userId = new.userId ?? random.identifier("usr")
@@ -41,6 +41,11 @@ extension Latchkey {
             }
             if let name = new.loginName, try user(tx, matching: .loginName(name)) != nil {
                 throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
+            }
+            if let handle = new.passkeyUserHandle,
+                try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.passkeyUserHandle, handle)]) != nil
+            {
+                throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [("kind", .string("user"))])
             }
             try tx.save(
                 UserRecord(

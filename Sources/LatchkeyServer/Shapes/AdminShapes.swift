@@ -118,6 +118,7 @@ extension AuditEvent: WireObject {
         .optional("detail", \.detail, .text),
         .optional("activationName", \.activationName, .text),
         .optional("installationId", \.installationId, .text),
+        .optional("check", \.check, .text, "passkeyRejected: the Relying Party check the credential failed"),
     ]
 }
 

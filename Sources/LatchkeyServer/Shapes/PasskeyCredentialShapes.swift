@@ -29,8 +29,8 @@ private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [Param
         }
         return value
     }
-    let id = required("id").flatMap { Codec<[UInt8]>.base64url.read($0, "\(path).id", &problems) }
-    let rawId = required("rawId").flatMap { Codec<[UInt8]>.base64url.read($0, "\(path).rawId", &problems) }
+    let id = required("id").flatMap { Codec<[UInt8]>.credentialId.read($0, "\(path).id", &problems) }
+    let rawId = required("rawId").flatMap { Codec<[UInt8]>.credentialId.read($0, "\(path).rawId", &problems) }
     if let type = required("type") {
         if type.stringValue != "public-key" { problems.append(ParamProblem("\(path).type", "must be public-key")) }
     }
@@ -41,7 +41,8 @@ private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [Param
         }
         return object
     }
-    if let results = required("clientExtensionResults"), results.objectValue == nil {
+    // Some clients omit it: absent counts as {}.
+    if let results = object["clientExtensionResults"], results.objectValue == nil {
         problems.append(ParamProblem("\(path).clientExtensionResults", "must be an object, not \(results.typeName)"))
     }
     var attachment: String?
@@ -66,12 +67,20 @@ private func responseBytes(_ response: JSONObject, _ name: String, _ path: Strin
     return Codec<[UInt8]>.base64url.read(value, "\(path).response.\(name)", &problems)
 }
 
-/// The client data as the Relying Party reads it: nil when the bytes are not a JSON object.
+/// The client data as the Relying Party reads it: nil when the bytes are not a JSON object (a
+/// parse failure is that answer, not an error).
 func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
     guard let json = try? JSONParser.parse(bytes), case .object(let object) = json else { return nil }
+    let type = object["type"]
+    let challenge = object["challenge"]
+    let origin = object["origin"]
+    let crossOrigin = object["crossOrigin"]
+    let mistyped =
+        [("type", type), ("challenge", challenge), ("origin", origin)].first { $0.1 != nil && $0.1?.stringValue == nil }?.0
+        ?? (crossOrigin != nil && crossOrigin?.boolValue == nil ? "crossOrigin" : nil)
     return CollectedClientData(
-        type: object["type"]?.stringValue, challenge: object["challenge"]?.stringValue,
-        origin: object["origin"]?.stringValue, crossOrigin: object["crossOrigin"]?.boolValue)
+        type: type?.stringValue, challenge: challenge?.stringValue, origin: origin?.stringValue, crossOrigin: crossOrigin?.boolValue,
+        mistyped: mistyped)
 }
 
 /// The client data a browser writes for a ceremony (the simulated phone's browser half):
@@ -90,7 +99,7 @@ private let credentialEnvelopeFields: [Field] = [
     Field("rawId", Codec<[UInt8]>.base64url.schema, required: true, "the same bytes as id"),
     Field("type", .enumeration(["public-key"]), required: true),
     Field("authenticatorAttachment", .nullable(.string()), required: false),
-    Field("clientExtensionResults", .freeObject, required: true),
+    Field("clientExtensionResults", .freeObject, required: false, "absent counts as {}"),
 ]
 
 /// The schema of a credential whose `response` has these members.
@@ -106,6 +115,11 @@ private func credentialJSON(rawId: [UInt8], _ response: JSONObject) -> JSON {
             ("id", .string(Base64URL.encode(rawId))), ("rawId", .string(Base64URL.encode(rawId))), ("type", "public-key"),
             ("response", .object(response)), ("authenticatorAttachment", "platform"), ("clientExtensionResults", .object(JSONObject())),
         ]))
+}
+
+extension Codec where Value == [UInt8] {
+    /// A credential id: canonical unpadded base64url of 1 to 1023 bytes (WebAuthn's bound).
+    static let credentialId = Codec.base64url.checked { (1...1023).contains($0.count) ? nil : "must be 1 to 1023 bytes" }
 }
 
 extension Codec where Value == RegistrationResponse {

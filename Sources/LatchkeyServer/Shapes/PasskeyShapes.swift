@@ -225,17 +225,29 @@ struct ImportedPasskeyParams: WireReadable {
     var publicKey: [UInt8] = []
     var friendlyName: String?
     var signCount: Int64?
+    var backupEligible: Bool?
     static let fields: [WireField<Self>] = [
         .required("credentialId", \.credentialId, .base64url, "unpadded base64url"),
         .required("publicKey", \.publicKey, .base64url, "a COSE key (ES256, EdDSA or RS256), unpadded base64url"),
         .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64)),
         .optional("signCount", \.signCount, .integer(minimum: 0, maximum: Int64(UInt32.max))),
+        .optional(
+            "backupEligible", \.backupEligible, .bool,
+            "the BE flag it was registered with; absent: taken from its first successful sign-in, and fixed from then on"),
     ]
 }
 
 extension Codec where Value == ImportedPasskey {
-    /// `{credentialId, publicKey, friendlyName*, signCount*}`.
+    /// `{credentialId, publicKey, friendlyName*, signCount*, backupEligible*}`.
     static let importedPasskey = Codec<ImportedPasskeyParams>.object(ImportedPasskeyParams.self).map(
-        { ImportedPasskey(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) },
-        { ImportedPasskeyParams(credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount) })
+        {
+            ImportedPasskey(
+                credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount,
+                backupEligible: $0.backupEligible)
+        },
+        {
+            ImportedPasskeyParams(
+                credentialId: $0.credentialId, publicKey: $0.publicKey, friendlyName: $0.friendlyName, signCount: $0.signCount,
+                backupEligible: $0.backupEligible)
+        })
 }

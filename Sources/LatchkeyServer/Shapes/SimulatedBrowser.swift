@@ -13,7 +13,12 @@ enum SimulatedBrowser {
     /// The RP id must be its host or a parent of it (an Android app's origin is checked by the platform, not here).
     /// - Throws: `invalidParams` naming `origin`.
     static func origin(_ given: String?, rpId: String, core: Latchkey) throws -> String {
-        guard let origin = try given ?? core.defaultPasskeyOrigin(rpId: rpId) else {
+        try origin(given, rpId: rpId) { try core.defaultPasskeyOrigin(rpId: $0) }
+    }
+
+    /// The origin, the default found by `defaultOrigin` (in a transaction already open).
+    static func origin(_ given: String?, rpId: String, defaultOrigin: (String) throws -> String?) throws -> String {
+        guard let origin = try given ?? defaultOrigin(rpId) else {
             throw DomainError.invalid(.browserOrigin, "is required: no application has a passkey origin on the options' RP id")
         }
         if ApplicationRelyingParty.isAndroidOrigin(origin) { return origin }

@@ -250,7 +250,8 @@ def assertion_checks(s):
 
 
 def credential_shapes(s):
-    """A credential of the wrong JSON shape answers invalidParams naming the member, before any check."""
+    """A credential of the wrong JSON shape answers invalidParams naming the member, before any check: an id of 0 or
+    of more than 1023 bytes included; clientExtensionResults may be absent."""
     session = signed_in(s)
     key = Authenticator("shapes")
     options, credential = register(s, session, key)
@@ -262,11 +263,14 @@ def credential_shapes(s):
         credential | {"id": credential["id"] + "="},
         credential | {"response": credential["response"] | {"clientDataJSON": 7}},
         credential | {"response": {k: v for k, v in credential["response"].items() if k != "attestationObject"}},
-        {k: v for k, v in credential.items() if k != "clientExtensionResults"},
+        credential | {"id": "", "rawId": ""},
+        credential | {"id": b64(bytes(1024)), "rawId": b64(bytes(1024))},
+        credential | {"clientExtensionResults": []},
     ]
     for shape in broken:
         s.fails("passkey/create", "invalidParams", ceremonyId=ceremony, credential=shape)
-    s.ok("passkey/create", ceremonyId=ceremony, credential=credential)
+    # Some clients omit clientExtensionResults: absent counts as {}.
+    s.ok("passkey/create", ceremonyId=ceremony, credential={k: v for k, v in credential.items() if k != "clientExtensionResults"})
 
 
 def anti_enumeration(s):
@@ -347,7 +351,8 @@ def reset_with_outside_authenticator(s):
 
 
 def reset_sms_without_new_passkey(s):
-    """By SMS, a reset without a new passkey removes every imported passkey; the code is then used up."""
+    """By SMS, a reset without a new passkey removes every imported passkey and ends every session of the user; the code
+    is then used up."""
     key = Authenticator("laptop")
     s.ok("admin/createUser", userId="alice", email="Alice@Example.com", phoneNumber="+15550001111", password="correct horse",
          passkeys=[{"credentialId": b64(key.credential_id), "publicKey": b64(key.cose()), "friendlyName": "Laptop"}])
@@ -356,6 +361,8 @@ def reset_sms_without_new_passkey(s):
     s.ok("reset/requestAccountRecovery", phoneNumber="+15550001111", redirectUrl="app://recover")
     code = s.ok("delivery/list", to="+15550001111")["messages"][-1]["code"]
     s.ok("reset/resetPasskeys", phoneNumber="+15550001111", verificationCode=code)
+    s.fails("user/passkeys", "userSessionInvalid", sessionId=session)
+    session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
     s.ok("user/passkeys", sessionId=session)
     s.fails("reset/resetPasskeys", "verificationCodeInvalid", phoneNumber="+15550001111", verificationCode=code)
 
@@ -389,10 +396,177 @@ def too_many_passkeys(s):
             credential=Authenticator("one-too-many").create(spare["publicKey"]))
 
 
+def thief_walk(s):
+    """Security property 10: a thief holding a stolen session opens a creation ceremony; the owner resets the password
+    (which ends that session) and resets every passkey; the thief's passkey/create then answers noSessionInProgress,
+    registers nothing, and the thief cannot sign in as the owner."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse")
+    stolen = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    thief = Authenticator("thief")
+    theirs = s.ok("passkey/creationOptions", sessionId=stolen)
+    s.ok("reset/requestPasswordReset", email="alice@example.com", redirectUrl="app://reset")
+    code = s.ok("delivery/list", to="alice@example.com")["messages"][-1]["code"]
+    s.ok("reset/updatePassword", email="alice@example.com", verificationCode=code, password="a brand new password")
+    s.ok("clock/advance", seconds=31)
+    s.ok("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="app://recover")
+    code = s.ok("delivery/list", to="alice@example.com")["messages"][-1]["code"]
+    s.ok("reset/resetPasskeys", email="alice@example.com", verificationCode=code)
+    s.ok("clock/advance", seconds=120)
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=theirs["ceremonyId"], credential=thief.create(theirs["publicKey"]))
+    owner = s.ok("user/login", userId="alice", password="a brand new password")["sessionId"]
+    s.ok("user/passkeys", sessionId=owner)
+    request = s.ok("passkey/requestOptions")
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"], credential=thief.get(request["publicKey"]))
+    s.ok("audit/list", userId="alice")
+
+
+def ceremony_dies_with_its_session(s):
+    """A creation ceremony is void once the session that opened it ends — a logout, a logout of all sessions, a
+    password change in the insecure window from another session, the session's lifetime — while one whose session
+    lives on (the session that changed the password) still registers."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse")
+    key = Authenticator("mine")
+
+    def opened():
+        session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+        return session, s.ok("passkey/creationOptions", sessionId=session)
+
+    session, options = opened()
+    s.ok("user/logout", sessionId=session)
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"]))
+    session, options = opened()
+    other = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    s.ok("user/logout", sessionId=other, all=True)
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"]))
+    s.ok("admin/configureServer", sessionLifetimeSeconds=100)
+    session, options = opened()
+    s.ok("clock/advance", seconds=100)
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"]))
+    s.ok("admin/configureServer", sessionLifetimeSeconds=2592000, gracePeriodSeconds=60, insecureWindowSeconds=600)
+    victim, lost = opened()
+    session, kept = opened()
+    s.ok("accountRecovery/start", sessionId=session)
+    s.ok("clock/advance", seconds=60)
+    s.ok("accountRecovery/resetPassword", sessionId=session, newPassword="the insecure window password")
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=lost["ceremonyId"], credential=key.create(lost["publicKey"]))
+    s.ok("passkey/create", ceremonyId=kept["ceremonyId"], credential=key.create(kept["publicKey"]))
+    s.ok("user/passkeys", sessionId=session)
+
+
+def reset_ceremony_dies_with_its_code(s):
+    """A reset's ceremony lives while the verification code that opened it does: replaced by a new request, its
+    reset/resetPasskeys answers noSessionInProgress and consumes, counts and registers nothing (the new code still
+    works, with a ceremony of its own)."""
+    session = signed_in(s)
+    old = Authenticator("old-key")
+    options, credential = register(s, session, old)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    s.ok("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="app://recover")
+    first = s.ok("delivery/list", to="alice@example.com")["messages"][-1]["code"]
+    stale = s.ok("reset/passkeyCreationOptions", email="alice@example.com", verificationCode=first)
+    s.ok("clock/advance", seconds=31)
+    s.ok("reset/requestAccountRecovery", email="alice@example.com", redirectUrl="app://recover")
+    second = s.ok("delivery/list", to="alice@example.com")["messages"][-1]["code"]
+    new = Authenticator("new-key")
+    s.fails("reset/resetPasskeys", "noSessionInProgress", email="alice@example.com", verificationCode=second,
+            passkey={"ceremonyId": stale["ceremonyId"], "credential": new.create(stale["publicKey"])})
+    s.ok("user/passkeys", sessionId=session)
+    fresh = s.ok("reset/passkeyCreationOptions", email="alice@example.com", verificationCode=second)
+    s.ok("reset/resetPasskeys", email="alice@example.com", verificationCode=second,
+         passkey={"ceremonyId": fresh["ceremonyId"], "credential": new.create(fresh["publicKey"])})
+
+
+def discoverable_needs_user_handle(s):
+    """A discoverable sign-in (options that named no user) needs userHandle: absent or null answers passkeyInvalid
+    check userHandle; a sign-in that named the user accepts it absent."""
+    session = signed_in(s)
+    key = Authenticator("resident")
+    options, credential = register(s, session, key)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    request = s.ok("passkey/requestOptions")
+    absent = key.get(request["publicKey"])
+    del absent["response"]["userHandle"]
+    check_fails(s, "passkey/login", "userHandle", ceremonyId=request["ceremonyId"], credential=absent)
+    request = s.ok("passkey/requestOptions")
+    null = key.get(request["publicKey"])
+    null["response"]["userHandle"] = None
+    check_fails(s, "passkey/login", "userHandle", ceremonyId=request["ceremonyId"], credential=null)
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    named = key.get(request["publicKey"])
+    del named["response"]["userHandle"]
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=named)
+    request = s.ok("passkey/requestOptions")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"]))
+
+
+def passkeys_belong_to_their_rp_id(s):
+    """A passkey belongs to the RP id it was registered under: another application's options do not list it, and an
+    assertion for it through another RP id (a forged authenticator hashing that RP id) answers credential, as an
+    unknown id does; the 25-passkey limit counts every RP id's."""
+    s.ok("admin/configureApplication", applicationId="shop", passkeyRpId="example.com", passkeyOrigins=["https://example.com"])
+    session = signed_in(s)
+    key = Authenticator("shop-key")
+    options = s.ok("passkey/creationOptions", sessionId=session, applicationId="shop")
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"], origin="https://example.com"))
+    s.ok("passkey/requestOptions", email="alice@example.com", applicationId="shop")
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"],
+                credential=key.get(request["publicKey"] | {"allowCredentials": []}, rp_id="localhost"))
+    request = s.ok("passkey/requestOptions")
+    check_fails(s, "passkey/login", "credential", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"], rp_id="localhost"))
+    s.ok("passkey/creationOptions", sessionId=session)
+    request = s.ok("passkey/requestOptions", applicationId="shop")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=key.get(request["publicKey"], origin="https://example.com"))
+
+
+def backup_eligibility_is_fixed(s):
+    """BE never changes (WebAuthn L3 §7.2): an assertion whose BE is not the stored one answers flags; an imported
+    passkey given no backupEligible takes its first successful sign-in's, one given it keeps it; a passkey user
+    handle another user holds is refused."""
+    session = signed_in(s)
+    bound = Authenticator("device-bound")
+    options, credential = register(s, session, bound)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    request = s.ok("passkey/requestOptions", email="alice@example.com")
+    check_fails(s, "passkey/login", "flags", ceremonyId=request["ceremonyId"],
+                credential=bound.get(request["publicKey"], flags=FLAG_UP | FLAG_UV | FLAG_BE))
+    synced = Authenticator("synced-import", synced=True)
+    given = Authenticator("given-import")
+    s.ok("admin/createUser", userId="carol", email="carol@example.com", passkeyUserHandle=b64(b"carol elsewhere"),
+         passkeys=[{"credentialId": b64(synced.credential_id), "publicKey": b64(synced.cose())},
+                   {"credentialId": b64(given.credential_id), "publicKey": b64(given.cose()), "backupEligible": True}])
+    synced.user_handle = given.user_handle = b64(b"carol elsewhere")
+    request = s.ok("passkey/requestOptions", email="carol@example.com")
+    s.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=synced.get(request["publicKey"]))
+    request = s.ok("passkey/requestOptions", email="carol@example.com")
+    check_fails(s, "passkey/login", "flags", ceremonyId=request["ceremonyId"],
+                credential=synced.get(request["publicKey"], flags=FLAG_UP | FLAG_UV))
+    request = s.ok("passkey/requestOptions", email="carol@example.com")
+    check_fails(s, "passkey/login", "flags", ceremonyId=request["ceremonyId"],
+                credential=given.get(request["publicKey"], flags=FLAG_UP | FLAG_UV))
+    s.fails("admin/createUser", "alreadyExists", userId="mallory", passkeyUserHandle=b64(b"carol elsewhere"))
+
+
+def client_data_and_origins(s):
+    """A clientDataJSON member of the wrong JSON type (crossOrigin "true") is encoding; admin/configureApplication
+    refuses an origin no browser would send (upper case, a default port, a trailing slash), naming the entry."""
+    session = signed_in(s)
+    key = Authenticator("typed")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    client_data = lambda o: key.client_data("webauthn.create", o["challenge"], "https://localhost", cross_origin="true")
+    check_fails(s, "passkey/create", "encoding", ceremonyId=options["ceremonyId"],
+                credential=key.create(options["publicKey"], client_data=client_data(options["publicKey"])))
+    for origin in ["https://LOCALHOST", "https://localhost:443", "https://localhost/", "HTTPS://localhost", "http://localhost:80"]:
+        s.fails("admin/configureApplication", "invalidParams", applicationId="default", passkeyOrigins=["https://localhost", origin])
+    s.ok("admin/configureApplication", applicationId="default", passkeyOrigins=["https://localhost", "https://localhost:8443"])
+
+
 SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_phone_synced_backup, simulated_phone_biometry,
              reset_with_simulated_phone, outside_algorithms, registration_checks, assertion_checks, credential_shapes,
              anti_enumeration, imported_passkey, relying_party_settings, reset_with_outside_authenticator, reset_sms_without_new_passkey,
-             reset_passkeys_with_password_reset_code, too_many_passkeys]
+             reset_passkeys_with_password_reset_code, too_many_passkeys, thief_walk, ceremony_dies_with_its_session,
+             reset_ceremony_dies_with_its_code, discoverable_needs_user_handle, passkeys_belong_to_their_rp_id,
+             backup_eligibility_is_fixed, client_data_and_origins]
 
 
 def main():

@@ -257,7 +257,7 @@ def challenge_expiry(s):
 def stranger_device_signature(s):
     """A device signature by a stranger answers registrationRemoved and counts nothing, whatever else the call
     carries (a method the registration has not activated, a token purpose, no second factor): the device is checked
-    first."""
+    first, and the challenge is used up."""
     phone = activated(s)
     for _ in range(6):
         phone.verify(expect="registrationRemoved", signers={"device": Key("stranger")})
@@ -270,6 +270,12 @@ def stranger_device_signature(s):
             key=Phone(s, "thief").proof("touchId", "addAuthMethod", phone.registration, c["challenge"]))
     s.ok("server/registration/status", registrationId=phone.registration)
     phone.verify()
+    # The verify reached the signatures: the challenge is used up, and the same challengeId then verifies nothing.
+    c = phone.challenge()
+    s.fails("server/authentication/verify", "registrationRemoved", registrationId=phone.registration, challengeId=c["challengeId"],
+            signatures=phone.signatures("authenticate", c, "pin", signers={"device": Key("stranger")}))
+    s.fails("server/authentication/verify", "noSessionInProgress", registrationId=phone.registration, challengeId=c["challengeId"],
+            signatures=phone.signatures("authenticate", c, "pin"))
 
 
 def device_only_verify(s):
@@ -458,7 +464,8 @@ def add_and_remove_methods(s):
 
 
 def remove_registration(s):
-    """A locked registration can still remove itself with a removeRegistration challenge and the device's signature."""
+    """A locked registration can still remove itself with a removeRegistration challenge and the device's signature; a
+    stranger's device signature uses the challenge up."""
     phone = activated(s)
     for _ in range(5):
         phone.verify(expect="authenticationFailed" if _ < 4 else "registrationLocked", signers={"pin": Key("wrong")})
@@ -466,6 +473,8 @@ def remove_registration(s):
     c = s.ok("server/authentication/challenge", registrationId=phone.registration, purpose="removeRegistration")
     s.fails("server/registration/remove", "registrationRemoved", registrationId=phone.registration, challengeId=c["challengeId"],
             signatures={"device": Key("stranger").sign(payload("removeRegistration", phone.registration, c["challenge"], "device"))})
+    s.fails("server/registration/remove", "noSessionInProgress", registrationId=phone.registration, challengeId=c["challengeId"],
+            signatures=phone.signatures("removeRegistration", c))
     c = s.ok("server/authentication/challenge", registrationId=phone.registration, purpose="removeRegistration")
     s.ok("server/registration/remove", registrationId=phone.registration, challengeId=c["challengeId"],
          signatures=phone.signatures("removeRegistration", c))

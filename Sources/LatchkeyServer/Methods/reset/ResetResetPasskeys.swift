@@ -47,9 +47,10 @@ enum ResetResetPasskeys: RPCMethod {
         guard let deviceId = passkey.deviceId else { throw DomainError.invalid(.newPasskey, NewPasskey.shapeMessage) }
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
         // reset's options, and the server verifies it, in one transaction.
-        let origin = try SimulatedBrowser.origin(nil, rpId: try context.core.applicationConfig(nil).relyingParty.rpId, core: context.core)
         return try context.devices.withDevice(deviceId) { device, session in
-            let options = try session.resetPasskeyCreationOptions(identifier, code: code, applicationId: nil)
+            // The passkey takes the RP id of the application the code was asked for.
+            let options = try session.resetPasskeyCreationOptions(identifier, code: code)
+            let origin = try SimulatedBrowser.origin(nil, rpId: options.rpId) { try session.defaultPasskeyOrigin(rpId: $0) }
             let response = try SimulatedBrowser.create(options, origin: origin, on: device)
             return try session.resetPasskeys(
                 identifier, code: code,
