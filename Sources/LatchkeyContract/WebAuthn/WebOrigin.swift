@@ -38,6 +38,14 @@ public enum WebOrigin {
         return String(host)
     }
 
+    /// Whether a web origin is written as a browser serialises it (HTML's ASCII serialisation of
+    /// an origin): lower-case scheme and host, no default port (443 for https, 80 for http), no
+    /// path and no trailing `/` — the only form client data ever carries.
+    public static func isSerialized(_ origin: String) -> Bool {
+        guard host(of: origin) != nil, origin == origin.lowercased() else { return false }
+        return !(origin.hasPrefix("https://") && origin.hasSuffix(":443")) && !(origin.hasPrefix("http://") && origin.hasSuffix(":80"))
+    }
+
     /// Whether `rpId` is `host` or a parent domain of it, label by label (`example.com` covers `login.example.com`, not `badexample.com`).
     ///
     /// Case-insensitive.
