@@ -9,6 +9,9 @@ struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// 40001 serialization failure, 40P01 deadlock: the transaction may run again from scratch.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// LK001: a check the transaction deferred to its COMMIT found a row (`PostgresTransaction.noneMatch`).
+    var isDeferredCheckFailure: Bool { sqlState == "LK001" }
+
     /// Class 08 (connection exception), 57P01–57P03 (shutdown, crash, cannot connect now), or
     /// no answer at all: the connection is gone.
     var isConnectionLost: Bool {

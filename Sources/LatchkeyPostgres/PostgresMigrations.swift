@@ -13,6 +13,7 @@ enum PostgresMigrations {
         ("v5-keychain-order", v5),
         ("v6-commit-marker", v6),
         ("v7-passkey-bindings", v7),
+        ("v8-read-sets", v8),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -217,5 +218,19 @@ enum PostgresMigrations {
         ALTER TABLE "passkey_ceremony" ADD COLUMN "openedBy" TEXT;
         ALTER TABLE "reset_code" ADD COLUMN "applicationId" TEXT;
         CREATE INDEX "user_passkey_handle" ON "user"("passkeyUserHandle");
+        """
+
+    /// What read sets need (no SQLite counterpart: SQLite reads as the body asks): a phone's
+    /// transaction reads the activations it opened, by caller; and a check a transaction defers to
+    /// its COMMIT (`PostgresTransaction.noneMatch`) fails it with SQLSTATE LK001 when a row is there,
+    /// so the body runs again, asking first.
+    static let v8 = """
+        CREATE INDEX "activation_by_caller" ON "activation"("caller");
+        CREATE FUNCTION latchkey_require_none(present BOOLEAN) RETURNS VOID LANGUAGE plpgsql AS $$
+        BEGIN
+            IF present THEN
+                RAISE EXCEPTION 'a row the transaction counted on being absent is there' USING ERRCODE = 'LK001';
+            END IF;
+        END $$;
         """
 }

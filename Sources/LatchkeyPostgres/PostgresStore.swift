@@ -75,6 +75,7 @@ public final class PostgresStore: Store, Sendable {
         try connectionSlot.withLock { slot in
             var attempt = 0
             var reconnected = false
+            var defersChecks = true
             let started = Self.nowMilliseconds()
             var spent = PostgresCost()
             defer {
@@ -90,6 +91,7 @@ public final class PostgresStore: Store, Sendable {
                 attempt += 1
                 let connection = try connection(&slot)
                 let tx = PostgresTransaction(connection: connection)
+                tx.defersChecks = defersChecks
                 defer { spent = spent + tx.cost }
                 var committing = false
                 var outcome: T?
@@ -144,6 +146,10 @@ public final class PostgresStore: Store, Sendable {
                         throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
                     }
                     _ = try? connection.execute("ROLLBACK")
+                    if error.isDeferredCheckFailure, defersChecks {
+                        defersChecks = false
+                        continue
+                    }
                     if error.isRetryable, attempt < Self.maxAttempts,
                         Self.nowMilliseconds() - started < Self.retryBudgetMilliseconds
                     {

@@ -28,10 +28,14 @@ extension SimulatedDevices {
     /// - Throws: `notFound` (backup), `alreadyExists` (device).
     public func restore(backupId: String, _ new: NewDevice) throws -> String {
         try core.session { session in
+            // A deviceId drawn here is checked in a read of its own (it is drawn after the backup is found).
+            session.tx.willRead(
+                [.row(DeviceBackupRecord.self, id: backupId), .rows(DeviceBackupItemRecord.ofBackup, .value(backupId))]
+                    + (new.deviceId.map { [.row(DeviceRecord.self, id: $0)] } ?? []))
             guard try session.tx.fetch(DeviceBackupRecord.self, id: backupId) != nil else { throw DomainError.notFound("backup") }
             let deviceId = try insert(session.tx, new)
             let storage = StoreDeviceStorage(tx: session.tx, deviceId: deviceId)
-            for item in try session.tx.fetchAll(DeviceBackupItemRecord.self, where: [.equals(DeviceBackupItemRecord.Columns.backupId, backupId)]) {
+            for item in try session.tx.fetchAll(DeviceBackupItemRecord.ofBackup, backupId) {
                 guard let name = DeviceItem(rawValue: item.name), !name.thisDeviceOnly else { continue }
                 try storage.setItem(name, item.value)
             }

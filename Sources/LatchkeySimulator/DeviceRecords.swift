@@ -50,6 +50,9 @@ struct DeviceBackupItemRecord: StoredRecord {
     var backupId: String
     var name: String
     var value: [UInt8]
+
+    /// A backup's items.
+    static let ofBackup = KeyedQuery<DeviceBackupItemRecord>(Columns.backupId)
 }
 
 /// A simulated device's keychain: its items in the store, within the transaction in hand.
@@ -70,8 +73,17 @@ final class StoreDeviceStorage: DeviceStorage {
         loaded = items.map(Self.byName)
     }
 
-    /// The filter that reads a device's keychain.
-    static func items(of deviceId: String) -> [StoreFilter] { [.equals(DeviceItemRecord.Columns.deviceId, deviceId)] }
+    /// The read of a device's keychain, by deviceId.
+    static let keychain = KeyedQuery<DeviceItemRecord>(DeviceItemRecord.Columns.deviceId)
+
+    /// The id of a device's item.
+    static func itemId(_ item: DeviceItem, of deviceId: String) -> String { "\(deviceId)/\(item.rawValue)" }
+
+    /// The text items of a device hold, as a key a read finds rows by (the registrations they name).
+    static func itemText(of items: [DeviceItem], of deviceId: String) -> StoreKey {
+        let ids = items.map { StoreKey.value(itemId($0, of: deviceId)) }
+        return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, ids.dropFirst().reduce(ids[0]) { .either($0, $1) })
+    }
 
     /// Items by name (the last one read wins).
     private static func byName(_ records: [DeviceItemRecord]) -> [String: [UInt8]] {
@@ -80,7 +92,7 @@ final class StoreDeviceStorage: DeviceStorage {
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {
         if let loaded { return loaded[item.rawValue] }
-        let items = Self.byName(try tx.fetchAll(DeviceItemRecord.self, where: Self.items(of: deviceId)))
+        let items = Self.byName(try tx.fetchAll(Self.keychain, deviceId))
         loaded = items
         return items[item.rawValue]
     }
@@ -88,7 +100,7 @@ final class StoreDeviceStorage: DeviceStorage {
     func setItem(_ item: DeviceItem, _ value: [UInt8]?) throws {
         // The keychain as read says the item holds this already: nothing to write.
         if let loaded, loaded[item.rawValue] == value { return }
-        let id = "\(deviceId)/\(item.rawValue)"
+        let id = Self.itemId(item, of: deviceId)
         if let value {
             try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))
         } else {

@@ -34,50 +34,48 @@ public final class SimulatedDevices: Sendable {
     ///
     /// Not secret, never written out but as that marker.
     let instanceId = "pid-\(getpid())-\(SystemClock().nowMilliseconds)"
-    /// What each device's next call is expected to need: the reads of its server half
-    /// (`FollowUpReads`) and its PIN's salt.
-    ///
-    /// As its last committed call in this process left them; at most `foreseenDevices` devices are kept.
-    private let foreseen = Mutex<[String: Foreseen]>([:])
-    static let foreseenDevices = 4096
-
-    struct Foreseen: Sendable {
-        var reads: [StoreRead]
-        var pinSalt: PinSalt?
-    }
+    /// The PIN salts that let a PIN be derived before a device's transaction opens.
+    private let pinSalts = PinSaltsForDerivation()
 
     public init(core: Latchkey) { self.core = core }
 
     /// Runs `body` on device `deviceId` in one transaction.
     ///
+    /// The transaction states at its start what the phone reads, from its deviceId (`reads(of:)`),
+    /// and `more`: what the call reads through its parameters (an activation code, a token,
+    /// credentials), so a store with round trips reads it all in one.
+    ///
     /// `pin`, when the call is to unmask the PIN key with it, is derived before the transaction
-    /// opens, under the salt the device held at its last call in this process (`PinDerivation`):
+    /// opens, under the salt the device held at its last call in this process (`PinSaltsForDerivation`):
     /// the transaction then stays open for round trips only, however often it runs again.
     /// - Throws: `notFound` (device), and what `body` throws.
-    public func withDevice<T>(_ deviceId: String, pin: String? = nil, _ body: (Device, ServerSession) throws -> T) throws -> T {
-        let expected = foreseen.withLock { $0.removeValue(forKey: deviceId) }
+    public func withDevice<T>(
+        _ deviceId: String, pin: String? = nil, reading more: [StoreRead] = [], _ body: (Device, ServerSession) throws -> T
+    ) throws -> T {
         let derivation = try pin.flatMap { pin in
-            try expected?.pinSalt.map { try PinDerivation(pin: pin, salt: $0.salt, keyLength: $0.keyLength) }
+            try pinSalts.salt(of: deviceId).map { try PinDerivation(pin: pin, salt: $0.salt, keyLength: $0.keyLength) }
         }
-        let (value, next) = try core.session { session in
-            // The keychain comes with the device, and with them what the server half is expected
-            // to read (one round trip): nearly every call reads the keychain before the server.
-            session.tx.readAhead(expected?.reads ?? [])
-            let (found, items) = try session.tx.fetch(
-                DeviceRecord.self, id: deviceId, alongWith: DeviceItemRecord.self, where: StoreDeviceStorage.items(of: deviceId))
-            guard let record = found else { throw DomainError.notFound("device") }
+        let (value, salt) = try core.session { session in
+            session.tx.willRead(Self.reads(of: deviceId) + more)
+            guard let record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
+            let items = try session.tx.fetchAll(StoreDeviceStorage.keychain, deviceId)
             var device = device(record, items, session)
             device.pinDerivation = derivation
             let value = try body(device, session)
-            return (value, Foreseen(reads: session.followUp.reads, pinSalt: try device.pinSalt))
+            return (value, try device.pinSalt)
         }
-        if !next.reads.isEmpty || next.pinSalt != nil {
-            foreseen.withLock { kept in
-                if kept.count >= Self.foreseenDevices { kept.removeAll() }
-                kept[deviceId] = next
-            }
-        }
+        pinSalts.keep(salt, of: deviceId)
         return value
+    }
+
+    /// What a phone's call reads, from its deviceId: its record and keychain, and through the
+    /// registrations and the onboarding process its keychain names, what its server half reads
+    /// (`Latchkey.deviceReads`).
+    static func reads(of deviceId: String) -> [StoreRead] {
+        let registrations = StoreDeviceStorage.itemText(of: [.registrationId, .recoveryRegistrationId], of: deviceId)
+        let process = StoreDeviceStorage.itemText(of: [.onboardingProcessId], of: deviceId)
+        return [.row(DeviceRecord.self, id: deviceId), .rows(StoreDeviceStorage.keychain, .value(deviceId))]
+            + Latchkey.deviceReads(caller: .device(deviceId), registrations: registrations, processes: process)
     }
 
     private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {
@@ -86,9 +84,9 @@ public final class SimulatedDevices: Sendable {
             random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }
 
-    /// Runs `body` on a device; `pin` as for `withDevice`.
-    public func on<T>(_ deviceId: String, pin: String? = nil, _ body: (Device) throws -> T) throws -> T {
-        try withDevice(deviceId, pin: pin) { device, _ in try body(device) }
+    /// Runs `body` on a device; `pin` and `more` as for `withDevice`.
+    public func on<T>(_ deviceId: String, pin: String? = nil, reading more: [StoreRead] = [], _ body: (Device) throws -> T) throws -> T {
+        try withDevice(deviceId, pin: pin, reading: more) { device, _ in try body(device) }
     }
 
     /// Creates a simulated phone.

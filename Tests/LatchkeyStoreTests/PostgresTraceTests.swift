@@ -67,21 +67,21 @@ struct PostgresTraceTests {
         for line in lines { #expect(!line.metadata.values.contains { $0.contains(secret) }) }
     }
 
-    /// A read announced again (foreseen by the caller, then announced by the body itself) is
-    /// asked once; one already answered is not asked again; a referenced read likewise.
-    @Test func aReadAnnouncedAgainIsAskedOnce() throws {
+    /// A read stated again (by the caller, then by the operation it calls) is asked once; one
+    /// already answered is not asked again; a read through another row's column likewise.
+    @Test func aReadStatedAgainIsAskedOnce() throws {
         let (store, captured, tag) = try tracedStore()
         let reads: [StoreRead] = [
             .row(DeviceItemRecord.self, id: "\(tag)-a"),
-            .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: "\(tag)-r"),
+            .row(ApplicationRecord.self, id: .column(RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, .value("\(tag)-r"))),
         ]
         captured.lines.withLock { $0.removeAll() }
         try store.write { tx in
-            tx.readAhead(reads)
-            tx.readAhead(reads)
-            // BEGIN, the transaction id, the two reads announced, this one.
+            tx.willRead(reads)
+            tx.willRead(reads)
+            // BEGIN, the writers' lock, the two reads stated, this one.
             _ = try tx.fetch(DeviceItemRecord.self, id: "\(tag)-b")
-            tx.readAhead(reads)
+            tx.willRead(reads)
             _ = try tx.fetch(DeviceItemRecord.self, id: "\(tag)-a")
             // This read alone, then COMMIT.
             _ = try tx.fetch(DeviceItemRecord.self, id: "\(tag)-c")
@@ -89,5 +89,63 @@ struct PostgresTraceTests {
         let write = try #require(captured.lines.withLock { $0.first })
         #expect(write.metadata["roundTrips"] == "3")
         #expect(write.metadata["statements"] == "7")
+    }
+
+    /// What a read through another row's column found answers the body's reads by id and by query.
+    ///
+    /// By id there or not, and each row a query found by its id; a write to another table, or to
+    /// another row of the table, changes none of it; a row the body wrote reads back as written.
+    /// All of it in one round trip, then COMMIT.
+    @Test func stateReadsAnswerByIdAndByQueryUntilTheirTableIsWritten() throws {
+        let (store, captured, tag) = try tracedStore()
+        let keychain = KeyedQuery<DeviceItemRecord>(DeviceItemRecord.Columns.deviceId)
+        try store.write { tx in
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "faceId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
+            try tx.save(DeviceItemRecord(id: "\(tag)-1", deviceId: "\(tag)-d", name: "n1", value: Array("\(tag)-d".utf8), thisDeviceOnly: true))
+            try tx.save(DeviceItemRecord(id: "\(tag)-2", deviceId: "\(tag)-d", name: "n2", value: [0xFF], thisDeviceOnly: true))
+        }
+        captured.lines.withLock { $0.removeAll() }
+        let device = StoreKey.text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, .value("\(tag)-1"))
+        let answers = try store.write { tx -> [String] in
+            tx.willRead([.row(DeviceRecord.self, id: .either(device, .value("\(tag)-none"))), .rows(keychain, device)])
+            var answers = [
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-", try tx.fetch(DeviceRecord.self, id: "\(tag)-none")?.biometry ?? "-",
+                try tx.fetchAll(keychain, "\(tag)-d").map(\.name).joined(), try tx.fetch(DeviceItemRecord.self, id: "\(tag)-2")?.name ?? "-",
+            ]
+            try tx.save(DeviceBackupRecord(id: "\(tag)-b", deviceId: "\(tag)-d", kind: "iCloud", createdAt: 2))
+            try tx.save(DeviceItemRecord(id: "\(tag)-1", deviceId: "\(tag)-d", name: "n1", value: [7], thisDeviceOnly: false))
+            answers.append(try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-")
+            answers.append(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-2")?.name ?? "-")
+            answers.append("\(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-1")?.value ?? [])")
+            try tx.delete(DeviceItemRecord.self, id: "\(tag)-2")
+            answers.append(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-2")?.name ?? "-")
+            return answers
+        }
+        #expect(answers == ["faceId", "-", "n1n2", "n2", "faceId", "n2", "[7]", "-"])
+        let write = try #require(captured.lines.withLock { $0.first })
+        #expect(write.metadata["roundTrips"] == "2")
+    }
+
+    /// A check whose answer the body needs only to be "none" costs no round trip of its own: it
+    /// goes with COMMIT; when a row is there, the body runs again and asks first.
+    @Test func aCheckForNoneGoesWithCommitAndFailingRunsTheBodyAgain() throws {
+        let (store, captured, tag) = try tracedStore()
+        let taken = StoreQuery<DeviceItemRecord>(where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-taken")], limit: 1)
+        let free = StoreQuery<DeviceItemRecord>(where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-free")], limit: 1)
+        try store.write { tx in try tx.save(DeviceItemRecord(id: "\(tag)-t", deviceId: "\(tag)-taken", name: "t", value: [], thisDeviceOnly: true)) }
+        captured.lines.withLock { $0.removeAll() }
+        let first = try store.write { tx in
+            let none = try tx.noneMatch(free)
+            try tx.save(DeviceItemRecord(id: "\(tag)-f", deviceId: "\(tag)-free", name: "f", value: [], thisDeviceOnly: true))
+            return none
+        }
+        let line = try #require(captured.lines.withLock { $0.first })
+        #expect(first && line.metadata["roundTrips"] == "1" && line.metadata["attempts"] == "1")
+        captured.lines.withLock { $0.removeAll() }
+        var seen: [Bool] = []
+        try store.write { tx in seen.append(try tx.noneMatch(taken)) }
+        #expect(seen == [true, false])
+        let again = try #require(captured.lines.withLock { $0.first })
+        #expect(again.metadata["attempts"] == "2")
     }
 }

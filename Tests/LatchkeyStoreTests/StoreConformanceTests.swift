@@ -38,8 +38,9 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
     }
     @Test func filtersCountAndDelete() throws { try StoreConformance(.sqlite).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.sqlite).aThrowingBodyWritesNothing() }
-    @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.sqlite).aRowAndItsRelatedRowsReadTogether() }
-    @Test func readsAnnouncedAheadAnswerAsTheReadsWould() throws { try StoreConformance(.sqlite).readsAnnouncedAheadAnswerAsTheReadsWould() }
+    @Test func statedReadsAnswerAsTheReadsWould() throws { try StoreConformance(.sqlite).statedReadsAnswerAsTheReadsWould() }
+    @Test func readsByKeysAnswerAsTheReadsByTheirIds() throws { try StoreConformance(.sqlite).readsByKeysAnswerAsTheReadsByTheirIds() }
+    @Test func noneMatchAnswersAsAReadWould() throws { try StoreConformance(.sqlite).noneMatchAnswersAsAReadWould() }
     @Test func aRowTheTransactionRemovedIsSavedAgain() throws { try StoreConformance(.sqlite).aRowTheTransactionRemovedIsSavedAgain() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.sqlite).concurrentReadModifyWritesStayExact() }
 
@@ -59,8 +60,9 @@ struct PostgresStoreConformanceTests {
     }
     @Test func filtersCountAndDelete() throws { try StoreConformance(.postgresql).filtersCountAndDelete() }
     @Test func aThrowingBodyWritesNothing() throws { try StoreConformance(.postgresql).aThrowingBodyWritesNothing() }
-    @Test func aRowAndItsRelatedRowsReadTogether() throws { try StoreConformance(.postgresql).aRowAndItsRelatedRowsReadTogether() }
-    @Test func readsAnnouncedAheadAnswerAsTheReadsWould() throws { try StoreConformance(.postgresql).readsAnnouncedAheadAnswerAsTheReadsWould() }
+    @Test func statedReadsAnswerAsTheReadsWould() throws { try StoreConformance(.postgresql).statedReadsAnswerAsTheReadsWould() }
+    @Test func readsByKeysAnswerAsTheReadsByTheirIds() throws { try StoreConformance(.postgresql).readsByKeysAnswerAsTheReadsByTheirIds() }
+    @Test func noneMatchAnswersAsAReadWould() throws { try StoreConformance(.postgresql).noneMatchAnswersAsAReadWould() }
     @Test func aRowTheTransactionRemovedIsSavedAgain() throws { try StoreConformance(.postgresql).aRowTheTransactionRemovedIsSavedAgain() }
     @Test func concurrentReadModifyWritesStayExact() throws { try StoreConformance(.postgresql).concurrentReadModifyWritesStayExact() }
 
@@ -168,32 +170,10 @@ struct StoreConformance {
         #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1") } == nil)
     }
 
-    /// `fetch(_:id:alongWith:where:)` (one round trip on PostgreSQL) reads what the two reads would,
-    /// including the transaction's own unsent writes.
-    func aRowAndItsRelatedRowsReadTogether() throws {
-        let store = try kind.open(StoreUnderTest.place())
-        let device = StoreFilter.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")
-        let (row, items) = try store.write { tx in
-            try tx.save(RecoveryRow(id: "\(tag)-u", state: 2, reason: 0, startTime: 5, endTime: 6))
-            for n in 1...3 { try tx.save(item(n, device: "d")) }
-            try tx.save(item(4, device: "other"))
-            return try tx.fetch(RecoveryRow.self, id: "\(tag)-u", alongWith: DeviceItemRecord.self, where: [device])
-        }
-        #expect(row?.state == 2)
-        #expect(items.map(\.name) == ["n1", "n2", "n3"])
-        let (missing, none) = try store.read { tx in
-            try tx.fetch(
-                RecoveryRow.self, id: "\(tag)-none", alongWith: DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-x")]
-            )
-        }
-        #expect(missing == nil)
-        #expect(none.isEmpty)
-    }
-
-    /// Reads announced with `readAhead` (sent together on PostgreSQL) answer what the reads would:
-    /// rows by id, a query, a row referenced by another's column (owner, reference or target
-    /// missing), and after the transaction's own writes, whether announced before or after them.
-    func readsAnnouncedAheadAnswerAsTheReadsWould() throws {
+    /// Reads stated with `willRead` (sent together on PostgreSQL) answer what the reads would:
+    /// rows by id, a query, a row found through another's column (the holder, its column or the
+    /// row missing), and after the transaction's own writes, whether stated before or after them.
+    func statedReadsAnswerAsTheReadsWould() throws {
         let store = try kind.open(StoreUnderTest.place())
         try store.write { tx in
             try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "faceId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
@@ -202,11 +182,11 @@ struct StoreConformance {
             try tx.save(item(3, device: "gone"))
         }
         let query = StoreQuery<DeviceItemRecord>(where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")], newestFirst: true, limit: 1)
-        func device(of owner: String) -> StoreRead {
-            .row(DeviceRecord.self, referencedBy: DeviceItemRecord.Columns.deviceId, of: DeviceItemRecord.self, id: "\(tag)-\(owner)")
+        func device(of holder: String) -> StoreRead {
+            .row(DeviceRecord.self, id: .column(DeviceItemRecord.Columns.deviceId, of: DeviceItemRecord.self, .value("\(tag)-\(holder)")))
         }
         let answers = try store.write { tx -> [String] in
-            tx.readAhead([
+            tx.willRead([
                 .row(DeviceItemRecord.self, id: "\(tag)-item-1"), .rows(query), device(of: "item-1"), device(of: "item-3"),
                 device(of: "none"), .row(DeviceItemRecord.self, id: "\(tag)-item-9"),
             ])
@@ -222,16 +202,65 @@ struct StoreConformance {
             try tx.save(item(4, device: "d"))
             answers.append("\(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.value ?? [])")
             answers.append(try tx.fetchAll(query).map(\.name).joined())
-            // Announced before a write and made after it: the write is seen.
-            tx.readAhead([.rows(query)])
+            // Stated before a write and made after it: the write is seen.
+            tx.willRead([.rows(query)])
             try tx.delete(DeviceItemRecord.self, id: "\(tag)-item-4")
             answers.append(try tx.fetchAll(query).map(\.name).joined())
-            // Announced and never made: nothing changes.
-            tx.readAhead([.row(DeviceRecord.self, id: "\(tag)-d")])
+            // Stated and never made: nothing changes.
+            tx.willRead([.row(DeviceRecord.self, id: "\(tag)-d")])
             return answers
         }
         #expect(answers == ["n1", "n2", "faceId", "-", "-", "[7]", "n4", "n2"])
         #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.value } == [7])
+    }
+
+    /// Reads by keys (an id a byte column spells, the ids a filter finds, either of two, a query
+    /// for each id) answer what the reads by the ids found would, the ids found missing included,
+    /// and a write to another table changes none of it.
+    func readsByKeysAnswerAsTheReadsByTheirIds() throws {
+        let store = try kind.open(StoreUnderTest.place())
+        try store.write { tx in
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "touchId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
+            try tx.save(item(1, device: "d", value: Array("\(tag)-d".utf8)))
+            try tx.save(item(2, device: "d", value: Array("\(tag)-gone".utf8)))
+            try tx.save(item(3, device: "e", value: [0xC3, 0x28]))
+        }
+        let keychain = KeyedQuery<DeviceItemRecord>(DeviceItemRecord.Columns.deviceId, newestFirst: true)
+        let holders = StoreKey.ids(of: DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.thisDeviceOnly, true)])
+        let named = StoreKey.text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, holders)
+        let answers = try store.write { tx -> [String] in
+            tx.willRead([
+                .row(DeviceRecord.self, id: .either(named, .value("\(tag)-x"))),
+                .rows(keychain, .column(DeviceItemRecord.Columns.deviceId, of: DeviceItemRecord.self, .value("\(tag)-item-3"))),
+                .rows(keychain, .either(.value("\(tag)-d"), .value("\(tag)-nobody"))),
+                .row(DeviceItemRecord.self, id: .ids(of: keychain, .value("\(tag)-d"))),
+            ])
+            try tx.save(DeviceBackupRecord(id: "\(tag)-b", deviceId: "\(tag)-d", kind: "iCloud", createdAt: 2))
+            return [
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-", try tx.fetch(DeviceRecord.self, id: "\(tag)-gone")?.biometry ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-x")?.biometry ?? "-", try tx.fetchAll(keychain, "\(tag)-e").map(\.name).joined(),
+                try tx.fetchAll(keychain, "\(tag)-d").map(\.name).joined(), try tx.fetchAll(keychain, "\(tag)-nobody").map(\.name).joined(),
+                try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-2")?.name ?? "-",
+            ]
+        }
+        #expect(answers == ["touchId", "-", "-", "n3", "n2n1", "", "n2"])
+    }
+
+    /// `noneMatch` answers what a read would (PostgreSQL may check it with COMMIT, running the body
+    /// again when a row is there); rows the body writes after the call do not count.
+    func noneMatchAnswersAsAReadWould() throws {
+        let store = try kind.open(StoreUnderTest.place())
+        try store.write { tx in try tx.save(item(1, device: "d")) }
+        func rows(of device: String) -> StoreQuery<DeviceItemRecord> {
+            StoreQuery(where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-\(device)")], limit: 1)
+        }
+        let answers = try store.write { tx in
+            let answers = [try tx.noneMatch(rows(of: "d")), try tx.noneMatch(rows(of: "e"))]
+            try tx.save(item(2, device: "e"))
+            return answers
+        }
+        #expect(answers == [false, true])
+        #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-2") } != nil)
     }
 
     /// A row read and then removed by the transaction itself (`delete`, `deleteAll`) is written

@@ -1,11 +1,13 @@
-"""Round trips of a simulated phone's authentication on PostgreSQL (issue 28).
+"""Round trips of write transactions on PostgreSQL (issues 28 and 36).
 
 At --log-level trace the PostgreSQL store logs one line per transaction with the round trips it
-made. A phone's transaction reads its keychain first, and the server half's reads depend on it;
-what a call foresees of the next one (`FollowUpReads`) goes with the keychain, so from the
-second authentication on each transaction costs two round trips: its reads, then its writes with
-COMMIT. A process that has not seen the device, or whose guess went stale, pays one more and
-answers the same.
+made. Every operation states at its start what its transaction reads (a read set: rows by id,
+rows by filter, rows found through a column of another row), and the store sends that set in
+one round trip; the writes go with COMMIT in the second. A simulated phone states its own read
+set from its deviceId: its record, its keychain, and through the registration id in the keychain
+the server rows its call reads. Nothing is kept from one request for the next, so a device's
+first call in a process costs what its later calls cost, and two processes on one device answer
+alike.
 """
 import os
 import re
@@ -23,7 +25,8 @@ TRACE = re.compile(rb'attempts=(\d+) kind=write roundTrips=(\d+) ')
 
 
 def write_round_trips(path, since):
-    """The round trips of each write transaction logged after byte `since` of the stderr file."""
+    """The round trips of each write transaction logged after byte `since` of the stderr file,
+    first attempts only (a transaction run again after a serialization failure pays again)."""
     with open(path, "rb") as f:
         f.seek(since)
         data = f.read()
@@ -39,7 +42,35 @@ def traced(spawn, database, workdir, name):
     return spawn("--db", database, "--key-file", os.path.join(workdir, "k.key"), "--log-level", "trace", name=name)
 
 
-def test_an_authentication_after_the_first_costs_two_round_trips_a_transaction(spawn, database, workdir):
+class Counted:
+    """A traced process whose calls each note the round trips of the write transactions they made."""
+
+    def __init__(self, lk, stderr):
+        self.lk = lk
+        self.stderr = stderr
+        self.seen = []  # (method, [round trips of each write transaction])
+        self.authentications = []  # [start's, finish's] round trips of each authentication
+
+    def call(self, method, **params):
+        mark = os.path.getsize(self.stderr)
+        reply = self.lk.request(method, **params)
+        self.lk.ok("ping")  # the call's trace lines are written before this answer
+        self.seen.append((method, write_round_trips(self.stderr, mark)))
+        return reply
+
+    def ok(self, method, **params):
+        reply = self.call(method, **params)
+        assert "result" in reply, f"{method}: {reply}"
+        return reply["result"]
+
+    def authenticate(self, device, factor):
+        """A PIN (or other factor) authentication, start and finish; notes its round trips."""
+        self.ok("authentication/start", deviceId=device)
+        self.ok("authentication/finish", deviceId=device, authParameter=factor)
+        self.authentications.append(self.seen[-2][1] + self.seen[-1][1])
+
+
+def test_an_authentication_costs_two_round_trips_a_transaction_from_the_first(spawn, database, workdir):
     lk = traced(spawn, database, workdir, "traced")
     dev, _, _ = activate(lk, "trips")
     stderr = os.path.join(workdir, "traced.stderr")
@@ -48,21 +79,19 @@ def test_an_authentication_after_the_first_costs_two_round_trips_a_transaction(s
         lk.ok("authentication/start", deviceId=dev)
         lk.ok("authentication/finish", deviceId=dev, authParameter=pin("1234"))
         lk.ok("ping")  # the trace lines of both calls are written before this answer
-        last = write_round_trips(stderr, mark)
-    assert last == [2, 2], f"round trips of the third authentication's start and finish: {last}"
+        assert write_round_trips(stderr, mark) == [2, 2], "round trips of an authentication's start and finish"
 
 
-def test_a_process_that_has_not_seen_the_device_or_guesses_stale_answers_the_same(spawn, database, workdir):
+def test_a_process_that_has_not_seen_the_device_answers_the_same(spawn, database, workdir):
     a = traced(spawn, database, workdir, "a")
     b = traced(spawn, database, workdir, "b")
     dev, reg, _ = activate(a, "stale")
     a.ok("authentication/start", deviceId=dev)
     a.ok("authentication/finish", deviceId=dev, authParameter=pin("1234"))
-    # b starts (it foresaw nothing); a, which foresaw a start, finishes b's challenge instead.
+    # b starts; a finishes b's challenge.
     started = b.ok("authentication/start", deviceId=dev)
     assert started["remainingAttemptsPIN"] == 5
     pushed = b.ok("admin/pushAuthentication", registrationId=reg, contextTitle="Pay", ttlSeconds=300)
-    # a's guess (a start's reads) is stale for a finish: it reads again and verifies b's challenge.
     wrong = a.request("authentication/finish", deviceId=dev, authParameter=pin("9999"))
     assert wrong["error"]["data"]["reason"] == "authenticationFailed", wrong
     # The counted failure shows on the next start, wherever it runs, with the push picked up.
@@ -72,3 +101,118 @@ def test_a_process_that_has_not_seen_the_device_or_guesses_stale_answers_the_sam
     done = b.ok("authentication/finish", deviceId=dev, authParameter=pin("1234"))
     assert done["responseType"] == "authenticated"
     assert b.ok("admin/getAuthentication", authenticationId=pushed["authenticationId"])["status"] == "approved"
+
+
+def last_code(lk, to):
+    return lk.ok("delivery/list", to=to)["messages"][-1]["code"]
+
+
+def phone_flows(lk):
+    """Activation, PIN authentication, a pushed one, authMethod add, recovery set and finish."""
+    lk.ok("admin/configureServer", sessionLifetimeSeconds=3600)
+    lk.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse")
+    code = lk.ok("admin/createActivationCode", userId="alice")["activationCode"]
+    lk.ok("device/create", deviceId="d1")
+    lk.ok("activation/start", deviceId="d1", activationCode=code)
+    done = lk.ok("activation/finish", deviceId="d1", authParameter=pin("1234"), tokenPurpose="addOrUpdateRecovery")
+    registration = done["registrationId"]
+    lk.ok("recovery/startAddOrUpdate", deviceId="d1", token=done["token"])
+    lk.ok("recovery/finishAddOrUpdate", deviceId="d1", recoveryParameter={"method": "backup", "recoveryCode": "correct horse battery"})
+    for _ in range(2):
+        lk.authenticate("d1", pin("1234"))
+    lk.ok("admin/pushAuthentication", registrationId=registration, contextTitle="Pay", ttlSeconds=300)
+    lk.authenticate("d1", pin("1234"))  # picks the push up
+    lk.call("authentication/finish", deviceId="d1", authParameter=pin("1234"))  # no session in progress
+    lk.ok("authMethod/startAddOrUpdate", deviceId="d1")
+    lk.ok("authMethod/finishAddOrUpdate", deviceId="d1", activationParameter={"method": "faceId"}, authParameter=pin("1234"))
+    lk.authenticate("d1", {"method": "faceId"})
+    backup = lk.ok("device/backup", deviceId="d1", kind="iCloud")["backupId"]
+    lk.ok("device/restore", backupId=backup, deviceId="d2")
+    lk.ok("recovery/start", deviceId="d2")
+    lk.ok("recovery/finish", deviceId="d2", recoveryParameter={"method": "backup", "recoveryCode": "correct horse battery"},
+          authParameter=pin("4321"))
+    lk.authenticate("d2", pin("4321"))
+    lk.ok("session/cancel", deviceId="d2")
+    lk.call("authentication/start", deviceId="d1")  # the old phone: its registration was recovered away
+    lk.ok("admin/lockRegistration", registrationId=registration)
+
+
+def onboarding(lk):
+    lk.ok("admin/createUser", userId="bob", email="bob@example.com", password="correct horse")
+    lk.ok("device/create", deviceId="b1")
+    lk.ok("onboarding/start", deviceId="b1", credentials={"email": "bob@example.com"}, canRestoreSession=True)
+    lk.ok("onboarding/status", deviceId="b1")
+    lk.call("onboarding/resendOtp", deviceId="b1")  # resendLimited: within 30 s of the first
+    lk.ok("onboarding/activate", deviceId="b1", otp=last_code(lk, "bob@example.com"))
+    lk.ok("activation/finish", deviceId="b1", authParameter=pin("1357"))
+    lk.ok("admin/completeVerification", userId="bob", approved=True)
+    lk.authenticate("b1", pin("1357"))
+    lk.ok("registration/deactivate", deviceId="b1")
+
+
+def users_and_passkeys(lk):
+    session = lk.ok("user/login", email="alice@example.com", password="correct horse")["sessionId"]
+    lk.call("user/login", email="alice@example.com", password="wrong horse")
+    lk.ok("user/get", sessionId=session)
+    for phone in ("p1", "p2"):
+        lk.ok("device/create", deviceId=phone)
+        options = lk.ok("passkey/creationOptions", sessionId=session)
+        made = lk.ok("device/passkeyCreate", deviceId=phone, publicKey=options["publicKey"])["credential"]
+        lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=made)
+    for named in ({"email": "alice@example.com"}, {}):
+        request = lk.ok("passkey/requestOptions", **named)
+        signed = lk.ok("device/passkeyGet", deviceId="p1", publicKey=request["publicKey"])["credential"]
+        signed_in = lk.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=signed)
+        lk.call("passkey/login", ceremonyId=request["ceremonyId"], credential=signed)  # used up
+    passkeys = lk.ok("user/passkeys", sessionId=signed_in["sessionId"])["passkeys"]
+    lk.ok("passkey/remove", sessionId=session, passkeyId=passkeys[0]["id"])
+    lk.ok("accountRecovery/start", sessionId=session)
+    lk.ok("accountRecovery/status", sessionId=session)
+    lk.ok("accountRecovery/cancel", sessionId=session)
+    lk.ok("user/logout", sessionId=session)
+    lk.ok("reset/requestPasswordReset", email="alice@example.com", redirectUrl="app://reset")
+    lk.ok("reset/updatePassword", email="alice@example.com", verificationCode=last_code(lk, "alice@example.com"),
+          password="brand new password")
+    # Another user: a second code to the same address within 30 s would not be sent.
+    lk.ok("admin/createUser", userId="dave", email="dave@example.com", password="correct horse")
+    lk.ok("reset/requestAccountRecovery", email="dave@example.com", redirectUrl="app://recover")
+    code = last_code(lk, "dave@example.com")
+    lk.ok("reset/passkeyCreationOptions", email="dave@example.com", verificationCode=code)
+    lk.ok("reset/resetPasskeys", email="dave@example.com", verificationCode=code, passkey={"deviceId": "p1"})
+
+
+def outside_device(lk):
+    """server/: activation, then authentication challenge and verify, with keys made here."""
+    from test_server_races import Key, verify_params
+    lk.ok("admin/createUser", userId="carol", email="carol@example.com")
+    code = lk.ok("admin/createActivationCode", userId="carol")["activationCode"]
+    prepared = lk.ok("server/activation/prepare", activationCode=code, installationId="install-carol")
+    keys = {"device": Key(), "pin": Key()}
+    wire = {role: {"publicKey": key.public, "proof": key.sign("activate", prepared["activationId"], prepared["challenge"], role)}
+            for role, key in keys.items()}
+    registration = lk.ok("server/activation/commit", activationId=prepared["activationId"], keys=wire)["registrationId"]
+    for _ in range(2):
+        challenge = lk.ok("server/authentication/challenge", registrationId=registration)
+        lk.ok("server/authentication/verify", **verify_params(registration, keys, challenge))
+    lk.ok("server/registration/status", registrationId=registration)
+
+
+def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, workdir):
+    """A walk through every family that writes: no write transaction's first attempt makes more
+    than two round trips (its reads, then its writes with COMMIT), and a PIN authentication four."""
+    lk = Counted(traced(spawn, database, workdir, "walk"), os.path.join(workdir, "walk.stderr"))
+    try:
+        phone_flows(lk)
+        onboarding(lk)
+        users_and_passkeys(lk)
+        outside_device(lk)
+    finally:
+        report = os.environ.get("LATCHKEY_ROUND_TRIPS_REPORT")  # each call's write transactions, for a note
+        if report:
+            with open(report, "w") as f:
+                f.writelines(f"{method} {' '.join(map(str, trips))}\n" for method, trips in lk.seen)
+    assert lk.authentications and all(trips == [2, 2] for trips in lk.authentications), lk.authentications
+    over = [(method, trips) for method, trips in lk.seen if any(t > 2 for t in trips)]
+    assert not over, f"write transactions over two round trips: {over}"
+    families = {method.split("/")[0] for method, trips in lk.seen if trips}
+    assert {"activation", "authentication", "authMethod", "recovery", "onboarding", "user", "passkey", "reset", "server"} <= families

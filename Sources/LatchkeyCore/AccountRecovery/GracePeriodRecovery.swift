@@ -41,6 +41,12 @@ final class DueCache: Sendable {
 }
 
 extension Latchkey {
+    /// What settling a user's account recovery reads (found by `user`; none for nil): the user's
+    /// row of it, and the server's lifetimes (a grace period's end starts the insecure window).
+    static func accountRecoveryReads(_ user: StoreKey?) -> [StoreRead] {
+        [.row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)] + (user.map { [.row(AccountRecoveryRecord.self, id: $0)] } ?? [])
+    }
+
     /// A user's status with every transition that is due applied (grace end → insecure,
     /// window end → expired), each notified.
     func settledAccountRecovery(_ tx: StoreTransaction, _ effects: Effects, uid: String) throws -> AccountRecoveryStatus? {
@@ -114,7 +120,7 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`, `accountRecoveryNotAllowed` (with `data.state`).
     public func startAccountRecovery(sessionId: String) throws -> AccountRecoveryStatus {
         try transact { tx, effects in
-            let (_, user) = try sessionUser(tx, sessionId)
+            let (_, user) = try sessionUser(tx, sessionId, also: Self.accountRecoveryReads)
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
             if let current, ![.none, .cancelled, .expired].contains(current.state) {
                 throw notAllowed(current.state, "An account recovery is in progress already")
@@ -136,7 +142,7 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`.
     public func accountRecoveryStatus(sessionId: String) throws -> (AccountRecoveryStatus?, SettingsItem) {
         try transact { tx, effects in
-            let (_, user) = try sessionUser(tx, sessionId)
+            let (_, user) = try sessionUser(tx, sessionId, also: Self.accountRecoveryReads)
             let status = try settledAccountRecovery(tx, effects, uid: user.id)
             return (status, settingsItem(status))
         }
@@ -146,7 +152,7 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`, `accountRecoveryNotAllowed` outside the grace period.
     public func cancelAccountRecovery(sessionId: String) throws -> AccountRecoveryStatus {
         try transact { tx, effects in
-            let (_, user) = try sessionUser(tx, sessionId)
+            let (_, user) = try sessionUser(tx, sessionId, also: Self.accountRecoveryReads)
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
             guard let current, current.state == .gracePeriod else {
                 throw notAllowed(current?.state ?? .none, "Only a grace period can be cancelled")
@@ -169,7 +175,7 @@ extension Latchkey {
             return try PasswordHash.hash(newPassword, salt: salt)
         }
         return try transact { tx, effects in
-            let (session, user) = try sessionUser(tx, sessionId)
+            let (session, user) = try sessionUser(tx, sessionId) { Self.accountRecoveryReads($0) + [.rows(UserSessionRecord.ofUser, $0)] }
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
             guard let current, current.state == .insecure else {
                 throw notAllowed(current?.state ?? .none, "The password can be reset only in the insecure window")

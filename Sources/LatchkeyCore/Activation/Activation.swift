@@ -2,6 +2,32 @@ import LatchkeyContract
 
 extension ActivationRecord {
     static let lifetime: Int64 = 300
+    /// The activations a caller opened (by `Caller.key`).
+    static let openedBy = KeyedQuery<ActivationRecord>(Columns.caller)
+    /// The activations a code opened (one at most: a code's new activation replaces its old one).
+    static let ofCode = KeyedQuery<ActivationRecord>(Columns.codeId)
+}
+
+extension ActivationCodeRecord {
+    /// The codes with this keyed hash, newest first.
+    static func withHash(_ hash: String) -> StoreQuery<ActivationCodeRecord> {
+        StoreQuery(where: [.equals(Columns.codeHash, hash)], newestFirst: true)
+    }
+}
+
+extension Latchkey {
+    /// What opening an activation with `code` reads (`ServerSession.prepareActivation`): the
+    /// caller's and the application's wrong codes, the application, the codes with this value and
+    /// the activations they opened.
+    public func activationReads(code: String, applicationId: String?, caller: Caller) -> [StoreRead] {
+        let application = applicationId ?? ApplicationConfig.defaultApplicationId
+        let hash = codeHash(code, purpose: "activation")
+        return [
+            .rows(ServerSession.activationCodeLimit.events(of: caller.key)), .rows(ServerSession.applicationCodeLimit.events(of: application)),
+            .row(ApplicationRecord.self, id: application), .rows(ActivationCodeRecord.withHash(hash)),
+            .rows(ActivationRecord.ofCode, .ids(of: ActivationCodeRecord.self, where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)])),
+        ]
+    }
 }
 
 extension ServerSession {
@@ -15,6 +41,7 @@ extension ServerSession {
     /// the activation lives).
     /// - Throws: `rateLimited`, `notFound` (application), `activationCodeInvalid`, `activationCodeExpired`.
     public func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest {
+        tx.willRead(core.activationReads(code: code, applicationId: applicationId, caller: caller))
         let application = applicationId ?? ApplicationConfig.defaultApplicationId
         if let wait = try Self.activationCodeLimit.retryAfter(tx, subject: caller.key, now: now) {
             throw DomainError.rateLimited(
@@ -26,8 +53,7 @@ extension ServerSession {
         let app = try core.application(tx, applicationId)
         let hash = try core.codeHash(tx, code, purpose: "activation")
         // The usable code with this value, else the newest used or expired one (for the answer).
-        let candidates = try tx.fetchAll(
-            ActivationCodeRecord.self, where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)], newestFirst: true, limit: nil)
+        let candidates = try tx.fetchAll(ActivationCodeRecord.withHash(hash))
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }
         guard var found = live ?? candidates.first, !found.consumed, found.applicationId == app.applicationId,
             try !boundElsewhere(found, caller)
@@ -51,11 +77,7 @@ extension ServerSession {
     /// Whether a code is bound to a live activation of another caller.
     private func boundElsewhere(_ code: ActivationCodeRecord, _ caller: Caller) throws -> Bool {
         guard let bound = code.boundDeviceId, bound != caller.key else { return false }
-        return try tx.first(
-            ActivationRecord.self,
-            where: [
-                .equals(ActivationRecord.Columns.codeId, code.id), StoreFilter(ActivationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-            ]) != nil
+        return try tx.fetchAll(ActivationRecord.ofCode, code.id).contains { now < $0.expiresAt }
     }
 
     /// A new activation for a code or an onboarding process: keys for the application's enabled methods.
@@ -79,6 +101,7 @@ extension ServerSession {
         activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
         caller asker: Caller?
     ) throws -> ActivationOutcome {
+        tx.willRead(Self.commitReads(activationId: activationId))
         guard let activation = try tx.fetch(ActivationRecord.self, id: activationId) else {
             throw DomainError(.noSessionInProgress, "No activation with this id is waiting for its keys")
         }
@@ -114,6 +137,27 @@ extension ServerSession {
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
         return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+    }
+
+    /// What `commitActivation` reads: the activation, the code or the onboarding process it came
+    /// from, and their application and user.
+    static func commitReads(activationId: String) -> [StoreRead] {
+        let activation = StoreKey.value(activationId)
+        let code = StoreKey.column(ActivationRecord.Columns.codeId, of: ActivationRecord.self, activation)
+        let process = StoreKey.column(ActivationRecord.Columns.processId, of: ActivationRecord.self, activation)
+        return [
+            .row(ActivationRecord.self, id: activationId), .row(ActivationCodeRecord.self, id: code), .row(OnboardingProcessRecord.self, id: process),
+            .row(
+                ApplicationRecord.self,
+                id: .either(
+                    .column(ActivationCodeRecord.Columns.applicationId, of: ActivationCodeRecord.self, code),
+                    .column(OnboardingProcessRecord.Columns.applicationId, of: OnboardingProcessRecord.self, process))),
+            .row(
+                UserRecord.self,
+                id: .either(
+                    .column(ActivationCodeRecord.Columns.userId, of: ActivationCodeRecord.self, code),
+                    .column(OnboardingProcessRecord.Columns.userId, of: OnboardingProcessRecord.self, process))),
+        ]
     }
 
     /// Where an activation's user and application come from: a code still good, or an onboarding

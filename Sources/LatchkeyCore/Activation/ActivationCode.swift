@@ -5,6 +5,9 @@ extension Latchkey {
     /// - Throws: `notFound` (user, application).
     public func createActivationCode(userId: String, applicationId: String?) throws -> (code: String, expiresAt: UnixTime) {
         try transact { tx, effects in
+            tx.willRead([
+                .row(UserRecord.self, id: userId), .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
+            ])
             _ = try user(tx, userId)
             let app = try application(tx, applicationId)
             let alphabet =
@@ -16,12 +19,12 @@ extension Latchkey {
             repeat {
                 code = random.string(count: app.activationCodeLength, alphabet: alphabet)
                 hash = try codeHash(tx, code, purpose: "activation")
-            } while try tx.first(
-                ActivationCodeRecord.self,
-                where: [
-                    .equals(ActivationCodeRecord.Columns.codeHash, hash), .equals(ActivationCodeRecord.Columns.consumed, false),
-                    StoreFilter(ActivationCodeRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
-                ]) != nil
+            } while try !tx.noneMatch(
+                StoreQuery<ActivationCodeRecord>(
+                    where: [
+                        .equals(ActivationCodeRecord.Columns.codeHash, hash), .equals(ActivationCodeRecord.Columns.consumed, false),
+                        StoreFilter(ActivationCodeRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1)),
+                    ], limit: 1))
             let expiresAt = now + app.activationCodeTtlSeconds
             try tx.save(
                 ActivationCodeRecord(

@@ -12,7 +12,10 @@ extension Latchkey {
     /// A registration as an operator sees it.
     /// - Throws: `notFound` (registration).
     public func registrationInfo(_ registrationId: String) throws -> RegistrationInfo {
-        try inspect { tx in try registrationInfo(tx, try registration(tx, registrationId)) }
+        try inspect { tx in
+            tx.willRead(Self.registrationReads(.value(registrationId)))
+            return try registrationInfo(tx, try registration(tx, registrationId))
+        }
     }
 
     /// Every registration of a user, oldest first.
@@ -32,6 +35,7 @@ extension Latchkey {
     /// - Throws: `notFound` (registration).
     public func changeRegistration(_ registrationId: String, _ change: AdminRegistrationChange) throws -> RegistrationInfo {
         try transact { tx, effects in
+            tx.willRead(Self.registrationReads(.value(registrationId)))
             var record = try registration(tx, registrationId)
             if record.registrationState != .removed {
                 try apply(change, to: &record, tx, effects)

@@ -9,6 +9,7 @@ extension ServerSession {
         registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
         key: KeyWithProof, caller: Caller?
     ) throws -> [AuthMethod] {
+        tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
@@ -45,6 +46,7 @@ extension ServerSession {
         registrationId: String, challengeId: String, signatures: FactorSignatures, method: AuthMethod,
         caller: Caller?
     ) throws -> [AuthMethod] {
+        tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)

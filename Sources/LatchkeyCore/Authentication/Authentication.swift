@@ -8,7 +8,7 @@ extension ServerSession {
     /// registration may add or update; a `removeRegistration` one is issued in any state but removed. -
     /// Throws: `notFound` (registration), the state answers.
     public func challenge(registrationId: String, purpose: ChallengePurpose, caller: Caller?) throws -> Challenge {
-        tx.readAhead(challengeReads(registrationId, purpose: purpose))
+        tx.willRead(Self.challengeReads(registrationId, purpose: purpose))
         let registration = try core.registration(tx, registrationId)
         if purpose == .removeRegistration {
             if registration.registrationState == .removed { throw DomainError(.registrationRemoved, "The registration was removed") }
@@ -20,7 +20,6 @@ extension ServerSession {
         let contextHash =
             pushed.map { PushContext.hash(title: $0.contextTitle, content: $0.contextContent, mime: $0.contextMIME) } ?? PushContext.noContextHash
         let record = try issueChallenge(registration, ChallengeKind(purpose), contextHash: contextHash, pushedAuthenticationId: pushed?.id)
-        if purpose == .authenticate { followUp.foresee(verificationReads(challengeId: record.id, registrationId: registrationId)) }
         let allowed =
             purpose == .addAuthMethod
             ? AuthMethod.canonical(registration.methods.flatMap { app.methodsAddableBy($0) }.filter(app.authMethods.contains)) : nil
@@ -42,7 +41,7 @@ extension ServerSession {
         registrationId: String, challengeId: String, signatures: FactorSignatures, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> Verification {
-        tx.readAhead(verificationReads(challengeId: challengeId, registrationId: registrationId))
+        tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
@@ -62,28 +61,34 @@ extension ServerSession {
             try audit(.pushedAuthenticationApproved, userId: registration.userId, registrationId: registration.id)
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-        // The device's next authentication starts with a challenge.
-        followUp.foresee(challengeReads(registrationId, purpose: .authenticate))
         return Verification(contextContent: pushed?.contextContent, token: token)
     }
 
     /// What `challenge` reads: the registration, its application and (to authenticate) the pending
     /// pushes, asked together.
-    func challengeReads(_ registrationId: String, purpose: ChallengePurpose) -> [StoreRead] {
-        [
-            .row(RegistrationRecord.self, id: registrationId),
-            .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: registrationId),
-        ] + (purpose == .authenticate ? [.rows(core.pendingPushes(of: registrationId))] : [])
+    static func challengeReads(_ registrationId: String, purpose: ChallengePurpose) -> [StoreRead] {
+        let registration = StoreKey.value(registrationId)
+        return [.row(RegistrationRecord.self, id: registration), Latchkey.applicationRead(ofRegistration: registration)]
+            + (purpose == .authenticate ? [.rows(Latchkey.pendingPushes, registration)] : [])
     }
 
-    /// What `verify` reads: the challenge and the registration, asked together.
-    func verificationReads(challengeId: String, registrationId: String) -> [StoreRead] {
-        [.row(ChallengeRecord.self, id: challengeId), .row(RegistrationRecord.self, id: registrationId)]
+    /// What `verify` reads: the challenge, the push it picked up, the registration and its
+    /// application (its limit of failed attempts, its tokens' lifetime), asked together.
+    static func verificationReads(challengeId: String, registrationId: String) -> [StoreRead] {
+        let registration = StoreKey.value(registrationId)
+        return [
+            .row(ChallengeRecord.self, id: challengeId),
+            .row(
+                PushedAuthenticationRecord.self,
+                id: .column(ChallengeRecord.Columns.pushedAuthenticationId, of: ChallengeRecord.self, .value(challengeId))),
+            .row(RegistrationRecord.self, id: registration), Latchkey.applicationRead(ofRegistration: registration),
+        ]
     }
 
     /// Cancels a challenge: it is used up, and a pushed authentication it picked up is rejected.
     /// - Throws: `noSessionInProgress`, `sessionExpired`.
     public func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool {
+        tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(
             challengeId, registrationId: registrationId,
             serving: [.authenticate, .addAuthMethod, .removeRegistration])
@@ -102,6 +107,7 @@ extension ServerSession {
     /// What a device shows without authenticating.
     /// - Throws: `notFound` (registration).
     public func registrationStatus(registrationId: String) throws -> RegistrationStatus {
+        tx.willRead(Self.challengeReads(registrationId, purpose: .removeRegistration))
         let registration = try core.registration(tx, registrationId)
         let limit = try core.maxFailedAttempts(tx, registration)
         return RegistrationStatus(

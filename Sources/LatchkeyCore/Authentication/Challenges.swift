@@ -4,6 +4,8 @@ extension ChallengeRecord {
     static let lifetime: Int64 = 300
     /// Used-up rows are deleted; expired ones are kept a day (they answer `sessionExpired`).
     static let keptAfterExpiry: Int64 = 86_400
+    /// A registration's challenges (and grants), oldest first.
+    static let ofRegistration = KeyedQuery<ChallengeRecord>(Columns.registrationId)
 }
 
 /// What a challenge was issued for, as the store keeps it.

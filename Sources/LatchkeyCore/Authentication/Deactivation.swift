@@ -7,6 +7,7 @@ extension ServerSession {
     /// - Throws: the challenge answers, `registrationRemoved` (already removed, or not this registration's device), `authenticationFailed`,
     ///   `registrationLocked`.
     public func removeRegistration(registrationId: String, challengeId: String, signatures: FactorSignatures, caller: Caller?) throws {
+        tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .removeRegistration])
         var registration = try core.registration(tx, registrationId)
         guard registration.registrationState != .removed else { throw DomainError(.registrationRemoved, "The registration was removed") }

@@ -70,14 +70,12 @@ extension Latchkey {
 
     /// The read of a registration's newest pending pushed authentications, expired or not.
     ///
-    /// It does not depend on the time, so a challenge's read can be foreseen (`FollowUpReads`).
-    func pendingPushes(of registrationId: String) -> StoreQuery<PushedAuthenticationRecord> {
-        StoreQuery(
-            where: [
-                .equals(PushedAuthenticationRecord.Columns.registrationId, registrationId),
-                .equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue),
-            ], newestFirst: true, limit: Self.pendingPushesRead)
-    }
+    /// It does not depend on the time, so a caller can state it before it knows the time it reads
+    /// them at (a phone, through the registration in its keychain).
+    static let pendingPushes = KeyedQuery<PushedAuthenticationRecord>(
+        PushedAuthenticationRecord.Columns.registrationId,
+        and: [.equals(PushedAuthenticationRecord.Columns.status, PushedAuthenticationStatus.pending.rawValue)], newestFirst: true,
+        limit: pendingPushesRead)
 
     /// A registration's newest pending, unexpired pushed authentication, from `pendingPushes`.
     ///
@@ -85,12 +83,12 @@ extension Latchkey {
     /// expired and there may be more, an older one may outlive them (time to live varies): those
     /// are asked for by expiry.
     func pendingPushedAuthentication(_ tx: StoreTransaction, of registrationId: String) throws -> PushedAuthenticationRecord? {
-        let newest = try tx.fetchAll(pendingPushes(of: registrationId))
+        let newest = try tx.fetchAll(Self.pendingPushes, registrationId)
         if let live = newest.first(where: { $0.expiresAt > now }) { return live }
         guard newest.count == Self.pendingPushesRead else { return nil }
         let unexpired = StoreFilter(PushedAuthenticationRecord.Columns.expiresAt, .greaterOrEqual, .int(now + 1))
         return try tx.fetchAll(
-            PushedAuthenticationRecord.self, where: pendingPushes(of: registrationId).filters + [unexpired], newestFirst: true, limit: 1
+            PushedAuthenticationRecord.self, where: Self.pendingPushes.query(registrationId).filters + [unexpired], newestFirst: true, limit: 1
         ).first
     }
 }

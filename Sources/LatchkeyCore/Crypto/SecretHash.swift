@@ -53,4 +53,10 @@ extension Latchkey {
     func codeHash(_ tx: StoreTransaction, _ code: String, purpose: String) throws -> String {
         SecretHash.keyed(code, purpose: purpose, key: try serverKey(tx))
     }
+
+    /// The keyed hash of a code, for a read stated before the transaction (the key is made when
+    /// the system opens, so it is at hand).
+    func codeHash(_ code: String, purpose: String) -> String {
+        SecretHash.keyed(code, purpose: purpose, key: secretKeyCache.withLock { $0 } ?? [])
+    }
 }

@@ -7,6 +7,10 @@ extension OnboardingProcessRecord {
     static let otpLifetime: Int64 = 300
     static let resendInterval: Int64 = 30
     static let maxWrongOtps = 5
+    /// The processes that made a registration.
+    static let ofRegistration = KeyedQuery<OnboardingProcessRecord>(Columns.registrationId)
+    /// The open processes a caller started (by `Caller.key`).
+    static let openOf = KeyedQuery<OnboardingProcessRecord>(Columns.deviceId, and: [.equals(Columns.closed, false)])
 }
 
 /// The server's side of onboarding: processes started from identity, each with its OTP, its
@@ -20,13 +24,28 @@ extension Latchkey {
         DomainError(.onboardingNotRunning, message, [wdoNotRunning])
     }
 
-    /// The user the credentials name, or nil (the answer to the caller is the same either way).
-    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
-        var matched: UserRecord?
-        let identifiers: [UserIdentifier] = [
+    /// What starting an onboarding process reads (`ServerSession.startOnboarding`): the
+    /// application, the caller's processes, and the users the credentials name.
+    public static func onboardingStartReads(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) -> [StoreRead] {
+        [
+            .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
+            .rows(OnboardingProcessRecord.openOf.query(caller.key)),
+        ]
+            + identifiers(credentials).map(\.lookup.read)
+    }
+
+    /// The identifiers credentials give, in the order they are matched.
+    private static func identifiers(_ credentials: OnboardingCredentials) -> [UserIdentifier] {
+        [
             credentials.email.map(UserIdentifier.email), credentials.phoneNumber.map(UserIdentifier.phoneNumber),
             credentials.loginName.map(UserIdentifier.loginName), credentials.userId.map(UserIdentifier.userId),
         ].compactMap { $0 }
+    }
+
+    /// The user the credentials name, or nil (the answer to the caller is the same either way).
+    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
+        var matched: UserRecord?
+        let identifiers = Self.identifiers(credentials)
         guard !identifiers.isEmpty else { return nil }
         for identifier in identifiers {
             guard let candidate = try user(tx, matching: identifier), matched == nil || matched?.id == candidate.id else { return nil }
@@ -207,21 +226,16 @@ extension Latchkey {
     /// - Throws: `notFound` (registration, user).
     public func completeVerification(_ target: VerificationTarget, approved: Bool) throws -> OnboardingStatus {
         try transact { tx, effects in
+            tx.willRead(Self.verificationTargetReads(target))
             var registration: RegistrationRecord
             switch target {
             case .registration(let registrationId):
                 registration = try self.registration(tx, registrationId)
             case .user(let userId):
                 _ = try user(tx, userId)
-                guard
-                    let pending = try tx.fetchAll(
-                        RegistrationRecord.self,
-                        where: [
-                            .equals(RegistrationRecord.Columns.userId, userId),
-                            .equals(RegistrationRecord.Columns.state, RegistrationState.verificationPending.rawValue),
-                        ], newestFirst: true, limit: 1
-                    ).first
-                else { throw DomainError.notFound("registration") }
+                guard let pending = try tx.fetchAll(Self.newestPending.query(userId)).first else {
+                    throw DomainError.notFound("registration")
+                }
                 registration = pending
             }
             guard registration.registrationState == .verificationPending else {
@@ -231,9 +245,7 @@ extension Latchkey {
             try tx.save(registration)
             if !approved { try revokeTokens(tx, registrationId: registration.id) }
             let status: OnboardingStatus = approved ? .finished : .failed
-            for var process in try tx.fetchAll(
-                OnboardingProcessRecord.self, where: [.equals(OnboardingProcessRecord.Columns.registrationId, registration.id)])
-            {
+            for var process in try tx.fetchAll(OnboardingProcessRecord.ofRegistration, registration.id) {
                 process.status = status.rawValue
                 try tx.save(process)
             }
@@ -241,6 +253,27 @@ extension Latchkey {
                 tx, effects, .verificationCompleted, userId: registration.userId, registrationId: registration.id,
                 detail: approved ? "approved" : "rejected")
             return status
+        }
+    }
+}
+
+extension Latchkey {
+    /// A user's newest registration waiting for verification.
+    static let newestPending = KeyedQuery<RegistrationRecord>(
+        RegistrationRecord.Columns.userId, and: [.equals(RegistrationRecord.Columns.state, RegistrationState.verificationPending.rawValue)],
+        newestFirst: true, limit: 1)
+
+    /// What `completeVerification` reads: the registration (or the user and their newest pending
+    /// one) and the onboarding processes that made it.
+    static func verificationTargetReads(_ target: VerificationTarget) -> [StoreRead] {
+        switch target {
+        case .registration(let registrationId):
+            return [.row(RegistrationRecord.self, id: registrationId), .rows(OnboardingProcessRecord.ofRegistration, .value(registrationId))]
+        case .user(let userId):
+            return [
+                .row(UserRecord.self, id: userId), .rows(newestPending.query(userId)),
+                .rows(OnboardingProcessRecord.ofRegistration, .ids(of: newestPending, .value(userId))),
+            ]
         }
     }
 }
@@ -255,6 +288,12 @@ extension ServerSession {
     /// The process by id.
     /// - Throws: `onboardingNotRunning` (unknown, or cancelled).
     private func process(_ processId: String) throws -> OnboardingProcessRecord {
+        let process = StoreKey.value(processId)
+        tx.willRead([
+            .row(OnboardingProcessRecord.self, id: processId),
+            .row(ApplicationRecord.self, id: .column(OnboardingProcessRecord.Columns.applicationId, of: OnboardingProcessRecord.self, process)),
+            .row(RegistrationRecord.self, id: .column(OnboardingProcessRecord.Columns.registrationId, of: OnboardingProcessRecord.self, process)),
+        ])
         guard let process = try core.onboardingProcess(tx, processId) else { throw Latchkey.notRunning() }
         return process
     }
@@ -264,10 +303,9 @@ extension ServerSession {
     /// One running process per caller.
     /// - Throws: `notFound` (application), `onboardingInProgress`.
     public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String {
+        tx.willRead(Latchkey.onboardingStartReads(credentials: credentials, applicationId: applicationId, caller: caller))
         let app = try core.application(tx, applicationId)
-        let open = try tx.fetchAll(
-            OnboardingProcessRecord.self,
-            where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)])
+        let open = try tx.fetchAll(OnboardingProcessRecord.openOf, caller.key)
         for running in open {
             guard let current = try core.onboardingProcess(tx, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {

@@ -40,6 +40,19 @@ extension Latchkey {
     ///
     /// Nothing is used up here.
     /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
+    /// What an operation on a ceremony reads first: the ceremony, its application and user, what
+    /// opened it (a session), and the user's passkeys.
+    static func ceremonyReads(_ ceremonyId: String) -> [StoreRead] {
+        let ceremony = StoreKey.value(ceremonyId)
+        let owner = StoreKey.column(PasskeyCeremonyRecord.Columns.userId, of: PasskeyCeremonyRecord.self, ceremony)
+        return [
+            .row(PasskeyCeremonyRecord.self, id: ceremonyId),
+            .row(ApplicationRecord.self, id: .column(PasskeyCeremonyRecord.Columns.applicationId, of: PasskeyCeremonyRecord.self, ceremony)),
+            .row(UserRecord.self, id: owner), .rows(PasskeyRecord.ofUser, owner),
+            .row(UserSessionRecord.self, id: .column(PasskeyCeremonyRecord.Columns.openedBy, of: PasskeyCeremonyRecord.self, ceremony)),
+        ]
+    }
+
     func liveCeremony(_ tx: StoreTransaction, _ ceremonyId: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
         guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyId),
             kinds.contains(where: { $0.rawValue == ceremony.kind })
@@ -79,18 +92,18 @@ extension Latchkey {
 
     /// The user's passkeys, oldest first.
     func passkeyRecords(_ tx: StoreTransaction, userId: String) throws -> [PasskeyRecord] {
-        try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)])
+        try tx.fetchAll(PasskeyRecord.ofUser, userId)
     }
 
     /// The user's passkeys registered under `rpId`, oldest first: what options list (a passkey
     /// signs in through applications of its own RP id only).
     func passkeyRecords(_ tx: StoreTransaction, userId: String, rpId: String) throws -> [PasskeyRecord] {
-        try tx.fetchAll(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId), .equals(PasskeyRecord.Columns.rpId, rpId)])
+        try passkeyRecords(tx, userId: userId).filter { $0.rpId == rpId }
     }
 
     /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.
     func requireRoomForPasskey(_ tx: StoreTransaction, userId: String) throws {
-        guard try tx.count(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]) < Self.maxPasskeysPerUser else {
+        guard try passkeyRecords(tx, userId: userId).count < Self.maxPasskeysPerUser else {
             throw DomainError(
                 .policyViolation, "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
                 [("violations", .strings(["tooManyPasskeys"]))])
@@ -115,6 +128,9 @@ extension Latchkey {
 }
 
 extension PasskeyRecord {
+    /// A user's passkeys (at most `Latchkey.maxPasskeysPerUser`), oldest first.
+    static let ofUser = KeyedQuery<PasskeyRecord>(Columns.userId)
+
     var transportList: [String] { transports.split(separator: "\n").map(String.init) }
 
     /// How options name it (nil for an id that is not base64url, which no path writes).

@@ -34,7 +34,9 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`, `notFound` (application), `policyViolation` (`tooManyPasskeys`).
     public func passkeyCreationOptions(sessionId: String, applicationId: String?) throws -> CredentialCreationOptions {
         try transact { tx, _ in
-            let (session, user) = try sessionUser(tx, sessionId)
+            let (session, user) = try sessionUser(tx, sessionId) {
+                [.rows(PasskeyRecord.ofUser, $0), .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId)]
+            }
             let app = try application(tx, applicationId)
             try requireRoomForPasskey(tx, userId: user.id)
             let ceremony = try openCeremony(tx, .create, applicationId: app.applicationId, userId: user.id, named: true, openedBy: session.id)
@@ -50,6 +52,7 @@ extension Latchkey {
     ///   `passkeyInvalid` (`data.check`), `alreadyExists` (the credential id is registered).
     public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
         try transact { tx, effects in
+            tx.willRead(Self.ceremonyReads(ceremonyId))
             let ceremony = try liveCeremony(tx, ceremonyId, .create)
             guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
@@ -79,6 +82,9 @@ extension Latchkey {
     /// - Throws: `notFound` (application).
     public func passkeyRequestOptions(_ identifier: UserIdentifier?, applicationId: String?) throws -> CredentialRequestOptions {
         try transact { tx, _ in
+            tx.willRead(
+                [.row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId)]
+                    + (identifier.map { [$0.lookup.read, .rows(PasskeyRecord.ofUser, $0.lookup.key)] } ?? []))
             let app = try application(tx, applicationId)
             var userId: String?
             var allow: [PasskeyDescriptor] = []
@@ -111,6 +117,11 @@ extension Latchkey {
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `passkeyInvalid` (`data.check`).
     public func passkeyLogin(ceremonyId: String, credential: AssertionResponse) throws -> (sessionId: String, uid: String) {
         try transact { tx, effects in
+            let passkey = StoreKey.value(Base64URL.encode(credential.rawId))
+            let owner = StoreKey.column(PasskeyRecord.Columns.userId, of: PasskeyRecord.self, passkey)
+            tx.willRead(
+                Self.ceremonyReads(ceremonyId).prefix(2) + [.row(PasskeyRecord.self, id: passkey), .row(UserRecord.self, id: owner)]
+                    + Self.accountRecoveryReads(owner))
             let ceremony = try liveCeremony(tx, ceremonyId, .get)
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
@@ -127,14 +138,14 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`, `notFound` (passkey).
     public func removePasskey(sessionId: String, passkeyId: String) throws -> [Passkey] {
         try transact { tx, effects in
-            let (_, user) = try sessionUser(tx, sessionId)
-            guard let record = try tx.fetch(PasskeyRecord.self, id: passkeyId), record.userId == user.id else {
-                throw DomainError.notFound("passkey")
-            }
+            let (_, user) = try sessionUser(tx, sessionId) { [.rows(PasskeyRecord.ofUser, $0)] }
+            let held = try passkeyRecords(tx, userId: user.id)
+            guard let record = held.first(where: { $0.id == passkeyId }) else { throw DomainError.notFound("passkey") }
             try tx.delete(PasskeyRecord.self, id: record.id)
             try audit(tx, effects, .passkeyRemoved, userId: user.id, detail: record.id)
             sendSecurityNotice(effects, to: user, "A passkey was removed from your account. If this was not you, contact support.")
-            return try passkeyRecords(tx, userId: user.id).map(\.passkey)
+            // What the user holds now: the others, in their order.
+            return held.filter { $0.id != record.id }.map(\.passkey)
         }
     }
 
@@ -142,7 +153,7 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`.
     public func passkeys(sessionId: String) throws -> [Passkey] {
         try inspect { tx in
-            let (_, user) = try sessionUser(tx, sessionId)
+            let (_, user) = try sessionUser(tx, sessionId) { [.rows(PasskeyRecord.ofUser, $0)] }
             return try passkeyRecords(tx, userId: user.id).map(\.passkey)
         }
     }
@@ -166,10 +177,17 @@ extension Latchkey {
     /// removed by a reset) do not count.
     /// - Throws: `alreadyExists` (kind passkey).
     func requireNewCredentialId(_ tx: StoreTransaction, _ credentialId: [UInt8], replacingUser: String?) throws {
-        guard let existing = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(credentialId)),
-            existing.userId != replacingUser
-        else { return }
+        let others = StoreQuery<PasskeyRecord>(
+            where: [StoreFilter(named: "id", .equal, .text(Base64URL.encode(credentialId)))]
+                + (replacingUser.map { [StoreFilter(PasskeyRecord.Columns.userId, .notEqual, .text($0))] } ?? []))
+        guard try !tx.noneMatch(others) else { return }
         throw DomainError(.alreadyExists, "This credential is registered already", [("kind", .string("passkey"))])
+    }
+
+    /// What `importPasskeys` reads: the `default` application (each credential id is checked new
+    /// with `noneMatch`).
+    static func importReads(_ passkeys: [ImportedPasskey]) -> [StoreRead] {
+        passkeys.isEmpty ? [] : [.row(ApplicationRecord.self, id: ApplicationConfig.defaultApplicationId)]
     }
 
     /// Keeps the passkeys an operator imports with a new user (checked as a registration would be).

@@ -20,6 +20,7 @@ extension ServerSession {
     /// - Throws: the state answers, `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`,
     ///   `recoveryNotActivated` (a delete with nothing to delete: the token is not spent).
     public func redeemToken(registrationId: String, token: String, purpose: TokenPurpose, caller: Caller?) throws -> TokenGrant {
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + Latchkey.tokenReads(token))
         let registration = try changingRegistration(registrationId)
         let tokenExpiresAt = try core.consumeToken(tx, effects, token, registration: registration, purpose: purpose) {
             try requireSomethingToDelete(registration, purpose)
@@ -53,6 +54,7 @@ extension ServerSession {
         registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
+        tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
         let record = try openGrant(grant, registrationId: registrationId, .addOrUpdateRecovery)
         var registration = try changingRegistration(registrationId)
         try checkProofs(
@@ -80,6 +82,7 @@ extension ServerSession {
         registrationId: String, token: String, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + Latchkey.tokenReads(token))
         var registration = try changingRegistration(registrationId)
         try core.checkToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
         try checkProofs(
@@ -95,6 +98,7 @@ extension ServerSession {
         registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
+        tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
         let record = try openGrant(grant, registrationId: registrationId, .deleteRecovery)
         var registration = try changingRegistration(registrationId)
         try requireSomethingToDelete(registration, .deleteRecovery)
@@ -116,6 +120,7 @@ extension ServerSession {
 
     /// `server/recovery/delete`: the token is used and the key deleted.
     public func deleteRecovery(registrationId: String, token: String, tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome {
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + Latchkey.tokenReads(token))
         var registration = try changingRegistration(registrationId)
         let notAfter = try core.consumeToken(tx, effects, token, registration: registration, purpose: .deleteRecovery) {
             try requireSomethingToDelete(registration, .deleteRecovery)
@@ -143,6 +148,7 @@ extension ServerSession {
 
     /// Opens a recovery: what the new keys are to be made for (the enabled two-factor methods).
     public func recoveryChallenge(registrationId: String, caller: Caller) throws -> KeyRequest {
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)))
         let registration = try recoverableRegistration(registrationId)
         let app = try core.application(tx, registration.applicationId)
         let record = try issueChallenge(registration, .recover, caller: caller)
@@ -161,6 +167,7 @@ extension ServerSession {
         registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
         tokenPurpose: TokenPurpose, caller: Caller?
     ) throws -> ActivationOutcome {
+        tx.willRead([.row(ChallengeRecord.self, id: challengeId)] + Latchkey.registrationReads(.value(registrationId)))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.recover])
         // The installation the challenge was issued to asks (a commit names none of its own).
         let caller = caller ?? challenge.caller.flatMap(Caller.init(key:))

@@ -23,7 +23,10 @@ extension Latchkey {
     ) throws
         -> CredentialCreationOptions
     {
-        try transact { tx, effects in try resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId) }
+        try transact { tx, effects in
+            tx.willRead(resetCodeReads(identifier) + [.row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId)])
+            return try resetPasskeyCreationOptions(tx, effects, identifier, code: code, applicationId: applicationId)
+        }
     }
 
     /// `applicationId` nil: the `default` application, or with `codeApplication` the one the code
@@ -51,7 +54,22 @@ extension Latchkey {
     /// - Throws: the code errors (a password-reset code counts as a wrong try), `noSessionInProgress`, `sessionExpired`, `passkeyInvalid`,
     ///   `alreadyExists`.
     public func resetPasskeys(_ identifier: UserIdentifier, code: String, newPasskey: ResetPasskey?) throws -> [Passkey] {
-        try transact { tx, effects in try resetPasskeys(tx, effects, identifier, code: code, newPasskey: newPasskey) }
+        try transact { tx, effects in
+            tx.willRead(resetPasskeysReads(identifier, newPasskey))
+            return try resetPasskeys(tx, effects, identifier, code: code, newPasskey: newPasskey)
+        }
+    }
+
+    /// What a reset whose new passkey a simulated phone makes in the same call reads before the
+    /// passkey is made: the code's reads, and every application (the phone's browser picks its
+    /// origin among them, `defaultPasskeyOrigin`).
+    public func resetReads(_ identifier: UserIdentifier) -> [StoreRead] {
+        resetCodeReads(identifier) + [.rows(StoreQuery<ApplicationRecord>(where: []))]
+    }
+
+    /// What `resetPasskeys` reads: the code's reads, and the new passkey's ceremony.
+    func resetPasskeysReads(_ identifier: UserIdentifier, _ newPasskey: ResetPasskey?) -> [StoreRead] {
+        resetCodeReads(identifier) + (newPasskey.map { Self.ceremonyReads($0.ceremonyId) } ?? [])
     }
 
     func resetPasskeys(
@@ -85,7 +103,8 @@ extension Latchkey {
         try audit(tx, effects, .passkeysReset, userId: user.id, detail: replacement?.id)
         try audit(tx, effects, .resetCompleted, userId: user.id, detail: "passkeys")
         sendSecurityNotice(effects, to: user, "The passkeys of your account were reset. If this was not you, contact support.")
-        return try passkeyRecords(tx, userId: user.id).map(\.passkey)
+        // What the user holds now: the passkey that replaced the others, if any.
+        return replacement.map { [$0.passkey] } ?? []
     }
 }
 

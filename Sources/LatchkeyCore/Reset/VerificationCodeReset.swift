@@ -6,6 +6,13 @@ public enum ResetKind: String, Sendable { case accountRecovery, passwordReset }
 extension ResetCodeRecord {
     static let lifetime: Int64 = 600
     static let maxWrongTries = 5
+    /// A user's live (unconsumed) code: one at most.
+    static let liveOf = KeyedQuery<ResetCodeRecord>(Columns.userId, and: [.equals(Columns.consumed, false)], limit: 1)
+
+    /// The live code an identifier that names no user was sent (by the keyed hash of the identifier).
+    static func live(subject: String) -> StoreQuery<ResetCodeRecord> {
+        StoreQuery(where: [.equals(Columns.subject, subject), .equals(Columns.consumed, false)], limit: 1)
+    }
 }
 
 extension Latchkey {
@@ -21,6 +28,7 @@ extension Latchkey {
         try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
             let subject = try codeHash(tx, identifier.key, purpose: "reset")
+            tx.willRead([.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read])
             // The same random draws whether or not anyone is found or sent to.
             let code = random.digits(6)
             let messageId = random.identifier("msg")
@@ -94,6 +102,25 @@ extension Latchkey {
         }
     }
 
+    /// What checking a verification code for `identifier` reads (`checkResetCode`): the user it
+    /// names, that user's live code (or, when it names none, the identifier's), the code's user,
+    /// and what the resets then read of the user (sessions, passkeys) and of the code (its application).
+    func resetCodeReads(_ identifier: UserIdentifier) -> [StoreRead] {
+        let owner = identifier.lookup.key
+        let subject = codeHash(identifier.key, purpose: "reset")
+        let bySubject = StoreKey.ids(of: ResetCodeRecord.self, where: ResetCodeRecord.live(subject: subject).filters)
+        return [
+            identifier.lookup.read, .rows(ResetCodeRecord.liveOf, owner), .rows(ResetCodeRecord.live(subject: subject)),
+            .row(UserRecord.self, id: .column(ResetCodeRecord.Columns.userId, of: ResetCodeRecord.self, bySubject)),
+            .rows(UserSessionRecord.ofUser, owner), .rows(PasskeyRecord.ofUser, owner),
+            .row(
+                ApplicationRecord.self,
+                id: .either(
+                    .value(ApplicationConfig.defaultApplicationId),
+                    .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: ResetCodeRecord.liveOf, owner)))),
+        ]
+    }
+
     /// Checks a verification code for `kind` (nil: either).
     ///
     /// A wrong code, or one of the other flow, counts and is not consumed; an expired one does not count. A user has one code, and its
@@ -107,11 +134,8 @@ extension Latchkey {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
         let owner = try user(tx, matching: identifier)
-        let live: [StoreFilter] = [
-            owner.map { .equals(ResetCodeRecord.Columns.userId, $0.id) } ?? .equals(ResetCodeRecord.Columns.subject, subject),
-            .equals(ResetCodeRecord.Columns.consumed, false),
-        ]
-        guard var record = try tx.first(ResetCodeRecord.self, where: live) else {
+        let live = owner.map { ResetCodeRecord.liveOf.query($0.id) } ?? ResetCodeRecord.live(subject: subject)
+        guard var record = try tx.fetchAll(live).first else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
         }
         let user = try tx.fetch(UserRecord.self, id: record.userId)
@@ -144,6 +168,7 @@ extension Latchkey {
         let salt = random.bytes(16)
         let hash = try PasswordHash.hash(password, salt: salt)
         try transact { tx, effects in
+            tx.willRead(resetCodeReads(identifier))
             let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: nil)
             try changePassword(tx, effects, user: user, salt: salt, hash: hash, keepSession: nil)
             try audit(tx, effects, .resetCompleted, userId: user.id, detail: "password")

@@ -10,8 +10,6 @@ public struct ServerSession: ServerConnection {
     /// The open transaction (the simulated devices keep their state in it too).
     public let tx: StoreTransaction
     let effects: Effects
-    /// What the caller's next call is expected to read (see `FollowUpReads`).
-    public let followUp = FollowUpReads()
 
     var now: UnixTime { core.now }
     var random: RandomSource { core.random }

@@ -325,11 +325,11 @@ extension AccountRecoveryRecord {
 }
 
 extension ActivationCodeRecord {
-    enum Columns: String, CaseIterable { case codeHash, consumed, expiresAt }
+    enum Columns: String, CaseIterable { case codeHash, consumed, expiresAt, applicationId, userId }
 }
 
 extension ActivationRecord {
-    enum Columns: String, CaseIterable { case codeId, expiresAt }
+    enum Columns: String, CaseIterable { case codeId, expiresAt, caller, processId }
 }
 
 extension AuditRecord {
@@ -337,11 +337,11 @@ extension AuditRecord {
 }
 
 extension ChallengeRecord {
-    enum Columns: String, CaseIterable { case registrationId, expiresAt }
+    enum Columns: String, CaseIterable { case registrationId, expiresAt, pushedAuthenticationId }
 }
 
 extension OnboardingProcessRecord {
-    enum Columns: String, CaseIterable { case deviceId, registrationId, closed }
+    enum Columns: String, CaseIterable { case deviceId, registrationId, closed, applicationId, userId }
 }
 
 extension PasskeyRecord {
@@ -349,7 +349,7 @@ extension PasskeyRecord {
 }
 
 extension PasskeyCeremonyRecord {
-    enum Columns: String, CaseIterable { case expiresAt }
+    enum Columns: String, CaseIterable { case expiresAt, applicationId, userId, openedBy }
 }
 
 extension PushedAuthenticationRecord {
@@ -365,7 +365,7 @@ extension RegistrationRecord {
 }
 
 extension ResetCodeRecord {
-    enum Columns: String, CaseIterable { case userId, subject, consumed }
+    enum Columns: String, CaseIterable { case userId, subject, consumed, applicationId }
 }
 
 extension TokenRecord {

@@ -34,7 +34,12 @@ public struct StoreFilter: Sendable {
     /// A condition on a column a record's `Columns` names.
     public init<Column: RawRepresentable>(_ column: Column, _ comparison: Comparison = .equal, _ value: StoreValue)
     where Column.RawValue == String {
-        self.column = column.rawValue
+        self.init(named: column.rawValue, comparison, value)
+    }
+
+    /// A condition on a column named by a query kept as a value (`KeyedQuery`).
+    public init(named column: String, _ comparison: Comparison, _ value: StoreValue) {
+        self.column = column
         self.comparison = comparison
         self.value = value
     }
@@ -66,27 +71,21 @@ public protocol StoreTransaction {
     func save<R: StoredRecord>(_ record: R) throws
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws
-    /// A row by id and, read with it, the rows of another table matching every filter (oldest
-    /// first): one round trip on a store that has round trips.
-    func fetch<R: StoredRecord, S: StoredRecord>(
-        _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
-    ) throws
-        -> (R?, [S])
-    /// Announces reads the body is about to make (see `StoreRead`): a store with round trips sends
-    /// them with its next one. Stores without round trips ignore it.
-    func readAhead(_ reads: [StoreRead])
+    /// States reads this transaction makes (see `StoreRead`): a store with round trips sends them
+    /// together with its next one, and answers the reads from what they returned. Stores without
+    /// round trips ignore it.
+    func willRead(_ reads: [StoreRead])
+    /// Whether no row matches `query`, for a body that goes on only when none does (a new code, a
+    /// new credential id). A store with round trips may answer "none" without asking and check it
+    /// with COMMIT, where the rows the body wrote after this call do not count: when a row is
+    /// there, nothing commits and the body runs again, that time asking first.
+    func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool
 }
 
 extension StoreTransaction {
-    public func readAhead(_ reads: [StoreRead]) {}
+    public func willRead(_ reads: [StoreRead]) {}
 
-    public func fetch<R: StoredRecord, S: StoredRecord>(
-        _ type: R.Type, id: String, alongWith related: S.Type, where filters: [StoreFilter]
-    )
-        throws -> (R?, [S])
-    {
-        (try fetch(type, id: id), try fetchAll(related, where: filters, newestFirst: false, limit: nil))
-    }
+    public func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool { try fetchAll(query).isEmpty }
 
     public func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter] = []) throws -> [R] {
         try fetchAll(type, where: filters, newestFirst: false, limit: nil)

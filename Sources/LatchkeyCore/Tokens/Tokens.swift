@@ -1,6 +1,11 @@
 import LatchkeyContract
 
 extension Latchkey {
+    /// What using `token` reads: its row, by the token's hash.
+    public static func tokenReads(_ token: String) -> [StoreRead] {
+        [.row(TokenRecord.self, id: SecretHash.digest(token, purpose: "token"))]
+    }
+
     /// Issues a token for `purpose` (nil for `none`), never outliving `notAfter`.
     func issueToken(
         _ tx: StoreTransaction, _ effects: Effects, registration: RegistrationRecord, purpose: TokenPurpose,

@@ -12,9 +12,14 @@ public struct ServerConfig: Sendable, Equatable {
         sessionLifetimeSeconds: 30 * 86_400)
 }
 
+extension ServerConfigRecord {
+    /// The one row's id.
+    static let serverId = "server"
+}
+
 extension Latchkey {
     func serverConfig(_ tx: StoreTransaction) throws -> ServerConfig {
-        guard let record = try tx.fetch(ServerConfigRecord.self, id: "server") else { return .defaults }
+        guard let record = try tx.fetch(ServerConfigRecord.self, id: ServerConfigRecord.serverId) else { return .defaults }
         return ServerConfig(
             gracePeriodSeconds: record.gracePeriodSeconds, insecureWindowSeconds: record.insecureWindowSeconds,
             sessionLifetimeSeconds: record.sessionLifetimeSeconds)
@@ -29,7 +34,7 @@ extension Latchkey {
             if let value = sessionLifetimeSeconds { config.sessionLifetimeSeconds = value }
             try tx.save(
                 ServerConfigRecord(
-                    id: "server", gracePeriodSeconds: config.gracePeriodSeconds,
+                    id: ServerConfigRecord.serverId, gracePeriodSeconds: config.gracePeriodSeconds,
                     insecureWindowSeconds: config.insecureWindowSeconds,
                     sessionLifetimeSeconds: config.sessionLifetimeSeconds))
             try audit(tx, effects, .serverConfigured)

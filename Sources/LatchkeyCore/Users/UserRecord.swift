@@ -57,4 +57,45 @@ public enum UserIdentifier: Sendable, Equatable {
         case .userId(let userId): return "userId:" + userId
         }
     }
+
+    /// How the store finds the user it names.
+    var lookup: UserLookup {
+        switch self {
+        case .email(let email): return .first(.equals(UserRecord.Columns.emailKey, email.lowercased()))
+        case .phoneNumber(let phone): return .first(.equals(UserRecord.Columns.phoneNumber, phone))
+        case .loginName(let name): return .first(.equals(UserRecord.Columns.loginName, name))
+        case .userId(let userId): return .id(userId)
+        }
+    }
+}
+
+/// How the store finds the user an identifier names: by id, or the first user whose column holds it
+/// (emails by their lowercased key).
+enum UserLookup {
+    case id(String)
+    case first(StoreFilter)
+
+    /// The id of the user it finds, as a key other reads find rows by (that user's passkeys).
+    var key: StoreKey {
+        switch self {
+        case .id(let userId): return .value(userId)
+        case .first(let filter): return .ids(of: UserRecord.self, where: [filter])
+        }
+    }
+
+    /// The read `user` makes, to state ahead.
+    var read: StoreRead {
+        switch self {
+        case .id(let userId): return .row(UserRecord.self, id: userId)
+        case .first(let filter): return .rows(StoreQuery<UserRecord>(where: [filter], limit: 1))
+        }
+    }
+
+    /// The user, if any.
+    func user(_ tx: StoreTransaction) throws -> UserRecord? {
+        switch self {
+        case .id(let userId): return try tx.fetch(UserRecord.self, id: userId)
+        case .first(let filter): return try tx.fetchAll(StoreQuery<UserRecord>(where: [filter], limit: 1)).first
+        }
+    }
 }

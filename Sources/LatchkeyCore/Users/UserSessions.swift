@@ -8,6 +8,11 @@ public struct UserProfile: Sendable, Equatable {
     public var accountRecovery: AccountRecoveryStatus?
 }
 
+extension UserSessionRecord {
+    /// A user's sessions.
+    static let ofUser = KeyedQuery<UserSessionRecord>(Columns.userId)
+}
+
 extension Latchkey {
     /// Failed logins: 5 per identifier in 15 minutes, known or not.
     static let loginLimit = RateLimit(scope: "login", limit: 5, window: 900)
@@ -20,6 +25,7 @@ extension Latchkey {
     public func login(_ identifier: UserIdentifier, password: String) throws -> (sessionId: String, uid: String) {
         let subject = try inspect { tx in try codeHash(tx, identifier.key, purpose: "login") }
         let candidate: UserRecord? = try inspect { tx in
+            tx.willRead([.rows(Self.loginLimit.events(of: subject)), identifier.lookup.read])
             if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
                 throw DomainError.rateLimited(retryAfter: wait, "too many failed logins")
             }
@@ -28,6 +34,9 @@ extension Latchkey {
         // The slow hash runs outside the write lock, and for unknown users too.
         let matches = try PasswordHash.verify(password, salt: candidate?.passwordSalt, hash: candidate?.passwordHash)
         return try transact { tx, effects in
+            tx.willRead(
+                [.rows(Self.loginLimit.events(of: subject))] + (candidate.map { [.row(UserRecord.self, id: $0.id)] } ?? [])
+                    + Self.accountRecoveryReads(candidate.map { .value($0.id) }))
             if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
                 throw DomainError.rateLimited(retryAfter: wait, "too many failed logins")
             }
@@ -62,9 +71,17 @@ extension Latchkey {
     }
 
     /// The user behind a live session.
+    ///
+    /// What the operation reads first, it states first: the session, its user, and `also`: what the
+    /// operation reads of that user, by the user's id found through the session.
     /// - Throws: `userSessionInvalid`.
-    func sessionUser(_ tx: StoreTransaction, _ sessionId: String) throws -> (UserSessionRecord, UserRecord) {
-        guard let session = try tx.fetch(UserSessionRecord.self, id: SecretHash.digest(sessionId, purpose: "session")),
+    func sessionUser(
+        _ tx: StoreTransaction, _ sessionId: String, also: (StoreKey) -> [StoreRead] = { _ in [] }
+    ) throws -> (UserSessionRecord, UserRecord) {
+        let id = SecretHash.digest(sessionId, purpose: "session")
+        let owner = StoreKey.column(UserSessionRecord.Columns.userId, of: UserSessionRecord.self, .value(id))
+        tx.willRead([.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner)] + also(owner))
+        guard let session = try tx.fetch(UserSessionRecord.self, id: id),
             now < session.expiresAt, let user = try tx.fetch(UserRecord.self, id: session.userId)
         else {
             throw DomainError(.userSessionInvalid, "The session is unknown, ended or expired")
@@ -90,7 +107,7 @@ extension Latchkey {
     /// - Throws: `userSessionInvalid`.
     public func profile(sessionId: String) throws -> UserProfile {
         try transact { tx, effects in
-            let (_, user) = try sessionUser(tx, sessionId)
+            let (_, user) = try sessionUser(tx, sessionId, also: Self.accountRecoveryReads)
             return UserProfile(
                 uid: user.id, email: user.email, phoneNumber: user.phoneNumber,
                 accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id))
@@ -106,8 +123,7 @@ extension Latchkey {
         user.passwordSalt = salt
         user.passwordHash = hash
         try tx.save(user)
-        for session in try tx.fetchAll(UserSessionRecord.self, where: [.equals(UserSessionRecord.Columns.userId, user.id)])
-        where session.id != keepSession {
+        for session in try tx.fetchAll(UserSessionRecord.ofUser, user.id) where session.id != keepSession {
             try tx.delete(UserSessionRecord.self, id: session.id)
         }
         try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])

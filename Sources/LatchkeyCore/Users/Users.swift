@@ -30,10 +30,16 @@ extension Latchkey {
         }
         return try transact { tx, effects in
             let userId = new.userId ?? random.identifier("usr")
+            let identifiers = [
+                new.email.map(UserIdentifier.email), new.phoneNumber.map(UserIdentifier.phoneNumber), new.loginName.map(UserIdentifier.loginName),
+            ]
+            tx.willRead(
+                [.row(UserRecord.self, id: userId)] + identifiers.compactMap { $0?.lookup.read }
+                    + (new.passkeyUserHandle.map { [.rows(Self.userHoldingHandle($0))] } ?? []) + Self.importReads(new.passkeys))
             if try tx.fetch(UserRecord.self, id: userId) != nil {
                 throw DomainError(.alreadyExists, "A user with this userId exists already", [("kind", .string("user"))])
             }
-            if let email = new.email, try userByEmail(tx, email) != nil {
+            if let email = new.email, try user(tx, matching: .email(email)) != nil {
                 throw DomainError(.alreadyExists, "A user with this email exists already", [("kind", .string("user"))])
             }
             if let phone = new.phoneNumber, try user(tx, matching: .phoneNumber(phone)) != nil {
@@ -42,9 +48,7 @@ extension Latchkey {
             if let name = new.loginName, try user(tx, matching: .loginName(name)) != nil {
                 throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
             }
-            if let handle = new.passkeyUserHandle,
-                try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.passkeyUserHandle, handle)]) != nil
-            {
+            if let handle = new.passkeyUserHandle, try tx.fetchAll(Self.userHoldingHandle(handle)).first != nil {
                 throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [("kind", .string("user"))])
             }
             try tx.save(
@@ -61,16 +65,12 @@ extension Latchkey {
 
     /// The user an identifier names, if any.
     func user(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
-        switch identifier {
-        case .email(let email): return try userByEmail(tx, email)
-        case .phoneNumber(let phone): return try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.phoneNumber, phone)])
-        case .loginName(let name): return try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.loginName, name)])
-        case .userId(let userId): return try tx.fetch(UserRecord.self, id: userId)
-        }
+        try identifier.lookup.user(tx)
     }
 
-    func userByEmail(_ tx: StoreTransaction, _ email: String) throws -> UserRecord? {
-        try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.emailKey, email.lowercased())])
+    /// The read of the user who holds a passkey user handle.
+    static func userHoldingHandle(_ handle: [UInt8]) -> StoreQuery<UserRecord> {
+        StoreQuery(where: [.equals(UserRecord.Columns.passkeyUserHandle, handle)], limit: 1)
     }
 
     func user(_ tx: StoreTransaction, _ userId: String) throws -> UserRecord {

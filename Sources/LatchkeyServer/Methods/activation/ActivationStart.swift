@@ -23,6 +23,10 @@ enum ActivationStart: RPCMethod {
         ]
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOffer {
-        try context.devices.on(params.deviceId) { try $0.startActivation(code: params.activationCode, applicationId: params.applicationId) }
+        let reads = try context.core.activationReads(
+            code: params.activationCode, applicationId: params.applicationId, caller: .device(params.deviceId))
+        return try context.devices.on(params.deviceId, reading: reads) {
+            try $0.startActivation(code: params.activationCode, applicationId: params.applicationId)
+        }
     }
 }

@@ -25,7 +25,9 @@ enum OnboardingStart: RPCMethod {
         ]
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-        try context.devices.on(params.deviceId) {
+        let reads = Latchkey.onboardingStartReads(
+            credentials: params.credentials, applicationId: params.applicationId, caller: .device(params.deviceId))
+        try context.devices.on(params.deviceId, reading: reads) {
             try $0.startOnboarding(
                 credentials: params.credentials, applicationId: params.applicationId,
                 canRestoreSession: params.canRestoreSession)

@@ -44,7 +44,9 @@ enum RecoveryFamily {
 
 extension RecoveryFamily.TokenStart {
     static func handle(_ params: RecoveryFamily.TokenParams, _ context: CallContext) throws -> EmptyResult {
-        try context.devices.on(params.deviceId) { try $0.startRecoveryChange(token: params.token, purpose: purpose) }
+        try context.devices.on(params.deviceId, reading: Latchkey.tokenReads(params.token)) {
+            try $0.startRecoveryChange(token: params.token, purpose: purpose)
+        }
         return EmptyResult()
     }
 }

@@ -47,7 +47,7 @@ enum ResetResetPasskeys: RPCMethod {
         guard let deviceId = passkey.deviceId else { throw DomainError.invalid(.newPasskey, NewPasskey.shapeMessage) }
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
         // reset's options, and the server verifies it, in one transaction.
-        return try context.devices.withDevice(deviceId) { device, session in
+        return try context.devices.withDevice(deviceId, reading: try context.core.resetReads(identifier)) { device, session in
             // The passkey takes the RP id of the application the code was asked for.
             let options = try session.resetPasskeyCreationOptions(identifier, code: code)
             let origin = try SimulatedBrowser.origin(nil, rpId: options.rpId) { try session.defaultPasskeyOrigin(rpId: $0) }
