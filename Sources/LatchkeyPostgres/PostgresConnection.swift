@@ -41,7 +41,7 @@ final class PostgresConnection {
     /// Connects with `conninfo` (a URI or key=value string); `connect_timeout` bounds the wait.
     /// - Throws: `PostgresError` with an empty SQLSTATE when the server cannot be reached.
     init(conninfo: String, connectTimeoutSeconds: Int = 3, applicationName: String = "latchkey") throws {
-        guard let pq = libpq else { throw PostgresError(sqlState: "", context: "loading libpq 14 or later (is it installed?)") }
+        guard let pq = libpq else { throw PostgresError(code: .noAnswer, context: "loading libpq 14 or later (is it installed?)") }
         self.pq = pq
         let keywords = ["dbname", "connect_timeout", "application_name"]
         let values = [conninfo, String(connectTimeoutSeconds), applicationName]
@@ -50,10 +50,10 @@ final class PostgresConnection {
                 CLibpq_connectdbParams(pq, keywordPointers, valuePointers, 1)
             }
         }
-        guard let connection else { throw PostgresError(sqlState: "", context: "connect") }
+        guard let connection else { throw PostgresError(code: .noAnswer, context: "connect") }
         guard CLibpq_status(pq, connection) == CONNECTION_OK else {
             CLibpq_finish(pq, connection)
-            throw PostgresError(sqlState: "", context: "connect")
+            throw PostgresError(code: .noAnswer, context: "connect")
         }
         conn = connection
         // bytea comes back as hex; integers as decimal text; no notices on stderr.
@@ -103,7 +103,7 @@ final class PostgresConnection {
         guard statements.count > 1 else {
             return try statements.map { try query($0.sql, $0.parameters) }
         }
-        guard CLibpq_enterPipelineMode(pq, conn) == 1 else { throw PostgresError(sqlState: "", context: "pipeline") }
+        guard CLibpq_enterPipelineMode(pq, conn) == 1 else { throw PostgresError(code: .noAnswer, context: "pipeline") }
         var expected: [PipelineEntry] = []
         var preparing: [String: String] = [:]
         for (index, statement) in statements.enumerated() {
@@ -162,12 +162,12 @@ final class PostgresConnection {
 
     /// A pipeline that cannot go on: treated as a lost connection (the store drops it).
     private func lost(_ context: String) -> PostgresError {
-        PostgresError(sqlState: "", context: context)
+        PostgresError(code: .noAnswer, context: context)
     }
 
     /// Reads what arrived on the socket and returns the notifications received (channel, payload).
     func notifications() throws -> [(channel: String, payload: String)] {
-        guard CLibpq_consumeInput(pq, conn) == 1 else { throw PostgresError(sqlState: "", context: "listen") }
+        guard CLibpq_consumeInput(pq, conn) == 1 else { throw PostgresError(code: .noAnswer, context: "listen") }
         var received: [(String, String)] = []
         while let notice = CLibpq_notifies(pq, conn) {
             received.append((String(cString: notice.pointee.relname), String(cString: notice.pointee.extra)))
@@ -178,7 +178,7 @@ final class PostgresConnection {
 
     /// Turns a result into rows, or a `PostgresError` named by its SQLSTATE; always clears it.
     private func consume(_ result: OpaquePointer?, context: String) throws -> PostgresRows {
-        guard let result else { throw PostgresError(sqlState: "", context: context) }
+        guard let result else { throw PostgresError(code: .noAnswer, context: context) }
         defer { CLibpq_clear(pq, result) }
         switch CLibpq_resultStatus(pq, result) {
         case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
@@ -193,8 +193,9 @@ final class PostgresConnection {
     /// The error a failed result names (a fatal error with no SQLSTATE, or on a dead connection,
     /// is a lost connection).
     private func failure(of result: OpaquePointer, context: String) -> PostgresError {
-        let state = CLibpq_resultErrorField(pq, result, CLibpq_diag_sqlstate()).map { String(cString: $0) } ?? ""
-        return PostgresError(sqlState: isUp ? state : "", context: context)
+        let state = CLibpq_resultErrorField(pq, result, CLibpq_diag_sqlstate()).map { String(cString: $0) }
+        guard isUp, let state else { return PostgresError(code: .noAnswer, context: context) }
+        return PostgresError(code: PostgresError.Code(state), context: context)
     }
 
     private func rows(of result: OpaquePointer) -> PostgresRows {

@@ -222,7 +222,7 @@ public final class PostgresNotifier: Sendable {
         try connection.execute("LISTEN \(Self.channel)")
         if state.cursor == nil {
             let newest = try connection.execute("SELECT coalesce(max(\"seq\"), 0) FROM \"latchkey_outbox\"").rows.first?.first
-            guard case .int(let seq)? = newest else { throw PostgresError(sqlState: "", context: "outbox cursor") }
+            guard case .int(let seq)? = newest else { throw PostgresError(code: .noAnswer, context: "outbox cursor") }
             state.cursor = seq
         }
         try heartbeat(connection, &state)
@@ -232,7 +232,7 @@ public final class PostgresNotifier: Sendable {
 
     private func connect(applicationName: String, _ state: inout State) throws -> PostgresConnection {
         if let since = state.downSince, PostgresStore.nowMilliseconds() - since < Self.reconnectPauseMilliseconds {
-            throw PostgresError(sqlState: "", context: "connect (paused after a failure)")
+            throw PostgresError(code: .noAnswer, context: "connect (paused after a failure)")
         }
         do {
             let connection = try PostgresConnection(conninfo: conninfo, applicationName: applicationName)
