@@ -12,13 +12,14 @@ import Darwin
 /// The PostgreSQL store, through libpq: one connection per process, opened and migrated on
 /// first use and reopened by itself after the server went away.
 ///
-/// Every write is a SERIALIZABLE transaction. When PostgreSQL refuses it (40001 serialization
-/// failure, 40P01 deadlock) the whole body runs again from scratch, on a fresh snapshot, with
-/// a short jittered pause, up to `maxAttempts` times within `retryBudgetMilliseconds`; the domain publishes a transaction's
-/// effects only after the store returns, so a body run twice publishes once. Reads are
-/// REPEATABLE READ READ ONLY snapshots. A lost connection (class 08, 57P01–57P03) is
-/// `StoreUnavailable`: nothing half-written stays (PostgreSQL rolls back a transaction whose
-/// connection is gone), and the next call reconnects.
+/// Every write is a SERIALIZABLE transaction. When PostgreSQL refuses it (a serialization failure,
+/// a deadlock) the whole body runs again from scratch, on a fresh snapshot, with a short jittered
+/// pause, up to `maxAttempts` times within `retryBudgetMilliseconds` (`PostgresTransactionRun`); the
+/// domain publishes a transaction's effects only after the store returns, so a body run twice
+/// publishes once. Reads are REPEATABLE READ READ ONLY snapshots. A lost connection (a connection
+/// exception, a shutdown: `PostgresError.isConnectionLost`) is `StoreUnavailable`: nothing
+/// half-written stays (PostgreSQL rolls back a transaction whose connection is gone), and the next
+/// call reconnects.
 public final class PostgresStore: Store, Sendable {
     public let kind = StoreKind.postgresql
     private let conninfo: String
@@ -71,12 +72,18 @@ public final class PostgresStore: Store, Sendable {
     /// How many transactions ran again after a serialization failure or deadlock (benchmarks).
     public var retries: Int { connectionSlot.withLock { $0.retries } }
 
+    /// Runs `body` in a transaction, again as `PostgresTransactionRun` decides, and logs its cost.
+    ///
+    /// An attempt: BEGIN waits to go out with the body's first read (or with COMMIT); the writes,
+    /// the outbox entry (if any) and the commit marker go in the round trip of COMMIT; a statement
+    /// failure decides how the attempt ended, even when the body wrapped or swallowed it. Writers
+    /// share one advisory lock; a body that failed `attemptsBeforeQueueing` times takes it alone
+    /// (session-level, before its snapshot is taken), waits for the writers in flight, holds back new
+    /// ones, and so cannot fail again: every write gets through however hot the rows. Read-only
+    /// snapshots take no part.
     private func transaction<T>(begin: String, writes: Bool, _ body: (StoreTransaction) throws -> T) throws -> T {
         try connectionSlot.withLock { slot in
-            var attempt = 0
-            var reconnected = false
-            var defersChecks = true
-            let started = Self.nowMilliseconds()
+            var run = PostgresTransactionRun(writes: writes, started: Self.nowMilliseconds())
             var spent = PostgresCost()
             defer {
                 logger.trace(
@@ -84,83 +91,63 @@ public final class PostgresStore: Store, Sendable {
                     metadata: [
                         "kind": "\(writes ? "write" : "read")", "storeMicroseconds": "\(spent.nanoseconds / 1000)",
                         "waitMicroseconds": "\(spent.waitNanoseconds / 1000)", "roundTrips": "\(spent.roundTrips)",
-                        "statements": "\(spent.statements)", "attempts": "\(attempt)",
+                        "statements": "\(spent.statements)", "attempts": "\(run.attempt)",
                     ])
             }
             while true {
-                attempt += 1
+                run.begin()
+                let end: PostgresTransactionRun.End<T>
                 let connection = try connection(&slot)
                 let tx = PostgresTransaction(connection: connection)
-                tx.defersChecks = defersChecks
-                defer { spent = spent + tx.cost }
-                var committing = false
-                var outcome: T?
-                var marker: PostgresCommitMarker?
-                // Writers share one advisory lock; a body that failed `attemptsBeforeQueueing`
-                // times takes it alone (session-level, before its snapshot is taken), waits for
-                // the writers in flight, holds back new ones, and so cannot fail again: every
-                // write gets through however hot the rows. Read-only snapshots take no part.
-                let alone = writes && attempt > Self.attemptsBeforeQueueing
-                defer { if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") } }
+                tx.defersChecks = run.defersChecks
+                let alone = run.alone
+                var committing: (value: T, marker: PostgresCommitMarker?)?
                 do {
-                    // BEGIN waits to go out with the body's first read (or with COMMIT).
                     if alone { try connection.execute("SELECT pg_advisory_lock(\(Self.writerLockKey))") }
-                    let lock = writes && !alone ? "SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))" : nil
-                    tx.open(begin, first: lock)
+                    tx.open(begin, first: writes && !alone ? "SELECT pg_advisory_xact_lock_shared(\(Self.writerLockKey))" : nil)
                     do {
-                        outcome = try body(tx)
-                    } catch {
-                        // The statement failure decides (the body may have wrapped or swallowed it).
-                        if let failure = tx.failure { throw failure }
+                        let value = try body(tx)
+                        var marker: PostgresCommitMarker?
+                        if writes, tx.writes {
+                            slot.commits += 1
+                            marker = PostgresCommitMarker(writer: writerId, number: slot.commits)
+                        }
+                        committing = (value, marker)
+                        try tx.timed { try tx.commit(marking: marker) }
+                        end = .committed(value)
+                    } catch let error where !(error is PostgresError) && tx.failure == nil {
                         _ = try? connection.execute("ROLLBACK")
-                        throw error
+                        end = .bodyFailed(error)
                     }
-                    // The writes, the outbox entry (if any) and the commit marker go in the round
-                    // trip of COMMIT.
-                    if writes, tx.writes {
-                        slot.commits += 1
-                        marker = PostgresCommitMarker(writer: writerId, number: slot.commits)
-                    }
-                    committing = true
-                    try tx.timed { try tx.commit(marking: marker) }
-                    if let outcome { return outcome }
-                    throw StoreFailureWithoutOutcome()
-                } catch let error as PostgresError {
-                    if error.isConnectionLost {
+                } catch {
+                    // A statement failure decides, even when the body wrapped or swallowed it.
+                    let failure = tx.failure ?? (error as? PostgresError) ?? PostgresError(code: .noAnswer, context: "transaction")
+                    if failure.isConnectionLost {
                         slot.connection = nil
                         slot.downSince = Self.nowMilliseconds()
-                        // Lost before COMMIT went out: nothing was written; one fresh connection
-                        // may run it (a server restart between two calls). Lost during COMMIT:
-                        // a new connection asks the server what became of the transaction (its
-                        // commit marker), so a committed one is answered as done and only one
-                        // that did not commit answers "nothing was written". (A COMMIT with
-                        // nothing to write, a read's among them, loses nothing either way.)
-                        if !committing, !reconnected {
-                            reconnected = true
-                            slot.downSince = nil
-                            continue
-                        }
-                        if committing, let outcome, marker.map({ committed($0, &slot) }) ?? true {
-                            return outcome
-                        }
-                        throw StoreUnavailable(retryAfterSeconds: 1, reason: "the connection to PostgreSQL was lost")
+                        end = committing.map { .lostDuringCommit($0.value, $0.marker) } ?? .lostBeforeCommit
+                    } else {
+                        _ = try? connection.execute("ROLLBACK")
+                        end = .refused(failure)
                     }
-                    _ = try? connection.execute("ROLLBACK")
-                    if error.isDeferredCheckFailure, defersChecks {
-                        defersChecks = false
-                        continue
-                    }
-                    if error.isRetryable, attempt < Self.maxAttempts,
-                        Self.nowMilliseconds() - started < Self.retryBudgetMilliseconds
-                    {
-                        slot.retries += 1
-                        Self.pause(attempt: attempt)
-                        continue
-                    }
-                    if error.isRetryable {
-                        throw StoreUnavailable(retryAfterSeconds: 1, reason: "too many concurrent writers (serialization failures)")
-                    }
+                }
+                spent = spent + tx.cost
+                if alone { _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.writerLockKey))") }
+                switch run.next(after: end, now: Self.nowMilliseconds()) {
+                case .answer(let value):
+                    return value
+                case .fail(let error):
                     throw error
+                case .runAgain:
+                    continue
+                case .reconnectThenRunAgain:
+                    slot.downSince = nil
+                case .pauseThenRunAgain:
+                    slot.retries += 1
+                    Self.pause(attempt: run.attempt)
+                case .askWhetherCommitted(let marker, let value):
+                    guard committed(marker, &slot) else { throw PostgresTransactionRun.lost }
+                    return value
                 }
             }
         }
