@@ -16,7 +16,7 @@ public final class Latchkey: Sendable {
     public let store: Store
     public let clock: Clock
     public let random: RandomSource
-    public let outbox: Outbox
+    public let sentMessages: SentMessages
     let logger: Logger
     /// The event handler, boxed: a closure kept directly in a `Mutex` is re-abstracted (wrapped
     /// in a new thunk) on every read, which grows without bound in a long-lived process.
@@ -28,14 +28,14 @@ public final class Latchkey: Sendable {
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
-        store: Store, clock: Clock, random: RandomSource, outbox: Outbox = Outbox(),
+        store: Store, clock: Clock, random: RandomSource, sentMessages: SentMessages = SentMessages(),
         logger: Logger = Logger(label: "latchkey.core")
     ) throws {
         self.store = store
         self.clock = clock
         self.random = random
         self.logger = logger
-        self.outbox = outbox
+        self.sentMessages = sentMessages
         sink = Mutex(EventSink { _ in })
         let key = try store.secretKey { random.bytes(32) }
         secretKeyCache.withLock { $0 = key }
@@ -113,7 +113,7 @@ public final class Latchkey: Sendable {
     private func publish(_ effects: Effects) {
         let box = sink.withLock { $0 }
         for event in effects.events {
-            if case .delivery(let message) = event { outbox.append(message) }
+            if case .delivery(let message) = event { sentMessages.append(message) }
             box.handler(event)
         }
     }

@@ -64,7 +64,7 @@ public final class LatchkeyServer: RPCHandler {
     public let options: ServerOptions
     public let environment: Environment
     let logger: Logger
-    let outbox = Outbox()
+    let sentMessages = SentMessages()
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
@@ -103,7 +103,7 @@ public final class LatchkeyServer: RPCHandler {
                 store = faulty
             }
             core = try Latchkey(
-                store: store, clock: environment.clock, random: environment.random, outbox: outbox,
+                store: store, clock: environment.clock, random: environment.random, sentMessages: sentMessages,
                 logger: Logger(label: "latchkey.core"))
         } catch let answer as DomainError {
             throw answer

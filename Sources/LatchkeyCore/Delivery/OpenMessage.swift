@@ -6,7 +6,7 @@ extension Latchkey {
     /// Opening an account-recovery message fires the deep-link callback with its code.
     /// - Throws: `notFound` (message).
     public func openMessage(_ messageId: String) throws -> String? {
-        guard let message = outbox.message(id: messageId) else { throw DomainError.notFound("message") }
+        guard let message = sentMessages.message(id: messageId) else { throw DomainError.notFound("message") }
         if message.purpose == .accountRecovery, let code = message.code, let link = message.link {
             let effects = Effects()
             effects.append(

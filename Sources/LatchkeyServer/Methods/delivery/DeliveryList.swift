@@ -20,6 +20,6 @@ enum DeliveryList: RPCMethod {
     }
     static let result = Codec.member("messages", .array(.object(OutboundMessage.self)))
     static func handle(_ params: Params, _ context: CallContext) throws -> [OutboundMessage] {
-        context.server.outbox.list(to: params.to)
+        context.server.sentMessages.list(to: params.to)
     }
 }

@@ -1,9 +1,10 @@
 import LatchkeyContract
 import Synchronization
 
-/// The simulated out-of-band channel: the last 1000 messages, in process memory only
-/// (it stands for the channel, not for server state).
-public final class Outbox: Sendable {
+/// The messages sent on the simulated out-of-band channel (email, SMS): the last 1000, in
+/// process memory only (it stands for the channel, not for server state; the PostgreSQL store's
+/// outbox table is another thing: the notifications other processes relay).
+public final class SentMessages: Sendable {
     public static let capacity = 1000
     private let messages = Mutex<[OutboundMessage]>([])
 
