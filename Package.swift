@@ -56,15 +56,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Row coding for both stores: records (Codable) to a store's column values and back.
-        .target(name: "LatchkeyRecords"),
         // Simulated phones: LatchkeyDevice over an in-process connection to the server half, their
         // state in the store's device tables.
         .target(name: "LatchkeySimulator", dependencies: ["LatchkeyCore", "LatchkeyDevice", "LatchkeyContract"]),
         // SQLite through GRDB: migrations and one record mapping per table.
         .target(
             name: "LatchkeyStore",
-            dependencies: ["LatchkeyCore", "LatchkeyRecords", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
         // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).
@@ -73,7 +71,7 @@ let package = Package(
         .target(
             name: "LatchkeyPostgres",
             dependencies: [
-                "LatchkeyCore", "LatchkeyRecords", "CLibpq", .product(name: "Crypto", package: "swift-crypto"),
+                "LatchkeyCore", "CLibpq", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -132,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyStoreTests",
             dependencies: [
-                "LatchkeyStore", "LatchkeyCore", "LatchkeyRecords", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres",
+                "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -40,9 +40,9 @@ struct PostgresReadSet {
     func isStated(_ key: Key) -> Bool { stated.contains { $0.key == key } }
 
     /// States reads (each once: one stated again, or known already, is skipped).
-    mutating func state(_ reads: [StoreRead], byId: (String, String) -> PostgresStatement) {
+    mutating func state(_ reads: [StoreRead], texts: PostgresStatementTexts) {
         for read in reads {
-            let statement = Self.statement(read, byId: byId)
+            let statement = Self.statement(read, texts)
             let key: Key = if case .row(.value(let id)) = read.shape { .row(table: read.table, id: id) } else { Key(statement) }
             guard answered[key] == nil, !isStated(key) else { continue }
             stated.append(Stated(read: read, statement: statement, key: key))
@@ -76,7 +76,7 @@ struct PostgresReadSet {
 
     /// Keeps what a stated read answered, under the read the body makes: a row by its id (there
     /// or not), the rows of a query by the query (its id filled in), and each row found by its id.
-    mutating func remember(_ entry: Stated, _ rows: PostgresRows) {
+    mutating func remember(_ entry: Stated, _ rows: PostgresRows, texts: PostgresStatementTexts) {
         let table = entry.read.table
         switch entry.read.shape {
         case .row(.value):
@@ -91,7 +91,8 @@ struct PostgresReadSet {
             answered[entry.key] = Answer(rows: rows, tables: [table] + keyed.key.tables)
             for (id, found) in Self.byReference(rows) {
                 let filter = StoreFilter(named: keyed.column, .equal, .text(id))
-                let query = PostgresStatement.selectAll(table, [filter] + filters, newestFirst: newestFirst, limit: limit)
+                let head = texts.select(from: table, columns: entry.read.columns)
+                let query = PostgresStatement.selectAll(head, [filter] + filters, newestFirst: newestFirst, limit: limit)
                 answered[Key(query)] = Answer(rows: found, tables: [table])
                 rememberEach(found, of: table)
             }
@@ -126,24 +127,27 @@ struct PostgresReadSet {
     ///
     /// A read by a key answers each id the key found first (`_ref`), then what it found for it
     /// (null columns when nothing): a join, so a read that waits for another travels with it.
-    private static func statement(_ read: StoreRead, byId: (String, String) -> PostgresStatement) -> PostgresStatement {
+    private static func statement(_ read: StoreRead, _ texts: PostgresStatementTexts) -> PostgresStatement {
         var parameters: [PostgresValue] = []
         let sql: String
+        let columns = texts.columns(joined: read.table, columns: read.columns)
         switch read.shape {
         case .row(.value(let id)):
-            return byId(read.table, id)
+            return PostgresStatement(sql: texts.select(byIdIn: read.table, columns: read.columns), parameters: [.text(id)])
         case .rows(nil, let filters, let newestFirst, let limit):
-            return PostgresStatement.selectAll(read.table, filters, newestFirst: newestFirst, limit: limit)
+            let head = texts.select(from: read.table, columns: read.columns)
+            return PostgresStatement.selectAll(head, filters, newestFirst: newestFirst, limit: limit)
         case .row(let key):
             let keys = Self.keys(key, &parameters)
-            sql = "SELECT k.\"_ref\", t.* FROM \(keys) LEFT JOIN \(quoted(read.table)) t ON t.id = k.\"_ref\""
+            sql = "SELECT k.\"_ref\", \(columns) FROM \(keys) LEFT JOIN \(quoted(read.table)) t ON t.id = k.\"_ref\""
         case .rows(let keyed?, let filters, let newestFirst, let limit):
             let keys = Self.keys(keyed.key, &parameters)
-            var inner = PostgresStatement.select("SELECT * FROM \(quoted(read.table))", filters, &parameters)
+            let head = texts.select(from: read.table, columns: read.columns + ["_seq"], as: "sequenced")
+            var inner = PostgresStatement.select(head, filters, &parameters)
             inner += (filters.isEmpty ? " WHERE " : " AND ") + "\(quoted(keyed.column)) = k.\"_ref\""
             inner += (newestFirst ? " ORDER BY \"_seq\" DESC" : " ORDER BY \"_seq\"") + PostgresStatement.limit(limit, &parameters)
             sql =
-                "SELECT k.\"_ref\", t.* FROM \(keys) LEFT JOIN LATERAL (\(inner)) t ON true"
+                "SELECT k.\"_ref\", \(columns) FROM \(keys) LEFT JOIN LATERAL (\(inner)) t ON true"
                 + (newestFirst ? " ORDER BY k.\"_ref\", t.\"_seq\" DESC" : " ORDER BY k.\"_ref\", t.\"_seq\"")
         }
         return PostgresStatement(sql: sql, parameters: parameters)

@@ -1,10 +1,11 @@
 import LatchkeyCore
 
 extension PostgresStatement {
-    /// `SELECT * FROM table WHERE …` in insertion order (or newest first), at most `limit` rows.
-    static func selectAll(_ table: String, _ filters: [StoreFilter], newestFirst: Bool, limit: Int?) -> PostgresStatement {
+    /// `head WHERE …` (`SELECT` a record's columns `FROM` its table: `PostgresStatementTexts.select(from:columns:)`)
+    /// in insertion order (or newest first), at most `limit` rows.
+    static func selectAll(_ head: String, _ filters: [StoreFilter], newestFirst: Bool, limit: Int?) -> PostgresStatement {
         var parameters: [PostgresValue] = []
-        var sql = select("SELECT * FROM \(quoted(table))", filters, &parameters)
+        var sql = select(head, filters, &parameters)
         sql += newestFirst ? " ORDER BY \"_seq\" DESC" : " ORDER BY \"_seq\""
         sql += Self.limit(limit, &parameters)
         return PostgresStatement(sql: sql, parameters: parameters)

@@ -3,6 +3,8 @@
 ///
 /// Used under the store's connection lock, like the connection that holds it.
 final class PostgresStatementTexts {
+    private var heads: [String: String] = [:]
+    private var joined: [String: String] = [:]
     private var byId: [String: String] = [:]
     private var deletes: [String: String] = [:]
     private var upserts: [String: (names: [String], sql: String)] = [:]
@@ -11,10 +13,28 @@ final class PostgresStatementTexts {
     /// Combinations kept at most (each is a path through the domain's writes; far fewer in practice).
     static let combinationLimit = 512
 
-    /// `SELECT * FROM table WHERE id = $1`.
-    func select(byIdIn table: String) -> String {
+    /// `SELECT "c1", "c2", … FROM table`: a record's columns, in its order (a table has one record
+    /// type), kept under `table` and `variant` (another list of the same table's columns).
+    func select(from table: String, columns: [String], as variant: String = "") -> String {
+        let key = variant.isEmpty ? table : table + "/" + variant
+        if let sql = heads[key] { return sql }
+        let sql = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(table))"
+        heads[key] = sql
+        return sql
+    }
+
+    /// `t."c1", t."c2", …`: a record's columns of the table joined as `t`.
+    func columns(joined table: String, columns: [String]) -> String {
+        if let list = joined[table] { return list }
+        let list = columns.map { "t." + quoted($0) }.joined(separator: ", ")
+        joined[table] = list
+        return list
+    }
+
+    /// `SELECT "c1", … FROM table WHERE id = $1`.
+    func select(byIdIn table: String, columns: [String]) -> String {
         if let sql = byId[table] { return sql }
-        let sql = "SELECT * FROM \(quoted(table)) WHERE id = $1"
+        let sql = select(from: table, columns: columns) + " WHERE id = $1"
         byId[table] = sql
         return sql
     }

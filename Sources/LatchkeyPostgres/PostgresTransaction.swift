@@ -1,5 +1,4 @@
 import LatchkeyCore
-import LatchkeyRecords
 
 /// One open transaction on the store's connection.
 ///
@@ -70,7 +69,7 @@ final class PostgresTransaction: StoreTransaction {
 
     func willRead(_ reads: [StoreRead]) {
         guard failure == nil else { return }
-        self.reads.state(reads, byId: byId)
+        self.reads.state(reads, texts: texts)
     }
 
     /// Sends what is queued, the stated reads, and `reads` after them, in one round trip; the rows of each of `reads`.
@@ -88,7 +87,7 @@ final class PostgresTransaction: StoreTransaction {
             defer { cost.waitNanoseconds += PostgresCost.now() - sent }
             let results = try connection.pipeline(batch)
             let aheadResults = results.dropLast(reads.count).suffix(ahead.count)
-            for (entry, rows) in zip(ahead, aheadResults) { self.reads.remember(entry, rows) }
+            for (entry, rows) in zip(ahead, aheadResults) { self.reads.remember(entry, rows, texts: texts) }
             return Array(results.suffix(reads.count))
         } catch let error as PostgresError {
             failure = error
@@ -131,26 +130,31 @@ final class PostgresTransaction: StoreTransaction {
         queued.append(PostgresStatement(sql: sql, parameters: parameters, writes: table))
     }
 
-    private func byId(_ table: String, _ id: String) -> PostgresStatement {
-        PostgresStatement(sql: texts.select(byIdIn: table), parameters: [.text(id)])
+    private func byId<R: StoredRecord>(_ type: R.Type, _ id: String) -> PostgresStatement {
+        PostgresStatement(sql: texts.select(byIdIn: R.table, columns: R.columns), parameters: [.text(id)])
     }
 
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
         try timed {
-            try records(R.self, try rows(.row(table: R.table, id: id), byId(R.table, id))).first
+            try records(R.self, try rows(.row(table: R.table, id: id), byId(R.self, id))).first
         }
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
         try timed {
-            let statement = PostgresStatement.selectAll(R.table, filters, newestFirst: newestFirst, limit: limit)
+            let head = texts.select(from: R.table, columns: R.columns)
+            let statement = PostgresStatement.selectAll(head, filters, newestFirst: newestFirst, limit: limit)
             return try records(R.self, try rows(PostgresReadSet.Key(statement), statement))
         }
     }
 
     /// The records of `rows`, each remembered as a row this transaction has seen (see `save`).
+    /// (Each row's values come in the record's column order: the store selects `R.columns`.)
     private func records<R: StoredRecord>(_ type: R.Type, _ rows: PostgresRows) throws -> [R] {
-        let records = try rows.rows.map { try R(from: RecordDecoder(row: $0, columns: rows.columns)) }
+        let records = try rows.rows.map { values in
+            var row = RowReader(values)
+            return try R(row: &row)
+        }
         for record in records { seen.insert(Row(table: R.table, id: record.id)) }
         return records
     }
@@ -161,7 +165,8 @@ final class PostgresTransaction: StoreTransaction {
     /// row is there (migration v8).
     func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool {
         try timed {
-            let statement = PostgresStatement.selectAll(R.table, query.filters, newestFirst: query.newestFirst, limit: query.limit)
+            let head = texts.select(from: R.table, columns: R.columns)
+            let statement = PostgresStatement.selectAll(head, query.filters, newestFirst: query.newestFirst, limit: query.limit)
             let key = PostgresReadSet.Key(statement)
             if let rows = reads.answer(key) { return rows.rows.isEmpty }
             guard defersChecks else { return try rows(key, statement).rows.isEmpty }
@@ -188,7 +193,8 @@ final class PostgresTransaction: StoreTransaction {
     /// would. The UPDATE spares PostgreSQL the attempted insert (and the `_seq` it draws).
     func save<R: StoredRecord>(_ record: R) throws {
         try timed {
-            let (columns, values) = try PostgresRecordEncoder.columns(of: record)
+            let columns = R.columns
+            let values = record.rowValues
             let known = seen.contains(Row(table: R.table, id: record.id)) && columns.count > 1 && columns.contains("id")
             let sql = known ? texts.update(R.table, columns: columns) : texts.upsert(into: R.table, columns: columns)
             try queue(sql, values, writing: R.table, row: record.id)

@@ -1,13 +1,11 @@
 import CLibpq
+import LatchkeyCore
 
-/// One column value as the store reads and writes it: the types the tables use.
-enum PostgresValue: Sendable, Hashable {
-    case null
-    case text(String)
-    case int(Int64)
-    case bool(Bool)
-    case bytes([UInt8])
+/// One column value as the store reads and writes it: the domain's `StoreValue` (the types the
+/// tables use), so a row's values go to its record's `init(row:)` as they arrive.
+typealias PostgresValue = StoreValue
 
+extension StoreValue {
     /// The value in libpq's text format (nil: SQL NULL).
     ///
     /// The server infers each parameter's type from where it is used, so a text `"t"` lands in a boolean

@@ -110,13 +110,50 @@ final class StoreDeviceStorage: DeviceStorage {
     }
 }
 
-// The columns lookups name, as GRDB records keep them (`enum Columns`): each case is a stored
-// property, so a filter names a column through the record's type, never a string of its own.
+// Each record's row, coded as the server's are (LatchkeyCore/Store/Records+Rows.swift).
 
-extension DeviceBackupItemRecord {
-    enum Columns: String, CaseIterable { case backupId }
+extension DeviceRecord {
+    enum Columns: String, CaseIterable { case id, biometry, iCloudKeychain, name, biometricOutcome, createdAt }
+    static let columns = Columns.allCases.map(\.rawValue)
+
+    init(row: inout RowReader) throws {
+        try self.init(
+            id: row.text(), biometry: row.text(), iCloudKeychain: row.flag(), name: row.optionalText(), biometricOutcome: row.text(),
+            createdAt: row.integer())
+    }
+
+    func encode(into row: inout RowWriter) { row.put(id, biometry, iCloudKeychain, name, biometricOutcome, createdAt) }
 }
 
 extension DeviceItemRecord {
-    enum Columns: String, CaseIterable { case deviceId, thisDeviceOnly, value }
+    enum Columns: String, CaseIterable { case id, deviceId, name, value, thisDeviceOnly }
+    static let columns = Columns.allCases.map(\.rawValue)
+
+    init(row: inout RowReader) throws {
+        try self.init(id: row.text(), deviceId: row.text(), name: row.text(), value: row.bytes(), thisDeviceOnly: row.flag())
+    }
+
+    func encode(into row: inout RowWriter) { row.put(id, deviceId, name, value, thisDeviceOnly) }
+}
+
+extension DeviceBackupRecord {
+    enum Columns: String, CaseIterable { case id, deviceId, kind, createdAt }
+    static let columns = Columns.allCases.map(\.rawValue)
+
+    init(row: inout RowReader) throws {
+        try self.init(id: row.text(), deviceId: row.text(), kind: row.text(), createdAt: row.integer())
+    }
+
+    func encode(into row: inout RowWriter) { row.put(id, deviceId, kind, createdAt) }
+}
+
+extension DeviceBackupItemRecord {
+    enum Columns: String, CaseIterable { case id, backupId, name, value }
+    static let columns = Columns.allCases.map(\.rawValue)
+
+    init(row: inout RowReader) throws {
+        try self.init(id: row.text(), backupId: row.text(), name: row.text(), value: row.bytes())
+    }
+
+    func encode(into row: inout RowWriter) { row.put(id, backupId, name, value) }
 }

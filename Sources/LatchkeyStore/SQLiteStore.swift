@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import LatchkeyCore
-import LatchkeyRecords
 import Synchronization
 
 /// The SQLite store (WAL for files), through GRDB.
@@ -134,76 +133,3 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 }
 
 enum StoreFailure: Error { case noOutcome }
-
-/// One open transaction.
-///
-/// Every statement is prepared once per connection and cached.
-struct Transaction: StoreTransaction {
-    let db: Database
-    let statements: StatementCache
-
-    func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
-        let statement = try statements.statement(.fetch, R.self, in: db) {
-            "SELECT * FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
-        }
-        let rows = try Row.fetchCursor(statement, arguments: [id])
-        guard let row = try rows.next() else { return nil }
-        return try R(from: RecordDecoder(row: row, columns: statement.columnNames))
-    }
-
-    func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
-        var (sql, arguments) = Self.select("SELECT * FROM \(R.table.quotedDatabaseIdentifier)", filters)
-        sql += newestFirst ? " ORDER BY rowid DESC" : " ORDER BY rowid"
-        if let limit { sql += " LIMIT \(max(limit, 0))" }
-        let statement = try db.cachedStatement(sql: sql)
-        let columns = statement.columnNames
-        var records: [R] = []
-        let rows = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try rows.next() { records.append(try R(from: RecordDecoder(row: row, columns: columns))) }
-        return records
-    }
-
-    func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
-        let (sql, arguments) = Self.select("SELECT COUNT(*) FROM \(R.table.quotedDatabaseIdentifier)", filters)
-        return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
-    }
-
-    /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
-    func save<R: StoredRecord>(_ record: R) throws {
-        let (columns, values) = try SQLiteRecordEncoder.columns(of: record)
-        let statement = try statements.upsert(R.self, columns: columns, in: db)
-        try statement.execute(arguments: StatementArguments(values))
-        // A cached statement would keep its last arguments (keys, hashes) until its next use.
-        statement.setUncheckedArguments(StatementArguments())
-    }
-
-    func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
-        let statement = try statements.statement(.delete, R.self, in: db) {
-            "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
-        }
-        try statement.execute(arguments: [id])
-    }
-
-    func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
-        let (sql, arguments) = Self.select("DELETE FROM \(R.table.quotedDatabaseIdentifier)", filters)
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
-    }
-
-    private static func select(_ head: String, _ filters: [StoreFilter]) -> (String, StatementArguments) {
-        guard !filters.isEmpty else { return (head, StatementArguments()) }
-        var values: [DatabaseValueConvertible?] = []
-        let clauses = filters.map { filter -> String in
-            let column = filter.column.quotedDatabaseIdentifier
-            switch filter.value {
-            case .null:
-                return filter.comparison == .notEqual ? "\(column) IS NOT NULL" : "\(column) IS NULL"
-            case .text(let text): values.append(text)
-            case .int(let number): values.append(number)
-            case .bool(let flag): values.append(flag)
-            case .bytes(let bytes): values.append(Data(bytes))
-            }
-            return "\(column) \(filter.comparison.rawValue) ?"
-        }
-        return (head + " WHERE " + clauses.joined(separator: " AND "), StatementArguments(values))
-    }
-}

@@ -1,12 +1,38 @@
 import GRDB
 import LatchkeyCore
 
-/// The statements that read, write and delete one record by id, prepared once per record type on the store's single connection.
+/// The store's statements, prepared once per record type and shape on the store's single connection.
 ///
-/// Looked up by type, not by SQL text: no string is built or hashed per statement. Used only inside the
-/// database queue, so never from two threads at once.
+/// Looked up by type and shape (the filters' columns and comparisons, the order, whether limited),
+/// not by SQL text: no SQL is built or hashed per call. Used only inside the database queue, so
+/// never from two threads at once.
 final class StatementCache: @unchecked Sendable {
-    enum Operation: UInt8 { case fetch, delete }
+    /// What a statement does.
+    enum Operation: Hashable {
+        case fetch, delete, upsert
+        case select(Shape)
+        case count(Shape)
+        case deleteWhere(Shape)
+    }
+
+    /// The shape of a filtered statement: what its SQL depends on (values are its arguments).
+    struct Shape: Hashable {
+        var filters: [Filter]
+        var newestFirst = false
+        var limited = false
+
+        struct Filter: Hashable {
+            var column: String
+            var comparison: StoreFilter.Comparison
+            var null: Bool
+        }
+
+        init(_ filters: [StoreFilter], newestFirst: Bool = false, limited: Bool = false) {
+            self.filters = filters.map { Filter(column: $0.column, comparison: $0.comparison, null: $0.value == .null) }
+            self.newestFirst = newestFirst
+            self.limited = limited
+        }
+    }
 
     private struct Key: Hashable {
         let type: ObjectIdentifier
@@ -14,28 +40,13 @@ final class StatementCache: @unchecked Sendable {
     }
 
     private var prepared: [Key: Statement] = [:]
-    private var upserts: [ObjectIdentifier: (statement: Statement, columns: [String])] = [:]
 
-    func statement<R: StoredRecord>(_ operation: Operation, _ type: R.Type, in db: Database, sql: () -> String) throws -> Statement {
+    /// The statement of `operation` on `type`'s table, prepared from `sql` the first time.
+    func statement<R: StoredRecord>(_ type: R.Type, _ operation: Operation, in db: Database, sql: () -> String) throws -> Statement {
         let key = Key(type: ObjectIdentifier(type), operation: operation)
         if let statement = prepared[key] { return statement }
         let statement = try db.makeStatement(sql: sql())
         prepared[key] = statement
-        return statement
-    }
-
-    /// `INSERT … ON CONFLICT(id) DO UPDATE` over the record's columns, in the encoder's order
-    /// (a record encodes every property, nil as NULL, so one type always has the same columns).
-    func upsert<R: StoredRecord>(_ type: R.Type, columns: [String], in db: Database) throws -> Statement {
-        if let known = upserts[ObjectIdentifier(type)], known.columns == columns { return known.statement }
-        let names = columns.map(\.quotedDatabaseIdentifier)
-        let updates = names.filter { $0 != "id".quotedDatabaseIdentifier }.map { "\($0) = excluded.\($0)" }
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let sql =
-            "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
-            + "ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
-        let statement = try db.makeStatement(sql: sql)
-        upserts[ObjectIdentifier(type)] = (statement, columns)
         return statement
     }
 }

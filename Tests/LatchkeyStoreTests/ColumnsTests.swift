@@ -5,36 +5,34 @@ import Testing
 @testable import LatchkeySimulator
 @testable import LatchkeyStore
 
-/// A record's `Columns` names columns its table has (a filter on a misspelt column would fail only
-/// when that lookup runs).
-@Suite struct ColumnsTests {
-    private static let named: [(table: String, columns: [String])] = [
-        (AccountRecoveryRecord.table, AccountRecoveryRecord.Columns.allCases.map(\.rawValue)),
-        (ActivationCodeRecord.table, ActivationCodeRecord.Columns.allCases.map(\.rawValue)),
-        (ActivationRecord.table, ActivationRecord.Columns.allCases.map(\.rawValue)),
-        (AuditRecord.table, AuditRecord.Columns.allCases.map(\.rawValue)),
-        (ChallengeRecord.table, ChallengeRecord.Columns.allCases.map(\.rawValue)),
-        (OnboardingProcessRecord.table, OnboardingProcessRecord.Columns.allCases.map(\.rawValue)),
-        (PasskeyRecord.table, PasskeyRecord.Columns.allCases.map(\.rawValue)),
-        (PushedAuthenticationRecord.table, PushedAuthenticationRecord.Columns.allCases.map(\.rawValue)),
-        (RateEventRecord.table, RateEventRecord.Columns.allCases.map(\.rawValue)),
-        (RegistrationRecord.table, RegistrationRecord.Columns.allCases.map(\.rawValue)),
-        (ResetCodeRecord.table, ResetCodeRecord.Columns.allCases.map(\.rawValue)),
-        (TokenRecord.table, TokenRecord.Columns.allCases.map(\.rawValue)),
-        (UserRecord.table, UserRecord.Columns.allCases.map(\.rawValue)),
-        (UserSessionRecord.table, UserSessionRecord.Columns.allCases.map(\.rawValue)),
-        (DeviceBackupItemRecord.table, DeviceBackupItemRecord.Columns.allCases.map(\.rawValue)),
-        (DeviceItemRecord.table, DeviceItemRecord.Columns.allCases.map(\.rawValue)),
-    ]
+/// Every record type a store keeps.
+let allRecordTypes: [any StoredRecord.Type] = [
+    ServerConfigRecord.self, AuditRecord.self, RateEventRecord.self, ApplicationRecord.self, UserRecord.self, PasskeyRecord.self,
+    PasskeyCeremonyRecord.self, ActivationCodeRecord.self, RegistrationRecord.self, PushedAuthenticationRecord.self, TokenRecord.self,
+    OnboardingProcessRecord.self, AccountRecoveryRecord.self, UserSessionRecord.self, ResetCodeRecord.self, ActivationRecord.self,
+    ChallengeRecord.self, DeviceRecord.self, DeviceItemRecord.self, DeviceBackupRecord.self, DeviceBackupItemRecord.self,
+]
 
-    @Test func everyColumnARecordNamesIsInItsTable() throws {
+/// A record's `columns` (its `Columns`, which filters name) are its table's columns in table order,
+/// and its stored properties in the same order: what `init(row:)` and `encode(into:)` rely on.
+@Suite struct ColumnsTests {
+    @Test func everyRecordListsItsTablesColumnsInTableOrder() throws {
         let queue = try DatabaseQueue()
         try Migrations.migrator.migrate(queue)
         try queue.read { db in
-            for (table, columns) in Self.named {
-                let actual = Set(try db.columns(in: table).map(\.name))
-                for column in columns { #expect(actual.contains(column), "\(table).\(column)") }
+            for type in allRecordTypes {
+                let columns = try db.columns(in: type.table).map(\.name)
+                #expect(columns == type.columns, "\(type.table)")
             }
         }
+    }
+
+    @Test func everyRecordListsItsPropertiesInOrder() throws {
+        for type in allRecordTypes { try Self.checkProperties(type) }
+    }
+
+    private static func checkProperties<R: StoredRecord>(_ type: R.Type) throws {
+        let record = try RowSamples.record(R.self, nulls: false)
+        #expect(Mirror(reflecting: record).children.map(\.label) == R.columns, "\(R.table)")
     }
 }

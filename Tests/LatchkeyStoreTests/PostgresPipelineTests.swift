@@ -9,10 +9,23 @@ import Testing
 /// server, after the statements before it went out.
 private struct ProbeRow: StoredRecord {
     static let table = "pipeline_probe"
+    static let columns = Columns.allCases.map(\.rawValue)
     var id: String
     var n: Int64
 
-    enum Columns: String { case id, n }
+    enum Columns: String, CaseIterable { case id, n }
+}
+
+extension ProbeRow {
+    init(row: inout RowReader) throws {
+        id = try row.text()
+        n = try row.integer()
+    }
+
+    func encode(into row: inout RowWriter) {
+        row.put(id)
+        row.put(n)
+    }
 }
 
 /// The PostgreSQL transaction queues its writes and sends them with the next read or with COMMIT

@@ -60,6 +60,22 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         let migrations = try connection.execute("SELECT count(*) FROM latchkey_migration")
         #expect(migrations.rows.first?.first == .int(Int64(PostgresMigrations.all.count)))
     }
+
+    /// Each record's columns are its PostgreSQL table's, in table order (with `_seq` besides).
+    @Test(.enabled(if: StoreUnderTest.postgresURI != nil, "LATCHKEY_TEST_POSTGRES is not set (make test starts a cluster and sets it)"))
+    func everyRecordListsItsPostgresTablesColumnsInOrder() throws {
+        let uri = try #require(StoreUnderTest.postgresURI)
+        _ = try PostgresStore(conninfo: uri, key: Array(repeating: 7, count: 32))
+        let connection = try PostgresConnection(conninfo: uri)
+        for type in allRecordTypes {
+            let rows = try connection.query(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() "
+                    + "ORDER BY ordinal_position",
+                [.text(type.table)])
+            let columns = rows.rows.compactMap { row -> String? in if case .text(let name)? = row.first { name } else { nil } }
+            #expect(columns.filter { $0 != "_seq" } == type.columns, "\(type.table)")
+        }
+    }
 }
 
 /// What the domain relies on from `Store`, each check written once and run on every kind of store
@@ -78,10 +94,10 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         let bytes = (0...255).map { UInt8($0) }
         try store.write { tx in
             try tx.save(item(1, device: "d", value: bytes, local: false))
-            try tx.save(RecoveryRow(id: "\(tag)-u", state: 1, reason: 0, startTime: 10, endTime: nil))
+            try tx.save(AccountRecoveryRecord(id: "\(tag)-u", state: 1, reason: 0, startTime: 10, endTime: nil))
         }
         let (read, recovery) = try store.read { tx in
-            (try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1"), try tx.fetch(RecoveryRow.self, id: "\(tag)-u"))
+            (try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1"), try tx.fetch(AccountRecoveryRecord.self, id: "\(tag)-u"))
         }
         #expect(read?.value == bytes)
         #expect(read?.thisDeviceOnly == false)
@@ -272,14 +288,14 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         let place = StoreUnderTest.place()
         let stores = try (0..<4).map { _ in try kind.open(place) }
         let id = "\(tag)-counter"
-        try stores[0].write { tx in try tx.save(RecoveryRow(id: id, state: 0, reason: 0, startTime: 0, endTime: nil)) }
+        try stores[0].write { tx in try tx.save(AccountRecoveryRecord(id: id, state: 0, reason: 0, startTime: 0, endTime: nil)) }
         let perWorker = 25
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: stores.count) { worker in
             for _ in 0..<perWorker {
                 do {
                     try stores[worker].write { tx in
-                        guard var row = try tx.fetch(RecoveryRow.self, id: id) else { return }
+                        guard var row = try tx.fetch(AccountRecoveryRecord.self, id: id) else { return }
                         row.startTime += 1
                         try tx.save(row)
                     }
@@ -288,7 +304,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
                 }
             }
         }
-        let total = try stores[0].read { tx in try tx.fetch(RecoveryRow.self, id: id)?.startTime }
+        let total = try stores[0].read { tx in try tx.fetch(AccountRecoveryRecord.self, id: id)?.startTime }
         #expect(total == Int64(stores.count * perWorker - failures.count))
         #expect(failures.count == 0)
     }
@@ -300,14 +316,4 @@ final class Failures: @unchecked Sendable {
     private var value = 0
     func add() { lock.withLock { value += 1 } }
     var count: Int { lock.withLock { value } }
-}
-
-/// A row of `account_recovery` with a memberwise initializer (nullable integer, integers).
-struct RecoveryRow: StoredRecord {
-    static let table = "account_recovery"
-    var id: String
-    var state: Int
-    var reason: Int
-    var startTime: Int64
-    var endTime: Int64?
 }

@@ -1,9 +1,9 @@
 import LatchkeyContract
 
 // The rows of the server's tables: one record type a table, in the order the migrations create
-// them. A record's stored properties are its table's columns, in the table's column order (the
-// row decoder reads by position first, and both stores' migrations declare that order), so this
-// file reads side by side with LatchkeyStore/Migrations.swift and LatchkeyPostgres/PostgresMigrations.swift.
+// them. A record's stored properties are its table's columns, in the table's column order (each
+// record reads and writes its row in that order: Records+Rows.swift), so this file reads side by
+// side with LatchkeyStore/Migrations.swift and LatchkeyPostgres/PostgresMigrations.swift.
 // What the domain does with a record (its lifetimes, limits and derived values) is an extension
 // beside the code that uses it.
 
@@ -315,67 +315,4 @@ struct ChallengeRecord: StoredRecord {
     var createdAt: Int64
     /// `Caller.key` of whom it was issued to, when it names one (a recovery's installation).
     var caller: String?
-}
-
-// The columns lookups name, as GRDB records keep them (`enum Columns`): each case is a stored
-// property, so a filter names a column through the record's type, never a string of its own.
-
-extension AccountRecoveryRecord {
-    enum Columns: String, CaseIterable { case state, endTime }
-}
-
-extension ActivationCodeRecord {
-    enum Columns: String, CaseIterable { case codeHash, consumed, expiresAt, applicationId, userId }
-}
-
-extension ActivationRecord {
-    enum Columns: String, CaseIterable { case codeId, expiresAt, caller, processId }
-}
-
-extension AuditRecord {
-    enum Columns: String, CaseIterable { case userId, registrationId }
-}
-
-extension ChallengeRecord {
-    enum Columns: String, CaseIterable { case registrationId, expiresAt, pushedAuthenticationId }
-}
-
-extension OnboardingProcessRecord {
-    enum Columns: String, CaseIterable { case deviceId, registrationId, closed, applicationId, userId }
-}
-
-extension PasskeyRecord {
-    enum Columns: String, CaseIterable { case userId, rpId }
-}
-
-extension PasskeyCeremonyRecord {
-    enum Columns: String, CaseIterable { case expiresAt, applicationId, userId, openedBy }
-}
-
-extension PushedAuthenticationRecord {
-    enum Columns: String, CaseIterable { case registrationId, status, expiresAt }
-}
-
-extension RateEventRecord {
-    enum Columns: String, CaseIterable { case scope, subject, at }
-}
-
-extension RegistrationRecord {
-    enum Columns: String, CaseIterable { case userId, state, applicationId }
-}
-
-extension ResetCodeRecord {
-    enum Columns: String, CaseIterable { case userId, subject, consumed, applicationId }
-}
-
-extension TokenRecord {
-    enum Columns: String, CaseIterable { case registrationId }
-}
-
-extension UserRecord {
-    enum Columns: String, CaseIterable { case emailKey, phoneNumber, loginName, passkeyUserHandle }
-}
-
-extension UserSessionRecord {
-    enum Columns: String, CaseIterable { case userId }
 }

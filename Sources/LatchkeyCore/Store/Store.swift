@@ -1,16 +1,24 @@
 import LatchkeyContract
 
-/// A row of one table: a `Codable` value whose stored properties are the table's columns
-/// (scalars only: text, integers, booleans, blobs) and whose `id` is the primary key.
-public protocol StoredRecord: Codable, Sendable {
+/// A row of one table: a value whose stored properties are the table's columns (scalars only:
+/// text, integers, booleans, bytes) and whose `id` is the primary key, coded per type.
+public protocol StoredRecord: Sendable {
     /// The table's name.
     static var table: String { get }
+    /// The table's columns in table order: what a store reads and writes, in the order
+    /// `init(row:)` reads the values and `encode(into:)` writes them.
+    static var columns: [String] { get }
     /// The primary key.
     var id: String { get }
+    /// The record of one row, its values in `columns`' order.
+    /// - Throws: `RowValueMismatch` for a value of another kind than its property's.
+    init(row: inout RowReader) throws
+    /// Writes the record's values in `columns`' order.
+    func encode(into row: inout RowWriter)
 }
 
-/// A value compared against a column.
-public enum StoreValue: Sendable, Equatable {
+/// A column's value: what a filter compares, a row holds and a record writes.
+public enum StoreValue: Sendable, Hashable {
     case text(String)
     case int(Int64)
     case bool(Bool)

@@ -65,21 +65,24 @@ public struct StoreRead: Sendable {
     }
 
     public let table: String
+    /// The record's columns (`StoredRecord.columns`): what the read selects.
+    public let columns: [String]
     public let shape: Shape
 
     /// The row of `type` with this id.
     public static func row<R: StoredRecord>(_ type: R.Type, id: String) -> StoreRead {
-        StoreRead(table: R.table, shape: .row(id: .value(id)))
+        StoreRead(table: R.table, columns: R.columns, shape: .row(id: .value(id)))
     }
 
     /// The row of `type` whose id `key` finds: `.row(ApplicationRecord.self, id: .column(RegistrationRecord.Columns.applicationId, …))`.
     public static func row<R: StoredRecord>(_ type: R.Type, id key: StoreKey) -> StoreRead {
-        StoreRead(table: R.table, shape: .row(id: key))
+        StoreRead(table: R.table, columns: R.columns, shape: .row(id: key))
     }
 
     /// The rows `query` reads.
     public static func rows<R: StoredRecord>(_ query: StoreQuery<R>) -> StoreRead {
-        StoreRead(table: R.table, shape: .rows(keyed: nil, filters: query.filters, newestFirst: query.newestFirst, limit: query.limit))
+        StoreRead(
+            table: R.table, columns: R.columns, shape: .rows(keyed: nil, filters: query.filters, newestFirst: query.newestFirst, limit: query.limit))
     }
 
     /// The rows `query` reads for the id `key` finds.
@@ -87,7 +90,8 @@ public struct StoreRead: Sendable {
         if case .value(let id) = key { return rows(query.query(id)) }
         let rest = query.rest
         return StoreRead(
-            table: R.table, shape: .rows(keyed: (query.column, key), filters: rest.filters, newestFirst: rest.newestFirst, limit: rest.limit))
+            table: R.table, columns: R.columns,
+            shape: .rows(keyed: (query.column, key), filters: rest.filters, newestFirst: rest.newestFirst, limit: rest.limit))
     }
 }
 
