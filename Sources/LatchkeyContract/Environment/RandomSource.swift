@@ -1,6 +1,12 @@
 import Crypto
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where every random value comes from: ids, codes, tokens, keys, challenges.
 ///
 /// Core never calls the system generator directly.
@@ -11,17 +17,52 @@ public protocol RandomSource: AnyObject, Sendable {
     var isSeeded: Bool { get }
 }
 
-/// The operating system's CSPRNG.
+/// The operating system's CSPRNG, drawn in bulk: one read of `/dev/urandom` (the kernel's CSPRNG,
+/// as `getrandom` reads it) fills a pool of `poolSize` bytes, served in order, each byte once; a
+/// request then costs no system call, or one when the pool runs dry (the identifiers, codes,
+/// challenges and tokens of a request take a few hundred bytes).
+///
+/// Bytes wait in the pool in process memory until served, as a seeded CSPRNG's state does
+/// (BoringSSL's `RAND_bytes`). An OS generator that fails stops the process, as Swift's
+/// `SystemRandomNumberGenerator` does: no value stands in for randomness.
 public final class SystemRandomSource: RandomSource {
+    public static let poolSize = 4096
+    /// The pool, the next byte to serve, and the device (opened on first use, kept open).
+    private let pool = Mutex<(bytes: [UInt8], next: Int, device: Int32)>(([], 0, -1))
+
     public init() {}
 
     public func bytes(_ count: Int) -> [UInt8] {
         guard count > 0 else { return [] }
-        // swift-crypto's generator (BoringSSL's RAND_bytes over the OS CSPRNG), one call per request.
-        return SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
+        return pool.withLock { pool in
+            if pool.bytes.count - pool.next < count {
+                pool.bytes = Self.draw(max(Self.poolSize, count), &pool.device)
+                pool.next = 0
+            }
+            defer { pool.next += count }
+            return Array(pool.bytes[pool.next..<pool.next + count])
+        }
     }
 
     public var isSeeded: Bool { false }
+
+    /// `count` bytes from the kernel in one read (more only if a signal cut it short).
+    private static func draw(_ count: Int, _ device: inout Int32) -> [UInt8] {
+        if device < 0 { device = open("/dev/urandom", O_RDONLY | O_CLOEXEC) }
+        guard device >= 0 else { fatalError("/dev/urandom cannot be opened (errno \(errno)): no randomness, no answer") }
+        var out = [UInt8](repeating: 0, count: count)
+        let fd = device
+        out.withUnsafeMutableBytes { buffer in
+            var filled = 0
+            while filled < count, let base = buffer.baseAddress {
+                let got = read(fd, base + filled, count - filled)
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { fatalError("/dev/urandom cannot be read (errno \(errno)): no randomness, no answer") }
+                filled += got
+            }
+        }
+        return out
+    }
 }
 
 /// A deterministic generator for replayable transcripts: HMAC-SHA256 in counter mode, keyed by the seed.
@@ -29,26 +70,30 @@ public final class SystemRandomSource: RandomSource {
 /// Cryptographically strong, but predictable to whoever knows the seed.
 public final class SeededRandomSource: RandomSource {
     private let key: SymmetricKey
-    private let state: Mutex<(counter: UInt64, pool: [UInt8])>
+    /// Blocks drawn and not yet served: `pool[next...]`.
+    private let state: Mutex<(counter: UInt64, pool: [UInt8], next: Int)>
 
     public init(seed: UInt64) {
         var seedBytes: [UInt8] = Array("latchkey-seed-v1".utf8)
         withUnsafeBytes(of: seed.bigEndian) { seedBytes.append(contentsOf: $0) }
         key = SymmetricKey(data: SHA256.hash(data: seedBytes))
-        state = Mutex((0, []))
+        state = Mutex((0, [], 0))
     }
 
     public func bytes(_ count: Int) -> [UInt8] {
         state.withLock { state in
-            while state.pool.count < count {
-                var block: [UInt8] = []
-                withUnsafeBytes(of: state.counter.bigEndian) { block.append(contentsOf: $0) }
-                state.counter += 1
-                state.pool.append(contentsOf: HMAC<SHA256>.authenticationCode(for: block, using: key))
+            if state.pool.count - state.next < count {
+                state.pool.removeFirst(state.next)
+                state.next = 0
+                while state.pool.count < count {
+                    var block: [UInt8] = []
+                    withUnsafeBytes(of: state.counter.bigEndian) { block.append(contentsOf: $0) }
+                    state.counter += 1
+                    state.pool.append(contentsOf: HMAC<SHA256>.authenticationCode(for: block, using: key))
+                }
             }
-            let out = Array(state.pool.prefix(count))
-            state.pool.removeFirst(count)
-            return out
+            defer { state.next += count }
+            return Array(state.pool[state.next..<state.next + count])
         }
     }
 
@@ -67,26 +112,33 @@ extension RandomSource {
     }
 
     /// A string of `count` characters drawn uniformly from `alphabet`.
+    ///
+    /// The draws for all characters are asked in one call (8 bytes a character, more only for the
+    /// rare value rejection sampling refuses): the same bytes, in the same order, as a call a character.
     public func string(count: Int, alphabet: [Character]) -> String {
-        String((0..<count).map { _ in alphabet[Int(uniform(UInt64(alphabet.count)))] })
+        var draws = Draws(source: self, pending: bytes(count * 8))
+        var out = ""
+        out.reserveCapacity(count)
+        for _ in 0..<count { out.append(alphabet[Int(draws.uniform(UInt64(alphabet.count)))]) }
+        return out
     }
 
     /// `count` decimal digits.
     public func digits(_ count: Int) -> String {
-        string(count: count, alphabet: Array("0123456789"))
+        string(count: count, alphabet: RandomAlphabet.digits)
     }
 
     /// An identifier: a prefix and 16 lowercase base32 characters (80 bits).
     ///
     /// For names that grant nothing (messages, events, backups); see `unguessableIdentifier`.
     public func identifier(_ prefix: String) -> String {
-        prefix + "_" + string(count: 16, alphabet: Array("abcdefghijklmnopqrstuvwxyz234567"))
+        prefix + "_" + string(count: 16, alphabet: RandomAlphabet.base32)
     }
 
     /// An identifier that is presented on someone's behalf (a registration): a prefix and 26
     /// lowercase base32 characters, 130 random bits.
     public func unguessableIdentifier(_ prefix: String) -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+        let alphabet = RandomAlphabet.base32Bytes
         let source = bytes(17)
         var value: UInt32 = 0
         var bits = 0
@@ -107,16 +159,49 @@ extension RandomSource {
         var raw = bytes(16)
         raw[6] = raw[6] & 0x0F | 0x40
         raw[8] = raw[8] & 0x3F | 0x80
-        let hex = raw.map { byte -> String in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
-        let characters = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+        let digits = RandomAlphabet.hex
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (index, byte) in raw.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A bearer secret of `byteCount` random bytes as unpadded base64url.
     public func secret(byteCount: Int = 32) -> String {
         Base64URL.encode(bytes(byteCount))
     }
+}
+
+/// Draws asked for together, served 8 bytes a value; asking the source for more when they run out.
+private struct Draws {
+    let source: any RandomSource
+    var pending: [UInt8]
+    var next = 0
+
+    /// A uniform integer in `0..<upperBound`, as `RandomSource.uniform` draws it.
+    mutating func uniform(_ upperBound: UInt64) -> UInt64 {
+        let limit = UInt64.max - (UInt64.max % upperBound)
+        while true {
+            if pending.count - next < 8 {
+                pending = source.bytes(8)
+                next = 0
+            }
+            var value: UInt64 = 0
+            for byte in pending[next..<next + 8] { value = value << 8 | UInt64(byte) }
+            next += 8
+            if value < limit { return value % upperBound }
+        }
+    }
+}
+
+/// The alphabets random strings are drawn from, made once.
+enum RandomAlphabet {
+    static let digits = Array("0123456789")
+    static let base32 = Array("abcdefghijklmnopqrstuvwxyz234567")
+    static let base32Bytes = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+    static let hex = Array("0123456789abcdef".utf8)
 }
