@@ -97,6 +97,9 @@ public struct VerifiedAssertion: Sendable, Equatable {
 /// Store-free: the caller finds the ceremony and the passkey, and checks what only the store knows (a
 /// credential id registered already → `alreadyExists`).
 public enum RelyingParty {
+    /// Stored passkey keys as the verifier takes them, read once per key.
+    static let parsedKeys = PasskeyKeys()
+
     /// Check 1: the client data's `type`, `challenge` (unpadded base64url of the ceremony's
     /// bytes) and `origin` (one of the settings' exactly, `crossOrigin` not true).
     /// - Throws: `type` (nil client data included), `challenge`, `origin`.
@@ -255,7 +258,7 @@ public enum RelyingParty {
         try checkUserHandle(response.userHandle, passkeyUserHandle: passkey.userHandle, required: requireUserHandle)
         let data = try checkAuthenticatorData(response.authenticatorData, settings: settings)
         try checkBackupEligibility(data, stored: passkey.backupEligible)
-        guard let key = try? COSEKey(encoded: passkey.publicKey),
+        guard let key = parsedKeys.key(passkey.publicKey),
             key.verify(
                 signature: response.signature,
                 over: signedBytes(authData: response.authenticatorData, clientDataJSON: response.clientDataJSON))
