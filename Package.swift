@@ -62,7 +62,9 @@ let package = Package(
         // SQLite through GRDB: migrations and one record mapping per table.
         .target(
             name: "LatchkeyStore",
-            dependencies: ["LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
         // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).

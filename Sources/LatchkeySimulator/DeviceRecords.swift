@@ -80,9 +80,9 @@ final class StoreDeviceStorage: DeviceStorage {
     static func itemId(_ item: DeviceItem, of deviceId: String) -> String { "\(deviceId)/\(item.rawValue)" }
 
     /// The text items of a device hold, as a key a read finds rows by (the registrations they name).
-    static func itemText(of items: [DeviceItem], of deviceId: String) -> StoreKey {
-        let ids = items.map { StoreKey.value(itemId($0, of: deviceId)) }
-        return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, ids.dropFirst().reduce(ids[0]) { .either($0, $1) })
+    static func itemText(of item: DeviceItem, _ more: DeviceItem..., of deviceId: String) -> StoreKey {
+        let ids = more.reduce(StoreKey.value(itemId(item, of: deviceId))) { .either($0, .value(itemId($1, of: deviceId))) }
+        return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, ids)
     }
 
     /// Items by name (the last one read wins).

@@ -72,8 +72,8 @@ public final class SimulatedDevices: Sendable {
     /// registrations and the onboarding process its keychain names, what its server half reads
     /// (`Latchkey.deviceReads`).
     static func reads(of deviceId: String) -> [StoreRead] {
-        let registrations = StoreDeviceStorage.itemText(of: [.registrationId, .recoveryRegistrationId], of: deviceId)
-        let process = StoreDeviceStorage.itemText(of: [.onboardingProcessId], of: deviceId)
+        let registrations = StoreDeviceStorage.itemText(of: .registrationId, .recoveryRegistrationId, of: deviceId)
+        let process = StoreDeviceStorage.itemText(of: .onboardingProcessId, of: deviceId)
         return [.row(DeviceRecord.self, id: deviceId), .rows(StoreDeviceStorage.keychain, .value(deviceId))]
             + Latchkey.deviceReads(caller: .device(deviceId), registrations: registrations, processes: process)
     }

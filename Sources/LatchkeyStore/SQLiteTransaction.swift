@@ -1,12 +1,13 @@
-import Foundation
 import GRDB
+import GRDBSQLite
 import LatchkeyCore
 
 /// One open transaction.
 ///
 /// Every statement is prepared once per connection and kept per record type and shape
-/// (`StatementCache`); a record reads its row and writes its values itself (`StoredRecord`), the
-/// store only turns SQLite's values into `StoreValue`s and back.
+/// (`StatementCache`); a record reads its row and writes its values itself (`StoredRecord`), and
+/// the store binds and reads SQLite's values directly (`SQLiteStatementRun`): no row object, no
+/// argument list, no column lookup by name on the way.
 struct Transaction: StoreTransaction {
     let db: Database
     let statements: StatementCache
@@ -15,7 +16,7 @@ struct Transaction: StoreTransaction {
         let statement = try statements.statement(R.self, .fetch, in: db) {
             "SELECT \(Self.columns(R.self)) FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
         }
-        return try records(R.self, statement, [id]).first
+        return try records(R.self, statement, [.text(id)]).first
     }
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
@@ -25,14 +26,16 @@ struct Transaction: StoreTransaction {
             sql += newestFirst ? " ORDER BY rowid DESC" : " ORDER BY rowid"
             return sql + (limit == nil ? "" : " LIMIT ?")
         }
-        return try records(R.self, statement, Self.arguments(filters) + (limit.map { [max($0, 0)] } ?? []))
+        return try records(R.self, statement, Self.arguments(filters) + (limit.map { [.int(Int64(max($0, 0)))] } ?? []))
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
         let statement = try statements.statement(R.self, .count(StatementCache.Shape(filters)), in: db) {
             Self.select("SELECT COUNT(*) FROM \(R.table.quotedDatabaseIdentifier)", filters)
         }
-        return try Int.fetchOne(statement, arguments: StatementArguments(Self.arguments(filters))) ?? 0
+        var count = 0
+        try SQLiteStatementRun(statement, db).run(Self.arguments(filters)) { row in if case .int(let number)? = row.first { count = Int(number) } }
+        return count
     }
 
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
@@ -44,32 +47,29 @@ struct Transaction: StoreTransaction {
             return "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
                 + "ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
         }
-        try statement.execute(arguments: StatementArguments(record.rowValues.map(Self.databaseValue)))
-        // A cached statement would keep its last arguments (keys, hashes) until its next use.
-        statement.setUncheckedArguments(StatementArguments())
+        try SQLiteStatementRun(statement, db).run(record.rowValues)
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
         let statement = try statements.statement(R.self, .delete, in: db) {
             "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
         }
-        try statement.execute(arguments: [id])
+        try SQLiteStatementRun(statement, db).run([.text(id)])
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
         let statement = try statements.statement(R.self, .deleteWhere(StatementCache.Shape(filters)), in: db) {
             Self.select("DELETE FROM \(R.table.quotedDatabaseIdentifier)", filters)
         }
-        try statement.execute(arguments: StatementArguments(Self.arguments(filters)))
+        try SQLiteStatementRun(statement, db).run(Self.arguments(filters))
     }
 
     /// The records the statement's rows hold, each read by its record.
-    private func records<R: StoredRecord>(_ type: R.Type, _ statement: Statement, _ arguments: [(any DatabaseValueConvertible)?]) throws -> [R] {
-        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+    private func records<R: StoredRecord>(_ type: R.Type, _ statement: Statement, _ arguments: [StoreValue]) throws -> [R] {
         var records: [R] = []
-        while let row = try rows.next() {
-            var reader = RowReader((0..<row.count).map { Self.storeValue(row[$0] as DatabaseValue) })
-            records.append(try R(row: &reader))
+        try SQLiteStatementRun(statement, db).run(arguments) { values in
+            var row = RowReader(values)
+            records.append(try R(row: &row))
         }
         return records
     }
@@ -91,29 +91,79 @@ struct Transaction: StoreTransaction {
     }
 
     /// The values the filters' placeholders take.
-    private static func arguments(_ filters: [StoreFilter]) -> [(any DatabaseValueConvertible)?] {
-        filters.compactMap { $0.value == .null ? nil : databaseValue($0.value) }
+    private static func arguments(_ filters: [StoreFilter]) -> [StoreValue] {
+        filters.compactMap { $0.value == .null ? nil : $0.value }
+    }
+}
+
+/// One run of a prepared statement through SQLite's C API: its values bound (flags as integers,
+/// bytes as BLOBs), each row's values read as `StoreValue`s, then reset with its bindings cleared (a
+/// cached statement keeps no key or hash until its next use).
+struct SQLiteStatementRun {
+    let statement: Statement
+    let db: Database
+
+    init(_ statement: Statement, _ db: Database) {
+        self.statement = statement
+        self.db = db
     }
 
-    /// A value as SQLite keeps it: flags as integers, bytes as BLOBs.
-    static func databaseValue(_ value: StoreValue) -> DatabaseValue {
+    /// Runs the statement with `values` bound, handing each row to `row`.
+    /// - Throws: `DatabaseError` as GRDB would (busy, constraint…), or what `row` throws.
+    func run(_ values: [StoreValue], _ row: ([StoreValue]) throws -> Void = { _ in }) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        for (index, value) in values.enumerated() { try check(bind(value, Int32(index + 1), handle)) }
+        let columns = sqlite3_column_count(handle)
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { return try check(code) }
+            try row((0..<columns).map { column(Int32($0), handle) })
+        }
+    }
+
+    private func bind(_ value: StoreValue, _ index: Int32, _ handle: OpaquePointer) -> Int32 {
         switch value {
-        case .null: .null
-        case .text(let text): text.databaseValue
-        case .int(let number): number.databaseValue
-        case .bool(let flag): flag.databaseValue
-        case .bytes(let bytes): Data(bytes).databaseValue
+        case .null: return sqlite3_bind_null(handle, index)
+        case .int(let number): return sqlite3_bind_int64(handle, index, number)
+        case .bool(let flag): return sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+        case .text(let text): return text.withCString { sqlite3_bind_text(handle, index, $0, -1, Self.transient) }
+        case .bytes(let bytes):
+            // An empty blob is a blob, not NULL (a blob's pointer may be nil when it has no bytes).
+            guard !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
         }
     }
 
-    /// A value SQLite returned (no column is real: a real reads as the integer it is, if it is one).
-    static func storeValue(_ value: DatabaseValue) -> StoreValue {
-        switch value.storage {
-        case .null: .null
-        case .int64(let number): .int(number)
-        case .double(let number): Int64(exactly: number).map(StoreValue.int) ?? .null
-        case .string(let text): .text(text)
-        case .blob(let data): .bytes([UInt8](data))
+    /// A column of the current row (no column is real: a real reads as the integer it is, if it is one).
+    private func column(_ index: Int32, _ handle: OpaquePointer) -> StoreValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .int(sqlite3_column_int64(handle, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            return .text(String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard let blob = sqlite3_column_blob(handle, index), count > 0 else { return .bytes([]) }
+            return .bytes(Array(UnsafeRawBufferPointer(start: blob, count: count)))
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(handle, index)).map(StoreValue.int) ?? .null
+        default: return .null
         }
     }
+
+    /// Throws SQLite's error for `code` unless it is success.
+    private func check(_ code: Int32) throws {
+        guard code != SQLITE_OK else { return }
+        let message = db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+    }
+
+    /// SQLite copies what it binds (`SQLITE_TRANSIENT`).
+    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 }

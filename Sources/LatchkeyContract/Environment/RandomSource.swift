@@ -69,14 +69,15 @@ public final class SystemRandomSource: RandomSource {
 ///
 /// Cryptographically strong, but predictable to whoever knows the seed.
 public final class SeededRandomSource: RandomSource {
-    private let key: SymmetricKey
+    /// HMAC keyed by the seed, before any block: each block's HMAC starts from a copy of it.
+    private let keyed: HMAC<SHA256>
     /// Blocks drawn and not yet served: `pool[next...]`.
     private let state: Mutex<(counter: UInt64, pool: [UInt8], next: Int)>
 
     public init(seed: UInt64) {
         var seedBytes: [UInt8] = Array("latchkey-seed-v1".utf8)
         withUnsafeBytes(of: seed.bigEndian) { seedBytes.append(contentsOf: $0) }
-        key = SymmetricKey(data: SHA256.hash(data: seedBytes))
+        keyed = HMAC<SHA256>(key: SymmetricKey(data: SHA256.hash(data: seedBytes)))
         state = Mutex((0, [], 0))
     }
 
@@ -89,7 +90,9 @@ public final class SeededRandomSource: RandomSource {
                     var block: [UInt8] = []
                     withUnsafeBytes(of: state.counter.bigEndian) { block.append(contentsOf: $0) }
                     state.counter += 1
-                    state.pool.append(contentsOf: HMAC<SHA256>.authenticationCode(for: block, using: key))
+                    var mac = keyed
+                    mac.update(data: block)
+                    state.pool.append(contentsOf: mac.finalize())
                 }
             }
             defer { state.next += count }

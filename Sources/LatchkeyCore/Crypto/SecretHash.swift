@@ -54,8 +54,9 @@ extension Latchkey {
         SecretHash.keyed(code, purpose: purpose, key: try serverKey(tx))
     }
 
-    /// The keyed hash of a code, for a read stated before the transaction (the key is made when
-    /// the system opens, so it is at hand).
+    /// The keyed hash of a code, for a read stated before the transaction: the key is made when
+    /// the system opens, so it is at hand (were it not, the stated read would find nothing and
+    /// the body's own read, with the key, would ask: a statement lost, never a wrong answer).
     func codeHash(_ code: String, purpose: String) -> String {
         SecretHash.keyed(code, purpose: purpose, key: secretKeyCache.withLock { $0 } ?? [])
     }
