@@ -20,6 +20,16 @@ public enum ErrorReason: String, Sendable, CaseIterable {
     /// A passkey credential failed a Relying Party check: `data.check` names the first
     /// (a `PasskeyCheck` name: `type`, `challenge`, `origin`, `encoding`, … `signCount`).
     case passkeyInvalid
+    /// The operation is no longer pending (`data.status`).
+    case operationNotPending
+    /// The phone signed other data than the operation's; counted on the operation (`data.remainingAttempts`).
+    case operationDataMismatch
+    /// This failure used up the operation's attempts: it is `failed` (`data.status`).
+    case operationFailed
+    /// The phone refused a QR payload (its form or its signature); nothing counts.
+    case qrInvalid
+    /// The phone does not know its registration's server key yet.
+    case offlineUnavailable
 }
 
 /// A value in an error's `data`: never a secret.
@@ -51,6 +61,16 @@ public enum InvalidInput: Sendable, Equatable {
     case passkeyAlgorithms
     /// An origin the options' RP id does not cover, or none to default to.
     case browserOrigin
+    /// An operation template's `name`, `title`, `message` or `data`.
+    case templateText(String)
+    /// An operation template's attribute (its index) that renders what `data` does not hold.
+    case templateAttribute(index: Int)
+    /// A parameter of an operation: missing for a placeholder, or unused (`parameters.<name>`).
+    case operationParameter(name: String)
+    /// An operation's filled `title`, `message` or `data` that breaks a rule.
+    case operationText(String)
+    /// The registration an operation is bound to, or an offline approval names: not the user's, or none to default to.
+    case operationRegistration
 }
 
 /// An answer the domain gives instead of a result.

@@ -16,6 +16,9 @@ public final class Latchkey: Sendable {
     public let store: Store
     public let clock: Clock
     public let random: RandomSource
+    /// Where the server's own keys and sealing nonces come from: a stream apart from `random`, so
+    /// making a key moves no other value of a seeded run.
+    let keyRandom: RandomSource
     public let outbox: Outbox
     let logger: Logger
     /// The event handler, boxed: a closure kept directly in a `Mutex` is re-abstracted (wrapped
@@ -25,6 +28,8 @@ public final class Latchkey: Sendable {
     private let journal = Mutex<EventJournal?>(nil)
     let secretKeyCache = Mutex<[UInt8]?>(nil)
     let dueCache = DueCache()
+    /// When the next pending operation expires, as last read.
+    let operationDueCache = DueCache()
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
@@ -34,6 +39,7 @@ public final class Latchkey: Sendable {
         self.store = store
         self.clock = clock
         self.random = random
+        keyRandom = random.derived("keys")
         self.logger = logger
         self.outbox = outbox
         sink = Mutex(EventSink { _ in })
@@ -122,11 +128,13 @@ public final class Latchkey: Sendable {
     func audit(
         _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
         registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
-        activationName: String? = nil, installationId: String? = nil, check: String? = nil
+        activationName: String? = nil, installationId: String? = nil, check: String? = nil, operationId: String? = nil,
+        dataMismatch: Bool? = nil
     ) throws {
         let event = AuditEvent(
             at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
-            activationName: activationName, installationId: installationId, check: check)
+            activationName: activationName, installationId: installationId, check: check, operationId: operationId,
+            dataMismatch: dataMismatch)
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }

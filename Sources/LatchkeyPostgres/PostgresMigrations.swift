@@ -13,6 +13,7 @@ enum PostgresMigrations {
         ("v5-keychain-order", v5),
         ("v6-commit-marker", v6),
         ("v7-passkey-bindings", v7),
+        ("v8-operations", v8),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -217,5 +218,34 @@ enum PostgresMigrations {
         ALTER TABLE "passkey_ceremony" ADD COLUMN "openedBy" TEXT;
         ALTER TABLE "reset_code" ADD COLUMN "applicationId" TEXT;
         CREATE INDEX "user_passkey_handle" ON "user"("passkeyUserHandle");
+        """
+
+    /// The SQLite store's v7: operations and their templates, the server's own keys (sealed), and
+    /// what binds a challenge or a passkey ceremony to one operation.
+    static let v8 = """
+        CREATE TABLE "operation_template" (
+            "id" TEXT PRIMARY KEY, "applicationId" TEXT NOT NULL, "name" TEXT NOT NULL, "title" TEXT NOT NULL,
+            "message" TEXT NOT NULL, "data" TEXT NOT NULL, "attributes" BYTEA NOT NULL, "maxFailureCount" BIGINT NOT NULL,
+            "ttlSeconds" BIGINT NOT NULL, "allowedMethods" TEXT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE TABLE "operation" (
+            "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "applicationId" TEXT NOT NULL, "registrationId" TEXT,
+            "template" TEXT NOT NULL, "data" TEXT NOT NULL, "title" TEXT NOT NULL, "message" TEXT NOT NULL,
+            "attributes" BYTEA NOT NULL, "status" TEXT NOT NULL, "failureCount" BIGINT NOT NULL,
+            "maxFailureCount" BIGINT NOT NULL, "allowedMethods" TEXT NOT NULL, "createdAt" BIGINT NOT NULL,
+            "expiresAt" BIGINT NOT NULL, "decidedAt" BIGINT, "approvedWith" TEXT, "rejectReason" TEXT, "externalId" TEXT,
+            "_seq" BIGSERIAL);
+        CREATE INDEX "operation_user" ON "operation"("userId", "applicationId", "status");
+        CREATE INDEX "operation_due" ON "operation"("status", "expiresAt");
+        CREATE TABLE "application_key" (
+            "id" TEXT PRIMARY KEY, "sealedPrivateKey" BYTEA NOT NULL, "publicKey" BYTEA NOT NULL, "createdAt" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        CREATE TABLE "registration_key" (
+            "id" TEXT PRIMARY KEY, "sealedPrivateKey" BYTEA NOT NULL, "publicKey" BYTEA NOT NULL, "createdAt" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        ALTER TABLE "challenge" ADD COLUMN "operationId" TEXT;
+        ALTER TABLE "passkey_ceremony" ADD COLUMN "operationId" TEXT;
+        ALTER TABLE "passkey_ceremony" ADD COLUMN "nonce" TEXT;
+        ALTER TABLE "audit_event" ADD COLUMN "operationId" TEXT;
+        ALTER TABLE "audit_event" ADD COLUMN "dataMismatch" BOOLEAN;
         """
 }

@@ -36,6 +36,11 @@ enum Notifications {
         ]
     }
 
+    struct OperationChanged: WireObject {
+        var operation: Operation
+        static let fields: [WireField<Self>] = [.required("operation", \.operation, .object(Operation.self))]
+    }
+
     struct AuditRecorded: WireObject {
         var event: AuditEvent
         static let fields: [WireField<Self>] = [.required("event", \.event, .object(AuditEvent.self))]
@@ -45,6 +50,7 @@ enum Notifications {
         Spec(method: "delivery/sent", topic: .delivery, params: MessageSent.objectSchema),
         Spec(method: "accountRecovery/stateChanged", topic: .accountRecovery, params: RecoveryChanged.objectSchema),
         Spec(method: "reset/accountRecoveryCallback", topic: .accountRecoveryCallback, params: RecoveryCallback.objectSchema),
+        Spec(method: "operation/statusChanged", topic: .operations, params: OperationChanged.objectSchema),
         Spec(method: "audit/event", topic: .audit, params: AuditRecorded.objectSchema),
     ]
 
@@ -62,6 +68,8 @@ enum Notifications {
             )
         case .audit(let event):
             return ("audit/event", AuditRecorded(event: event).wireJSON())
+        case .operationChanged(let operation):
+            return ("operation/statusChanged", OperationChanged(operation: operation).wireJSON())
         }
     }
 

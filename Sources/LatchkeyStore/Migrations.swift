@@ -26,6 +26,9 @@ enum Migrations {
         migrator.registerMigration("v6-passkey-bindings") { db in
             try db.execute(sql: v6)
         }
+        migrator.registerMigration("v7-operations") { db in
+            try db.execute(sql: v7)
+        }
         return migrator
     }
 
@@ -179,6 +182,32 @@ enum Migrations {
         ALTER TABLE passkey_ceremony ADD COLUMN openedBy TEXT;
         ALTER TABLE reset_code ADD COLUMN applicationId TEXT;
         CREATE INDEX user_passkey_handle ON user(passkeyUserHandle);
+        """
+
+    /// Operations (what a user approves on their phone) and their templates, the server's own keys
+    /// (sealed), and what binds a challenge or a passkey ceremony to one operation.
+    static let v7 = """
+        CREATE TABLE operation_template (
+            id TEXT PRIMARY KEY NOT NULL, applicationId TEXT NOT NULL, name TEXT NOT NULL, title TEXT NOT NULL,
+            message TEXT NOT NULL, data TEXT NOT NULL, attributes BLOB NOT NULL, maxFailureCount INTEGER NOT NULL,
+            ttlSeconds INTEGER NOT NULL, allowedMethods TEXT NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE TABLE operation (
+            id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, applicationId TEXT NOT NULL, registrationId TEXT,
+            template TEXT NOT NULL, data TEXT NOT NULL, title TEXT NOT NULL, message TEXT NOT NULL, attributes BLOB NOT NULL,
+            status TEXT NOT NULL, failureCount INTEGER NOT NULL, maxFailureCount INTEGER NOT NULL, allowedMethods TEXT NOT NULL,
+            createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, decidedAt INTEGER, approvedWith TEXT, rejectReason TEXT,
+            externalId TEXT);
+        CREATE INDEX operation_user ON operation(userId, applicationId, status);
+        CREATE INDEX operation_due ON operation(status, expiresAt);
+        CREATE TABLE application_key (
+            id TEXT PRIMARY KEY NOT NULL, sealedPrivateKey BLOB NOT NULL, publicKey BLOB NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE TABLE registration_key (
+            id TEXT PRIMARY KEY NOT NULL, sealedPrivateKey BLOB NOT NULL, publicKey BLOB NOT NULL, createdAt INTEGER NOT NULL);
+        ALTER TABLE challenge ADD COLUMN operationId TEXT;
+        ALTER TABLE passkey_ceremony ADD COLUMN operationId TEXT;
+        ALTER TABLE passkey_ceremony ADD COLUMN nonce TEXT;
+        ALTER TABLE audit_event ADD COLUMN operationId TEXT;
+        ALTER TABLE audit_event ADD COLUMN dataMismatch INTEGER;
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

@@ -153,6 +153,11 @@ export const ERROR_CODES = Object.freeze({
   verificationCodeInvalid: 1900,
   verificationCodeExpired: 1901,
   passkeyInvalid: 1950,
+  operationNotPending: 2000,
+  operationDataMismatch: 2001,
+  operationFailed: 2002,
+  qrInvalid: 2003,
+  offlineUnavailable: 2004,
 });
 
 /** Reason by error code. */
@@ -211,6 +216,11 @@ export const errors = Object.freeze({
   VERIFICATION_CODE_INVALID: 1900,
   VERIFICATION_CODE_EXPIRED: 1901,
   PASSKEY_INVALID: 1950,
+  OPERATION_NOT_PENDING: 2000,
+  OPERATION_DATA_MISMATCH: 2001,
+  OPERATION_FAILED: 2002,
+  QR_INVALID: 2003,
+  OFFLINE_UNAVAILABLE: 2004,
 });
 
 /** The helpers of a client: `helpers.activation.start(params, options)` → `client.call("activation/start", params, options)`. */

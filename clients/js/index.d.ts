@@ -131,7 +131,7 @@ export interface Application {
 
 export interface AuditEvent {
   at: string;
-  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected";
+  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected" | "operationTemplateConfigured" | "operationCreated" | "operationApproved" | "operationRejected" | "operationFailed" | "operationExpired" | "operationCanceled" | "operationApprovalFailed";
   userId?: string;
   registrationId?: string;
   deviceId?: string;
@@ -140,6 +140,9 @@ export interface AuditEvent {
   installationId?: string;
   /** passkeyRejected: the Relying Party check the credential failed */
   check?: string;
+  operationId?: string;
+  /** operationRejected: the phone showed other data than the operation's */
+  dataMismatch?: boolean;
 }
 
 export interface AuthParameter {
@@ -214,6 +217,42 @@ export interface OnboardingCredentials {
   userID?: string;
   /** YYYY-MM-DD; required with userId, optional with the others */
   birthDate?: string;
+}
+
+export interface Operation {
+  operationId: string;
+  userId: string;
+  applicationId: string;
+  /** the one phone that may approve it, or null */
+  registrationId: string | null;
+  template: string;
+  /** the operation data (PowerAuth's format, version A) */
+  data: string;
+  title: string;
+  message: string;
+  attributes: OperationAttribute[];
+  status: "pending" | "approved" | "rejected" | "failed" | "expired" | "canceled";
+  failureCount: number;
+  maxFailureCount: number;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+  approvedWith: "pin" | "touchId" | "faceId" | "passkey" | "offline" | null;
+  rejectReason: "unknown" | "incorrectData" | "unexpectedOperation" | null;
+  externalId: string | null;
+}
+
+export interface OperationAttribute {
+  type: "amount" | "keyValue" | "note" | "heading";
+  label: string;
+  /** type amount */
+  amount?: string;
+  /** type amount */
+  currency?: string;
+  /** type keyValue */
+  value?: string;
+  /** type note */
+  note?: string;
 }
 
 export interface Passkey {
@@ -834,20 +873,20 @@ export type DeviceSetBiometricOutcomeResult = {
 
 /** Params of `events/subscribe`. */
 export interface EventsSubscribeParams {
-  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "audit">;
+  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "operations" | "audit">;
 }
 /** Result of `events/subscribe`. */
 export type EventsSubscribeResult = {
-  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "audit">;
+  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "operations" | "audit">;
 };
 
 /** Params of `events/unsubscribe`. */
 export interface EventsUnsubscribeParams {
-  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "audit">;
+  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "operations" | "audit">;
 }
 /** Result of `events/unsubscribe`. */
 export type EventsUnsubscribeResult = {
-  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "audit">;
+  topics: Array<"delivery" | "accountRecovery" | "accountRecoveryCallback" | "operations" | "audit">;
 };
 
 /** Params of `onboarding/activate`. */
@@ -1971,6 +2010,11 @@ export declare const ERROR_CODES: {
   readonly verificationCodeInvalid: 1900;
   readonly verificationCodeExpired: 1901;
   readonly passkeyInvalid: 1950;
+  readonly operationNotPending: 2000;
+  readonly operationDataMismatch: 2001;
+  readonly operationFailed: 2002;
+  readonly qrInvalid: 2003;
+  readonly offlineUnavailable: 2004;
 };
 export declare const ERROR_REASONS: { readonly [code: number]: string };
 export declare const errors: {
@@ -2024,5 +2068,10 @@ export declare const errors: {
   readonly VERIFICATION_CODE_INVALID: 1900;
   readonly VERIFICATION_CODE_EXPIRED: 1901;
   readonly PASSKEY_INVALID: 1950;
+  readonly OPERATION_NOT_PENDING: 2000;
+  readonly OPERATION_DATA_MISMATCH: 2001;
+  readonly OPERATION_FAILED: 2002;
+  readonly QR_INVALID: 2003;
+  readonly OFFLINE_UNAVAILABLE: 2004;
 };
 // </generated>

@@ -9,6 +9,9 @@ public protocol RandomSource: AnyObject, Sendable {
     func bytes(_ count: Int) -> [UInt8]
     /// Whether the values are predictable (`--seed`).
     var isSeeded: Bool { get }
+    /// A second source for one purpose (the server's keys), so that drawing from it moves no value
+    /// of this one: under `--seed`, a stream of its own derived from the seed and `label`.
+    func derived(_ label: String) -> RandomSource
 }
 
 /// The operating system's CSPRNG.
@@ -22,6 +25,8 @@ public final class SystemRandomSource: RandomSource {
     }
 
     public var isSeeded: Bool { false }
+
+    public func derived(_ label: String) -> RandomSource { self }
 }
 
 /// A deterministic generator for replayable transcripts: HMAC-SHA256 in counter mode, keyed by the seed.
@@ -36,6 +41,15 @@ public final class SeededRandomSource: RandomSource {
         withUnsafeBytes(of: seed.bigEndian) { seedBytes.append(contentsOf: $0) }
         key = SymmetricKey(data: SHA256.hash(data: seedBytes))
         state = Mutex((0, []))
+    }
+
+    private init(key: SymmetricKey) {
+        self.key = key
+        state = Mutex((0, []))
+    }
+
+    public func derived(_ label: String) -> RandomSource {
+        SeededRandomSource(key: SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: Array("derived\u{0}\(label)".utf8), using: key)))
     }
 
     public func bytes(_ count: Int) -> [UInt8] {

@@ -66,7 +66,8 @@ extension ServerSession {
         try tx.save(record)
         return KeyRequest(
             id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
-            authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
+            authMethodsForActivation: app.authMethods, pinRules: app.pinRules,
+            operationSigningKey: try core.operationSigningKey(tx, applicationId: app.applicationId))
     }
 
     /// Registers the keys of an activation: `device`, and the two-factor keys given, each with its proof.
@@ -113,7 +114,9 @@ extension ServerSession {
             core.sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-        return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+        return ActivationOutcome(
+            registrationId: registration.id, activatedAuthMethods: registration.methods, token: token,
+            serverPublicKey: try core.serverPublicKey(tx, registrationId: registration.id))
     }
 
     /// Where an activation's user and application come from: a code still good, or an onboarding

@@ -31,7 +31,9 @@ extension ServerSession {
                 remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
                 contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
             contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
+            operationSigningKey: purpose == .authenticate ? try core.operationSigningKey(tx, applicationId: app.applicationId) : nil,
+            serverPublicKey: purpose == .authenticate ? try core.serverPublicKey(tx, registrationId: registration.id) : nil)
     }
 
     /// Verifies an authentication: the challenge, the state, then the signatures (see
@@ -73,7 +75,14 @@ extension ServerSession {
         [
             .row(RegistrationRecord.self, id: registrationId),
             .row(ApplicationRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, id: registrationId),
-        ] + (purpose == .authenticate ? [.rows(core.pendingPushes(of: registrationId))] : [])
+        ]
+            + (purpose == .authenticate
+                ? [
+                    .rows(core.pendingPushes(of: registrationId)), .row(RegistrationKeyRecord.self, id: registrationId),
+                    .row(
+                        ApplicationKeyRecord.self, referencedBy: RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self,
+                        id: registrationId),
+                ] : [])
     }
 
     /// What `verify` reads: the challenge and the registration, asked together.

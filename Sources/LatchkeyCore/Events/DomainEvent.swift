@@ -12,6 +12,8 @@ public enum DomainEvent: Sendable {
     case accountRecoveryCallback(verificationCode: String, email: String?, phoneNumber: String?, link: String)
     /// A security event was recorded (topic `audit`).
     case audit(AuditEvent)
+    /// An operation was created or its status changed (topic `operations`).
+    case operationChanged(Operation)
 
     /// The subscription topic this event belongs to.
     public var topic: EventTopic {
@@ -20,13 +22,14 @@ public enum DomainEvent: Sendable {
         case .accountRecoveryChanged: return .accountRecovery
         case .accountRecoveryCallback: return .accountRecoveryCallback
         case .audit: return .audit
+        case .operationChanged: return .operations
         }
     }
 }
 
 /// The topics a client may subscribe to.
 public enum EventTopic: String, Sendable, CaseIterable {
-    case delivery, accountRecovery, accountRecoveryCallback, audit
+    case delivery, accountRecovery, accountRecoveryCallback, operations, audit
 
     /// Topics only an operator may watch (closed by `--no-admin`).
     public var isAdminOnly: Bool { self == .delivery || self == .audit }

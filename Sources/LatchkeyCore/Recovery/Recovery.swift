@@ -196,7 +196,9 @@ extension ServerSession {
             core.sendSecurityNotice(effects, to: user, "Your registration was recovered on a new device. If this was not you, contact support.")
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-        return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+        return ActivationOutcome(
+            registrationId: registration.id, activatedAuthMethods: registration.methods, token: token,
+            serverPublicKey: try core.serverPublicKey(tx, registrationId: registration.id))
     }
 }
 

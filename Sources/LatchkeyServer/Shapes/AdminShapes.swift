@@ -119,6 +119,8 @@ extension AuditEvent: WireObject {
         .optional("activationName", \.activationName, .text),
         .optional("installationId", \.installationId, .text),
         .optional("check", \.check, .text, "passkeyRejected: the Relying Party check the credential failed"),
+        .optional("operationId", \.operationId, .text),
+        .optional("dataMismatch", \.dataMismatch, .bool, "operationRejected: the phone showed other data than the operation's"),
     ]
 }
 

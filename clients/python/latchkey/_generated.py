@@ -177,6 +177,11 @@ ERROR_CODES: Dict[str, int] = {
     'verificationCodeInvalid': 1900,
     'verificationCodeExpired': 1901,
     'passkeyInvalid': 1950,
+    'operationNotPending': 2000,
+    'operationDataMismatch': 2001,
+    'operationFailed': 2002,
+    'qrInvalid': 2003,
+    'offlineUnavailable': 2004,
 }
 
 #: Reason by error code.
@@ -236,6 +241,11 @@ class errors:
     VERIFICATION_CODE_INVALID = 1900
     VERIFICATION_CODE_EXPIRED = 1901
     PASSKEY_INVALID = 1950
+    OPERATION_NOT_PENDING = 2000
+    OPERATION_DATA_MISMATCH = 2001
+    OPERATION_FAILED = 2002
+    QR_INVALID = 2003
+    OFFLINE_UNAVAILABLE = 2004
 
 
 class _Namespace:
@@ -1218,7 +1228,7 @@ class EventsMethods(_Namespace):
     def subscribe(
             self,
             *,
-            topics: List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']],
+            topics: List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'operations', 'audit']],
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``events/subscribe``: Starts notifications for topics; answers with every topic subscribed.
@@ -1226,7 +1236,7 @@ class EventsMethods(_Namespace):
         Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's subscriptions; from then on the matching notifications are sent before the response of the call that caused them. The delivery and audit topics are closed by --no-admin.
 
         Params:
-            topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']])
+            topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'operations', 'audit']])
 
         Errors: forbidden (1002), invalidParams (-32602), internalError (-32603).
         """
@@ -1235,7 +1245,7 @@ class EventsMethods(_Namespace):
     def unsubscribe(
             self,
             *,
-            topics: List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']],
+            topics: List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'operations', 'audit']],
             _timeout: Optional[float] = None,
         ) -> Dict[str, Any]:
         """``events/unsubscribe``: Stops notifications for topics; answers with the topics still subscribed.
@@ -1243,7 +1253,7 @@ class EventsMethods(_Namespace):
         Removes topics from this connection's subscriptions and answers with the topics still subscribed. Unsubscribing from a topic not subscribed is not an error.
 
         Params:
-            topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'audit']])
+            topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'operations', 'audit']])
 
         Errors: invalidParams (-32602), internalError (-32603).
         """
