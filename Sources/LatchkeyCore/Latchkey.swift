@@ -19,6 +19,8 @@ public final class Latchkey: Sendable {
     /// Where the server's own keys and sealing nonces come from: a stream apart from `random`, so
     /// making a key moves no other value of a seeded run.
     let keyRandom: RandomSource
+    /// How the server signs with its own keys (RFC 6979 in seeded runs).
+    let signer: ECDSASigning
     public let outbox: Outbox
     let logger: Logger
     /// The event handler, boxed: a closure kept directly in a `Mutex` is re-abstracted (wrapped
@@ -33,9 +35,10 @@ public final class Latchkey: Sendable {
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
-        store: Store, clock: Clock, random: RandomSource, outbox: Outbox = Outbox(),
+        store: Store, clock: Clock, random: RandomSource, signer: ECDSASigning = RandomizedECDSA(), outbox: Outbox = Outbox(),
         logger: Logger = Logger(label: "latchkey.core")
     ) throws {
+        self.signer = signer
         self.store = store
         self.clock = clock
         self.random = random

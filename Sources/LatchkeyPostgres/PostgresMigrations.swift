@@ -247,5 +247,9 @@ enum PostgresMigrations {
         ALTER TABLE "passkey_ceremony" ADD COLUMN "nonce" TEXT;
         ALTER TABLE "audit_event" ADD COLUMN "operationId" TEXT;
         ALTER TABLE "audit_event" ADD COLUMN "dataMismatch" BOOLEAN;
+        CREATE TABLE "operation_qr" (
+            "id" TEXT PRIMARY KEY, "operationId" TEXT NOT NULL, "registrationId" TEXT NOT NULL, "nonce" TEXT NOT NULL,
+            "biometric" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "operation_qr_operation" ON "operation_qr"("operationId", "registrationId");
         """
 }

@@ -208,6 +208,10 @@ enum Migrations {
         ALTER TABLE passkey_ceremony ADD COLUMN nonce TEXT;
         ALTER TABLE audit_event ADD COLUMN operationId TEXT;
         ALTER TABLE audit_event ADD COLUMN dataMismatch INTEGER;
+        CREATE TABLE operation_qr (
+            id TEXT PRIMARY KEY NOT NULL, operationId TEXT NOT NULL, registrationId TEXT NOT NULL, nonce TEXT NOT NULL,
+            biometric INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX operation_qr_operation ON operation_qr(operationId, registrationId);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

@@ -120,9 +120,13 @@ extension ServerSession {
     /// tokens); saves it.
     /// - Returns: the attempts left (0: it is locked now).
     func countFailedFactor(_ registration: inout RegistrationRecord, method: AuthMethod, caller: Caller?) throws -> Int {
+        try countFailedFactor(&registration, detail: method.rawValue, caller: caller)
+    }
+
+    /// `countFailedFactor`, audited with `detail` (`offline` for an offline code's second part).
+    func countFailedFactor(_ registration: inout RegistrationRecord, detail: String, caller: Caller?) throws -> Int {
         registration.failedAttempts += 1
-        try audit(
-            .authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller, detail: method.rawValue)
+        try audit(.authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller, detail: detail)
         let limit = try core.maxFailedAttempts(tx, registration)
         guard registration.failedAttempts < limit else {
             registration.state = RegistrationState.locked.rawValue

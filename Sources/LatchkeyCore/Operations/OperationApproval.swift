@@ -127,7 +127,7 @@ extension ServerSession: OperationsConnection {
     /// Counts a failure on the operation (a mismatch, or a wrong second factor that the registration counted too) and answers it: the
     /// failure that reaches `maxFailureCount` fails the operation (`operationFailed`, before `registrationLocked`, whose lock still
     /// happened); otherwise `registrationLocked`, `operationDataMismatch` or `authenticationFailed` with the smaller of what both have left.
-    private func countFailure(
+    func countFailure(
         _ record: inout OperationRecord, registration: RegistrationRecord, caller: Caller?, remainingOnRegistration: Int, mismatch: Bool
     ) throws -> Never {
         record.failureCount += 1
