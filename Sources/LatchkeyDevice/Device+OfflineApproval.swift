@@ -53,7 +53,9 @@ extension Device {
             data: payload.data)
     }
 
-    /// One part of the code. Bytes that are no key at all (a wrong PIN's, once in 2^32) give a part no one can predict, as a wrong key's.
+    /// One part of the code.
+    ///
+    /// Bytes that are no key at all (a wrong PIN's, once in 2^32) give a part no one can predict, as a wrong key's.
     static func offlinePart(
         _ privateKey: [UInt8], role: KeyRole, serverKey: PublicKey, registrationId: String, _ payload: QRPayload
     ) throws

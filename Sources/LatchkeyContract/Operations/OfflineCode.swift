@@ -1,6 +1,6 @@
 import Crypto
 
-/// The code a phone shows for an offline approval, and the server checks:
+/// The code a phone shows for an offline approval, and the server checks.
 ///
 ///     K(role)    = HKDF-SHA256(IKM the 32-byte big-endian x-coordinate of ECDH(role's private key, serverPublicKey),
 ///                              salt empty, info "LATCHKEY-OTP-V1\n<role>\n<registrationId>", 32 bytes)
