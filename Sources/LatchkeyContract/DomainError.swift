@@ -71,6 +71,12 @@ public enum InvalidInput: Sendable, Equatable {
     case operationText(String)
     /// The registration an operation is bound to, or an offline approval names: not the user's, or none to default to.
     case operationRegistration
+    /// A callback's `url`.
+    case callbackURL
+    /// A callback's `secret`.
+    case callbackSecret
+    /// A delivery that cannot be tried again (`deliveryId`).
+    case callbackDelivery
 }
 
 /// An answer the domain gives instead of a result.

@@ -32,6 +32,12 @@ public final class Latchkey: Sendable {
     let dueCache = DueCache()
     /// When the next pending operation expires, as last read.
     let operationDueCache = DueCache()
+    /// How callback addresses are checked (see `callbackPolicy`).
+    let callbackPolicyBox = Mutex(CallbackPolicy())
+    /// Writes each callback event's `data` (the server layer knows its wire form).
+    let callbackRenderer = Mutex<CallbackRenderer?>(nil)
+    /// Where event ids come from: a stream apart from `random`, so writing an event moves no value of a seeded run.
+    let eventRandom: RandomSource
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
@@ -43,6 +49,7 @@ public final class Latchkey: Sendable {
         self.clock = clock
         self.random = random
         keyRandom = random.derived("keys")
+        eventRandom = random.derived("events")
         self.logger = logger
         self.outbox = outbox
         sink = Mutex(EventSink { _ in })
@@ -83,7 +90,10 @@ public final class Latchkey: Sendable {
                 } catch let answer as DomainError {
                     outcome = .failure(answer)
                 }
-                if let journal, !effects.events.isEmpty { try journal.handler(tx, effects.events) }
+                if !effects.events.isEmpty {
+                    try writeCallbackEvents(tx, effects.events)
+                    if let journal { try journal.handler(tx, effects.events) }
+                }
                 return outcome
             }
         }

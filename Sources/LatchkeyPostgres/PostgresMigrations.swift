@@ -14,6 +14,7 @@ enum PostgresMigrations {
         ("v6-commit-marker", v6),
         ("v7-passkey-bindings", v7),
         ("v8-operations", v8),
+        ("v9-callbacks", v9),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -251,5 +252,26 @@ enum PostgresMigrations {
             "id" TEXT PRIMARY KEY, "operationId" TEXT NOT NULL, "registrationId" TEXT NOT NULL, "nonce" TEXT NOT NULL,
             "biometric" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
         CREATE INDEX "operation_qr_operation" ON "operation_qr"("operationId", "registrationId");
+        """
+
+    /// The SQLite store's v8: callbacks, their events (numbered in commit order from
+    /// `callback_event_number`, under the outbox's numbering lock) and deliveries.
+    static let v9 = """
+        CREATE TABLE "callback" (
+            "id" TEXT PRIMARY KEY, "applicationId" TEXT NOT NULL, "url" TEXT NOT NULL, "events" TEXT NOT NULL,
+            "sealedSecret" BYTEA NOT NULL, "afterSeq" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "callback_application" ON "callback"("applicationId");
+        CREATE SEQUENCE "callback_event_number";
+        CREATE TABLE "callback_event" (
+            "id" TEXT PRIMARY KEY, "seq" BIGINT NOT NULL, "type" TEXT NOT NULL, "applicationId" TEXT, "createdAt" BIGINT NOT NULL,
+            "data" BYTEA NOT NULL, "fannedOut" BOOLEAN NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "callback_event_fan_out" ON "callback_event"("fannedOut", "seq");
+        CREATE TABLE "callback_delivery" (
+            "id" TEXT PRIMARY KEY, "callbackId" TEXT NOT NULL, "eventId" TEXT NOT NULL, "eventSeq" BIGINT NOT NULL,
+            "type" TEXT NOT NULL, "status" TEXT NOT NULL, "attempts" BIGINT NOT NULL, "lastAttemptAt" BIGINT, "lastStatusCode" BIGINT,
+            "lastError" TEXT, "nextAttemptAt" BIGINT, "leaseUntil" BIGINT, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "callback_delivery_due" ON "callback_delivery"("status", "nextAttemptAt");
+        CREATE INDEX "callback_delivery_callback" ON "callback_delivery"("callbackId", "status");
+        CREATE INDEX "callback_delivery_event" ON "callback_delivery"("eventId");
         """
 }

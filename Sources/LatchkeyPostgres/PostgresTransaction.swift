@@ -254,6 +254,31 @@ final class PostgresTransaction: StoreTransaction {
         }
     }
 
+    /// Inserted in the round trip of COMMIT, its number drawn from `<table>_number` under the
+    /// outbox's numbering lock (see `PostgresNotifier`): numbers are drawn in the order the
+    /// transactions become visible.
+    func insertNumbered<R: NumberedRecord>(_ record: R) throws {
+        try timed {
+            if let failure { throw failure }
+            let (columns, values) = try PostgresRecordEncoder.columns(of: record)
+            var selected: [String] = []
+            var parameters: [PostgresValue] = []
+            for (column, value) in zip(columns, values) {
+                if column == "seq" {
+                    selected.append("nextval('\(R.table)_number')")
+                } else {
+                    parameters.append(value)
+                    selected.append("$\(parameters.count)")
+                }
+            }
+            beforeCommit.append(
+                PostgresStatement(
+                    sql: "INSERT INTO \(quoted(R.table)) (\(columns.map(quoted).joined(separator: ", "))) SELECT \(selected.joined(separator: ", ")) "
+                        + "FROM pg_advisory_xact_lock(\(PostgresNotifier.outboxLockKey))",
+                    parameters: parameters, writes: R.table))
+        }
+    }
+
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
         try timed {
             try queue(texts.delete(byIdIn: R.table), [.text(id)], writing: R.table)

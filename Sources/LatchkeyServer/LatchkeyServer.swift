@@ -116,9 +116,14 @@ public final class LatchkeyServer: RPCHandler {
         }
         let queue = pendingEvents
         core.setEventSink { event in queue.append(event) }
+        core.setCallbackRenderer(CallbackEventRenderer())
         if let relay = environment.relay {
             core.setEventJournal { tx, events in
-                try relay.journal(events.map { ($0.topic.rawValue, JSONSerializer.serialize(Notifications.message(for: $0))) }, in: tx)
+                try relay.journal(
+                    events.compactMap { event in
+                        guard let topic = event.topic, let message = Notifications.message(for: event) else { return nil }
+                        return (topic.rawValue, JSONSerializer.serialize(message))
+                    }, in: tx)
             }
         }
         opened = core
@@ -311,9 +316,9 @@ public final class LatchkeyServer: RPCHandler {
         guard pendingEvents.mayHoldEvents else { return }
         for event in pendingEvents.takeAll() {
             if case .delivery(let message) = event, let delivery { delivery.start(message) }
-            guard subscriptions.contains(event.topic) else { continue }
-            if options.noAdmin, event.topic.isAdminOnly { continue }
-            emit(Notifications.message(for: event))
+            guard let topic = event.topic, subscriptions.contains(topic), let message = Notifications.message(for: event) else { continue }
+            if options.noAdmin, topic.isAdminOnly { continue }
+            emit(message)
         }
     }
 

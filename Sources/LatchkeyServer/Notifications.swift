@@ -54,8 +54,8 @@ enum Notifications {
         Spec(method: "audit/event", topic: .audit, params: AuditRecorded.objectSchema),
     ]
 
-    /// The notification's method and params.
-    static func content(for event: DomainEvent) -> (method: String, params: JSON) {
+    /// The notification's method and params (nil: an event only callbacks hear of).
+    static func content(for event: DomainEvent) -> (method: String, params: JSON)? {
         switch event {
         case .delivery(let message):
             return ("delivery/sent", MessageSent(message: message).wireJSON())
@@ -70,11 +70,12 @@ enum Notifications {
             return ("audit/event", AuditRecorded(event: event).wireJSON())
         case .operationChanged(let operation):
             return ("operation/statusChanged", OperationChanged(operation: operation).wireJSON())
+        case .registrationStateChanged, .onboardingStatusChanged:
+            return nil
         }
     }
 
-    static func message(for event: DomainEvent) -> JSON {
-        let (method, params) = content(for: event)
-        return RPCMessage.notification(method, params: params)
+    static func message(for event: DomainEvent) -> JSON? {
+        content(for: event).map { RPCMessage.notification($0.method, params: $0.params) }
     }
 }

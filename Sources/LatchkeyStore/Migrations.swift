@@ -29,6 +29,9 @@ enum Migrations {
         migrator.registerMigration("v7-operations") { db in
             try db.execute(sql: v7)
         }
+        migrator.registerMigration("v8-callbacks") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 
@@ -212,6 +215,26 @@ enum Migrations {
             id TEXT PRIMARY KEY NOT NULL, operationId TEXT NOT NULL, registrationId TEXT NOT NULL, nonce TEXT NOT NULL,
             biometric INTEGER NOT NULL, createdAt INTEGER NOT NULL);
         CREATE INDEX operation_qr_operation ON operation_qr(operationId, registrationId);
+        """
+
+    /// Callbacks: the URLs an operator configured, the events written with the changes they report
+    /// (numbered in commit order), and each event's delivery to each callback.
+    static let v8 = """
+        CREATE TABLE callback (
+            id TEXT PRIMARY KEY NOT NULL, applicationId TEXT NOT NULL, url TEXT NOT NULL, events TEXT NOT NULL,
+            sealedSecret BLOB NOT NULL, afterSeq INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX callback_application ON callback(applicationId);
+        CREATE TABLE callback_event (
+            id TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, applicationId TEXT, createdAt INTEGER NOT NULL,
+            data BLOB NOT NULL, fannedOut INTEGER NOT NULL);
+        CREATE INDEX callback_event_fan_out ON callback_event(fannedOut, seq);
+        CREATE TABLE callback_delivery (
+            id TEXT PRIMARY KEY NOT NULL, callbackId TEXT NOT NULL, eventId TEXT NOT NULL, eventSeq INTEGER NOT NULL,
+            type TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, lastAttemptAt INTEGER, lastStatusCode INTEGER,
+            lastError TEXT, nextAttemptAt INTEGER, leaseUntil INTEGER, createdAt INTEGER NOT NULL);
+        CREATE INDEX callback_delivery_due ON callback_delivery(status, nextAttemptAt);
+        CREATE INDEX callback_delivery_callback ON callback_delivery(callbackId, status);
+        CREATE INDEX callback_delivery_event ON callback_delivery(eventId);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

@@ -177,6 +177,26 @@ struct Transaction: StoreTransaction {
         statement.setUncheckedArguments(StatementArguments())
     }
 
+    /// One writer at a time holds the database: the next number is the largest so far plus one, and
+    /// write order is commit order.
+    func insertNumbered<R: NumberedRecord>(_ record: R) throws {
+        let (columns, values) = try SQLiteRecordEncoder.columns(of: record)
+        let table = R.table.quotedDatabaseIdentifier
+        var placeholders: [String] = []
+        var arguments: [DatabaseValue] = []
+        for (column, value) in zip(columns, values) {
+            if column == "seq" {
+                placeholders.append("(SELECT COALESCE(MAX(\"seq\"), 0) + 1 FROM \(table))")
+            } else {
+                placeholders.append("?")
+                arguments.append(value)
+            }
+        }
+        let names = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let sql = "INSERT INTO \(table) (\(names)) VALUES (\(placeholders.joined(separator: ", ")))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+    }
+
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
         let statement = try statements.statement(.delete, R.self, in: db) {
             "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"

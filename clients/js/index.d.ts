@@ -131,7 +131,7 @@ export interface Application {
 
 export interface AuditEvent {
   at: string;
-  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected" | "operationTemplateConfigured" | "operationCreated" | "operationApproved" | "operationRejected" | "operationFailed" | "operationExpired" | "operationCanceled" | "operationApprovalFailed";
+  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected" | "operationTemplateConfigured" | "operationCreated" | "operationApproved" | "operationRejected" | "operationFailed" | "operationExpired" | "operationCanceled" | "operationApprovalFailed" | "callbackConfigured" | "callbackRemoved" | "callbackFailed";
   userId?: string;
   registrationId?: string;
   deviceId?: string;
@@ -171,6 +171,28 @@ export interface AuthenticationResponseJSON {
     signature: string;
     userHandle?: string | null;
   };
+}
+
+export interface Callback {
+  callbackId: string;
+  url: string;
+  events: Array<"registration.stateChanged" | "operation.statusChanged" | "accountRecovery.stateChanged" | "onboarding.statusChanged">;
+  applicationId: string;
+}
+
+export interface CallbackDelivery {
+  deliveryId: string;
+  /** webhook-id: the same on every attempt */
+  eventId: string;
+  /** the event type */
+  type: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  lastAttemptAt: string | null;
+  lastStatusCode: number | null;
+  /** why the last attempt got no answer: addressNotAllowed, resolutionFailed, connectionRefused, timeout, tlsFailure, connectionFailed */
+  lastError: string | null;
+  nextAttemptAt: string | null;
 }
 
 export interface FinishAuthParameter {
@@ -481,6 +503,27 @@ export interface AdminConfigureApplicationParams {
 /** Result of `admin/configureApplication`. */
 export type AdminConfigureApplicationResult = Application;
 
+/** Params of `admin/configureCallback`. */
+export interface AdminConfigureCallbackParams {
+  url: string;
+  events: Array<"registration.stateChanged" | "operation.statusChanged" | "accountRecovery.stateChanged" | "onboarding.statusChanged">;
+  /** replaces this callback */
+  callbackId?: string;
+  /** whsec_ and the standard base64 of 24–64 bytes; default: made (new), kept (replace) */
+  secret?: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `admin/configureCallback`. */
+export type AdminConfigureCallbackResult = {
+  callbackId: string;
+  url: string;
+  events: Array<"registration.stateChanged" | "operation.statusChanged" | "accountRecovery.stateChanged" | "onboarding.statusChanged">;
+  applicationId: string;
+  /** whsec_…: in this answer only, when made (a new callback given none) or given; null when a replace kept the current one */
+  secret: string | null;
+};
+
 /** Params of `admin/configureServer`. */
 export interface AdminConfigureServerParams {
   gracePeriodSeconds?: number;
@@ -555,6 +598,27 @@ export interface AdminGetRegistrationParams {
 /** Result of `admin/getRegistration`. */
 export type AdminGetRegistrationResult = Registration;
 
+/** Params of `admin/listCallbackDeliveries`. */
+export interface AdminListCallbackDeliveriesParams {
+  callbackId: string;
+  status?: "pending" | "delivered" | "failed";
+  limit?: number;
+}
+/** Result of `admin/listCallbackDeliveries`. */
+export type AdminListCallbackDeliveriesResult = {
+  deliveries: CallbackDelivery[];
+};
+
+/** Params of `admin/listCallbacks`. */
+export interface AdminListCallbacksParams {
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `admin/listCallbacks`. */
+export type AdminListCallbacksResult = {
+  callbacks: Callback[];
+};
+
 /** Params of `admin/listRegistrations`. */
 export interface AdminListRegistrationsParams {
   userId: string;
@@ -585,12 +649,28 @@ export type AdminPushAuthenticationResult = {
   expiresAt: string;
 };
 
+/** Params of `admin/removeCallback`. */
+export interface AdminRemoveCallbackParams {
+  callbackId: string;
+}
+/** Result of `admin/removeCallback`. */
+export type AdminRemoveCallbackResult = {
+  [key: string]: unknown;
+};
+
 /** Params of `admin/removeRegistration`. */
 export interface AdminRemoveRegistrationParams {
   registrationId: string;
 }
 /** Result of `admin/removeRegistration`. */
 export type AdminRemoveRegistrationResult = Registration;
+
+/** Params of `admin/retryCallbackDelivery`. */
+export interface AdminRetryCallbackDeliveryParams {
+  deliveryId: string;
+}
+/** Result of `admin/retryCallbackDelivery`. */
+export type AdminRetryCallbackDeliveryResult = CallbackDelivery;
 
 /** Params of `admin/unlockRegistration`. */
 export interface AdminUnlockRegistrationParams {
@@ -1575,15 +1655,20 @@ export interface MethodMap {
   "activation/start": { params: ActivationStartParams; result: ActivationStartResult };
   "admin/completeVerification": { params: AdminCompleteVerificationParams; result: AdminCompleteVerificationResult };
   "admin/configureApplication": { params: AdminConfigureApplicationParams; result: AdminConfigureApplicationResult };
+  "admin/configureCallback": { params: AdminConfigureCallbackParams; result: AdminConfigureCallbackResult };
   "admin/configureServer": { params: AdminConfigureServerParams; result: AdminConfigureServerResult };
   "admin/createActivationCode": { params: AdminCreateActivationCodeParams; result: AdminCreateActivationCodeResult };
   "admin/createUser": { params: AdminCreateUserParams; result: AdminCreateUserResult };
   "admin/getAuthentication": { params: AdminGetAuthenticationParams; result: AdminGetAuthenticationResult };
   "admin/getRegistration": { params: AdminGetRegistrationParams; result: AdminGetRegistrationResult };
+  "admin/listCallbackDeliveries": { params: AdminListCallbackDeliveriesParams; result: AdminListCallbackDeliveriesResult };
+  "admin/listCallbacks": { params: AdminListCallbacksParams; result: AdminListCallbacksResult };
   "admin/listRegistrations": { params: AdminListRegistrationsParams; result: AdminListRegistrationsResult };
   "admin/lockRegistration": { params: AdminLockRegistrationParams; result: AdminLockRegistrationResult };
   "admin/pushAuthentication": { params: AdminPushAuthenticationParams; result: AdminPushAuthenticationResult };
+  "admin/removeCallback": { params: AdminRemoveCallbackParams; result: AdminRemoveCallbackResult };
   "admin/removeRegistration": { params: AdminRemoveRegistrationParams; result: AdminRemoveRegistrationResult };
+  "admin/retryCallbackDelivery": { params: AdminRetryCallbackDeliveryParams; result: AdminRetryCallbackDeliveryResult };
   "admin/unlockRegistration": { params: AdminUnlockRegistrationParams; result: AdminUnlockRegistrationResult };
   "audit/list": { params: AuditListParams; result: AuditListResult };
   "authMethod/deactivate": { params: AuthMethodDeactivateParams; result: AuthMethodDeactivateResult };
@@ -1688,6 +1773,8 @@ export interface AdminMethods {
   completeVerification(params: AdminCompleteVerificationParams, options?: CallOptions): Promise<AdminCompleteVerificationResult>;
   /** `admin/configureApplication`: Creates or changes an application; absent fields keep their value. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureApplication(params: AdminConfigureApplicationParams, options?: CallOptions): Promise<AdminConfigureApplicationResult>;
+  /** `admin/configureCallback`: Creates a callback URL for event types, or replaces one. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  configureCallback(params: AdminConfigureCallbackParams, options?: CallOptions): Promise<AdminConfigureCallbackResult>;
   /** `admin/configureServer`: Changes the server-wide lifetimes; absent fields keep their value. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureServer(params?: AdminConfigureServerParams, options?: CallOptions): Promise<AdminConfigureServerResult>;
   /** `admin/createActivationCode`: Creates an activation code for a user, in the application's format. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
@@ -1698,14 +1785,22 @@ export interface AdminMethods {
   getAuthentication(params: AdminGetAuthenticationParams, options?: CallOptions): Promise<AdminGetAuthenticationResult>;
   /** `admin/getRegistration`: A registration as the server holds it. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   getRegistration(params: AdminGetRegistrationParams, options?: CallOptions): Promise<AdminGetRegistrationResult>;
+  /** `admin/listCallbackDeliveries`: A callback's deliveries, newest first. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  listCallbackDeliveries(params: AdminListCallbackDeliveriesParams, options?: CallOptions): Promise<AdminListCallbackDeliveriesResult>;
+  /** `admin/listCallbacks`: The callbacks of an application (no secrets). Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  listCallbacks(params?: AdminListCallbacksParams, options?: CallOptions): Promise<AdminListCallbacksResult>;
   /** `admin/listRegistrations`: Every registration of a user, oldest first. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   listRegistrations(params: AdminListRegistrationsParams, options?: CallOptions): Promise<AdminListRegistrationsResult>;
   /** `admin/lockRegistration`: Locks a registration (lockedByAdmin); its tokens die. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   lockRegistration(params: AdminLockRegistrationParams, options?: CallOptions): Promise<AdminLockRegistrationResult>;
   /** `admin/pushAuthentication`: Pushes an authentication with a context; the next authentication/start picks it up. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   pushAuthentication(params: AdminPushAuthenticationParams, options?: CallOptions): Promise<AdminPushAuthenticationResult>;
+  /** `admin/removeCallback`: Removes a callback; its pending deliveries are dropped. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  removeCallback(params: AdminRemoveCallbackParams, options?: CallOptions): Promise<AdminRemoveCallbackResult>;
   /** `admin/removeRegistration`: Removes a registration (a stolen phone); its tokens die. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   removeRegistration(params: AdminRemoveRegistrationParams, options?: CallOptions): Promise<AdminRemoveRegistrationResult>;
+  /** `admin/retryCallbackDelivery`: Gives a delivery one more attempt now. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  retryCallbackDelivery(params: AdminRetryCallbackDeliveryParams, options?: CallOptions): Promise<AdminRetryCallbackDeliveryResult>;
   /** `admin/unlockRegistration`: Unlocks a registration and resets its PIN and recovery counters; never lifts removed. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   unlockRegistration(params: AdminUnlockRegistrationParams, options?: CallOptions): Promise<AdminUnlockRegistrationResult>;
 }

@@ -150,6 +150,7 @@ extension ServerSession {
             recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0, createdAt: now, name: name)
         for (method, key) in keys.factors { registration.setPublicKey(key.publicKey.sec1, for: method) }
         try tx.save(registration)
+        core.registrationStateChanged(effects, registration, from: nil)
         return registration
     }
 }

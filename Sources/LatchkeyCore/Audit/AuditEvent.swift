@@ -21,6 +21,7 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case proofRejected
     case operationTemplateConfigured, operationCreated, operationApproved, operationRejected, operationFailed, operationExpired
     case operationCanceled, operationApprovalFailed
+    case callbackConfigured, callbackRemoved, callbackFailed
 }
 
 /// One recorded security event: when, what, and which ids — never a secret.

@@ -131,6 +131,7 @@ extension ServerSession {
         guard registration.failedAttempts < limit else {
             registration.state = RegistrationState.locked.rawValue
             try tx.save(registration)
+            core.registrationStateChanged(effects, registration, from: .active)
             try core.revokeTokens(tx, registrationId: registration.id)
             try audit(.registrationLocked, userId: registration.userId, registrationId: registration.id)
             return 0

@@ -14,15 +14,20 @@ public enum DomainEvent: Sendable {
     case audit(AuditEvent)
     /// An operation was created or its status changed (topic `operations`).
     case operationChanged(Operation)
+    /// A registration's state changed (callbacks only).
+    case registrationStateChanged(RegistrationStateChange)
+    /// What `onboarding/status` answers for a process changed (callbacks only).
+    case onboardingStatusChanged(processId: String, applicationId: String, status: OnboardingStatus)
 
-    /// The subscription topic this event belongs to.
-    public var topic: EventTopic {
+    /// The subscription topic this event belongs to (nil: no notification, callbacks only).
+    public var topic: EventTopic? {
         switch self {
         case .delivery: return .delivery
         case .accountRecoveryChanged: return .accountRecovery
         case .accountRecoveryCallback: return .accountRecoveryCallback
         case .audit: return .audit
         case .operationChanged: return .operations
+        case .registrationStateChanged, .onboardingStatusChanged: return nil
         }
     }
 }

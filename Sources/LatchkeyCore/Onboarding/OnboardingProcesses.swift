@@ -37,13 +37,19 @@ extension Latchkey {
     }
 
     /// A process by id, with time-driven failure applied (nil: unknown, or closed).
-    func onboardingProcess(_ tx: StoreTransaction, _ processId: String) throws -> OnboardingProcessRecord? {
+    func onboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ processId: String) throws -> OnboardingProcessRecord? {
         guard var process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed else { return nil }
         if process.onboardingStatus == .activationInProgress, now >= process.createdAt + OnboardingProcessRecord.lifetime {
             process.status = OnboardingStatus.failed.rawValue
             try tx.save(process)
+            onboardingStatusChanged(effects, process)
         }
         return process
+    }
+
+    /// Records a change of what `onboarding/status` answers, for callbacks.
+    func onboardingStatusChanged(_ effects: Effects, _ process: OnboardingProcessRecord) {
+        effects.append(.onboardingStatusChanged(processId: process.id, applicationId: process.applicationId, status: process.onboardingStatus))
     }
 
     /// Starts a process for whoever the credentials name; sends an OTP to a contact on file when they name someone.
@@ -69,6 +75,7 @@ extension Latchkey {
             }
         }
         try sendOnboardingOtp(tx, effects, &process)
+        onboardingStatusChanged(effects, process)
         try audit(tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId)
         return process
     }
@@ -123,6 +130,7 @@ extension Latchkey {
                 installationId: caller?.installationId)
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
+                onboardingStatusChanged(effects, process)
                 try audit(
                     tx, effects, .onboardingFailed, userId: process.userId, deviceId: caller?.deviceId, detail: "otp",
                     installationId: caller?.installationId)
@@ -170,6 +178,7 @@ extension Latchkey {
         {
             registration.state = RegistrationState.removed.rawValue
             try tx.save(registration)
+            registrationStateChanged(effects, registration, from: .verificationPending)
             try revokeTokens(tx, registrationId: registrationId)
         }
         try audit(
@@ -201,6 +210,7 @@ extension Latchkey {
         process.status = OnboardingStatus.verificationInProgress.rawValue
         process.registrationId = registrationId
         try tx.save(process)
+        onboardingStatusChanged(effects, process)
     }
 
     /// Ends identity verification: approved → usable; rejected → the registration is removed.
@@ -229,6 +239,7 @@ extension Latchkey {
             }
             registration.state = (approved ? RegistrationState.active : .removed).rawValue
             try tx.save(registration)
+            registrationStateChanged(effects, registration, from: .verificationPending)
             if !approved { try revokeTokens(tx, registrationId: registration.id) }
             let status: OnboardingStatus = approved ? .finished : .failed
             for var process in try tx.fetchAll(
@@ -236,6 +247,7 @@ extension Latchkey {
             {
                 process.status = status.rawValue
                 try tx.save(process)
+                onboardingStatusChanged(effects, process)
             }
             try audit(
                 tx, effects, .verificationCompleted, userId: registration.userId, registrationId: registration.id,
@@ -255,7 +267,7 @@ extension ServerSession {
     /// The process by id.
     /// - Throws: `onboardingNotRunning` (unknown, or cancelled).
     private func process(_ processId: String) throws -> OnboardingProcessRecord {
-        guard let process = try core.onboardingProcess(tx, processId) else { throw Latchkey.notRunning() }
+        guard let process = try core.onboardingProcess(tx, effects, processId) else { throw Latchkey.notRunning() }
         return process
     }
 
@@ -269,7 +281,7 @@ extension ServerSession {
             OnboardingProcessRecord.self,
             where: [.equals(OnboardingProcessRecord.Columns.deviceId, caller.key), .equals(OnboardingProcessRecord.Columns.closed, false)])
         for running in open {
-            guard let current = try core.onboardingProcess(tx, running.id) else { continue }
+            guard let current = try core.onboardingProcess(tx, effects, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {
                 throw DomainError(.onboardingInProgress, "An onboarding process runs for this caller already", [Latchkey.wdoInProgress])
             }

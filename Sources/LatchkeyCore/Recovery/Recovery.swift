@@ -188,8 +188,10 @@ extension ServerSession {
             }
             throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [("remainingAttempts", .int(remaining))])
         }
+        let previous = registration.registrationState
         registration.rekey(device: keys.device.publicKey.sec1, method, factorKey.publicKey.sec1, owner: Caller.storedKey(caller))
         try tx.save(registration)
+        core.registrationStateChanged(effects, registration, from: previous)
         try core.revokeTokens(tx, registrationId: registration.id)
         try audit(.recoveryCompleted, userId: registration.userId, registrationId: registration.id, caller: caller, detail: method.rawValue)
         if let user = try tx.fetch(UserRecord.self, id: registration.userId) {

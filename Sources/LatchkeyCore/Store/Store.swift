@@ -9,6 +9,13 @@ public protocol StoredRecord: Codable, Sendable {
     var id: String { get }
 }
 
+/// A row whose `seq` the store assigns when the transaction commits, in commit order over the
+/// whole store (a reader that sees number n sees every smaller number that will ever exist).
+public protocol NumberedRecord: StoredRecord {
+    /// The number (any value when inserted: the store sets it).
+    var seq: Int64 { get }
+}
+
 /// A value compared against a column.
 public enum StoreValue: Sendable, Equatable {
     case text(String)
@@ -75,6 +82,9 @@ public protocol StoreTransaction {
     /// Announces reads the body is about to make (see `StoreRead`): a store with round trips sends
     /// them with its next one. Stores without round trips ignore it.
     func readAhead(_ reads: [StoreRead])
+    /// Inserts a new row whose `seq` the store numbers in commit order (see `NumberedRecord`); the
+    /// body does not learn the number.
+    func insertNumbered<R: NumberedRecord>(_ record: R) throws
 }
 
 extension StoreTransaction {

@@ -172,6 +172,12 @@ enum ErrorCodes {
             return ParamProblem(memberPath("parameters", name), message)
         case .operationRegistration:
             return ParamProblem("registrationId", message)
+        case .callbackURL:
+            return ParamProblem("url", message)
+        case .callbackSecret:
+            return ParamProblem("secret", message)
+        case .callbackDelivery:
+            return ParamProblem("deliveryId", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
             let allowed =
