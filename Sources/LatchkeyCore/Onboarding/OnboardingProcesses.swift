@@ -88,19 +88,23 @@ extension Latchkey {
         let messageId = random.identifier("msg")
         process.otpExpiresAt = now + OnboardingProcessRecord.otpLifetime
         process.lastSentAt = now
-        if let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:)), let address = process.address {
-            process.otpHash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
-            effects.append(
-                .delivery(
-                    OutboundMessage(
-                        id: messageId, channel: channel, to: address, purpose: .onboardingOtp, code: otp,
-                        text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)))
-            let owner = Caller(key: process.deviceId)
+        // The same hashing, message and writes whether or not the credentials matched anyone
+        // (security property 11): only a match's message leaves, and only a match has an OTP.
+        let hash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
+        let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
+        let message = OutboundMessage(
+            id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
+            text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)
+        let owner = Caller(key: process.deviceId)
+        if let channel, process.address != nil {
+            process.otpHash = hash
+            effects.append(.delivery(message))
             try audit(
                 tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
                 installationId: owner?.installationId)
         } else {
             process.otpHash = nil
+            try audit(tx, effects, .onboardingOtpWithheld, deviceId: owner?.deviceId, installationId: owner?.installationId)
         }
         try tx.save(process)
     }
