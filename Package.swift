@@ -77,19 +77,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The method table: contract name → params → Core call → result or error.
+        // The method table: contract name → params → Core call → result or error. Knows no phone.
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeySimulator", "LatchkeyDevice",
-                "LatchkeyContract",
+                "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyContract",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The methods that drive a simulated phone (device/…, the device side of activation, authentication, recovery, onboarding,
+        // passkeys) and its browser half: a tool for tests and demos, composed with the server's methods by the executable.
+        .target(
+            name: "LatchkeyPhoneMethods",
+            dependencies: [
+                "LatchkeyServer", "LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyContract",
             ]
         ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyPostgres",
+                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,7 +106,10 @@ let package = Package(
         .target(name: "CFuzzSupport"),
         .executableTarget(
             name: "LatchkeyFuzz",
-            dependencies: ["LatchkeyServer", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "CFuzzSupport"]
+            dependencies: [
+                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract",
+                "CFuzzSupport",
+            ]
         ),
         // Domain benchmarks: crypto floor, authentication and recovery on a file store (`make bench`).
         .executableTarget(
@@ -138,7 +148,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyServerTests",
-            dependencies: ["LatchkeyServer", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyJSON", "LatchkeyRPC", "LatchkeyDevice"]
+            dependencies: [
+                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyJSON", "LatchkeyRPC",
+                "LatchkeyDevice",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

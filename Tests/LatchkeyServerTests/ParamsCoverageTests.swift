@@ -2,14 +2,15 @@ import LatchkeyJSON
 import LatchkeyRPC
 import Testing
 
+@testable import LatchkeyPhoneMethods
 @testable import LatchkeyServer
 
 /// A params type's `fields` list names every property it stores: a property left out would reach
 /// the handler as the placeholder `init()` gave it, and nothing else would notice.
 @Suite struct ParamsCoverageTests {
-    @Test("every method's params members read every stored property", arguments: MethodRegistry.entries.map(\.name))
+    @Test("every method's params members read every stored property", arguments: everyMethod.entries.map(\.name))
     func methodParams(_ name: String) throws {
-        let entry = try #require(MethodRegistry.entry(named: name))
+        let entry = try #require(everyMethod.entry(named: name))
         #expect(entry.unreadParams() == [], "\(name): stored properties missing from Params.fields")
     }
 

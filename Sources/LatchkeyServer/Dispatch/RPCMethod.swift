@@ -82,8 +82,8 @@ public struct EmptyResult: WireObject {
 /// A method with its types erased, as the dispatch table and the document generators hold it.
 ///
 /// A class: a call passes one reference around, not ten members.
-final class MethodEntry: Sendable {
-    let name: String
+public final class MethodEntry: Sendable {
+    public let name: String
     let summary: String
     let description: String
     let errors: [ErrorReason]
@@ -97,7 +97,7 @@ final class MethodEntry: Sendable {
     /// Reads the params (throwing `invalidParams`), prepares the context, then runs the handler.
     let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
 
-    init<M: RPCMethod>(_ method: M.Type) {
+    public init<M: RPCMethod>(_ method: M.Type) {
         let declaration = M.declaration
         name = declaration.name
         summary = declaration.summary

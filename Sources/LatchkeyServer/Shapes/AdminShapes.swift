@@ -85,7 +85,7 @@ extension RegistrationInfo: WireObject {
 
 extension Codec where Value == [String] {
     /// `["backup"]` or `[]`.
-    static let recoveryMethods = Codec<[String]>.array(
+    public static let recoveryMethods = Codec<[String]>.array(
         Codec<String>(
             schema: .enumeration(["backup"]),
             read: { json, path, problems in

@@ -82,7 +82,7 @@ private func optionMember<T>(_ object: JSONObject, _ name: String, _ path: Strin
 
 extension Codec where Value == CredentialCreationOptions {
     /// `PublicKeyCredentialCreationOptionsJSON`: what `parseCreationOptionsFromJSON()` takes.
-    static let creationOptions = Codec(
+    public static let creationOptions = Codec(
         schema: .named(
             "PublicKeyCredentialCreationOptionsJSON",
             .object([
@@ -149,7 +149,7 @@ extension Codec where Value == CredentialCreationOptions {
 
 extension Codec where Value == CredentialRequestOptions {
     /// `PublicKeyCredentialRequestOptionsJSON`: what `parseRequestOptionsFromJSON()` takes.
-    static let requestOptions = Codec(
+    public static let requestOptions = Codec(
         schema: .named(
             "PublicKeyCredentialRequestOptionsJSON",
             .object([

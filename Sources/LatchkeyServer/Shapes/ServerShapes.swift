@@ -28,7 +28,7 @@ extension Codec {
 
     /// The same wire form kept in an optional slot: a required member whose type has no
     /// default value to start decoding from (nil only until the member is read).
-    var stored: Codec<Value?> {
+    public var stored: Codec<Value?> {
         let read = self.read
         let write = self.write
         return Codec<Value?>(
@@ -61,7 +61,7 @@ extension Codec where Value == String {
 }
 
 /// A required member's value, which reading set (its slot is nil only before that).
-func readValue<T>(_ value: T?, at path: String) throws -> T {
+public func readValue<T>(_ value: T?, at path: String) throws -> T {
     guard let value else { throw RPCError.invalidParams([ParamProblem(path, "is required")]) }
     return value
 }

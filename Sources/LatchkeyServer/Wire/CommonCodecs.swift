@@ -45,11 +45,11 @@ extension Codec where Value == String {
 }
 
 extension Codec where Value == AuthMethod {
-    static let authMethod = Codec.enumeration(AuthMethod.self)
+    public static let authMethod = Codec.enumeration(AuthMethod.self)
 }
 
 extension Codec where Value == [AuthMethod] {
-    static let authMethods = Codec.array(.authMethod)
+    public static let authMethods = Codec.array(.authMethod)
 }
 
 extension Codec where Value == [String] {
@@ -57,18 +57,13 @@ extension Codec where Value == [String] {
 }
 
 extension WireField {
-    /// The simulated device a call acts on.
-    static func deviceId(_ keyPath: WritableKeyPath<Root, String> & Sendable) -> WireField {
-        .required("deviceId", keyPath, .identifier, "the simulated device")
-    }
-
     /// The application (`default` when left out).
-    static func applicationId(_ keyPath: WritableKeyPath<Root, String?> & Sendable) -> WireField {
+    public static func applicationId(_ keyPath: WritableKeyPath<Root, String?> & Sendable) -> WireField {
         .optional("applicationId", keyPath, .identifier, "defaults to `default`")
     }
 
     /// What a finish should also yield (`none`: no token).
-    static func tokenPurpose(_ keyPath: WritableKeyPath<Root, TokenPurpose> & Sendable) -> WireField {
+    public static func tokenPurpose(_ keyPath: WritableKeyPath<Root, TokenPurpose> & Sendable) -> WireField {
         .defaulted(
             "tokenPurpose", keyPath, .enumeration(TokenPurpose.self), default: TokenPurpose.none,
             "other purposes return a token")

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 /// What the `reset/` methods share.
 enum ResetFamily {
@@ -51,4 +49,16 @@ extension ResetFamily.CodeRequest {
         try context.core.requestReset(kind, try params.who.identifier(), redirectUrl: params.redirectUrl, applicationId: params.applicationId)
         return EmptyResult()
     }
+}
+
+/// What makes `reset/resetPasskeys`' new passkey in the same transaction as the server verifies it: the simulated phone (LatchkeyPhoneMethods'
+/// `PhoneMethods.passkeyAuthenticator`), which the executable hands the server in `ServerOptions`.
+public protocol ResetPasskeyAuthenticator: Sendable {
+    /// Runs `body` in one transaction of the server half on device `deviceId`, with `makePasskey`: the device's browser and platform
+    /// authenticator making a credential from creation options, on the default passkey origin of their RP id.
+    /// - Throws: `notFound` (device), what `makePasskey` throws (the origin, biometry), and what `body` throws.
+    func inTransaction<T>(
+        onDevice deviceId: String, _ context: CallContext,
+        _ body: (ServerSession, _ makePasskey: (CredentialCreationOptions) throws -> RegistrationResponse) throws -> T
+    ) throws -> T
 }

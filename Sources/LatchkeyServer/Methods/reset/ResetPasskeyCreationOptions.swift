@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 /// `reset/passkeyCreationOptions`: options for the new passkey of a reset, the code checked, not consumed.
 enum ResetPasskeyCreationOptions: RPCMethod {

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 /// `reset/resetPasskeys`: every passkey removed, the new one (made by the simulated phone or an outside
 /// authenticator) registered, with an account-recovery code.
@@ -45,13 +43,15 @@ enum ResetResetPasskeys: RPCMethod {
                 identifier, code: code, newPasskey: ResetPasskey(ceremonyId: ceremonyId, response: credential, friendlyName: passkey.friendlyName))
         }
         guard let deviceId = passkey.deviceId else { throw DomainError.invalid(.newPasskey, NewPasskey.shapeMessage) }
+        guard let authenticator = context.options.passkeyAuthenticator else {
+            throw RPCError.invalidParams([ParamProblem("passkey.deviceId", "names a simulated phone, and this server runs without one")])
+        }
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
         // reset's options, and the server verifies it, in one transaction.
-        return try context.devices.withDevice(deviceId) { device, session in
+        return try authenticator.inTransaction(onDevice: deviceId, context) { session, makePasskey in
             // The passkey takes the RP id of the application the code was asked for.
             let options = try session.resetPasskeyCreationOptions(identifier, code: code)
-            let origin = try SimulatedBrowser.origin(nil, rpId: options.rpId) { try session.defaultPasskeyOrigin(rpId: $0) }
-            let response = try SimulatedBrowser.create(options, origin: origin, on: device)
+            let response = try makePasskey(options)
             return try session.resetPasskeys(
                 identifier, code: code,
                 newPasskey: ResetPasskey(

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 /// What the `user/` methods share (the passkey list is also `reset/resetPasskeys`'s result).
 enum UserFamily {

@@ -1,0 +1,26 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum AuthMethodDeactivate: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "authMethod/deactivate", "Removes a method after a device authentication.",
+        description: """
+            Removes an auth method from the registration after a device authentication. The device method itself \
+            cannot be removed (cannotDeactivateDevice).
+            """,
+        errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + CommonErrors.registrationState)
+    struct Params: WireReadable {
+        var deviceId = ""
+        var authMethod = AuthMethod.device
+        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("authMethod", \.authMethod, .authMethod)]
+    }
+    static let result = Codec<[AuthMethod]>.activatedAuthMethods
+    static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
+        (try context.devices.on(params.deviceId) { try $0.deactivateAuthMethod(params.authMethod) })
+    }
+}

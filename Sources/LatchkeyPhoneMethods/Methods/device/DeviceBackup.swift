@@ -1,0 +1,27 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum DeviceBackup: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "device/backup", "Backs up the device: recovery data yes, this-device-only activation keys never.",
+        description: """
+            Backs the simulated device up (iCloud, or a computer, encrypted or not) and answers a backupId for \
+            device/restore. Recovery data travels; this-device-only activation keys never do. iCloud needs iCloud \
+            Keychain.
+            """,
+        errors: [.notFound, .iCloudKeychainDisabled])
+    struct Params: WireReadable {
+        var deviceId = ""
+        var kind = BackupKind.iCloud
+        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("kind", \.kind, .enumeration(BackupKind.self))]
+    }
+    static let result = Codec.member("backupId", .text)
+    static func handle(_ params: Params, _ context: CallContext) throws -> String {
+        try context.devices.backup(deviceId: params.deviceId, kind: params.kind)
+    }
+}

@@ -1,0 +1,27 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum DeviceSetBiometricOutcome: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "device/setBiometricOutcome", "Sets what the biometric sensor answers from now on (sticks until changed).",
+        description: """
+            Sets what the simulated biometric sensor answers from now on: match, noMatch (the device refuses, \
+            biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.
+            """,
+        errors: [.notFound])
+    struct Params: WireReadable {
+        var deviceId = ""
+        var outcome = BiometricOutcome.match
+        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("outcome", \.outcome, .enumeration(BiometricOutcome.self))]
+    }
+    static let result = Codec.member("outcome", .enumeration(BiometricOutcome.self))
+    static func handle(_ params: Params, _ context: CallContext) throws -> BiometricOutcome {
+        try context.devices.setBiometricOutcome(deviceId: params.deviceId, params.outcome)
+        return params.outcome
+    }
+}

@@ -1,0 +1,26 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum OnboardingCancel: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "onboarding/cancel", "Cancels the device's onboarding process.",
+        description: """
+            Cancels the device's onboarding process on the server and the device. With forceCancel (the default) the \
+            device forgets its process even when the server cannot cancel it.
+            """,
+        errors: [.notFound, .onboardingNotRunning, .onboardingFailed])
+    struct Params: WireReadable {
+        var deviceId = ""
+        var forceCancel = true
+        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .defaulted("forceCancel", \.forceCancel, .bool, default: true)]
+    }
+    static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
+        try context.devices.on(params.deviceId) { try $0.cancelOnboarding(forceCancel: params.forceCancel) }
+        return EmptyResult()
+    }
+}

@@ -1,0 +1,39 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum RecoveryFinish: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "recovery/finish", "Recovers the registration onto this device with the code and exactly one method besides device.",
+        description: """
+            Recovers the registration onto this device with the recovery code and exactly one auth method besides \
+            device: the registration is re-keyed, the old device's keys stop working and the code is consumed (ask \
+            tokenPurpose addOrUpdateRecovery to set a new one).
+            """,
+        errors: [
+            .notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
+            .policyViolation,
+        ] + CommonErrors.finish + CommonErrors.biometry)
+    struct Params: WireReadable {
+        var deviceId = ""
+        var recoveryParameter = RecoveryFamily.RecoveryParameter()
+        var authParameter = FinishAuthParameterParam()
+        var tokenPurpose = TokenPurpose.none
+        static let fields: [WireField<Self>] = [
+            .deviceId(\.deviceId), .required("recoveryParameter", \.recoveryParameter, .object(RecoveryFamily.RecoveryParameter.self)),
+            .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
+        ]
+        static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
+    }
+    static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
+        try context.devices.on(params.deviceId) {
+            try $0.finishRecovery(
+                code: params.recoveryParameter.recoveryCode, params.authParameter.domain,
+                tokenPurpose: requestedTokenPurpose(params.tokenPurpose, params.authParameter))
+        }
+    }
+}

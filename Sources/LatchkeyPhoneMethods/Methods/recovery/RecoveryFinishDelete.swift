@@ -1,0 +1,28 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum RecoveryFinishDelete: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "recovery/finishDelete", "Deletes the recovery method on both sides (the code given is ignored).",
+        description: """
+            Deletes the backup recovery method on the device and on the server (the code given is not checked).
+            """,
+        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish)
+    struct Params: WireReadable {
+        var deviceId = ""
+        var recoveryParameter = RecoveryFamily.DeleteParameter()
+        var tokenPurpose = TokenPurpose.none
+        static let fields: [WireField<Self>] = [
+            .deviceId(\.deviceId), .required("recoveryParameter", \.recoveryParameter, .object(RecoveryFamily.DeleteParameter.self)),
+            .tokenPurpose(\.tokenPurpose),
+        ]
+    }
+    static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
+        try context.devices.on(params.deviceId) { try $0.finishRecoveryDelete(tokenPurpose: params.tokenPurpose) }
+    }
+}

@@ -1,0 +1,26 @@
+import LatchkeyContract
+import LatchkeyCore
+import LatchkeyDevice
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyServer
+import LatchkeySimulator
+
+enum RegistrationDeactivate: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "registration/deactivate", "Deactivates the registration, on the server too unless onlyLocally.",
+        description: """
+            Deactivates the device's registration: the device forgets its keys and, unless onlyLocally, the server \
+            removes the registration too.
+            """,
+        errors: [.notFound, .notActivatedLocally, .registrationRemoved])
+    struct Params: WireReadable {
+        var deviceId = ""
+        var onlyLocally = false
+        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .defaulted("onlyLocally", \.onlyLocally, .bool, default: false)]
+    }
+    static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
+        try context.devices.deactivate(deviceId: params.deviceId, onlyLocally: params.onlyLocally)
+        return EmptyResult()
+    }
+}
