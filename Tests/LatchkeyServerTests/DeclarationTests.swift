@@ -13,7 +13,7 @@ import Testing
     private func decode<M: RPCMethod>(_ method: M.Type, _ params: JSON) -> (M.Params?, [ParamProblem]) {
         var problems: [ParamProblem] = []
         guard case .object(let object) = params else { return (nil, [ParamProblem("", "not an object")]) }
-        return (M.Params.read(object, at: "", into: &problems), problems)
+        return (M.Params.decode(object, at: "", into: &problems), problems)
     }
 
     @Test("every problem is reported with its path, nested ones dotted, array items indexed")

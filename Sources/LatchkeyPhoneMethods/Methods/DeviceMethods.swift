@@ -3,20 +3,21 @@ import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyRPC
 import LatchkeyServer
+import LatchkeyWire
 
 // What several families of the simulated phone's methods share: the params that name one device,
 // the handler of the methods that only ask it one thing, and the params of a finish.
 
 /// `{deviceId}`: the params of every call that acts on one simulated device and takes nothing else.
-struct DeviceParams: WireReadable {
-    var deviceId = ""
-    static let fields: [WireField<Self>] = [.deviceId(\.deviceId)]
+struct DeviceParams: WireParams {
+    let deviceId: String
+    static let wire = WireMember.deviceId
 }
 
 /// `{applicationId*}`.
-struct ApplicationParams: WireReadable {
-    var applicationId: String?
-    static let fields: [WireField<Self>] = [.applicationId(\.applicationId)]
+struct ApplicationParams: WireParams {
+    let applicationId: String?
+    static let wire = WireMember.applicationId
 }
 
 /// A method that asks one simulated device one thing (`{deviceId}` only): the call runs on the
@@ -32,20 +33,16 @@ extension DeviceCall {
 }
 
 /// `{deviceId, authParameter, tokenPurpose*}`.
-struct FinishParams: WireReadable {
-    var deviceId = ""
-    var authParameter = FinishAuthParameterParam()
-    var tokenPurpose = TokenPurpose.none
-    static let fields: [WireField<Self>] = [
-        .deviceId(\.deviceId), .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
-    ]
+struct FinishParams: WireWritableParams {
+    let deviceId: String
+    let authParameter: FinishAuthParameterParam
+    let tokenPurpose: TokenPurpose
+    static let wire = (deviceId: WireMember.deviceId, authParameter: WireMember.finishAuthParameter, tokenPurpose: WireMember.tokenPurpose)
     static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
     var purpose: TokenPurpose { requestedTokenPurpose(tokenPurpose, authParameter) }
 }
 
-extension WireField {
+extension WireMember where Value == String {
     /// The simulated device a call acts on.
-    static func deviceId(_ keyPath: WritableKeyPath<Root, String> & Sendable) -> WireField {
-        .required("deviceId", keyPath, .identifier, "the simulated device")
-    }
+    static let deviceId = WireMember.required("deviceId", .identifier, "the simulated device")
 }

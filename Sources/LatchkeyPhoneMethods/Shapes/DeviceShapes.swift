@@ -4,20 +4,18 @@ import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
+import LatchkeyWire
 
 // The wire forms of the simulated phone's values: how a user proves themselves, and what a device
 // answers when an activation, an authentication or an add-or-update opens.
 
 /// How a user proves themselves: a method, and the PIN for `pin`.
-struct AuthParameterParam: WireReadable {
-    var method = AuthMethod.device
-    var pin: String?
+struct AuthParameterParam: WireWritableParams {
+    let method: AuthMethod
+    let pin: String?
 
     static let schemaName: String? = "AuthParameter"
-    static let fields: [WireField<Self>] = [
-        .required("method", \.method, .authMethod),
-        .optional("pin", \.pin, .text, "required for method pin"),
-    ]
+    static let wire = (method: WireMember.required("method", .authMethod), pin: WireMember.optional("pin", .text, "required for method pin"))
     static let rules: [WireRule<Self>] = [
         .custom { parameter, path, problems in
             if parameter.method == .pin, parameter.pin == nil { problems.append(ParamProblem("\(path).pin", "is required for method pin")) }
@@ -32,27 +30,25 @@ struct AuthParameterParam: WireReadable {
 /// The seed's `EncapAuthParameter` carries the token purpose (000: `authParameter.tokenPurpose =
 /// .addOrUpdateRecovery`), so it is accepted there too, as the same thing as the call's own
 /// `tokenPurpose`.
-struct FinishAuthParameterParam: WireReadable {
-    var parameter = AuthParameterParam()
-    var tokenPurpose: TokenPurpose?
+struct FinishAuthParameterParam: WireWritableParams {
+    let parameter: AuthParameterParam
+    let tokenPurpose: TokenPurpose?
 
     static let schemaName: String? = "FinishAuthParameter"
-    static let fields: [WireField<Self>] =
-        AuthParameterParam.fields.map { $0.lifted(\.parameter) } + [
-            .optional(
-                "tokenPurpose", \.tokenPurpose, .enumeration(TokenPurpose.self),
-                "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose")
-        ]
+    static let wire = (
+        parameter: WireMember.inline(AuthParameterParam.self),
+        tokenPurpose: WireMember.optional(
+            "tokenPurpose", .enumeration(TokenPurpose.self),
+            "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose")
+    )
     static let rules: [WireRule<Self>] = AuthParameterParam.rules.map { $0.at(\.parameter) }
 
     var domain: AuthParameter { parameter.domain }
 }
 
-extension WireField {
+extension WireMember where Value == FinishAuthParameterParam {
     /// `authParameter` and `tokenPurpose` of a finish that may yield a token.
-    static func finishAuthParameter(_ keyPath: WritableKeyPath<Root, FinishAuthParameterParam> & Sendable) -> WireField {
-        .required("authParameter", keyPath, .object(FinishAuthParameterParam.self))
-    }
+    static let finishAuthParameter = WireMember.required("authParameter", .object(FinishAuthParameterParam.self))
 }
 
 extension WireRule {

@@ -4,6 +4,7 @@ import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
+import LatchkeyWire
 
 /// The browser half of the simulated phone's passkeys: it picks the origin a ceremony runs on,
 /// checks the options' RP id against it, writes the client data (JSON, so here and not in the
@@ -87,21 +88,21 @@ extension CredentialRequestOptions: BrowserOptions {
 }
 
 /// `{deviceId, publicKey, origin*}`: a ceremony on a simulated phone, the options as the server gave them.
-struct BrowserCeremonyParams<Options: BrowserOptions>: WireReadable {
-    var deviceId = ""
-    var publicKey: Options?
-    var origin: String?
-    static var fields: [WireField<Self>] {
-        [
-            .deviceId(\.deviceId), .required("publicKey", \.publicKey, Options.codec.stored, Options.summary),
-            .optional("origin", \.origin, .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)"),
-        ]
+struct BrowserCeremonyParams<Options: BrowserOptions>: WireParams {
+    let deviceId: String
+    let publicKey: Options
+    let origin: String?
+    // Computed: a generic type has no static stored properties.
+    static var wire: (deviceId: WireMember<String>, publicKey: WireMember<Options>, origin: WireMember<String?>) {
+        (
+            deviceId: .deviceId, publicKey: .required("publicKey", Options.codec, Options.summary),
+            origin: .optional("origin", .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)")
+        )
     }
 
     /// Runs `ceremony` on the device with the options and the origin checked against their RP id.
     func run<Result>(_ context: CallContext, _ ceremony: (Options, String, Device) throws -> Result) throws -> Result {
-        let options = try readValue(publicKey, at: "publicKey")
-        let origin = try SimulatedBrowser.origin(self.origin, rpId: options.rpId, core: context.core)
-        return try context.devices.on(deviceId) { device in try ceremony(options, origin, device) }
+        let origin = try SimulatedBrowser.origin(self.origin, rpId: publicKey.rpId, core: context.core)
+        return try context.devices.on(deviceId) { device in try ceremony(publicKey, origin, device) }
     }
 }

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// Builds the OpenRPC 1.3 document from a method table and the error codes.
 enum OpenRPCDocument {

@@ -1,4 +1,5 @@
 import LatchkeyJSON
+import LatchkeyWire
 
 /// The Model Context Protocol tools: one for every method of a table except `rpc.discover`, named as the method with `/` written as `_`, its
 /// schemas self-contained (every named schema spelled out where it is used, no `$schema`, a root `"type": "object"`).

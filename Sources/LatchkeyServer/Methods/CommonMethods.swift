@@ -1,6 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyRPC
+import LatchkeyWire
 
 // What several method families share: the params that name one thing, and the handler of the
 // methods that only pass that name on to one call (declared once here, so each such method is
@@ -8,21 +9,21 @@ import LatchkeyRPC
 // `Methods/DeviceMethods.swift`.
 
 /// `{sessionId}`: a signed-in user's session.
-struct SessionParams: WireReadable {
-    var sessionId = ""
-    static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .identifier)]
+struct SessionParams: WireParams {
+    let sessionId: String
+    static let wire = WireMember.required("sessionId", .identifier)
 }
 
 /// `{registrationId}`.
-struct RegistrationParams: WireReadable {
-    var registrationId = ""
-    static let fields: [WireField<Self>] = [.registrationId(\.registrationId)]
+struct RegistrationParams: WireParams {
+    let registrationId: String
+    static let wire = WireMember.registrationId
 }
 
 /// `{processId}`: an onboarding process of a device outside the process.
-struct ProcessParams: WireReadable {
-    var processId = ""
-    static let fields: [WireField<Self>] = [.required("processId", \.processId, .identifier)]
+struct ProcessParams: WireWritableParams {
+    let processId: String
+    static let wire = WireMember.required("processId", .identifier)
 }
 
 /// One of two optional members, as the domain's either/or value: `first`'s case when only it is given, `second`'s when only it is.

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 extension ActivationOutcome: WireObject {
     public static let fields: [WireField<Self>] = [
@@ -34,8 +35,7 @@ enum ResponseType: String, Sendable, CaseIterable {
 
 /// The PIN rules of an application, as several results carry them.
 public func pinRuleFields<Root>(
-    _ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
-    _ max: WritableKeyPath<Root, Int> & Sendable
+    _ type: KeyPath<Root, PinCodeType> & Sendable, _ min: KeyPath<Root, Int> & Sendable, _ max: KeyPath<Root, Int> & Sendable
 ) -> [WireField<Root>] {
     [
         .required("pinCodeType", type, .enumeration(PinCodeType.self)),

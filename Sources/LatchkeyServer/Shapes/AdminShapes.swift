@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 extension Codec where Value == [AuthMethod: [AuthMethod]] {
     /// `{"pin": ["faceId", "touchId", "pin"], …}`: for a method that proves the user, the

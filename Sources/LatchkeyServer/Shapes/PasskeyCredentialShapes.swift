@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // What `credential.toJSON()` gives (WebAuthn Level 3 §5.8: `RegistrationResponseJSON`,
 // `AuthenticationResponseJSON`), read strictly — a member missing or of another type, bytes that

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The wire forms of passkeys: WebAuthn's JSON forms (WebAuthn Level 3 §5.8) of the options a
 // browser takes and of the credentials it returns, every byte string unpadded base64url, and the
@@ -220,21 +221,20 @@ extension Codec where Value == [UInt8] {
 }
 
 /// An imported passkey as an operator writes it.
-struct ImportedPasskeyParams: WireReadable {
-    var credentialId: [UInt8] = []
-    var publicKey: [UInt8] = []
-    var friendlyName: String?
-    var signCount: Int64?
-    var backupEligible: Bool?
-    static let fields: [WireField<Self>] = [
-        .required("credentialId", \.credentialId, .base64url, "unpadded base64url"),
-        .required("publicKey", \.publicKey, .base64url, "a COSE key (ES256, EdDSA or RS256), unpadded base64url"),
-        .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64)),
-        .optional("signCount", \.signCount, .integer(minimum: 0, maximum: Int64(UInt32.max))),
-        .optional(
-            "backupEligible", \.backupEligible, .bool,
-            "the BE flag it was registered with; absent: taken from its first successful sign-in, and fixed from then on"),
-    ]
+struct ImportedPasskeyParams: WireWritableParams {
+    let credentialId: [UInt8]
+    let publicKey: [UInt8]
+    let friendlyName: String?
+    let signCount: Int64?
+    let backupEligible: Bool?
+    static let wire = (
+        credentialId: WireMember.required("credentialId", .base64url, "unpadded base64url"),
+        publicKey: WireMember.required("publicKey", .base64url, "a COSE key (ES256, EdDSA or RS256), unpadded base64url"),
+        friendlyName: WireMember.optional("friendlyName", .string(minLength: 1, maxLength: 64)),
+        signCount: WireMember.optional("signCount", .integer(minimum: 0, maximum: Int64(UInt32.max))),
+        backupEligible: WireMember.optional(
+            "backupEligible", .bool, "the BE flag it was registered with; absent: taken from its first successful sign-in, and fixed from then on")
+    )
 }
 
 extension Codec where Value == ImportedPasskey {

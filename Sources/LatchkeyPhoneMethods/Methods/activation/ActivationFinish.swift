@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum ActivationFinish: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -19,15 +20,14 @@ enum ActivationFinish: RPCMethod {
             .authMethodNotAllowed, .policyViolation, .onboardingFailed,
         ] + CommonErrors.biometry)
     /// `{deviceId, authParameter, tokenPurpose*, activationName*}`.
-    struct Params: WireReadable {
-        var finish = FinishParams()
-        var activationName: String?
-        static let fields: [WireField<Self>] =
-            FinishParams.fields.map { $0.lifted(\.finish) } + [
-                .optional(
-                    "activationName", \.activationName, .text,
-                    "names the registration; default: the name given to onboarding/activate, else the device's name")
-            ]
+    struct Params: WireParams {
+        let finish: FinishParams
+        let activationName: String?
+        static let wire = (
+            finish: WireMember.inline(FinishParams.self),
+            activationName: WireMember.optional(
+                "activationName", .text, "names the registration; default: the name given to onboarding/activate, else the device's name")
+        )
         static let rules: [WireRule<Self>] = FinishParams.rules.map { $0.at(\.finish) }
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum ActivationStart: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,13 +16,13 @@ enum ActivationStart: RPCMethod {
             activation/finish.
             """,
         errors: [.notFound, .alreadyActivated, .rateLimited, .activationCodeInvalid, .activationCodeExpired])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var activationCode = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("activationCode", \.activationCode, .text), .applicationId(\.applicationId),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let activationCode: String
+        let applicationId: String?
+        static let wire = (
+            deviceId: WireMember.deviceId, activationCode: WireMember.required("activationCode", .text), applicationId: WireMember.applicationId
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOffer {
         try context.devices.on(params.deviceId) { try $0.startActivation(code: params.activationCode, applicationId: params.applicationId) }

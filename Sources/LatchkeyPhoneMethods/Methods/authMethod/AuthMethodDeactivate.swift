@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum AuthMethodDeactivate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,10 +15,10 @@ enum AuthMethodDeactivate: RPCMethod {
             cannot be removed (cannotDeactivateDevice).
             """,
         errors: [.notFound, .notActivatedLocally, .cannotDeactivateDevice, .authMethodNotAllowed] + CommonErrors.registrationState)
-    struct Params: WireReadable {
-        var deviceId = ""
-        var authMethod = AuthMethod.device
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("authMethod", \.authMethod, .authMethod)]
+    struct Params: WireParams {
+        let deviceId: String
+        let authMethod: AuthMethod
+        static let wire = (deviceId: WireMember.deviceId, authMethod: WireMember.required("authMethod", .authMethod))
     }
     static let result = Codec<[AuthMethod]>.activatedAuthMethods
     static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum AuthMethodFinishAddOrUpdate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -17,15 +18,15 @@ enum AuthMethodFinishAddOrUpdate: RPCMethod {
         errors: [.notFound, .notActivatedLocally] + CommonErrors.finish + [.authMethodNotAllowed, .policyViolation, .authenticationFailed]
             + CommonErrors.biometry
             + [.biometryKeyInvalidated])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var activationParameter = AuthParameterParam()
-        var authParameter = AuthParameterParam()
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId),
-            .required("activationParameter", \.activationParameter, .authParameter, "the method to add or update"),
-            .required("authParameter", \.authParameter, .authParameter, "proves the user"),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let activationParameter: AuthParameterParam
+        let authParameter: AuthParameterParam
+        static let wire = (
+            deviceId: WireMember.deviceId,
+            activationParameter: WireMember.required("activationParameter", .authParameter, "the method to add or update"),
+            authParameter: WireMember.required("authParameter", .authParameter, "proves the user")
+        )
     }
     static let result = Codec<[AuthMethod]>.activatedAuthMethods
     static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum AuthenticationStart: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,17 +16,15 @@ enum AuthenticationStart: RPCMethod {
             authentication/finish within 300 s.
             """,
         errors: [.notFound, .notActivatedLocally] + CommonErrors.registrationState)
-    struct Params: WireReadable {
-        var deviceId = ""
-        var clientOnly = false
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId),
-            .defaulted(
-                "clientOnly", \.clientOnly,
-                Codec.bool.checked {
-                    $0 ? "must be false: client-only authentication is not supported" : nil
-                }, default: false, "must be false"),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let clientOnly: Bool
+        static let wire = (
+            deviceId: WireMember.deviceId,
+            clientOnly: WireMember.defaulted(
+                "clientOnly", Codec.bool.checked { $0 ? "must be false: client-only authentication is not supported" : nil }, default: false,
+                "must be false")
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> AuthenticationChallengeInfo {
         try context.devices.on(params.deviceId) { try $0.startAuthentication() }

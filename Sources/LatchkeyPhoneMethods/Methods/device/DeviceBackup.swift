@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum DeviceBackup: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,10 +16,10 @@ enum DeviceBackup: RPCMethod {
             Keychain.
             """,
         errors: [.notFound, .iCloudKeychainDisabled])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var kind = BackupKind.iCloud
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("kind", \.kind, .enumeration(BackupKind.self))]
+    struct Params: WireParams {
+        let deviceId: String
+        let kind: BackupKind
+        static let wire = (deviceId: WireMember.deviceId, kind: WireMember.required("kind", .enumeration(BackupKind.self)))
     }
     static let result = Codec.member("backupId", .text)
     static func handle(_ params: Params, _ context: CallContext) throws -> String {

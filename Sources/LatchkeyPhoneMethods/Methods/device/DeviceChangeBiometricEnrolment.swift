@@ -1,6 +1,7 @@
 import LatchkeyContract
 import LatchkeyDevice
 import LatchkeyServer
+import LatchkeyWire
 
 /// `device/changeBiometricEnrolment`: a finger or a face added or enrolled again on a simulated
 /// phone, which destroys its biometric keys (they are bound to the enrolment).

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum DeviceCreate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,14 +15,20 @@ enum DeviceCreate: RPCMethod {
             deviceId is generated when absent. Every device-side method then takes this deviceId.
             """,
         errors: [.alreadyExists])
-    struct Params: WireReadable {
-        var device = NewDevice()
-        static let fields: [WireField<Self>] =
-            [.optional("deviceId", \.device.deviceId, .identifier)]
-            + DeviceFamily.hardware(\.device.biometry, \.device.iCloudKeychain) + [.optional("name", \.device.name, .text)]
+    struct Params: WireParams {
+        let deviceId: String?
+        let hardware: DeviceFamily.Hardware
+        let name: String?
+        static let wire = (
+            deviceId: WireMember.optional("deviceId", .identifier), hardware: WireMember.inline(DeviceFamily.Hardware.self),
+            name: WireMember.optional("name", .text)
+        )
     }
     static let result = DeviceFamily.deviceIdResult
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
-        try context.devices.create(params.device)
+        try context.devices.create(
+            NewDevice(
+                deviceId: params.deviceId, biometry: params.hardware.biometry, iCloudKeychain: params.hardware.iCloudKeychain,
+                name: params.name))
     }
 }

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 /// What the `device/` methods share.
 enum DeviceFamily {
@@ -14,14 +15,13 @@ enum DeviceFamily {
     /// `{activated}`.
     static let activated = Codec.member("activated", Codec<Bool>.bool)
 
-    /// The hardware a new simulated phone has.
-    static func hardware<Root>(
-        _ biometry: WritableKeyPath<Root, Biometry> & Sendable,
-        _ iCloudKeychain: WritableKeyPath<Root, Bool> & Sendable
-    ) -> [WireField<Root>] {
-        [
-            .defaulted("biometry", biometry, .enumeration(Biometry.self), default: .faceId),
-            .defaulted("iCloudKeychain", iCloudKeychain, .bool, default: true),
-        ]
+    /// `{biometry*, iCloudKeychain*}`: the hardware a new simulated phone has.
+    struct Hardware: WireWritableParams {
+        let biometry: Biometry
+        let iCloudKeychain: Bool
+        static let wire = (
+            biometry: WireMember.defaulted("biometry", .enumeration(Biometry.self), default: .faceId),
+            iCloudKeychain: WireMember.defaulted("iCloudKeychain", .bool, default: true)
+        )
     }
 }

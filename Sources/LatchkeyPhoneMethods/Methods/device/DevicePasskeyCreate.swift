@@ -1,6 +1,7 @@
 import LatchkeyCore
 import LatchkeyRPC
 import LatchkeyServer
+import LatchkeyWire
 
 /// `device/passkeyCreate`: the simulated phone's platform authenticator makes a passkey.
 enum DevicePasskeyCreate: RPCMethod {

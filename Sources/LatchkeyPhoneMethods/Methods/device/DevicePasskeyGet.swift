@@ -1,6 +1,7 @@
 import LatchkeyCore
 import LatchkeyRPC
 import LatchkeyServer
+import LatchkeyWire
 
 /// `device/passkeyGet`: the simulated phone's platform authenticator signs in with a passkey.
 enum DevicePasskeyGet: RPCMethod {

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum DeviceRegistrationId: DeviceCall {
     static let declaration = MethodDeclaration(

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum DeviceRestore: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,19 +15,19 @@ enum DeviceRestore: RPCMethod {
             continues with recovery/start and recovery/finish.
             """,
         errors: [.notFound, .alreadyExists])
-    struct Params: WireReadable {
-        var backupId = ""
-        var deviceId: String?
-        var biometry = Biometry.faceId
-        var iCloudKeychain = true
-        static let fields: [WireField<Self>] =
-            [
-                .required("backupId", \.backupId, .identifier), .optional("deviceId", \.deviceId, .identifier, "the new device"),
-            ] + DeviceFamily.hardware(\.biometry, \.iCloudKeychain)
+    struct Params: WireParams {
+        let backupId: String
+        let deviceId: String?
+        let hardware: DeviceFamily.Hardware
+        static let wire = (
+            backupId: WireMember.required("backupId", .identifier), deviceId: WireMember.optional("deviceId", .identifier, "the new device"),
+            hardware: WireMember.inline(DeviceFamily.Hardware.self)
+        )
     }
     static let result = DeviceFamily.deviceIdResult
     static func handle(_ params: Params, _ context: CallContext) throws -> String {
-        try context.devices.restore(
-            backupId: params.backupId, NewDevice(deviceId: params.deviceId, biometry: params.biometry, iCloudKeychain: params.iCloudKeychain))
+        let hardware = params.hardware
+        return try context.devices.restore(
+            backupId: params.backupId, NewDevice(deviceId: params.deviceId, biometry: hardware.biometry, iCloudKeychain: hardware.iCloudKeychain))
     }
 }

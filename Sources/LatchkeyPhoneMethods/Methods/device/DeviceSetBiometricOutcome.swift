@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum DeviceSetBiometricOutcome: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,10 +15,10 @@ enum DeviceSetBiometricOutcome: RPCMethod {
             biometryFailed) or cancel (biometryCancelled). Sticks until changed; neither failure reaches the server.
             """,
         errors: [.notFound])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var outcome = BiometricOutcome.match
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("outcome", \.outcome, .enumeration(BiometricOutcome.self))]
+    struct Params: WireParams {
+        let deviceId: String
+        let outcome: BiometricOutcome
+        static let wire = (deviceId: WireMember.deviceId, outcome: WireMember.required("outcome", .enumeration(BiometricOutcome.self)))
     }
     static let result = Codec.member("outcome", .enumeration(BiometricOutcome.self))
     static func handle(_ params: Params, _ context: CallContext) throws -> BiometricOutcome {

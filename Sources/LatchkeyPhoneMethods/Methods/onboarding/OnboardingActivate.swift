@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum OnboardingActivate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,13 +16,13 @@ enum OnboardingActivate: RPCMethod {
             wrong OTP fails the process.
             """,
         errors: [.notFound, .onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var otp = ""
-        var activationName: String?
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("otp", \.otp, .text), .optional("activationName", \.activationName, .text),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let otp: String
+        let activationName: String?
+        static let wire = (
+            deviceId: WireMember.deviceId, otp: WireMember.required("otp", .text), activationName: WireMember.optional("activationName", .text)
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOffer {
         try context.devices.on(params.deviceId) { try $0.activateOnboarding(otp: params.otp, activationName: params.activationName) }

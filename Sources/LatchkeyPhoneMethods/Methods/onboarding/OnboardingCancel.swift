@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum OnboardingCancel: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,10 +15,10 @@ enum OnboardingCancel: RPCMethod {
             device forgets its process even when the server cannot cancel it.
             """,
         errors: [.notFound, .onboardingNotRunning, .onboardingFailed])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var forceCancel = true
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .defaulted("forceCancel", \.forceCancel, .bool, default: true)]
+    struct Params: WireParams {
+        let deviceId: String
+        let forceCancel: Bool
+        static let wire = (deviceId: WireMember.deviceId, forceCancel: WireMember.defaulted("forceCancel", .bool, default: true))
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
         try context.devices.on(params.deviceId) { try $0.cancelOnboarding(forceCancel: params.forceCancel) }

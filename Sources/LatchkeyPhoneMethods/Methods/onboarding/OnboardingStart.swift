@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum OnboardingStart: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,15 +16,16 @@ enum OnboardingStart: RPCMethod {
             credentials match a user. Follow with onboarding/activate.
             """,
         errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var credentials = OnboardingCredentials()
-        var applicationId: String?
-        var canRestoreSession = false
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("credentials", \.credentials, OnboardingFamily.credentials), .applicationId(\.applicationId),
-            .defaulted("canRestoreSession", \.canRestoreSession, .bool, default: false, "keep the process across restarts"),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let credentials: OnboardingCredentials
+        let applicationId: String?
+        let canRestoreSession: Bool
+        static let wire = (
+            deviceId: WireMember.deviceId, credentials: WireMember.required("credentials", OnboardingFamily.credentials),
+            applicationId: WireMember.applicationId,
+            canRestoreSession: WireMember.defaulted("canRestoreSession", .bool, default: false, "keep the process across restarts")
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
         try context.devices.on(params.deviceId) {

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum PinValidate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,10 +16,10 @@ enum PinValidate: RPCMethod {
             authMethod/finishAddOrUpdate.
             """,
         errors: [.notFound])
-    struct Params: WireReadable {
-        var pin = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [.required("pin", \.pin, .text), .applicationId(\.applicationId)]
+    struct Params: WireParams {
+        let pin: String
+        let applicationId: String?
+        static let wire = (pin: WireMember.required("pin", .text), applicationId: WireMember.applicationId)
     }
     struct Result: WireObject {
         var violations: [PinViolation]

@@ -5,36 +5,37 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 /// What the `recovery/` methods share.
 enum RecoveryFamily {
     /// `{"method": "backup", "recoveryCode": "…"}`.
-    struct RecoveryParameter: WireReadable {
+    struct RecoveryParameter: WireWritableParams {
         enum Method: String, CaseIterable, Sendable { case backup }
-        var method = Method.backup
-        var recoveryCode = ""
+        let method: Method
+        let recoveryCode: String
         static let schemaName: String? = "RecoveryParameter"
-        static let fields: [WireField<Self>] = [
-            .required("method", \.method, .enumeration(Method.self)),
-            .required("recoveryCode", \.recoveryCode, .text, "6 to 64 characters, chosen by the user"),
-        ]
+        static let wire = (
+            method: WireMember.required("method", .enumeration(Method.self)),
+            recoveryCode: WireMember.required("recoveryCode", .text, "6 to 64 characters, chosen by the user")
+        )
     }
 
     /// The recovery parameter of a delete, whose code is ignored.
-    struct DeleteParameter: WireReadable {
-        var method = RecoveryParameter.Method.backup
-        var recoveryCode: String?
-        static let fields: [WireField<Self>] = [
-            .required("method", \.method, .enumeration(RecoveryParameter.Method.self)),
-            .optional("recoveryCode", \.recoveryCode, .text, "ignored"),
-        ]
+    struct DeleteParameter: WireWritableParams {
+        let method: RecoveryParameter.Method
+        let recoveryCode: String?
+        static let wire = (
+            method: WireMember.required("method", .enumeration(RecoveryParameter.Method.self)),
+            recoveryCode: WireMember.optional("recoveryCode", .text, "ignored")
+        )
     }
 
     /// `{deviceId, token}`: a token-authorised start.
-    struct TokenParams: WireReadable {
-        var deviceId = ""
-        var token = ""
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .required("token", \.token, .text)]
+    struct TokenParams: WireParams {
+        let deviceId: String
+        let token: String
+        static let wire = (deviceId: WireMember.deviceId, token: WireMember.required("token", .text))
     }
 
     /// A start authorised by a token of one purpose.

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum RecoveryFinish: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -18,15 +19,16 @@ enum RecoveryFinish: RPCMethod {
             .notFound, .alreadyActivated, .recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed,
             .policyViolation,
         ] + CommonErrors.finish + CommonErrors.biometry)
-    struct Params: WireReadable {
-        var deviceId = ""
-        var recoveryParameter = RecoveryFamily.RecoveryParameter()
-        var authParameter = FinishAuthParameterParam()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("recoveryParameter", \.recoveryParameter, .object(RecoveryFamily.RecoveryParameter.self)),
-            .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let recoveryParameter: RecoveryFamily.RecoveryParameter
+        let authParameter: FinishAuthParameterParam
+        let tokenPurpose: TokenPurpose
+        static let wire = (
+            deviceId: WireMember.deviceId,
+            recoveryParameter: WireMember.required("recoveryParameter", .object(RecoveryFamily.RecoveryParameter.self)),
+            authParameter: WireMember.finishAuthParameter, tokenPurpose: WireMember.tokenPurpose
+        )
         static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {

@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum RecoveryFinishAddOrUpdate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,14 +15,15 @@ enum RecoveryFinishAddOrUpdate: RPCMethod {
             the server only a public key, never the code.
             """,
         errors: [.notFound, .notActivatedLocally, .policyViolation] + CommonErrors.finish)
-    struct Params: WireReadable {
-        var deviceId = ""
-        var recoveryParameter = RecoveryFamily.RecoveryParameter()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("recoveryParameter", \.recoveryParameter, .object(RecoveryFamily.RecoveryParameter.self)),
-            .tokenPurpose(\.tokenPurpose),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let recoveryParameter: RecoveryFamily.RecoveryParameter
+        let tokenPurpose: TokenPurpose
+        static let wire = (
+            deviceId: WireMember.deviceId,
+            recoveryParameter: WireMember.required("recoveryParameter", .object(RecoveryFamily.RecoveryParameter.self)),
+            tokenPurpose: WireMember.tokenPurpose
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
         try context.devices.on(params.deviceId) {

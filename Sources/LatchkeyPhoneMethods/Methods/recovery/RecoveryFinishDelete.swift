@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum RecoveryFinishDelete: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,14 +14,14 @@ enum RecoveryFinishDelete: RPCMethod {
             Deletes the backup recovery method on the device and on the server (the code given is not checked).
             """,
         errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish)
-    struct Params: WireReadable {
-        var deviceId = ""
-        var recoveryParameter = RecoveryFamily.DeleteParameter()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] = [
-            .deviceId(\.deviceId), .required("recoveryParameter", \.recoveryParameter, .object(RecoveryFamily.DeleteParameter.self)),
-            .tokenPurpose(\.tokenPurpose),
-        ]
+    struct Params: WireParams {
+        let deviceId: String
+        let recoveryParameter: RecoveryFamily.DeleteParameter
+        let tokenPurpose: TokenPurpose
+        static let wire = (
+            deviceId: WireMember.deviceId, recoveryParameter: WireMember.required("recoveryParameter", .object(RecoveryFamily.DeleteParameter.self)),
+            tokenPurpose: WireMember.tokenPurpose
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
         try context.devices.on(params.deviceId) { try $0.finishRecoveryDelete(tokenPurpose: params.tokenPurpose) }

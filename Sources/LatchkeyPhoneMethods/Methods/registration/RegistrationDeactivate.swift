@@ -5,6 +5,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
+import LatchkeyWire
 
 enum RegistrationDeactivate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,10 +15,10 @@ enum RegistrationDeactivate: RPCMethod {
             removes the registration too.
             """,
         errors: [.notFound, .notActivatedLocally, .registrationRemoved])
-    struct Params: WireReadable {
-        var deviceId = ""
-        var onlyLocally = false
-        static let fields: [WireField<Self>] = [.deviceId(\.deviceId), .defaulted("onlyLocally", \.onlyLocally, .bool, default: false)]
+    struct Params: WireParams {
+        let deviceId: String
+        let onlyLocally: Bool
+        static let wire = (deviceId: WireMember.deviceId, onlyLocally: WireMember.defaulted("onlyLocally", .bool, default: false))
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
         try context.devices.deactivate(deviceId: params.deviceId, onlyLocally: params.onlyLocally)

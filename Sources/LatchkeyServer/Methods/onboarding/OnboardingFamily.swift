@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// What the `onboarding/` methods share (the credentials codec is also `server/onboarding/start`'s).
 public enum OnboardingFamily {

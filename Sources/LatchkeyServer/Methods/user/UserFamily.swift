@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// What the `user/` methods share (the passkey list is also `reset/resetPasskeys`'s result).
 enum UserFamily {

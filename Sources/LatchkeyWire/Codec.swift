@@ -10,9 +10,9 @@ public struct Codec<Value>: Sendable {
     /// What the value looks like on the wire.
     public let schema: Schema
     /// Reads a value at `path`; nil after appending at least one problem.
-    let read: @Sendable (JSON, String, inout [ParamProblem]) -> Value?
+    public let read: @Sendable (JSON, String, inout [ParamProblem]) -> Value?
     /// Writes a value.
-    let write: @Sendable (Value) -> JSON
+    public let write: @Sendable (Value) -> JSON
 
     public init(
         schema: Schema, read: @escaping @Sendable (JSON, String, inout [ParamProblem]) -> Value?,
@@ -67,7 +67,7 @@ public struct Codec<Value>: Sendable {
 
 /// Whether a string param may be kept: U+0000 is refused (the stores keep text as C strings, so
 /// `a\u0000b` would be kept, and matched, as `a`).
-func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem]) -> Bool {
+public func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem]) -> Bool {
     guard text.utf8.contains(0) else { return true }
     problems.append(ParamProblem(path, "must not contain U+0000"))
     return false
@@ -76,16 +76,16 @@ func acceptsText(_ text: String, _ path: String, _ problems: inout [ParamProblem
 /// The path of an object member the caller named: `path.key` where the key can be quoted
 /// safely (at most 64 printable ASCII characters), else `path` alone; an error names the field,
 /// it never echoes arbitrary input.
-func memberPath(_ path: String, _ key: String) -> String {
+public func memberPath(_ path: String, _ key: String) -> String {
     key.isQuotableKey ? "\(path).\(key)" : path
 }
 
 extension String {
     /// A member name an error may name: at most 64 printable ASCII characters.
-    var isQuotableKey: Bool { utf8.count <= 64 && isPrintableASCII }
+    public var isQuotableKey: Bool { utf8.count <= 64 && isPrintableASCII }
 
     /// Every character in U+0020–U+007E.
-    var isPrintableASCII: Bool { utf8.allSatisfy { (0x20...0x7E).contains($0) } }
+    public var isPrintableASCII: Bool { utf8.allSatisfy { (0x20...0x7E).contains($0) } }
 }
 
 /// Whether `value` keeps both bounds; a problem for each it breaks ("must have at least 6 characters", "must have at least 1 character", "must be at

@@ -6,22 +6,22 @@ import LatchkeyJSON
 /// Named schemas are written once under their name and referenced (`$ref: #/components/schemas/Name`)
 /// where they are used, or spelled out in place for a self-contained schema (MCP tools), as the writer
 /// is told.
-struct SchemaWriter {
-    enum NamedSchemas {
+public struct SchemaWriter {
+    public enum NamedSchemas {
         /// `{"$ref": "#/components/schemas/Name"}`, the definition collected in `named`.
         case referenced
         /// The definition written where it is used.
         case inline
     }
 
-    let mode: NamedSchemas
+    public let mode: NamedSchemas
     /// The named schemas met so far, in the order met.
-    private(set) var named: [(name: String, schema: JSON)] = []
+    public private(set) var named: [(name: String, schema: JSON)] = []
     private var seen: Set<String> = []
 
-    init(_ mode: NamedSchemas) { self.mode = mode }
+    public init(_ mode: NamedSchemas) { self.mode = mode }
 
-    mutating func json(_ schema: Schema) -> JSON {
+    public mutating func json(_ schema: Schema) -> JSON {
         switch schema {
         case .any: return .object(JSONObject())
         case .null: return ["type": "null"]
@@ -67,7 +67,7 @@ struct SchemaWriter {
 
     /// An object schema: its properties (each with its description), required members, and
     /// whether other members are allowed.
-    mutating func object(_ fields: [Field], additional: Bool = true) -> JSON {
+    public mutating func object(_ fields: [Field], additional: Bool = true) -> JSON {
         var properties = JSONObject()
         for field in fields {
             var property = json(field.schema)
