@@ -344,7 +344,7 @@ public struct CallContext {
     let failing: Bool
 
     /// Runs what is due before the handler (see `LatchkeyServer.prepare`).
-    func prepare() throws { try server.prepare(self) }
+    @usableFromInline func prepare() throws { try server.prepare(self) }
 
     /// The system (opened on first use; `storeUnavailable` when it cannot be).
     public var core: Latchkey { get throws { try server.core() } }

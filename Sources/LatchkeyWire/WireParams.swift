@@ -34,6 +34,9 @@ extension WireParams {
 
     /// Reads the value from the members of `object`: every member, then (when the type has one) a problem for each member it does not declare,
     /// then, when all of that went well, the rules.
+    // Inlinable, as the rest of the read path: specialised where each params type is known (in another module, a generic call would look up
+    // the metadata of `Self?` on every call).
+    @inlinable
     public static func decode(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let before = problems.count
         let value = decodeMembers(object, at: path, into: &problems)
@@ -44,8 +47,8 @@ extension WireParams {
     }
 
     /// A problem for each member of `object` that is not one of `members`.
-    @inline(never)
-    private static func findUnknownMembers(_ object: JSONObject, _ unknown: String, _ path: String, _ problems: inout [ParamProblem]) {
+    @inline(never) @usableFromInline
+    static func findUnknownMembers(_ object: JSONObject, _ unknown: String, _ path: String, _ problems: inout [ParamProblem]) {
         let declared = Set(members.map(\.name))
         for key in object.keys where !declared.contains(key) {
             problems.append(ParamProblem(path.isEmpty ? (key.isQuotableKey ? key : "") : memberPath(path, key), unknown))
@@ -80,24 +83,41 @@ extension WireWritableParams {
 /// object that holds it and written back.
 public struct WireMember<Value>: Sendable {
     /// What the documents say of it (for an inline member: nothing; its own members stand in its place).
-    private let info: WireMemberInfo?
-    private let reader: @Sendable (JSONObject, String, inout [ParamProblem]) -> Value?
-    private let writer: @Sendable (Value, inout JSONObject) -> Void
-    private let expanded: @Sendable () -> [WireMemberInfo]
+    @usableFromInline let info: WireMemberInfo?
+    @usableFromInline let reader: @Sendable (JSONObject, String, inout [ParamProblem]) -> Value?
+    @usableFromInline let writer: @Sendable (Value, inout JSONObject) -> Void
+    @usableFromInline let expanded: @Sendable () -> [WireMemberInfo]
+
+    @usableFromInline
+    init(
+        info: WireMemberInfo?, reader: @escaping @Sendable (JSONObject, String, inout [ParamProblem]) -> Value?,
+        writer: @escaping @Sendable (Value, inout JSONObject) -> Void, expanded: @escaping @Sendable () -> [WireMemberInfo]
+    ) {
+        self.info = info
+        self.reader = reader
+        self.writer = writer
+        self.expanded = expanded
+    }
+
+    // The constructors and the read path are inlinable: the closures they make are then specialised for the member's type where the params
+    // type declares it.
 
     /// Reads the member from `object`, the object at `path`; nil when it recorded a problem.
+    @inlinable
     public func read(_ object: JSONObject, _ path: String, _ problems: inout [ParamProblem]) -> Value? {
         reader(object, path, &problems)
     }
 
     /// Writes the member into the object that holds it (an optional one only when it is set).
+    @inlinable
     public func write(_ value: Value, into object: inout JSONObject) { writer(value, &object) }
 
     /// The member as the documents describe it (an inline member: its own members).
     public var members: [WireMemberInfo] { info.map { [$0] } ?? expanded() }
 
     /// A member of the object, at `name`: `read` gets the member's JSON (nil when absent) and its path.
-    private static func member(
+    @inlinable
+    static func member(
         _ name: String, required: Bool, _ summary: String, _ schema: Schema,
         read: @escaping @Sendable (JSON?, String, inout [ParamProblem]) -> Value?,
         write: @escaping @Sendable (Value, inout JSONObject) -> Void
@@ -109,6 +129,7 @@ public struct WireMember<Value>: Sendable {
     }
 
     /// A member that is always there.
+    @inlinable
     public static func required(_ name: String, _ codec: Codec<Value>, _ summary: String = "") -> WireMember {
         member(name, required: true, summary, codec.schema) { json, path, problems in
             guard let json else {
@@ -122,17 +143,20 @@ public struct WireMember<Value>: Sendable {
     }
 
     /// A member that may be left out (null counts as left out); written only when set.
+    @inlinable
     public static func optional<Wrapped>(_ name: String, _ codec: Codec<Wrapped>, _ summary: String = "") -> WireMember
     where Value == Wrapped? {
         member(name, required: false, summary, codec.schema) { json, path, problems in
             guard let json, !json.isNull else { return .some(nil) }
-            return codec.read(json, path, &problems).map { .some($0) }
+            guard let value = codec.read(json, path, &problems) else { return nil }
+            return .some(value)
         } write: { value, object in
             if let value { object.appendUnchecked(name, codec.write(value)) }
         }
     }
 
     /// A member that may be left out, taking the contract's default then (shown in the schema).
+    @inlinable
     public static func defaulted(_ name: String, _ codec: Codec<Value>, default value: Value, _ summary: String = "") -> WireMember
     where Value: Sendable {
         member(name, required: false, summary, .defaulted(codec.write(value), codec.schema)) { json, path, problems in
@@ -146,6 +170,7 @@ public struct WireMember<Value>: Sendable {
     /// The members of another params type, read from the same object (a shape several methods share, such as `{registrationId, challengeId}`).
     ///
     /// Its rules are not checked here: the outer type lists those it keeps.
+    @inlinable
     public static func inline(_ type: Value.Type) -> WireMember where Value: WireWritableParams {
         WireMember(
             info: nil, reader: { object, path, problems in Value.decodeMembers(object, at: path, into: &problems) },
@@ -160,13 +185,21 @@ public struct WireMemberInfo: Sendable {
     public let summary: String
     public let schema: Schema
 
+    @usableFromInline
+    init(name: String, required: Bool, summary: String, schema: Schema) {
+        self.name = name
+        self.required = required
+        self.summary = summary
+        self.schema = schema
+    }
+
     /// The member in an object schema.
     var field: Field { Field(name, schema, required: required, summary) }
 }
 
 /// A rule over several members of a params object, checked once every member was read.
 public struct WireRule<Root>: Sendable {
-    let check: @Sendable (Root, String, inout [ParamProblem]) -> Void
+    @usableFromInline let check: @Sendable (Root, String, inout [ParamProblem]) -> Void
 
     /// Exactly one of two optional members: `first` is missing when neither is given, `second`
     /// is the one too many when both are.

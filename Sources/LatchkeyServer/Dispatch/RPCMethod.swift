@@ -78,19 +78,22 @@ public struct MethodAccess: Sendable, Equatable {
 /// A class: a call passes one reference around, not ten members.
 public final class MethodEntry: Sendable {
     public let name: String
-    let summary: String
-    let description: String
-    let errors: [ErrorReason]
-    let access: MethodAccess
+    @usableFromInline let summary: String
+    @usableFromInline let description: String
+    @usableFromInline let errors: [ErrorReason]
+    @usableFromInline let access: MethodAccess
     /// The params object's members (built on first use).
-    let params: @Sendable () -> [WireMemberInfo]
+    @usableFromInline let params: @Sendable () -> [WireMemberInfo]
     /// The result's schema (built on first use).
-    let result: @Sendable () -> Schema
+    @usableFromInline let result: @Sendable () -> Schema
     /// The Swift type that declares it, module-qualified (`LatchkeyServer.Ping`).
-    let type: @Sendable () -> String
+    @usableFromInline let type: @Sendable () -> String
     /// Reads the params (throwing `invalidParams`), prepares the context, then runs the handler.
-    let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
+    @usableFromInline let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
 
+    // Inlinable: each entry is made where its method's type is known (the server's table here, the phone's in its target), so its decoding
+    // and encoding are specialised there, with no generic metadata looked up per call.
+    @inlinable
     public init<M: RPCMethod>(_ method: M.Type) {
         let declaration = M.declaration
         name = declaration.name
