@@ -1,7 +1,5 @@
 import LatchkeyContract
-import LatchkeyCore
 import LatchkeyDevice
-import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyWire
 

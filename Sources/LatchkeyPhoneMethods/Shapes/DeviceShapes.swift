@@ -1,7 +1,6 @@
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
-import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyWire

@@ -1,10 +1,5 @@
-import LatchkeyContract
-import LatchkeyCore
 import LatchkeyDevice
-import LatchkeyJSON
-import LatchkeyRPC
 import LatchkeyServer
-import LatchkeySimulator
 
 enum AuthMethodStartAddOrUpdate: DeviceCall {
     static let declaration = MethodDeclaration(

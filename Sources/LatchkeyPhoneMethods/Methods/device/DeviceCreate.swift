@@ -1,8 +1,5 @@
 import LatchkeyContract
-import LatchkeyCore
 import LatchkeyDevice
-import LatchkeyJSON
-import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator
 import LatchkeyWire

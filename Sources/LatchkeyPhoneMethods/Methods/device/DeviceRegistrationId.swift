@@ -1,10 +1,6 @@
-import LatchkeyContract
-import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyJSON
-import LatchkeyRPC
 import LatchkeyServer
-import LatchkeySimulator
 import LatchkeyWire
 
 enum DeviceRegistrationId: DeviceCall {

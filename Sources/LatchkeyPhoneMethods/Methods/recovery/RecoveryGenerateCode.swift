@@ -4,7 +4,6 @@ import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
 import LatchkeyServer
-import LatchkeySimulator
 import LatchkeyWire
 
 enum RecoveryGenerateCode: RPCMethod {
