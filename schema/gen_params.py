@@ -39,6 +39,8 @@ PROTOCOL = "WireParams"
 # Params also written: their `write(into:)` is generated too.
 WRITTEN = "WireWritableParams"
 DECLARATIONS = {"struct", "enum", "class", "extension", "actor", "protocol"}
+# The generated code's own names, which a label must not shadow.
+RESERVED = {"object", "path", "problems", "wire"}
 # What may follow `class` without it declaring a type (`class func`, `class var`).
 KEYWORDS = {"func", "var", "let", "subscript", "init", "deinit", "override", "final", "case"}
 
@@ -160,10 +162,7 @@ def scopes(tokens, start=0, end=None, outer=""):
     i = start
     while i < end:
         t = tokens[i]
-        if t in OPENING:
-            if t == "{":
-                i = matching(tokens, i) + 1
-                continue
+        if t in OPENING:  # a body or an expression: no declaration of this level inside
             i = matching(tokens, i) + 1
             continue
         if (t in DECLARATIONS and i + 1 < end and re.match(r"[A-Za-z_]", tokens[i + 1]) and tokens[i + 1] not in KEYWORDS
@@ -216,34 +215,33 @@ def top_level(tokens, start, end):
 
 
 def wire_labels(tokens, scope):
-    """The member labels of the scope's `static let wire` (one element: the only stored property), or None without one."""
+    """The member labels of the scope's `static let wire` and whether it is one member rather than a tuple; None without one.
+
+    A tuple names its labels (in its type annotation, for a computed `static var wire: (…) { … }`, as in its value); a single member is
+    the type's only stored `let`.
+    """
     start, end = scope.body
     for i in top_level(tokens, start, end):
         if tokens[i] == "static" and tokens[i + 1] in ("let", "var") and tokens[i + 2] == "wire":
             j = i + 3
-            if tokens[j] == ":":
-                j += 1  # the type annotation's tuple names the labels as the value's does
-            elif tokens[j] == "=":
-                j += 1
-            else:
+            if tokens[j] not in (":", "="):
                 raise GenerationError(f"{scope.name}: `static let wire` must be `= (label: member, …)`")
-            if tokens[j] == "(":
-                close = matching(tokens, j)
-                if close == j + 1:
-                    return []
-                labels, entry = [], j + 1
-                for k in list(top_level(tokens, j + 1, close)) + [close]:
-                    if tokens[k] in (",", ")") and k >= entry:
-                        if tokens[entry + 1] != ":":
-                            raise GenerationError(f"{scope.name}: every element of `wire` needs a label (its property's name)")
-                        labels.append(tokens[entry])
-                        entry = k + 1
-                return labels
-            stored = stored_properties(tokens, scope)
-            if len(stored) != 1:
-                raise GenerationError(
-                    f"{scope.name}: a `wire` that is one member needs exactly one stored `let` (found {', '.join(stored) or 'none'})")
-            return stored
+            j += 1
+            if tokens[j] != "(":
+                stored = stored_properties(tokens, scope)
+                if len(stored) != 1:
+                    raise GenerationError(
+                        f"{scope.name}: a `wire` that is one member needs exactly one stored `let` (found {', '.join(stored) or 'none'})")
+                return stored, True
+            close = matching(tokens, j)
+            labels, entry = [], j + 1
+            for k in list(top_level(tokens, j + 1, close)) + [close]:
+                if tokens[k] in (",", ")") and k > entry:
+                    if tokens[entry + 1] != ":":
+                        raise GenerationError(f"{scope.name}: every element of `wire` needs a label (its property's name)")
+                    labels.append(tokens[entry])
+                    entry = k + 1
+            return labels, False
     return None
 
 
@@ -287,7 +285,7 @@ def stored_properties(tokens, scope):
 
 
 def params_types(directory):
-    """[(qualified name, labels or [] or None, public)] for every WireParams type of the target, and the modules its files import."""
+    """[(qualified name, labels, public, one member, written)] for every params type of the target, and the modules its files import."""
     types, imports = [], set()
     for folder, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if d != "Generated")
@@ -306,26 +304,18 @@ def params_types(directory):
                 if variables:
                     raise GenerationError(
                         f"{os.path.relpath(path, ROOT)}: {scope.name} stores {', '.join(variables)} in a `var`: a params type's properties are `let`")
-                labels = wire_labels(tokens, scope)
-                if labels is None:
+                wire = wire_labels(tokens, scope)
+                if wire is None:
                     raise GenerationError(f"{os.path.relpath(path, ROOT)}: {scope.name} conforms to {PROTOCOL} but has no `static let wire`")
-                file_types.append((scope.name, labels, scope.public, single(tokens, scope), WRITTEN in scope.inherits))
+                labels, one = wire
+                clash = RESERVED.intersection(labels)
+                if clash:
+                    raise GenerationError(f"{scope.name}: {', '.join(sorted(clash))} would shadow a name of the generated code; rename the property")
+                file_types.append((scope.name, labels, scope.public, one, WRITTEN in scope.inherits))
             if file_types:
                 types += file_types
                 imports.update(re.findall(r"^import (\w+)$", text, re.M))
     return types, imports
-
-
-def single(tokens, scope):
-    """Whether the scope's `wire` is one member rather than a tuple."""
-    start, end = scope.body
-    for i in top_level(tokens, start, end):
-        if tokens[i] == "static" and tokens[i + 2] == "wire":
-            j = i + 3
-            if tokens[j] == ":":
-                return tokens[j + 1] != "("
-            return tokens[j + 1] != "("
-    return False
 
 
 def swift_for(name, labels, public, one, written):

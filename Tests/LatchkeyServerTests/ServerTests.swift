@@ -162,6 +162,26 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
         #expect(error.data["errors"]?.arrayValue?.first?["path"] == "passkey.deviceId")
     }
 
+    @Test("an attachment is made on the system the first time its type is asked for, then kept for the process")
+    func attachmentsByType() throws {
+        final class Kept: Sendable {}
+        final class Other: Sendable {}
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test"))
+        var made = 0
+        let first = try server.attachment { _ in
+            made += 1
+            return Kept()
+        }
+        let again = try server.attachment { _ in
+            made += 1
+            return Kept()
+        }
+        #expect(first === again)
+        #expect(made == 1)
+        _ = try server.attachment { _ in Other() }
+        #expect(try server.attachment { _ in Kept() } === first, "another type has its own slot")
+    }
+
     @Test("the event queue says whether anything was appended since it was last emptied")
     func eventQueueFlag() {
         let queue = EventQueue()
