@@ -2,6 +2,7 @@ import CFuzzSupport
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyPhoneMethods
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyStore
@@ -31,13 +32,18 @@ final class FuzzHarness: @unchecked Sendable {
         let environment = Environment(
             clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1),
             openStore: { try SQLiteStore.inMemory() })
-        return LatchkeyServer(environment: environment, options: ServerOptions(version: "fuzz"))
+        return LatchkeyServer(
+            environment: environment,
+            options: ServerOptions(version: "fuzz", methods: methods, passkeyAuthenticator: PhoneMethods.passkeyAuthenticator))
     }
+
+    /// Every method of the executable: the server's and the simulated phone's.
+    private static let methods = MethodTable(ServerMethods.entries, adding: PhoneMethods.groups)
 
     /// Runs every method once, and every framing, so one-time lazy initialisation happens
     /// before the fuzzer starts counting leaks.
     func warmUp() {
-        guard case .array(let methods)? = LatchkeyServer.document(version: "fuzz")["methods"] else { return }
+        guard case .array(let methods)? = LatchkeyServer.document(version: "fuzz", methods: Self.methods)["methods"] else { return }
         var lines = ""
         for (index, method) in methods.enumerated() {
             guard let name = method["name"]?.stringValue else { continue }

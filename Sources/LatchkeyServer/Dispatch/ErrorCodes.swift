@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// The contract's error table: every domain reason with its numeric code and meaning.
 ///

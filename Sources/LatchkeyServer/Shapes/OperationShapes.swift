@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The wire forms of operations: the operation object, its attributes (also read, in a template),
 // and a template as `admin/configureOperationTemplate` answers it.
