@@ -28,6 +28,9 @@ public enum PhoneMethods {
                 .init(OnboardingHasActiveProcess.self), .init(OnboardingStatus.self), .init(OnboardingActivate.self),
                 .init(OnboardingResendOtp.self), .init(OnboardingCancel.self),
             ]),
+        MethodGroup(
+            after: "operation/passkeyApprove",
+            [.init(OperationList.self), .init(OperationApprove.self), .init(OperationReject.self), .init(OperationOfflineApprove.self)]),
     ]
 
     /// Makes `reset/resetPasskeys`' new passkey on a simulated phone.

@@ -251,6 +251,46 @@ extension OnboardingStart.Params {
     }
 }
 
+extension OperationApprove.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let deviceId = wire.deviceId.read(object, path, &problems)
+        let operationId = wire.operationId.read(object, path, &problems)
+        let authParameter = wire.authParameter.read(object, path, &problems)
+        let data = wire.data.read(object, path, &problems)
+        guard let deviceId, let operationId, let authParameter, let data else { return nil }
+        return Self(deviceId: deviceId, operationId: operationId, authParameter: authParameter, data: data)
+    }
+
+    static var members: [WireMemberInfo] {
+        [wire.deviceId.members, wire.operationId.members, wire.authParameter.members, wire.data.members].flatMap { $0 }
+    }
+}
+
+extension OperationOfflineApprove.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let deviceId = wire.deviceId.read(object, path, &problems)
+        let qrPayload = wire.qrPayload.read(object, path, &problems)
+        let authParameter = wire.authParameter.read(object, path, &problems)
+        guard let deviceId, let qrPayload, let authParameter else { return nil }
+        return Self(deviceId: deviceId, qrPayload: qrPayload, authParameter: authParameter)
+    }
+
+    static var members: [WireMemberInfo] { [wire.deviceId.members, wire.qrPayload.members, wire.authParameter.members].flatMap { $0 } }
+}
+
+extension OperationReject.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let deviceId = wire.deviceId.read(object, path, &problems)
+        let operationId = wire.operationId.read(object, path, &problems)
+        let reason = wire.reason.read(object, path, &problems)
+        let data = wire.data.read(object, path, &problems)
+        guard let deviceId, let operationId, let reason, let data else { return nil }
+        return Self(deviceId: deviceId, operationId: operationId, reason: reason, data: data)
+    }
+
+    static var members: [WireMemberInfo] { [wire.deviceId.members, wire.operationId.members, wire.reason.members, wire.data.members].flatMap { $0 } }
+}
+
 extension PinValidate.Params {
     static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let pin = wire.pin.read(object, path, &problems)

@@ -88,6 +88,32 @@ extension AdminConfigureCallback.Params {
     }
 }
 
+extension AdminConfigureOperationTemplate.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let name = wire.name.read(object, path, &problems)
+        let title = wire.title.read(object, path, &problems)
+        let message = wire.message.read(object, path, &problems)
+        let data = wire.data.read(object, path, &problems)
+        let attributes = wire.attributes.read(object, path, &problems)
+        let maxFailureCount = wire.maxFailureCount.read(object, path, &problems)
+        let ttlSeconds = wire.ttlSeconds.read(object, path, &problems)
+        let allowedMethods = wire.allowedMethods.read(object, path, &problems)
+        let applicationId = wire.applicationId.read(object, path, &problems)
+        guard let name, let title, let message, let data, let attributes, let maxFailureCount, let ttlSeconds, let allowedMethods, let applicationId
+        else { return nil }
+        return Self(
+            name: name, title: title, message: message, data: data, attributes: attributes, maxFailureCount: maxFailureCount, ttlSeconds: ttlSeconds,
+            allowedMethods: allowedMethods, applicationId: applicationId)
+    }
+
+    static var members: [WireMemberInfo] {
+        [
+            wire.name.members, wire.title.members, wire.message.members, wire.data.members, wire.attributes.members, wire.maxFailureCount.members,
+            wire.ttlSeconds.members, wire.allowedMethods.members, wire.applicationId.members,
+        ].flatMap { $0 }
+    }
+}
+
 extension AdminConfigureServer.Params {
     static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let gracePeriodSeconds = wire.gracePeriodSeconds.read(object, path, &problems)
@@ -112,6 +138,29 @@ extension AdminCreateActivationCode.Params {
     }
 
     static var members: [WireMemberInfo] { [wire.userId.members, wire.applicationId.members].flatMap { $0 } }
+}
+
+extension AdminCreateOperation.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let userId = wire.userId.read(object, path, &problems)
+        let template = wire.template.read(object, path, &problems)
+        let parameters = wire.parameters.read(object, path, &problems)
+        let registrationId = wire.registrationId.read(object, path, &problems)
+        let externalId = wire.externalId.read(object, path, &problems)
+        let ttlSeconds = wire.ttlSeconds.read(object, path, &problems)
+        let applicationId = wire.applicationId.read(object, path, &problems)
+        guard let userId, let template, let parameters, let registrationId, let externalId, let ttlSeconds, let applicationId else { return nil }
+        return Self(
+            userId: userId, template: template, parameters: parameters, registrationId: registrationId, externalId: externalId,
+            ttlSeconds: ttlSeconds, applicationId: applicationId)
+    }
+
+    static var members: [WireMemberInfo] {
+        [
+            wire.userId.members, wire.template.members, wire.parameters.members, wire.registrationId.members, wire.externalId.members,
+            wire.ttlSeconds.members, wire.applicationId.members,
+        ].flatMap { $0 }
+    }
 }
 
 extension AdminCreateUser.Params {
@@ -172,6 +221,18 @@ extension AdminListCallbacks.Params {
     static var members: [WireMemberInfo] { wire.members }
 }
 
+extension AdminListOperations.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let userId = wire.userId.read(object, path, &problems)
+        let status = wire.status.read(object, path, &problems)
+        let limit = wire.limit.read(object, path, &problems)
+        guard let userId, let status, let limit else { return nil }
+        return Self(userId: userId, status: status, limit: limit)
+    }
+
+    static var members: [WireMemberInfo] { [wire.userId.members, wire.status.members, wire.limit.members].flatMap { $0 } }
+}
+
 extension AdminListRegistrations.Params {
     static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
         let userId = wire.read(object, path, &problems)
@@ -180,6 +241,17 @@ extension AdminListRegistrations.Params {
     }
 
     static var members: [WireMemberInfo] { wire.members }
+}
+
+extension AdminOperationQrCode.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let operationId = wire.operationId.read(object, path, &problems)
+        let registrationId = wire.registrationId.read(object, path, &problems)
+        guard let operationId, let registrationId else { return nil }
+        return Self(operationId: operationId, registrationId: registrationId)
+    }
+
+    static var members: [WireMemberInfo] { [wire.operationId.members, wire.registrationId.members].flatMap { $0 } }
 }
 
 extension AdminPushAuthentication.Params {
@@ -219,6 +291,18 @@ extension AdminRetryCallbackDelivery.Params {
     }
 
     static var members: [WireMemberInfo] { wire.members }
+}
+
+extension AdminVerifyOfflineOperation.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let operationId = wire.operationId.read(object, path, &problems)
+        let code = wire.code.read(object, path, &problems)
+        let registrationId = wire.registrationId.read(object, path, &problems)
+        guard let operationId, let code, let registrationId else { return nil }
+        return Self(operationId: operationId, code: code, registrationId: registrationId)
+    }
+
+    static var members: [WireMemberInfo] { [wire.operationId.members, wire.code.members, wire.registrationId.members].flatMap { $0 } }
 }
 
 extension AuditList.Params {
@@ -338,6 +422,43 @@ extension KeySetParam {
         Self.wire.touchId.write(touchId, into: &object)
         Self.wire.faceId.write(faceId, into: &object)
     }
+}
+
+extension OperationFamily.Identified {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let operationId = wire.read(object, path, &problems)
+        guard let operationId else { return nil }
+        return Self(operationId: operationId)
+    }
+
+    static var members: [WireMemberInfo] { wire.members }
+
+    func write(into object: inout JSONObject) {
+        Self.wire.write(operationId, into: &object)
+    }
+}
+
+extension OperationPasskeyApprove.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let ceremonyId = wire.ceremonyId.read(object, path, &problems)
+        let credential = wire.credential.read(object, path, &problems)
+        guard let ceremonyId, let credential else { return nil }
+        return Self(ceremonyId: ceremonyId, credential: credential)
+    }
+
+    static var members: [WireMemberInfo] { [wire.ceremonyId.members, wire.credential.members].flatMap { $0 } }
+}
+
+extension OperationPasskeyOptions.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let sessionId = wire.sessionId.read(object, path, &problems)
+        let operationId = wire.operationId.read(object, path, &problems)
+        let applicationId = wire.applicationId.read(object, path, &problems)
+        guard let sessionId, let operationId, let applicationId else { return nil }
+        return Self(sessionId: sessionId, operationId: operationId, applicationId: applicationId)
+    }
+
+    static var members: [WireMemberInfo] { [wire.sessionId.members, wire.operationId.members, wire.applicationId.members].flatMap { $0 } }
 }
 
 extension PasskeyCreate.Params {
@@ -662,6 +783,69 @@ extension ServerOnboardingStart.Params {
     }
 
     static var members: [WireMemberInfo] { [wire.credentials.members, wire.installationId.members, wire.applicationId.members].flatMap { $0 } }
+}
+
+extension ServerOperationApprove.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let signed = wire.signed.read(object, path, &problems)
+        let operationId = wire.operationId.read(object, path, &problems)
+        let operationHash = wire.operationHash.read(object, path, &problems)
+        guard let signed, let operationId, let operationHash else { return nil }
+        return Self(signed: signed, operationId: operationId, operationHash: operationHash)
+    }
+
+    static var members: [WireMemberInfo] { [wire.signed.members, wire.operationId.members, wire.operationHash.members].flatMap { $0 } }
+}
+
+extension ServerOperationChallenge.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let registrationId = wire.registrationId.read(object, path, &problems)
+        let operationId = wire.operationId.read(object, path, &problems)
+        guard let registrationId, let operationId else { return nil }
+        return Self(registrationId: registrationId, operationId: operationId)
+    }
+
+    static var members: [WireMemberInfo] { [wire.registrationId.members, wire.operationId.members].flatMap { $0 } }
+}
+
+extension ServerOperationList.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let registrationId = wire.read(object, path, &problems)
+        guard let registrationId else { return nil }
+        return Self(registrationId: registrationId)
+    }
+
+    static var members: [WireMemberInfo] { wire.members }
+}
+
+extension ServerOperationReject.DeviceSignature {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let device = wire.read(object, path, &problems)
+        guard let device else { return nil }
+        return Self(device: device)
+    }
+
+    static var members: [WireMemberInfo] { wire.members }
+
+    func write(into object: inout JSONObject) {
+        Self.wire.write(device, into: &object)
+    }
+}
+
+extension ServerOperationReject.Params {
+    static func decodeMembers(_ object: JSONObject, at path: String, into problems: inout [ParamProblem]) -> Self? {
+        let challenge = wire.challenge.read(object, path, &problems)
+        let operationId = wire.operationId.read(object, path, &problems)
+        let operationHash = wire.operationHash.read(object, path, &problems)
+        let reason = wire.reason.read(object, path, &problems)
+        let signatures = wire.signatures.read(object, path, &problems)
+        guard let challenge, let operationId, let operationHash, let reason, let signatures else { return nil }
+        return Self(challenge: challenge, operationId: operationId, operationHash: operationHash, reason: reason, signatures: signatures)
+    }
+
+    static var members: [WireMemberInfo] {
+        [wire.challenge.members, wire.operationId.members, wire.operationHash.members, wire.reason.members, wire.signatures.members].flatMap { $0 }
+    }
 }
 
 extension ServerRecoveryChallenge.Params {

@@ -142,7 +142,11 @@ extension Codec where Value == KeyRequest {
             [
                 .required(id, \.id, .text), .required("challenge", \.challenge, .text), .required("expiresAt", \.expiresAt, .time),
                 .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, methods),
-            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength))
+            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength) + [
+                .optional(
+                    "operationSigningKey", \.operationSigningKey, .publicKey,
+                    "the application's operation-signing key (QR payloads): the phone keeps it from its activation")
+            ])
     }
 
     /// What `server/activation/prepare` and `server/onboarding/activate` answer.
@@ -156,8 +160,20 @@ struct CommittedActivation: WireObject {
     var outcome: ActivationOutcome
     static let fields: [WireField<Self>] = [
         .required("registrationId", \.outcome.registrationId, .text),
-        .required("activatedAuthMethods", \.outcome.activatedAuthMethods, .authMethods), .token(\.outcome.token),
+        .required("activatedAuthMethods", \.outcome.activatedAuthMethods, .authMethods),
+        .optional("serverPublicKey", \.outcome.serverPublicKey, .publicKey, "the registration's server key (offline approval)"),
+        .token(\.outcome.token),
     ]
+}
+
+/// What `server/recovery/commit` answers: as an activation, with the registration's server key (kept across a recovery).
+struct CommittedRecovery: WireObject {
+    var outcome: ActivationOutcome
+    static let fields: [WireField<Self>] =
+        Array(ActivationOutcome.fields.map { $0.lifted(\.outcome) }.dropLast()) + [
+            .optional("serverPublicKey", \.outcome.serverPublicKey, .publicKey, "the registration's server key (offline approval)"),
+            .token(\.outcome.token),
+        ]
 }
 
 extension Challenge: WireObject {
@@ -167,7 +183,9 @@ extension Challenge: WireObject {
             .required("expiresAt", \.expiresAt, .time),
             .required("authenticationMethods", \.authenticationMethods, .authMethods),
         ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + [
-            .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty")
+            .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty"),
+            .optional("operationSigningKey", \.operationSigningKey, .publicKey, "the application's operation-signing key (authenticate)"),
+            .optional("serverPublicKey", \.serverPublicKey, .publicKey, "the registration's server key (authenticate)"),
         ]
 }
 

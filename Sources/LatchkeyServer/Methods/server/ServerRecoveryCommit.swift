@@ -26,13 +26,14 @@ enum ServerRecoveryCommit: RPCMethod {
         )
         static let rules: [WireRule<Self>] = [KeySetParam.exactlyOneFactor.at(\.keys).at(path: "keys")]
     }
-    static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
+    static func handle(_ params: Params, _ context: CallContext) throws -> CommittedRecovery {
         let keys = params.keys.domain
         let signature = params.recoverySignature
-        return try context.core.session {
-            try $0.recover(
-                registrationId: params.challenge.registrationId, challengeId: params.challenge.challengeId,
-                recoverySignature: signature, keys: keys, tokenPurpose: params.tokenPurpose, caller: nil)
-        }
+        return CommittedRecovery(
+            outcome: try context.core.session {
+                try $0.recover(
+                    registrationId: params.challenge.registrationId, challengeId: params.challenge.challengeId,
+                    recoverySignature: signature, keys: keys, tokenPurpose: params.tokenPurpose, caller: nil)
+            })
     }
 }
