@@ -60,6 +60,12 @@ let package = Package(
         .target(name: "LatchkeyRecords"),
         // Simulated phones: LatchkeyDevice over an in-process connection to the server half, their
         // state in the store's device tables.
+        // The simulated phone's platform authenticator (its passkeys) and the RFC 6979 signer seeded runs sign with: tools for tests,
+        // demos and replayable transcripts, kept out of the LatchkeyDevice product (which signs with swift-crypto alone).
+        .target(
+            name: "LatchkeyPlatformAuthenticator",
+            dependencies: ["LatchkeyDevice", "LatchkeyContract", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "LatchkeySimulator", dependencies: ["LatchkeyCore", "LatchkeyDevice", "LatchkeyContract"]),
         // SQLite through GRDB: migrations and one record mapping per table.
         .target(
@@ -93,14 +99,16 @@ let package = Package(
         .target(
             name: "LatchkeyPhoneMethods",
             dependencies: [
-                "LatchkeyServer", "LatchkeyWire", "LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON",
+                "LatchkeyServer", "LatchkeyWire", "LatchkeySimulator", "LatchkeyDevice", "LatchkeyPlatformAuthenticator", "LatchkeyCore",
+                "LatchkeyRPC", "LatchkeyJSON",
                 "LatchkeyContract",
             ]
         ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyPostgres",
+                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyPlatformAuthenticator", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore",
+                "LatchkeyContract", "LatchkeyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -111,8 +119,8 @@ let package = Package(
         .executableTarget(
             name: "LatchkeyFuzz",
             dependencies: [
-                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract",
-                "CFuzzSupport",
+                "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyPlatformAuthenticator", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyStore",
+                "LatchkeyCore", "LatchkeyContract", "CFuzzSupport",
             ]
         ),
         // Domain benchmarks: crypto floor, authentication and recovery on a file store (`make bench`).
@@ -136,12 +144,25 @@ let package = Package(
         ),
         .testTarget(name: "LatchkeyDeviceTests", dependencies: ["LatchkeyDevice", "LatchkeyContract"]),
         .testTarget(
+            name: "LatchkeyPlatformAuthenticatorTests",
+            dependencies: ["LatchkeyPlatformAuthenticator", "LatchkeyDevice", "LatchkeyContract", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // What the suites that drive both halves share: a system on a manual clock and its simulated phones.
+        .target(
+            name: "LatchkeyTestSupport",
+            dependencies: ["LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract"],
+            path: "Tests/LatchkeyTestSupport"
+        ),
+        .testTarget(
             name: "LatchkeySimulatorTests",
-            dependencies: ["LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract"]
+            dependencies: ["LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyTestSupport"]
         ),
         .testTarget(
             name: "LatchkeyCoreTests",
-            dependencies: ["LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator"]
+            dependencies: [
+                "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyDevice", "LatchkeySimulator", "LatchkeyPlatformAuthenticator",
+                "LatchkeyTestSupport",
+            ]
         ),
         .testTarget(
             name: "LatchkeyStoreTests",

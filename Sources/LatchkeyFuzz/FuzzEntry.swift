@@ -3,6 +3,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyPhoneMethods
+import LatchkeyPlatformAuthenticator
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyStore
@@ -31,7 +32,7 @@ final class FuzzHarness: @unchecked Sendable {
     private static func makeServer() -> LatchkeyServer? {
         let environment = Environment(
             clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1),
-            openStore: { try SQLiteStore.inMemory() })
+            openStore: { try SQLiteStore.inMemory() }, signer: DeterministicSigner())
         return LatchkeyServer(
             environment: environment,
             options: ServerOptions(version: "fuzz", methods: methods, passkeyAuthenticator: PhoneMethods.passkeyAuthenticator))

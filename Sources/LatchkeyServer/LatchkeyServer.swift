@@ -48,12 +48,18 @@ public struct Environment: Sendable {
     public var openStore: @Sendable () throws -> Store
     /// Notifications to and from other processes on the same store (nil: this process alone).
     public var relay: EventRelay?
+    /// How the server signs with its own keys (RFC 6979 in seeded runs, so transcripts replay).
+    public var signer: ECDSASigning
 
-    public init(clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil) {
+    public init(
+        clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil,
+        signer: ECDSASigning = RandomizedECDSA()
+    ) {
         self.clock = clock
         self.random = random
         self.openStore = openStore
         self.relay = relay
+        self.signer = signer
     }
 }
 
@@ -105,7 +111,7 @@ public final class LatchkeyServer: RPCHandler {
                 store = faulty
             }
             core = try Latchkey(
-                store: store, clock: environment.clock, random: environment.random, outbox: outbox,
+                store: store, clock: environment.clock, random: environment.random, signer: environment.signer, outbox: outbox,
                 logger: Logger(label: "latchkey.core"))
         } catch let answer as DomainError {
             throw answer

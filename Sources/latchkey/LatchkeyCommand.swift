@@ -3,6 +3,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyPhoneMethods
+import LatchkeyPlatformAuthenticator
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyStore
@@ -199,7 +200,8 @@ struct LatchkeyCommand: ParsableCommand {
         var environment = Environment(
             clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
             random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
-            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() })
+            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() },
+            signer: seed == nil ? RandomizedECDSA() : DeterministicSigner())
         if let postgresURI, let keyFile {
             try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
         }

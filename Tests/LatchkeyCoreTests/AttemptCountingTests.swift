@@ -1,5 +1,6 @@
 import LatchkeyContract
 import LatchkeyDevice
+import LatchkeyTestSupport
 import Testing
 
 @testable import LatchkeyCore

@@ -78,4 +78,18 @@ import Testing
             }
         }
     }
+
+    @Test("the library apps embed holds only what a phone needs: LatchkeyDevice imports swift-crypto and the contract, nothing else")
+    func deviceProductSignsWithSwiftCryptoAlone() throws {
+        let device = Self.sources.appendingPathComponent("LatchkeyDevice")
+        let files = try FileManager.default.contentsOfDirectory(atPath: device.path).filter { $0.hasSuffix(".swift") }
+        #expect(!files.isEmpty)
+        let allowed: Set<String> = ["Crypto", "_CryptoExtras", "LatchkeyContract", "Foundation"]
+        for file in files {
+            let text = try String(contentsOf: device.appendingPathComponent(file), encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") }.map { String($0.dropFirst("import ".count)) }
+            #expect(Set(imports).isSubset(of: allowed), "LatchkeyDevice/\(file) imports \(imports)")
+            #expect(!text.contains("DeterministicECDSA"), "LatchkeyDevice/\(file) names the deterministic signer")
+        }
+    }
 }

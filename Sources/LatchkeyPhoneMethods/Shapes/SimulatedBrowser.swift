@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyJSON
+import LatchkeyPlatformAuthenticator
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyWire

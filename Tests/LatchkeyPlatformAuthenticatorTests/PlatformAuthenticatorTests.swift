@@ -1,8 +1,9 @@
 import Crypto
 import LatchkeyContract
+import LatchkeyDevice
 import Testing
 
-@testable import LatchkeyDevice
+@testable import LatchkeyPlatformAuthenticator
 
 /// The simulated phone's platform authenticator: RFC 6979 signatures, deterministic output under
 /// a seed, the options' algorithm order, the exclude list, synced and device-bound counters.

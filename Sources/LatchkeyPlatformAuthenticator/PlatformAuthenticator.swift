@@ -45,6 +45,19 @@ public struct PlatformCreationRequest: Sendable, Equatable {
     public var userVerified: Bool
     /// A synced passkey (BE, BS, counter 0) or a device-bound one (counter from 1).
     public var synced: Bool
+
+    public init(
+        rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8], userVerified: Bool,
+        synced: Bool
+    ) {
+        self.rpId = rpId
+        self.userHandle = userHandle
+        self.algorithms = algorithms
+        self.excludeCredentials = excludeCredentials
+        self.clientDataJSON = clientDataJSON
+        self.userVerified = userVerified
+        self.synced = synced
+    }
 }
 
 /// A new credential and what the authenticator answers for it.

@@ -1,4 +1,5 @@
 import LatchkeyContract
+import LatchkeyDevice
 
 extension Device {
     /// Makes a passkey as a phone's platform authenticator does: the user is verified through the biometry (with no sensor, the passcode verifies),
@@ -19,7 +20,7 @@ extension Device {
         let held = try heldPasskeys()
         let creation: PlatformCreation
         do {
-            creation = try PlatformAuthenticator(random: random).create(request, held: held, now: now)
+            creation = try PlatformAuthenticator(random: random).create(request, held: held, now: clock.now)
         } catch {
             switch error {
             case .excluded:
@@ -60,7 +61,7 @@ extension Device {
     }
 
     /// The passkeys the phone holds: synced ones (iCloud Keychain), then device-bound ones.
-    func heldPasskeys() throws -> [PlatformCredential] {
+    public func heldPasskeys() throws -> [PlatformCredential] {
         let synced = try storage.item(.syncedPasskeys)
         let deviceBound = try storage.item(.deviceBoundPasskeys)
         return PasskeyKeychain.decode(synced, synced: true) + PasskeyKeychain.decode(deviceBound, synced: false)

@@ -267,3 +267,16 @@ struct Scalar256: Equatable, Comparable {
         return t.4 != 0 || !(result < n) ? result.subtracting(n) : result
     }
 }
+
+/// The server's signer in seeded runs (`--seed`): RFC 6979, so a QR payload's signature replays byte for byte.
+public struct DeterministicSigner: ECDSASigning {
+    public init() {}
+
+    public func signDER(_ message: [UInt8], privateKey: [UInt8]) throws -> [UInt8] {
+        guard let der = DeterministicECDSA.signDER(message, privateKey: privateKey) else { throw DeterministicSigningFailed() }
+        return der
+    }
+}
+
+/// The private scalar is not in 1…n−1.
+public struct DeterministicSigningFailed: Error, Sendable {}

@@ -1,9 +1,9 @@
 import LatchkeyContract
+import LatchkeyCore
 import LatchkeyDevice
 import LatchkeySimulator
+import LatchkeyTestSupport
 import Testing
-
-@testable import LatchkeyCore
 
 /// The device half of "Biometric keys are bound to the enrolled biometrics" (StrongTouchID):
 /// `changeBiometricEnrolment` destroys the biometric keys; the next use of such a method answers

@@ -1,31 +1,16 @@
 import Crypto
 import LatchkeyContract
+import LatchkeyTestSupport
 import Testing
 
 @testable import LatchkeyCore
 @testable import LatchkeyDevice
 @testable import LatchkeySimulator
 
-/// Security property 2: the device's data alone cannot tell a right PIN from a wrong one.
-@Suite struct KeyMaskTests {
-    @Test func wrongPinUnmasksToAnotherValidKeyWithNothingToCompareAgainst() throws {
-        let random = SeededRandomSource(seed: 7)
-        let key = FactorKey.generate(random)
-        let salt = random.bytes(16)
-        let masked = try KeyMask.mask(key, secret: "1234", salt: salt, rounds: KeyMask.pinRounds)
-
-        let right = try KeyMask.unmask(masked, secret: "1234", salt: salt, rounds: KeyMask.pinRounds)
-        let wrong = try KeyMask.unmask(masked, secret: "9999", salt: salt, rounds: KeyMask.pinRounds)
-        #expect(right == key)
-        #expect(wrong != key)
-        // Both unmask to well-formed keys of the same length: no padding or checksum fails.
-        #expect(right.count == wrong.count)
-        #expect(FactorKey.publicKey(of: right) != nil)
-        #expect(FactorKey.publicKey(of: wrong) != nil)
-        // The stored bytes are exactly key ⊕ stream: no MAC, no tag, nothing extra.
-        #expect(masked.count == key.count)
-    }
-
+/// Security property 2 across both halves: the phone keeps nothing a PIN guess could be checked
+/// against, the server keeps public keys only, and only the server tells a wrong PIN (and counts
+/// it). `KeyMaskTests` (LatchkeyDeviceTests) holds the masking itself.
+@Suite struct KeysAtRestTests {
     @Test func deviceKeepsNoPublicKeyOrCheckForThePinKey() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)
