@@ -24,7 +24,7 @@ extension Device {
         } catch {
             switch error {
             case .excluded:
-                throw DomainError(.alreadyExists, "This device holds a passkey the options exclude", [("kind", .string("passkey"))])
+                throw DomainError(.alreadyExists, "This device holds a passkey the options exclude", [(.kind, .string("passkey"))])
             case .noSupportedAlgorithm, .unusableKey:
                 throw DomainError.invalid(.passkeyAlgorithms, "must offer ES256 (-7) or EdDSA (-8)")
             }

@@ -42,7 +42,7 @@ import Testing
         #expect(problems.isEmpty)
         #expect(params?.finish.tokenPurpose == TokenPurpose.none)
         #expect(params?.finish.authParameter.parameter.pin == nil)
-        #expect(params?.finish.authParameter.tokenPurpose == nil)
+        #expect(params?.finish.authParameter.tokenPurpose == TokenPurpose.none)
         #expect(params?.activationName == nil)
         let (onboarding, _) = decode(OnboardingCancel.self, ["deviceId": "d"])
         #expect(onboarding?.forceCancel == true)

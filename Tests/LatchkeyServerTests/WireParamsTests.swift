@@ -29,7 +29,9 @@ import Testing
         let value = try #require(read)
         #expect(value.wireJSON() == keys)
         #expect(value.wireJSON().objectValue?.keys == ["device", "pin"])
-        let finish: JSON = ["deviceId": "d", "authParameter": ["method": "pin", "pin": "1234"], "tokenPurpose": "addOrUpdateRecovery"]
+        let finish: JSON = [
+            "deviceId": "d", "authParameter": ["method": "pin", "pin": "1234", "tokenPurpose": "none"], "tokenPurpose": "addOrUpdateRecovery",
+        ]
         let (params, _) = decode(FinishParams.self, finish)
         #expect(try #require(params).wireJSON() == finish)
     }

@@ -55,8 +55,8 @@ import Testing
         #expect(offer.authenticationMethod == .pin)  // faceId was the last method, and is never proposed now
         let error = domainError { _ = try system.on { try $0.finishAuthentication(face, tokenPurpose: .none) } }
         #expect(error?.reason == .biometryKeyInvalidated)
-        #expect(error?.detail("authMethod") == .string("faceId"))
-        #expect(error?.detail("activatedAuthMethods") == .strings(["device", "pin"]))
+        #expect(error?.detail(.authMethod) == .string("faceId"))
+        #expect(error?.detail(.activatedAuthMethods) == .strings(["device", "pin"]))
         let info = try system.core.registrationInfo(registrationId)
         #expect(info.authMethods == [.device, .pin])
         #expect(info.failedAttempts == 0)
@@ -100,7 +100,7 @@ import Testing
         _ = try system.on { try $0.startAuthentication() }
         let error = domainError { _ = try system.on { try $0.finishAuthentication(face, tokenPurpose: .none) } }
         #expect(error?.reason == .biometryKeyInvalidated)
-        #expect(error?.detail("activatedAuthMethods") == .strings(["device"]))
+        #expect(error?.detail(.activatedAuthMethods) == .strings(["device"]))
         #expect(error?.message.contains("needs a recovery or a new activation") == true)
         #expect(try system.core.registrationInfo(registrationId).authMethods == [.device])
         let offer = try system.on { try $0.startAuthentication() }

@@ -60,7 +60,7 @@ import Testing
         _ = try system.on { try $0.startAuthentication() }
         let error = domainError { _ = try system.on { try $0.finishAuthentication(AuthParameter(method: .pin, pin: "4321"), tokenPurpose: .none) } }
         #expect(error?.reason == .authenticationFailed)
-        #expect(error?.detail("remainingAttempts") == .int(4))
+        #expect(error?.detail(.remainingAttempts) == .int(4))
         #expect(try system.failedAttempts(registrationId) == 1)
     }
 }

@@ -176,7 +176,7 @@ extension Latchkey {
         guard let existing = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(credentialId)),
             existing.userId != replacingUser
         else { return }
-        throw DomainError(.alreadyExists, "This credential is registered already", [("kind", .string("passkey"))])
+        throw DomainError(.alreadyExists, "This credential is registered already", [(.kind, .string("passkey"))])
     }
 
     /// Keeps the passkeys an operator imports with a new user (checked as a registration would be).

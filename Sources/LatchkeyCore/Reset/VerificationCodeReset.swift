@@ -116,7 +116,7 @@ extension Latchkey {
             .equals(ResetCodeRecord.Columns.consumed, false),
         ]
         guard var record = try tx.first(ResetCodeRecord.self, where: live) else {
-            throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
+            throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
         }
         let user = try tx.fetch(UserRecord.self, id: record.userId)
         guard now < record.expiresAt else {
@@ -132,7 +132,7 @@ extension Latchkey {
             try audit(tx, effects, .resetCodeRejected, userId: user?.id)
             throw DomainError(
                 .verificationCodeInvalid, "The verification code is not valid",
-                [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
+                [(.remainingAttempts, .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
         }
         if consume {
             record.consumed = true

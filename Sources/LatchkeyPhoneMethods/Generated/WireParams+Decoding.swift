@@ -7,6 +7,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyJSON
+import LatchkeyPlatformAuthenticator
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeySimulator

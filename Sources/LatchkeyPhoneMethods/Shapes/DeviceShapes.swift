@@ -31,13 +31,13 @@ struct AuthParameterParam: WireWritableParams {
 /// `tokenPurpose`.
 struct FinishAuthParameterParam: WireWritableParams {
     let parameter: AuthParameterParam
-    let tokenPurpose: TokenPurpose?
+    let tokenPurpose: TokenPurpose
 
     static let schemaName: String? = "FinishAuthParameter"
     static let wire = (
         parameter: WireMember.inline(AuthParameterParam.self),
-        tokenPurpose: WireMember.optional(
-            "tokenPurpose", .enumeration(TokenPurpose.self),
+        tokenPurpose: WireMember.defaulted(
+            "tokenPurpose", .enumeration(TokenPurpose.self), default: .none,
             "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose")
     )
     static let rules: [WireRule<Self>] = AuthParameterParam.rules.map { $0.at(\.parameter) }
@@ -51,14 +51,15 @@ extension WireMember where Value == FinishAuthParameterParam {
 }
 
 extension WireRule {
-    /// The call's `tokenPurpose` and its authParameter's agree when both are given.
+    /// The call's `tokenPurpose` and its authParameter's agree when both name a purpose (`none`, the default, names none).
     static func oneTokenPurpose(
         _ outer: KeyPath<Root, TokenPurpose> & Sendable,
         _ inner: KeyPath<Root, FinishAuthParameterParam> & Sendable
     ) -> WireRule {
         .custom { root, path, problems in
             let prefix = path.isEmpty ? "" : path + "."
-            if let given = root[keyPath: inner].tokenPurpose, root[keyPath: outer] != .none, given != root[keyPath: outer] {
+            let given = root[keyPath: inner].tokenPurpose
+            if given != .none, root[keyPath: outer] != .none, given != root[keyPath: outer] {
                 problems.append(ParamProblem(prefix + "authParameter.tokenPurpose", "differs from tokenPurpose: give one of them"))
             }
         }
@@ -67,7 +68,7 @@ extension WireRule {
 
 /// The token purpose a finish asks for: the call's, else its authParameter's.
 func requestedTokenPurpose(_ outer: TokenPurpose, _ parameter: FinishAuthParameterParam) -> TokenPurpose {
-    outer != .none ? outer : parameter.tokenPurpose ?? .none
+    outer != .none ? outer : parameter.tokenPurpose
 }
 
 extension Codec where Value == AuthParameterParam {
