@@ -84,6 +84,10 @@ enum FuzzTarget: String, CaseIterable {
     case registration
     /// Authenticator data and a signature through every assertion check.
     case assertion
+    /// An operation-data string through the validator (and its display attributes).
+    case operationData
+    /// An offline QR payload through the phone's parser.
+    case qrPayload
 
     static let selected: FuzzTarget = getenv("LATCHKEY_FUZZ_TARGET").flatMap { FuzzTarget(rawValue: String(cString: $0)) } ?? .rpc
 }
@@ -98,6 +102,8 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     case .authData: AuthenticatorData.fuzz(Array(buffer))
     case .registration: RelyingParty.fuzzRegistration(Array(buffer))
     case .assertion: RelyingParty.fuzzAssertion(Array(buffer))
+    case .operationData: OperationData.fuzz(Array(buffer))
+    case .qrPayload: QRPayload.fuzz(Array(buffer))
     }
     return 0
 }
