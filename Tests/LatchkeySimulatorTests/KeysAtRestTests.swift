@@ -7,9 +7,11 @@ import Testing
 @testable import LatchkeyDevice
 @testable import LatchkeySimulator
 
-/// Security property 2 across both halves: the phone keeps nothing a PIN guess could be checked
-/// against, the server keeps public keys only, and only the server tells a wrong PIN (and counts
-/// it). `KeyMaskTests` (LatchkeyDeviceTests) holds the masking itself.
+/// Security property 2 across both halves.
+///
+/// The phone keeps nothing a PIN guess could be checked against, the server keeps public keys
+/// only, and only the server tells a wrong PIN (and counts it). `KeyMaskTests`
+/// (LatchkeyDeviceTests) holds the masking itself.
 @Suite struct KeysAtRestTests {
     @Test func deviceKeepsNoPublicKeyOrCheckForThePinKey() throws {
         let system = try makeSystem()
