@@ -2,7 +2,7 @@
 /// (`LatchkeyDevice`) calls through whatever carries its requests.
 ///
 /// Every method throws `DomainError` for the contract's answers.
-public protocol ServerConnection {
+public protocol ServerConnection: OperationsConnection {
     /// Opens an activation: the request's id is the activationId.
     func prepareActivation(code: String, applicationId: String?, caller: Caller) throws -> KeyRequest
     func commitActivation(
@@ -147,13 +147,19 @@ public struct KeyRequest: Sendable, Equatable {
     /// The application's enabled methods (for a recovery, its two-factor ones).
     public var authMethodsForActivation: [AuthMethod]
     public var pinRules: PinRules
+    /// The application's operation-signing key, which the phone keeps from its activation (nil for a recovery).
+    public var operationSigningKey: PublicKey?
 
-    public init(id: String, challenge: String, expiresAt: UnixTime, authMethodsForActivation: [AuthMethod], pinRules: PinRules) {
+    public init(
+        id: String, challenge: String, expiresAt: UnixTime, authMethodsForActivation: [AuthMethod], pinRules: PinRules,
+        operationSigningKey: PublicKey? = nil
+    ) {
         self.id = id
         self.challenge = challenge
         self.expiresAt = expiresAt
         self.authMethodsForActivation = authMethodsForActivation
         self.pinRules = pinRules
+        self.operationSigningKey = operationSigningKey
     }
 }
 
@@ -162,11 +168,14 @@ public struct ActivationOutcome: Sendable, Equatable {
     public var registrationId: String
     public var activatedAuthMethods: [AuthMethod]
     public var token: String?
+    /// The registration's server key (offline approval's key agreement).
+    public var serverPublicKey: PublicKey?
 
-    public init(registrationId: String, activatedAuthMethods: [AuthMethod], token: String?) {
+    public init(registrationId: String, activatedAuthMethods: [AuthMethod], token: String?, serverPublicKey: PublicKey? = nil) {
         self.registrationId = registrationId
         self.activatedAuthMethods = activatedAuthMethods
         self.token = token
+        self.serverPublicKey = serverPublicKey
     }
 }
 
@@ -210,12 +219,18 @@ public struct Challenge: Sendable, Equatable {
     /// The `keyId` of the registration's device key: a device that holds another key is no
     /// longer this registration's device (a recovery moved it elsewhere).
     public var deviceKeyId: String
+    /// The application's operation-signing key.
+    public var operationSigningKey: PublicKey?
+    /// The registration's server key (made now for a registration made before there were any).
+    public var serverPublicKey: PublicKey?
 
     public init(
         challengeId: String, challenge: String, expiresAt: UnixTime, authenticationMethods: [AuthMethod],
         standing: ChallengeStanding, contextHash: String, pinRules: PinRules, allowedAuthMethodsToActivate: [AuthMethod]?,
-        deviceKeyId: String
+        deviceKeyId: String, operationSigningKey: PublicKey? = nil, serverPublicKey: PublicKey? = nil
     ) {
+        self.operationSigningKey = operationSigningKey
+        self.serverPublicKey = serverPublicKey
         self.challengeId = challengeId
         self.challenge = challenge
         self.expiresAt = expiresAt

@@ -3,6 +3,7 @@ import Crypto
 /// What a signature is for: the operation of the contract's signed payload.
 public enum SignedOperation: String, Sendable, CaseIterable {
     case activate, authenticate, addAuthMethod, removeAuthMethod, removeRegistration, setRecovery, recover
+    case approveOperation, rejectOperation
 }
 
 /// The role of the key that signs.
@@ -32,7 +33,8 @@ public enum KeyRole: String, Sendable, CaseIterable {
 ///     <subject>        the activationId (activate) or the registrationId (every other operation)
 ///     <challenge>      exactly as the server gave it (for setRecovery: the token)
 ///     <keyRole>
-///     <contextHash>    of a pushed authentication picked up by the challenge, or empty
+///     <contextHash>    of a pushed authentication picked up by the challenge, or empty; for an
+///                      operation its hash (a rejection: `<reason>:<hash>`)
 ///
 /// joined by `\n`, no final newline, UTF-8.
 public struct SignedPayload: Sendable, Equatable {

@@ -4,12 +4,13 @@ extension Latchkey {
     /// When the next time-driven state change is due (nil: none).
     /// - Throws: `storeUnavailable` when the store cannot tell (the caller looks again shortly).
     public func nextDueTime() throws -> UnixTime? {
-        try accountRecoveryNextDue()
+        [try accountRecoveryNextDue(), try operationsNextDue()].compactMap { $0 }.min()
     }
 
     /// Carries out every time-driven state change that is due; their events are published.
     public func runDueTransitions() throws {
         try runDueAccountRecoveryTransitions()
+        try runDueOperationExpiries()
     }
 }
 

@@ -16,6 +16,11 @@ public final class Latchkey: Sendable {
     public let store: Store
     public let clock: Clock
     public let random: RandomSource
+    /// Where the server's own keys and sealing nonces come from: a stream apart from `random`, so
+    /// making a key moves no other value of a seeded run.
+    let keyRandom: RandomSource
+    /// How the server signs with its own keys (RFC 6979 in seeded runs).
+    let signer: ECDSASigning
     public let sentMessages: SentMessages
     let logger: Logger
     /// The event handler, boxed: a closure kept directly in a `Mutex` is re-abstracted (wrapped
@@ -25,15 +30,26 @@ public final class Latchkey: Sendable {
     private let journal = Mutex<EventJournal?>(nil)
     let secretKeyCache = Mutex<[UInt8]?>(nil)
     let dueCache = DueCache()
+    /// When the next pending operation expires, as last read.
+    let operationDueCache = DueCache()
+    /// How callback addresses are checked (see `callbackPolicy`).
+    let callbackPolicyBox = Mutex(CallbackPolicy())
+    /// Writes each callback event's `data` (the server layer knows its wire form).
+    let callbackRenderer = Mutex<CallbackRenderer?>(nil)
+    /// Where event ids come from: a stream apart from `random`, so writing an event moves no value of a seeded run.
+    let eventRandom: RandomSource
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
-        store: Store, clock: Clock, random: RandomSource, sentMessages: SentMessages = SentMessages(),
+        store: Store, clock: Clock, random: RandomSource, signer: ECDSASigning = RandomizedECDSA(), sentMessages: SentMessages = SentMessages(),
         logger: Logger = Logger(label: "latchkey.core")
     ) throws {
+        self.signer = signer
         self.store = store
         self.clock = clock
         self.random = random
+        keyRandom = random.derived("keys")
+        eventRandom = random.derived("events")
         self.logger = logger
         self.sentMessages = sentMessages
         sink = Mutex(EventSink { _ in })
@@ -74,7 +90,10 @@ public final class Latchkey: Sendable {
                 } catch let answer as DomainError {
                     outcome = .failure(answer)
                 }
-                if let journal, !effects.events.isEmpty { try journal.handler(tx, effects.events) }
+                if !effects.events.isEmpty {
+                    try writeCallbackEvents(tx, effects.events)
+                    if let journal { try journal.handler(tx, effects.events) }
+                }
                 return outcome
             }
         }
@@ -122,11 +141,13 @@ public final class Latchkey: Sendable {
     func audit(
         _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
         registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
-        activationName: String? = nil, installationId: String? = nil, check: String? = nil
+        activationName: String? = nil, installationId: String? = nil, check: String? = nil, operationId: String? = nil,
+        dataMismatch: Bool? = nil
     ) throws {
         let event = AuditEvent(
             at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
-            activationName: activationName, installationId: installationId, check: check)
+            activationName: activationName, installationId: installationId, check: check, operationId: operationId,
+            dataMismatch: dataMismatch)
         try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }

@@ -19,6 +19,8 @@ extension Device {
         operation.activationName = name
         operation.processId = processId
         try storage.setPendingOperation(operation)
+        // A new activation learns the application's operation-signing key (kept from then on).
+        try storage.setItem(.operationSigningKey, prepared.operationSigningKey?.sec1)
         return ActivationOffer(prepared.authMethodsForActivation.filter(profile.supports), prepared.pinRules)
     }
 
@@ -41,6 +43,7 @@ extension Device {
             activationName: activationName ?? operation.activationName ?? profile.name,
             tokenPurpose: tokenPurpose, caller: caller)
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)
+        try learn(serverPublicKey: outcome.serverPublicKey)
         return outcome
     }
 

@@ -29,6 +29,8 @@ extension Device {
         let registrationId = try heldRegistration()
         let challenge = try server.challenge(registrationId: registrationId, purpose: purpose, caller: caller)
         try requireThisDevice(challenge)
+        try learn(operationSigningKey: challenge.operationSigningKey)
+        try learn(serverPublicKey: challenge.serverPublicKey)
         var operation = PendingOperation(kind: kind, id: challenge.challengeId, challenge: challenge.challenge, expiresAt: challenge.expiresAt)
         operation.registrationId = registrationId
         operation.contextHash = challenge.contextHash

@@ -40,11 +40,11 @@ extension Device {
     /// Refuses an activated method whose key was destroyed: deactivates it on the server with a
     /// device authentication (as `deactivateAuthMethod` does, on a challenge of its own), forgets
     /// it, and keeps `operation` in hand (nothing counted, nothing used up: another method may
-    /// finish it).
+    /// finish it; nil: none was).
     /// - Throws: `biometryKeyInvalidated` (with `data.authMethod` and the methods left,
     ///   `data.activatedAuthMethods`), or what the deactivation answers (the state answers,
     ///   `registrationRemoved`).
-    func refuseInvalidated(_ method: AuthMethod, keeping operation: PendingOperation) throws -> Never {
+    func refuseInvalidated(_ method: AuthMethod, keeping operation: PendingOperation?) throws -> Never {
         let left: [AuthMethod]
         do {
             left = try deactivateAuthMethod(method)
@@ -61,6 +61,6 @@ extension Device {
             .biometryKeyInvalidated,
             "The \(method.rawValue) key was destroyed by a change of biometric enrolment: nothing was counted and \(method.rawValue) "
                 + "is deactivated; \(next)",
-            [("authMethod", .string(method.rawValue)), ("activatedAuthMethods", .strings(left.map(\.rawValue)))])
+            [(.authMethod, .string(method.rawValue)), (.activatedAuthMethods, .strings(left.map(\.rawValue)))])
     }
 }

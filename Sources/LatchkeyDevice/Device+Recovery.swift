@@ -104,6 +104,7 @@ extension Device {
                 caller: caller)
         }
         try keep(registrationId: outcome.registrationId, deviceKey: deviceKey, factorKey: factorKey, parameter, methods: outcome.activatedAuthMethods)
+        try learn(serverPublicKey: outcome.serverPublicKey)
         try storage.wipe(.recovery)
         return outcome
     }

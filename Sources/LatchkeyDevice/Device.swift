@@ -98,7 +98,7 @@ public struct Device {
     }
 
     /// The private key of a two-factor method (the PIN's unmasked with the PIN given).
-    private func privateKey(_ parameter: AuthParameter) throws -> [UInt8] {
+    func privateKey(_ parameter: AuthParameter) throws -> [UInt8] {
         switch parameter.method {
         case .device: return try storage.item(.possessionKey) ?? []
         case .pin:

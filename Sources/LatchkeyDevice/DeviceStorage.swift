@@ -18,6 +18,10 @@ public enum DeviceItem: String, Sendable, CaseIterable {
     case lastAuthenticationMethod = "activation.lastMethod"
     /// The operation started and not yet finished (see `PendingOperation`).
     case pendingOperation = "activation.pending"
+    /// The application's operation-signing key, as learned first (a different one later is refused).
+    case operationSigningKey = "activation.operationSigningKey"
+    /// The registration's server key (offline approval's key agreement).
+    case serverPublicKey = "activation.serverPublicKey"
     // The onboarding process the device remembers.
     case onboardingProcessId = "onboarding.processId"
     case onboardingInstance = "onboarding.instance"
@@ -102,7 +106,7 @@ public struct DeviceProfile: Sendable, Equatable {
 
     /// Refuses on the phone what never reaches the server: a missing sensor, no match, cancel.
     /// - Throws: `biometryUnavailable`, `biometryFailed`, `biometryCancelled`.
-    func checkBiometry(_ method: AuthMethod) throws {
+    public func checkBiometry(_ method: AuthMethod) throws {
         guard method.isBiometric else { return }
         guard supports(method) else {
             throw DomainError(.biometryUnavailable, "This device has no \(method.rawValue)")

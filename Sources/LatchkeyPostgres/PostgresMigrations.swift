@@ -13,7 +13,9 @@ enum PostgresMigrations {
         ("v5-keychain-order", v5),
         ("v6-commit-marker", v6),
         ("v7-passkey-bindings", v7),
-        ("v8-read-sets", v8),
+        ("v8-operations", v8),
+        ("v9-callbacks", v9),
+        ("v10-read-sets", v10),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -220,11 +222,65 @@ enum PostgresMigrations {
         CREATE INDEX "user_passkey_handle" ON "user"("passkeyUserHandle");
         """
 
+    /// The SQLite store's v7: operations and their templates, the server's own keys (sealed), and
+    /// what binds a challenge or a passkey ceremony to one operation.
+    static let v8 = """
+        CREATE TABLE "operation_template" (
+            "id" TEXT PRIMARY KEY, "applicationId" TEXT NOT NULL, "name" TEXT NOT NULL, "title" TEXT NOT NULL,
+            "message" TEXT NOT NULL, "data" TEXT NOT NULL, "attributes" BYTEA NOT NULL, "maxFailureCount" BIGINT NOT NULL,
+            "ttlSeconds" BIGINT NOT NULL, "allowedMethods" TEXT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE TABLE "operation" (
+            "id" TEXT PRIMARY KEY, "userId" TEXT NOT NULL, "applicationId" TEXT NOT NULL, "registrationId" TEXT,
+            "template" TEXT NOT NULL, "data" TEXT NOT NULL, "title" TEXT NOT NULL, "message" TEXT NOT NULL,
+            "attributes" BYTEA NOT NULL, "status" TEXT NOT NULL, "failureCount" BIGINT NOT NULL,
+            "maxFailureCount" BIGINT NOT NULL, "allowedMethods" TEXT NOT NULL, "createdAt" BIGINT NOT NULL,
+            "expiresAt" BIGINT NOT NULL, "decidedAt" BIGINT, "approvedWith" TEXT, "rejectReason" TEXT, "externalId" TEXT,
+            "_seq" BIGSERIAL);
+        CREATE INDEX "operation_user" ON "operation"("userId", "applicationId", "status");
+        CREATE INDEX "operation_due" ON "operation"("status", "expiresAt");
+        CREATE TABLE "application_key" (
+            "id" TEXT PRIMARY KEY, "sealedPrivateKey" BYTEA NOT NULL, "publicKey" BYTEA NOT NULL, "createdAt" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        CREATE TABLE "registration_key" (
+            "id" TEXT PRIMARY KEY, "sealedPrivateKey" BYTEA NOT NULL, "publicKey" BYTEA NOT NULL, "createdAt" BIGINT NOT NULL,
+            "_seq" BIGSERIAL);
+        ALTER TABLE "challenge" ADD COLUMN "operationId" TEXT;
+        ALTER TABLE "passkey_ceremony" ADD COLUMN "operationId" TEXT;
+        ALTER TABLE "passkey_ceremony" ADD COLUMN "nonce" TEXT;
+        ALTER TABLE "audit_event" ADD COLUMN "operationId" TEXT;
+        ALTER TABLE "audit_event" ADD COLUMN "dataMismatch" BOOLEAN;
+        CREATE TABLE "operation_qr" (
+            "id" TEXT PRIMARY KEY, "operationId" TEXT NOT NULL, "registrationId" TEXT NOT NULL, "nonce" TEXT NOT NULL,
+            "biometric" BOOLEAN NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "operation_qr_operation" ON "operation_qr"("operationId", "registrationId");
+        """
+
+    /// The SQLite store's v8: callbacks, their events (numbered in commit order from
+    /// `callback_event_number`, under the outbox's numbering lock) and deliveries.
+    static let v9 = """
+        CREATE TABLE "callback" (
+            "id" TEXT PRIMARY KEY, "applicationId" TEXT NOT NULL, "url" TEXT NOT NULL, "events" TEXT NOT NULL,
+            "sealedSecret" BYTEA NOT NULL, "afterSeq" BIGINT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "callback_application" ON "callback"("applicationId");
+        CREATE SEQUENCE "callback_event_number";
+        CREATE TABLE "callback_event" (
+            "id" TEXT PRIMARY KEY, "seq" BIGINT NOT NULL, "type" TEXT NOT NULL, "applicationId" TEXT, "createdAt" BIGINT NOT NULL,
+            "data" BYTEA NOT NULL, "fannedOut" BOOLEAN NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "callback_event_fan_out" ON "callback_event"("fannedOut", "seq");
+        CREATE TABLE "callback_delivery" (
+            "id" TEXT PRIMARY KEY, "callbackId" TEXT NOT NULL, "eventId" TEXT NOT NULL, "eventSeq" BIGINT NOT NULL,
+            "type" TEXT NOT NULL, "status" TEXT NOT NULL, "attempts" BIGINT NOT NULL, "lastAttemptAt" BIGINT, "lastStatusCode" BIGINT,
+            "lastError" TEXT, "nextAttemptAt" BIGINT, "leaseUntil" BIGINT, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        CREATE INDEX "callback_delivery_due" ON "callback_delivery"("status", "nextAttemptAt");
+        CREATE INDEX "callback_delivery_callback" ON "callback_delivery"("callbackId", "status");
+        CREATE INDEX "callback_delivery_event" ON "callback_delivery"("eventId");
+        """
+
     /// What read sets need (no SQLite counterpart: SQLite reads as the body asks): a phone's
     /// transaction reads the activations it opened, by caller; and a check a transaction defers to
     /// its COMMIT (`PostgresTransaction.noneMatch`) fails it with SQLSTATE LK001 when a row is there,
     /// so the body runs again, asking first.
-    static let v8 = """
+    static let v10 = """
         CREATE INDEX "activation_by_caller" ON "activation"("caller");
         CREATE FUNCTION latchkey_require_none(present BOOLEAN) RETURNS VOID LANGUAGE plpgsql AS $$
         BEGIN

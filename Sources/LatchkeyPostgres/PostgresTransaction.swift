@@ -162,7 +162,7 @@ final class PostgresTransaction: StoreTransaction {
     /// "None" from what a stated read answered, or asked now when checks do not wait; else "none",
     /// checked in the queue where the call stands (after the writes before it, before those after),
     /// so with COMMIT at the latest: `latchkey_require_none` fails the transaction with LK001 when a
-    /// row is there (migration v8).
+    /// row is there (migration v10).
     func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool {
         try timed {
             let head = texts.select(from: R.table, columns: R.columns)
@@ -201,6 +201,32 @@ final class PostgresTransaction: StoreTransaction {
             seen.insert(Row(table: R.table, id: record.id))
             // The row is what the body wrote: a read of it by id needs no round trip.
             reads.know(R.table, id: record.id, PostgresRows(columns: columns, rows: [values]))
+        }
+    }
+
+    /// Inserted in the round trip of COMMIT, its number drawn from `<table>_number` under the
+    /// outbox's numbering lock (see `PostgresNotifier`): numbers are drawn in the order the
+    /// transactions become visible.
+    func insertNumbered<R: NumberedRecord>(_ record: R) throws {
+        try timed {
+            if let failure { throw failure }
+            let columns = R.columns
+            let values = record.rowValues
+            var selected: [String] = []
+            var parameters: [PostgresValue] = []
+            for (column, value) in zip(columns, values) {
+                if column == "seq" {
+                    selected.append("nextval('\(R.table)_number')")
+                } else {
+                    parameters.append(value)
+                    selected.append("$\(parameters.count)")
+                }
+            }
+            beforeCommit.append(
+                PostgresStatement(
+                    sql: "INSERT INTO \(quoted(R.table)) (\(columns.map(quoted).joined(separator: ", "))) SELECT \(selected.joined(separator: ", ")) "
+                        + "FROM pg_advisory_xact_lock(\(PostgresNotifier.outboxLockKey))",
+                    parameters: parameters, writes: R.table))
         }
     }
 

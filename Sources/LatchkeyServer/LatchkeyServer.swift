@@ -2,7 +2,6 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 import Logging
 import Synchronization
 
@@ -19,10 +18,15 @@ public struct ServerOptions: Sendable {
     public var checkContract: Bool
     /// Where the contract check also appends what it finds.
     public var contractLog: String?
+    /// The methods served: the server's own (`MethodTable.serverOnly`) or, composed by the executable, those and the simulated phone's.
+    public var methods: MethodTable
+    /// What makes `reset/resetPasskeys`' new passkey on a simulated phone (nil: `{deviceId}` answers invalidParams).
+    public var passkeyAuthenticator: (any ResetPasskeyAuthenticator)?
 
     public init(
         version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
-        storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil
+        storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil,
+        methods: MethodTable = .serverOnly, passkeyAuthenticator: (any ResetPasskeyAuthenticator)? = nil
     ) {
         self.version = version
         self.noAdmin = noAdmin
@@ -31,11 +35,8 @@ public struct ServerOptions: Sendable {
         self.storeKind = storeKind
         self.checkContract = checkContract
         self.contractLog = contractLog
-    }
-
-    /// The names that are not methods of the contract (a usage error for `--fail-method`).
-    public static func unknownMethods(_ names: [String]) -> [String] {
-        names.filter { MethodRegistry.entry(named: $0) == nil }
+        self.methods = methods
+        self.passkeyAuthenticator = passkeyAuthenticator
     }
 }
 
@@ -47,12 +48,18 @@ public struct Environment: Sendable {
     public var openStore: @Sendable () throws -> Store
     /// Notifications to and from other processes on the same store (nil: this process alone).
     public var relay: EventRelay?
+    /// How the server signs with its own keys (RFC 6979 in seeded runs, so transcripts replay).
+    public var signer: ECDSASigning
 
-    public init(clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil) {
+    public init(
+        clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil,
+        signer: ECDSASigning = RandomizedECDSA()
+    ) {
         self.clock = clock
         self.random = random
         self.openStore = openStore
         self.relay = relay
+        self.signer = signer
     }
 }
 
@@ -68,7 +75,8 @@ public final class LatchkeyServer: RPCHandler {
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
-    private var simulated: SimulatedDevices?
+    /// What other targets keep per process on the system (the simulated phones), by type: see `attachment`.
+    private var attachments: [ObjectIdentifier: AnyObject] = [:]
     private var faults: FaultInjectingStore?
     private let delivery: DeliveryCommand?
     /// `environment.relay`, read after every call.
@@ -103,7 +111,7 @@ public final class LatchkeyServer: RPCHandler {
                 store = faulty
             }
             core = try Latchkey(
-                store: store, clock: environment.clock, random: environment.random, sentMessages: sentMessages,
+                store: store, clock: environment.clock, random: environment.random, signer: environment.signer, sentMessages: sentMessages,
                 logger: Logger(label: "latchkey.core"))
         } catch let answer as DomainError {
             throw answer
@@ -116,29 +124,36 @@ public final class LatchkeyServer: RPCHandler {
         }
         let queue = pendingEvents
         core.setEventSink { event in queue.append(event) }
+        core.setCallbackRenderer(CallbackEventRenderer())
         if let relay = environment.relay {
             core.setEventJournal { tx, events in
-                try relay.journal(events.map { ($0.topic.rawValue, JSONSerializer.serialize(Notifications.message(for: $0))) }, in: tx)
+                try relay.journal(
+                    events.compactMap { event in
+                        guard let topic = event.topic, let message = Notifications.message(for: event) else { return nil }
+                        return (topic.rawValue, JSONSerializer.serialize(message))
+                    }, in: tx)
             }
         }
         opened = core
         return core
     }
 
-    /// The simulated phones, on the system (opened on first use).
-    public func devices() throws -> SimulatedDevices {
-        if let simulated { return simulated }
-        let devices = SimulatedDevices(core: try core())
-        simulated = devices
-        return devices
+    /// The one `T` of this process, made by `make` on the system the first time it is asked for (so a target the server does not know, such as
+    /// the simulated phone's, keeps its state beside the system).
+    public func attachment<T: AnyObject & Sendable>(_ make: (Latchkey) throws -> T) throws -> T {
+        let key = ObjectIdentifier(T.self)
+        if let kept = attachments[key] as? T { return kept }
+        let made = try make(try core())
+        attachments[key] = made
+        return made
     }
 
     /// How many answers broke their method's declaration (the contract check, debug builds).
     public static var contractViolations: Int { ContractCheck.violations.load(ordering: .relaxed) }
 
-    /// The OpenRPC document (`rpc.discover`, `latchkey schema`).
-    public static func document(version: String) -> JSON {
-        OpenRPCDocument.build(version: version)
+    /// The OpenRPC document of `methods` (`rpc.discover`, `latchkey schema`).
+    public static func document(version: String, methods: MethodTable) -> JSON {
+        OpenRPCDocument.build(version: version, methods: methods)
     }
 
     public func handle(_ request: RPCRequest, emit: (JSON) -> Void) -> Result<JSON, RPCError> {
@@ -156,7 +171,7 @@ public final class LatchkeyServer: RPCHandler {
 
     @inline(never)
     private func lookUp(_ name: String) -> MethodEntry? {
-        let found = MethodRegistry.entry(named: name)
+        let found = options.methods.entry(named: name)
         if found != nil { lastMethod = found }
         return found
     }
@@ -311,9 +326,9 @@ public final class LatchkeyServer: RPCHandler {
         guard pendingEvents.mayHoldEvents else { return }
         for event in pendingEvents.takeAll() {
             if case .delivery(let message) = event, let delivery { delivery.start(message) }
-            guard subscriptions.contains(event.topic) else { continue }
-            if options.noAdmin, event.topic.isAdminOnly { continue }
-            emit(Notifications.message(for: event))
+            guard let topic = event.topic, subscriptions.contains(topic), let message = Notifications.message(for: event) else { continue }
+            if options.noAdmin, topic.isAdminOnly { continue }
+            emit(message)
         }
     }
 
@@ -340,12 +355,12 @@ public struct CallContext {
     let failing: Bool
 
     /// Runs what is due before the handler (see `LatchkeyServer.prepare`).
-    func prepare() throws { try server.prepare(self) }
+    @usableFromInline func prepare() throws { try server.prepare(self) }
 
     /// The system (opened on first use; `storeUnavailable` when it cannot be).
     public var core: Latchkey { get throws { try server.core() } }
-    /// The simulated phones.
-    public var devices: SimulatedDevices { get throws { try server.devices() } }
+    /// The one `T` of this process, made on the system on first use (see `LatchkeyServer.attachment`).
+    public func attachment<T: AnyObject & Sendable>(_ make: (Latchkey) throws -> T) throws -> T { try server.attachment(make) }
     public var options: ServerOptions { server.options }
     public var clock: Clock { server.environment.clock }
     public var random: RandomSource { server.environment.random }

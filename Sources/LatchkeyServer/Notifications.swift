@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// Server → client notifications: their names, topics and shapes, and the conversion from
 /// domain events.
@@ -36,6 +37,11 @@ enum Notifications {
         ]
     }
 
+    struct OperationChanged: WireObject {
+        var operation: Operation
+        static let fields: [WireField<Self>] = [.required("operation", \.operation, .object(Operation.self))]
+    }
+
     struct AuditRecorded: WireObject {
         var event: AuditEvent
         static let fields: [WireField<Self>] = [.required("event", \.event, .object(AuditEvent.self))]
@@ -45,11 +51,12 @@ enum Notifications {
         Spec(method: "delivery/sent", topic: .delivery, params: MessageSent.objectSchema),
         Spec(method: "accountRecovery/stateChanged", topic: .accountRecovery, params: RecoveryChanged.objectSchema),
         Spec(method: "reset/accountRecoveryCallback", topic: .accountRecoveryCallback, params: RecoveryCallback.objectSchema),
+        Spec(method: "operation/statusChanged", topic: .operations, params: OperationChanged.objectSchema),
         Spec(method: "audit/event", topic: .audit, params: AuditRecorded.objectSchema),
     ]
 
-    /// The notification's method and params.
-    static func content(for event: DomainEvent) -> (method: String, params: JSON) {
+    /// The notification's method and params (nil: an event only callbacks hear of).
+    static func content(for event: DomainEvent) -> (method: String, params: JSON)? {
         switch event {
         case .delivery(let message):
             return ("delivery/sent", MessageSent(message: message).wireJSON())
@@ -62,11 +69,14 @@ enum Notifications {
             )
         case .audit(let event):
             return ("audit/event", AuditRecorded(event: event).wireJSON())
+        case .operationChanged(let operation):
+            return ("operation/statusChanged", OperationChanged(operation: operation).wireJSON())
+        case .registrationStateChanged, .onboardingStatusChanged:
+            return nil
         }
     }
 
-    static func message(for event: DomainEvent) -> JSON {
-        let (method, params) = content(for: event)
-        return RPCMessage.notification(method, params: params)
+    static func message(for event: DomainEvent) -> JSON? {
+        content(for: event).map { RPCMessage.notification($0.method, params: $0.params) }
     }
 }

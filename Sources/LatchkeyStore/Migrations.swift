@@ -26,6 +26,12 @@ enum Migrations {
         migrator.registerMigration("v6-passkey-bindings") { db in
             try db.execute(sql: v6)
         }
+        migrator.registerMigration("v7-operations") { db in
+            try db.execute(sql: v7)
+        }
+        migrator.registerMigration("v8-callbacks") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 
@@ -179,6 +185,56 @@ enum Migrations {
         ALTER TABLE passkey_ceremony ADD COLUMN openedBy TEXT;
         ALTER TABLE reset_code ADD COLUMN applicationId TEXT;
         CREATE INDEX user_passkey_handle ON user(passkeyUserHandle);
+        """
+
+    /// Operations (what a user approves on their phone) and their templates, the server's own keys
+    /// (sealed), and what binds a challenge or a passkey ceremony to one operation.
+    static let v7 = """
+        CREATE TABLE operation_template (
+            id TEXT PRIMARY KEY NOT NULL, applicationId TEXT NOT NULL, name TEXT NOT NULL, title TEXT NOT NULL,
+            message TEXT NOT NULL, data TEXT NOT NULL, attributes BLOB NOT NULL, maxFailureCount INTEGER NOT NULL,
+            ttlSeconds INTEGER NOT NULL, allowedMethods TEXT NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE TABLE operation (
+            id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL, applicationId TEXT NOT NULL, registrationId TEXT,
+            template TEXT NOT NULL, data TEXT NOT NULL, title TEXT NOT NULL, message TEXT NOT NULL, attributes BLOB NOT NULL,
+            status TEXT NOT NULL, failureCount INTEGER NOT NULL, maxFailureCount INTEGER NOT NULL, allowedMethods TEXT NOT NULL,
+            createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, decidedAt INTEGER, approvedWith TEXT, rejectReason TEXT,
+            externalId TEXT);
+        CREATE INDEX operation_user ON operation(userId, applicationId, status);
+        CREATE INDEX operation_due ON operation(status, expiresAt);
+        CREATE TABLE application_key (
+            id TEXT PRIMARY KEY NOT NULL, sealedPrivateKey BLOB NOT NULL, publicKey BLOB NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE TABLE registration_key (
+            id TEXT PRIMARY KEY NOT NULL, sealedPrivateKey BLOB NOT NULL, publicKey BLOB NOT NULL, createdAt INTEGER NOT NULL);
+        ALTER TABLE challenge ADD COLUMN operationId TEXT;
+        ALTER TABLE passkey_ceremony ADD COLUMN operationId TEXT;
+        ALTER TABLE passkey_ceremony ADD COLUMN nonce TEXT;
+        ALTER TABLE audit_event ADD COLUMN operationId TEXT;
+        ALTER TABLE audit_event ADD COLUMN dataMismatch INTEGER;
+        CREATE TABLE operation_qr (
+            id TEXT PRIMARY KEY NOT NULL, operationId TEXT NOT NULL, registrationId TEXT NOT NULL, nonce TEXT NOT NULL,
+            biometric INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX operation_qr_operation ON operation_qr(operationId, registrationId);
+        """
+
+    /// Callbacks: the URLs an operator configured, the events written with the changes they report
+    /// (numbered in commit order), and each event's delivery to each callback.
+    static let v8 = """
+        CREATE TABLE callback (
+            id TEXT PRIMARY KEY NOT NULL, applicationId TEXT NOT NULL, url TEXT NOT NULL, events TEXT NOT NULL,
+            sealedSecret BLOB NOT NULL, afterSeq INTEGER NOT NULL, createdAt INTEGER NOT NULL);
+        CREATE INDEX callback_application ON callback(applicationId);
+        CREATE TABLE callback_event (
+            id TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, applicationId TEXT, createdAt INTEGER NOT NULL,
+            data BLOB NOT NULL, fannedOut INTEGER NOT NULL);
+        CREATE INDEX callback_event_fan_out ON callback_event(fannedOut, seq);
+        CREATE TABLE callback_delivery (
+            id TEXT PRIMARY KEY NOT NULL, callbackId TEXT NOT NULL, eventId TEXT NOT NULL, eventSeq INTEGER NOT NULL,
+            type TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, lastAttemptAt INTEGER, lastStatusCode INTEGER,
+            lastError TEXT, nextAttemptAt INTEGER, leaseUntil INTEGER, createdAt INTEGER NOT NULL);
+        CREATE INDEX callback_delivery_due ON callback_delivery(status, nextAttemptAt);
+        CREATE INDEX callback_delivery_callback ON callback_delivery(callbackId, status);
+        CREATE INDEX callback_delivery_event ON callback_delivery(eventId);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

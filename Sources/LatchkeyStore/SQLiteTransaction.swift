@@ -50,6 +50,19 @@ struct Transaction: StoreTransaction {
         try SQLiteStatementRun(statement, db).run(record.rowValues)
     }
 
+    /// One writer at a time holds the database: the next number is the largest so far plus one, and
+    /// write order is commit order.
+    func insertNumbered<R: NumberedRecord>(_ record: R) throws {
+        let statement = try statements.statement(R.self, .insertNumbered, in: db) {
+            let table = R.table.quotedDatabaseIdentifier
+            let names = R.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            let placeholders = R.columns.map { $0 == "seq" ? "(SELECT COALESCE(MAX(\"seq\"), 0) + 1 FROM \(table))" : "?" }
+            return "INSERT INTO \(table) (\(names)) VALUES (\(placeholders.joined(separator: ", ")))"
+        }
+        let values = zip(R.columns, record.rowValues).filter { $0.0 != "seq" }.map(\.1)
+        try SQLiteStatementRun(statement, db).run(values)
+    }
+
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
         let statement = try statements.statement(R.self, .delete, in: db) {
             "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"

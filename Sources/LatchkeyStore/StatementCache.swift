@@ -9,7 +9,7 @@ import LatchkeyCore
 final class StatementCache: @unchecked Sendable {
     /// What a statement does.
     enum Operation: Hashable {
-        case fetch, delete, upsert
+        case fetch, delete, upsert, insertNumbered
         case select(Shape)
         case count(Shape)
         case deleteWhere(Shape)

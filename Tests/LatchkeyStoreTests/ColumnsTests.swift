@@ -10,7 +10,9 @@ let allRecordTypes: [any StoredRecord.Type] = [
     ServerConfigRecord.self, AuditRecord.self, RateEventRecord.self, ApplicationRecord.self, UserRecord.self, PasskeyRecord.self,
     PasskeyCeremonyRecord.self, ActivationCodeRecord.self, RegistrationRecord.self, PushedAuthenticationRecord.self, TokenRecord.self,
     OnboardingProcessRecord.self, AccountRecoveryRecord.self, UserSessionRecord.self, ResetCodeRecord.self, ActivationRecord.self,
-    ChallengeRecord.self, DeviceRecord.self, DeviceItemRecord.self, DeviceBackupRecord.self, DeviceBackupItemRecord.self,
+    ChallengeRecord.self, OperationTemplateRecord.self, OperationRecord.self, ApplicationKeyRecord.self, RegistrationKeyRecord.self,
+    OperationQRRecord.self, CallbackRecord.self, CallbackEventRecord.self, CallbackDeliveryRecord.self, DeviceRecord.self,
+    DeviceItemRecord.self, DeviceBackupRecord.self, DeviceBackupItemRecord.self,
 ]
 
 /// A record's `columns` (its `Columns`, which filters name) are its table's columns in table order,

@@ -55,3 +55,25 @@ public enum Base64URL {
         return out
     }
 }
+
+/// Standard, padded base64 (RFC 4648 §4), as the Standard Webhooks specification writes secrets and signatures.
+public enum Base64 {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let unpadded = Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
+        return String(unpadded) + String(repeating: "=", count: (4 - unpadded.count % 4) % 4)
+    }
+
+    /// Decodes canonical padded base64 (nil for anything else).
+    ///
+    /// A multiple of 4 characters, `=` only at the end, the unused bits zero.
+    public static func decode(_ text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 4 == 0 else { return nil }
+        let padding = characters.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        let body = characters.dropLast(padding)
+        guard padding == (4 - body.count % 4) % 4 else { return nil }
+        guard !body.contains(UInt8(ascii: "=")), !body.contains(UInt8(ascii: "-")), !body.contains(UInt8(ascii: "_")) else { return nil }
+        let url = body.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
+        return Base64URL.decode(String(decoding: url, as: UTF8.self))
+    }
+}

@@ -15,6 +15,9 @@ public protocol RandomSource: AnyObject, Sendable {
     func bytes(_ count: Int) -> [UInt8]
     /// Whether the values are predictable (`--seed`).
     var isSeeded: Bool { get }
+    /// A second source for one purpose (the server's keys), so that drawing from it moves no value
+    /// of this one: under `--seed`, a stream of its own derived from the seed and `label`.
+    func derived(_ label: String) -> RandomSource
 }
 
 /// The operating system's CSPRNG, drawn in bulk: one read of `/dev/urandom` (the kernel's CSPRNG,
@@ -63,6 +66,8 @@ public final class SystemRandomSource: RandomSource {
         }
         return out
     }
+
+    public func derived(_ label: String) -> RandomSource { self }
 }
 
 /// A deterministic generator for replayable transcripts: HMAC-SHA256 in counter mode, keyed by the seed.
@@ -79,6 +84,18 @@ public final class SeededRandomSource: RandomSource {
         withUnsafeBytes(of: seed.bigEndian) { seedBytes.append(contentsOf: $0) }
         keyed = HMAC<SHA256>(key: SymmetricKey(data: SHA256.hash(data: seedBytes)))
         state = Mutex((0, [], 0))
+    }
+
+    private init(key: SymmetricKey) {
+        keyed = HMAC<SHA256>(key: key)
+        state = Mutex((0, [], 0))
+    }
+
+    /// The derived stream's key is HMAC(seed key, "derived\0" + label): the copy keyed once, fed the label.
+    public func derived(_ label: String) -> RandomSource {
+        var mac = keyed
+        mac.update(data: Array("derived\u{0}\(label)".utf8))
+        return SeededRandomSource(key: SymmetricKey(data: mac.finalize()))
     }
 
     public func bytes(_ count: Int) -> [UInt8] {

@@ -18,7 +18,7 @@ extension ActivationCodeRecord {
 extension Latchkey {
     /// What opening an activation with `code` reads (`ServerSession.prepareActivation`): the
     /// caller's and the application's wrong codes, the application, the codes with this value and
-    /// the activations they opened.
+    /// the activations they opened, and the application's operation-signing key.
     public func activationReads(code: String, applicationId: String?, caller: Caller) -> [StoreRead] {
         let application = applicationId ?? ApplicationConfig.defaultApplicationId
         let hash = codeHash(code, purpose: "activation")
@@ -26,6 +26,7 @@ extension Latchkey {
             .rows(ServerSession.activationCodeLimit.events(of: caller.key)), .rows(ServerSession.applicationCodeLimit.events(of: application)),
             .row(ApplicationRecord.self, id: application), .rows(ActivationCodeRecord.withHash(hash)),
             .rows(ActivationRecord.ofCode, .ids(of: ActivationCodeRecord.self, where: [.equals(ActivationCodeRecord.Columns.codeHash, hash)])),
+            .row(ApplicationKeyRecord.self, id: application),
         ]
     }
 }
@@ -88,7 +89,8 @@ extension ServerSession {
         try tx.save(record)
         return KeyRequest(
             id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
-            authMethodsForActivation: app.authMethods, pinRules: app.pinRules)
+            authMethodsForActivation: app.authMethods, pinRules: app.pinRules,
+            operationSigningKey: try core.operationSigningKey(tx, applicationId: app.applicationId))
     }
 
     /// Registers the keys of an activation: `device`, and the two-factor keys given, each with its proof.
@@ -136,7 +138,9 @@ extension ServerSession {
             core.sendSecurityNotice(effects, to: user, "A new device was activated for your account. If this was not you, contact support.")
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-        return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+        return ActivationOutcome(
+            registrationId: registration.id, activatedAuthMethods: registration.methods, token: token,
+            serverPublicKey: try core.newServerKey(tx, RegistrationKeyRecord.self, id: registration.id))
     }
 
     /// What `commitActivation` reads: the activation, the code or the onboarding process it came
@@ -191,6 +195,7 @@ extension ServerSession {
             recoveryPublicKey: nil, recoveryFailedAttempts: 0, keyGeneration: 1, signCounter: 0, createdAt: now, name: name)
         for (method, key) in keys.factors { registration.setPublicKey(key.publicKey.sec1, for: method) }
         try tx.save(registration)
+        core.registrationStateChanged(effects, registration, from: nil)
         return registration
     }
 }

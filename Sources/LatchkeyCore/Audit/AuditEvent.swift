@@ -14,11 +14,14 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case accountRecoveryStarted, accountRecoveryCancelled, accountRecoveryInsecure, accountRecoveryExpired
     case passwordChanged, passkeysReset
     case passkeyCreated, passkeyRemoved, passkeyLogin, passkeyRejected, passkeyCloneSuspected
-    case onboardingStarted, onboardingOtpSent, onboardingOtpRejected, onboardingFailed, onboardingCancelled
+    case onboardingStarted, onboardingOtpSent, onboardingOtpWithheld, onboardingOtpRejected, onboardingFailed, onboardingCancelled
     case onboardingActivated, verificationCompleted
     case resetRequested, resetCodeRejected, resetCompleted
     case deliveryFailed
     case proofRejected
+    case operationTemplateConfigured, operationCreated, operationApproved, operationRejected, operationFailed, operationExpired
+    case operationCanceled, operationApprovalFailed
+    case callbackConfigured, callbackRemoved, callbackFailed
 }
 
 /// One recorded security event: when, what, and which ids — never a secret.
@@ -36,6 +39,10 @@ public struct AuditEvent: Sendable, Equatable {
     public var installationId: String?
     /// The Relying Party check a refused passkey credential failed (`passkeyRejected`).
     public var check: String?
+    /// The operation the event concerns.
+    public var operationId: String?
+    /// A rejection whose hash was not the operation's: the user saw something else (a fraud signal).
+    public var dataMismatch: Bool?
 }
 
 // A `passkeyRejected` event keeps its `check` in the `detail` column (it has no detail of its own).
@@ -50,6 +57,8 @@ extension AuditRecord {
         registrationId = event.registrationId
         deviceId = event.deviceId
         detail = event.check ?? event.detail
+        operationId = event.operationId
+        dataMismatch = event.dataMismatch
     }
 
     var event: AuditEvent? {
@@ -57,6 +66,7 @@ extension AuditRecord {
         let check = type == .passkeyRejected ? detail : nil
         return AuditEvent(
             at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: check == nil ? detail : nil,
-            activationName: activationName, installationId: installationId, check: check)
+            activationName: activationName, installationId: installationId, check: check, operationId: operationId,
+            dataMismatch: dataMismatch)
     }
 }

@@ -50,6 +50,8 @@ extension Latchkey {
         _ effects: Effects
     ) throws {
         let event: AuditEventType
+        let previous = record.registrationState
+        defer { registrationStateChanged(effects, record, from: previous) }
         switch change {
         case .remove, .lock:
             record.state = (change == .remove ? RegistrationState.removed : .lockedByAdmin).rawValue

@@ -30,7 +30,9 @@ extension ServerSession {
                 remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
                 contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
             contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
+            operationSigningKey: purpose == .authenticate ? try core.operationSigningKey(tx, applicationId: app.applicationId) : nil,
+            serverPublicKey: purpose == .authenticate ? try core.serverPublicKey(tx, registrationId: registration.id) : nil)
     }
 
     /// Verifies an authentication: the challenge, the state, then the signatures (see
@@ -65,11 +67,16 @@ extension ServerSession {
     }
 
     /// What `challenge` reads: the registration, its application and (to authenticate) the pending
-    /// pushes, asked together.
+    /// pushes and the server's keys it answers with, asked together.
     static func challengeReads(_ registrationId: String, purpose: ChallengePurpose) -> [StoreRead] {
         let registration = StoreKey.value(registrationId)
+        let application = StoreKey.column(RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, registration)
         return [.row(RegistrationRecord.self, id: registration), Latchkey.applicationRead(ofRegistration: registration)]
-            + (purpose == .authenticate ? [.rows(Latchkey.pendingPushes, registration)] : [])
+            + (purpose == .authenticate
+                ? [
+                    .rows(Latchkey.pendingPushes, registration), .row(RegistrationKeyRecord.self, id: registration),
+                    .row(ApplicationKeyRecord.self, id: application),
+                ] : [])
     }
 
     /// What `verify` reads: the challenge, the push it picked up, the registration and its

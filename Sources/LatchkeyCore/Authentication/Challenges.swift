@@ -11,6 +11,8 @@ extension ChallengeRecord {
 /// What a challenge was issued for, as the store keeps it.
 enum ChallengeKind: String {
     case authenticate, removeRegistration, addAuthMethod, recover, addOrUpdateRecovery, deleteRecovery
+    /// Approving or rejecting one operation (`ChallengeRecord.operationId`).
+    case operation
 
     init(_ purpose: ChallengePurpose) {
         switch purpose {
@@ -33,7 +35,7 @@ extension ServerSession {
     /// Issues a challenge (or a grant) for a registration.
     func issueChallenge(
         _ registration: RegistrationRecord, _ kind: ChallengeKind, challenge: String? = nil, contextHash: String = "",
-        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil, caller: Caller? = nil
+        pushedAuthenticationId: String? = nil, tokenExpiresAt: Int64? = nil, caller: Caller? = nil, operationId: String? = nil
     ) throws -> ChallengeRecord {
         try tx.deleteAll(
             ChallengeRecord.self,
@@ -44,7 +46,7 @@ extension ServerSession {
         let record = ChallengeRecord(
             id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),
             contextHash: contextHash, pushedAuthenticationId: pushedAuthenticationId, tokenExpiresAt: tokenExpiresAt,
-            expiresAt: now + ChallengeRecord.lifetime, createdAt: now, caller: caller?.key)
+            expiresAt: now + ChallengeRecord.lifetime, createdAt: now, caller: caller?.key, operationId: operationId)
         try tx.save(record)
         return record
     }

@@ -15,8 +15,10 @@ extension ServerSession {
             .removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device,
             contextHash: challenge.contextHash)
         try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller, asAuthentication: false)
+        let previous = registration.registrationState
         registration.state = RegistrationState.removed.rawValue
         try tx.save(registration)
+        core.registrationStateChanged(effects, registration, from: previous)
         try core.revokeTokens(tx, registrationId: registration.id)
         try audit(.registrationDeactivated, userId: registration.userId, registrationId: registration.id, caller: caller, detail: "server")
     }

@@ -21,7 +21,7 @@ extension ServerSession {
             let what = key.proof == nil ? "is missing" : "does not verify"
             throw DomainError(
                 .proofInvalid, "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
-                [("keyRole", .string(role.rawValue))])
+                [(.keyRole, .string(role.rawValue))])
         }
     }
 
@@ -69,13 +69,7 @@ extension ServerSession {
         _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true, push: Bool = false,
         tokenPurpose: TokenPurpose = .none, permits: () throws -> Void = {}
     ) throws {
-        guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
-            deviceKey.verifies(signatures.device, over: payload.signed(by: .device))
-        else {
-            // The verify reached the signatures: the challenge is used up, and nothing counts.
-            try useUp(challenge)
-            throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
-        }
+        try requireDeviceSignature(signatures, over: payload, registration, challenge)
         try checkFactor(signatures, registration, push: push, tokenPurpose: tokenPurpose)
         try permits()
         try useUp(challenge)
@@ -91,24 +85,9 @@ extension ServerSession {
             factorOK = signatures.factor == nil
         }
         guard factorOK else {
-            registration.failedAttempts += 1
-            try audit(
-                .authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller,
-                detail: method.rawValue)
-            let limit = try core.maxFailedAttempts(tx, registration)
-            if registration.failedAttempts >= limit {
-                registration.state = RegistrationState.locked.rawValue
-                try tx.save(registration)
-                try core.revokeTokens(tx, registrationId: registration.id)
-                try audit(.registrationLocked, userId: registration.userId, registrationId: registration.id)
-                throw DomainError(
-                    .registrationLocked, "Too many failed attempts: the registration is now locked",
-                    [("remainingAttempts", .int(0))])
-            }
-            try tx.save(registration)
-            throw DomainError(
-                .authenticationFailed, "Authentication failed",
-                [("remainingAttempts", .int(limit - registration.failedAttempts))])
+            let remaining = try countFailedFactor(&registration, method: method, caller: caller)
+            guard remaining > 0 else { throw Self.lockedNow }
+            throw DomainError(.authenticationFailed, "Authentication failed", [(.remainingAttempts, .int(remaining))])
         }
         if method.isTwoFactor { registration.failedAttempts = 0 }
         try tx.save(registration)
@@ -117,5 +96,47 @@ extension ServerSession {
                 .authenticationSucceeded, userId: registration.userId, registrationId: registration.id, caller: caller,
                 detail: method.rawValue)
         }
+    }
+
+    /// The answer of the failure that locked the registration.
+    static let lockedNow = DomainError(
+        .registrationLocked, "Too many failed attempts: the registration is now locked", [(.remainingAttempts, .int(0))])
+
+    /// The device signature over `payload`: one that fails answers `registrationRemoved` (the caller is not, or no longer, this
+    /// registration's device), uses the challenge up (the verify reached the signatures) and counts nothing.
+    /// - Throws: `registrationRemoved`.
+    func requireDeviceSignature(
+        _ signatures: FactorSignatures, over payload: SignedPayload, _ registration: RegistrationRecord, _ challenge: ChallengeRecord
+    ) throws {
+        guard let deviceKey = PublicKey(sec1: registration.possessionPublicKey),
+            deviceKey.verifies(signatures.device, over: payload.signed(by: .device))
+        else {
+            try useUp(challenge)
+            throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
+        }
+    }
+
+    /// Counts a failed second factor on the registration (and locks it at the limit, revoking its
+    /// tokens); saves it.
+    /// - Returns: the attempts left (0: it is locked now).
+    func countFailedFactor(_ registration: inout RegistrationRecord, method: AuthMethod, caller: Caller?) throws -> Int {
+        try countFailedFactor(&registration, detail: method.rawValue, caller: caller)
+    }
+
+    /// `countFailedFactor`, audited with `detail` (`offline` for an offline code's second part).
+    func countFailedFactor(_ registration: inout RegistrationRecord, detail: String, caller: Caller?) throws -> Int {
+        registration.failedAttempts += 1
+        try audit(.authenticationFailed, userId: registration.userId, registrationId: registration.id, caller: caller, detail: detail)
+        let limit = try core.maxFailedAttempts(tx, registration)
+        guard registration.failedAttempts < limit else {
+            registration.state = RegistrationState.locked.rawValue
+            try tx.save(registration)
+            core.registrationStateChanged(effects, registration, from: .active)
+            try core.revokeTokens(tx, registrationId: registration.id)
+            try audit(.registrationLocked, userId: registration.userId, registrationId: registration.id)
+            return 0
+        }
+        try tx.save(registration)
+        return limit - registration.failedAttempts
     }
 }

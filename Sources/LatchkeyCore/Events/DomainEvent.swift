@@ -12,21 +12,29 @@ public enum DomainEvent: Sendable {
     case accountRecoveryCallback(verificationCode: String, email: String?, phoneNumber: String?, link: String)
     /// A security event was recorded (topic `audit`).
     case audit(AuditEvent)
+    /// An operation was created or its status changed (topic `operations`).
+    case operationChanged(Operation)
+    /// A registration's state changed (callbacks only).
+    case registrationStateChanged(RegistrationStateChange)
+    /// What `onboarding/status` answers for a process changed (callbacks only).
+    case onboardingStatusChanged(processId: String, applicationId: String, status: OnboardingStatus)
 
-    /// The subscription topic this event belongs to.
-    public var topic: EventTopic {
+    /// The subscription topic this event belongs to (nil: no notification, callbacks only).
+    public var topic: EventTopic? {
         switch self {
         case .delivery: return .delivery
         case .accountRecoveryChanged: return .accountRecovery
         case .accountRecoveryCallback: return .accountRecoveryCallback
         case .audit: return .audit
+        case .operationChanged: return .operations
+        case .registrationStateChanged, .onboardingStatusChanged: return nil
         }
     }
 }
 
 /// The topics a client may subscribe to.
 public enum EventTopic: String, Sendable, CaseIterable {
-    case delivery, accountRecovery, accountRecoveryCallback, audit
+    case delivery, accountRecovery, accountRecoveryCallback, operations, audit
 
     /// Topics only an operator may watch (closed by `--no-admin`).
     public var isAdminOnly: Bool { self == .delivery || self == .audit }

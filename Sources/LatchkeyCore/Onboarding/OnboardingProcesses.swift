@@ -16,12 +16,9 @@ extension OnboardingProcessRecord {
 /// The server's side of onboarding: processes started from identity, each with its OTP, its
 /// counters and its state. Who asks (a simulated device, an app installation) holds the process id.
 extension Latchkey {
-    static let wdoInProgress: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_inProgress"))
-    static let wdoNotRunning: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_notRunning"))
-    static let wdoCannotActivate: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_cannotActivate"))
 
     static func notRunning(_ message: String = "No onboarding process is running") -> DomainError {
-        DomainError(.onboardingNotRunning, message, [wdoNotRunning])
+        DomainError(.onboardingNotRunning, message, [WDOReason.notRunning.detail])
     }
 
     /// What starting an onboarding process reads (`ServerSession.startOnboarding`): the
@@ -56,13 +53,19 @@ extension Latchkey {
     }
 
     /// A process by id, with time-driven failure applied (nil: unknown, or closed).
-    func onboardingProcess(_ tx: StoreTransaction, _ processId: String) throws -> OnboardingProcessRecord? {
+    func onboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ processId: String) throws -> OnboardingProcessRecord? {
         guard var process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed else { return nil }
         if process.onboardingStatus == .activationInProgress, now >= process.createdAt + OnboardingProcessRecord.lifetime {
             process.status = OnboardingStatus.failed.rawValue
             try tx.save(process)
+            onboardingStatusChanged(effects, process)
         }
         return process
+    }
+
+    /// Records a change of what `onboarding/status` answers, for callbacks.
+    func onboardingStatusChanged(_ effects: Effects, _ process: OnboardingProcessRecord) {
+        effects.append(.onboardingStatusChanged(processId: process.id, applicationId: process.applicationId, status: process.onboardingStatus))
     }
 
     /// Starts a process for whoever the credentials name; sends an OTP to a contact on file when they name someone.
@@ -88,6 +91,7 @@ extension Latchkey {
             }
         }
         try sendOnboardingOtp(tx, effects, &process)
+        onboardingStatusChanged(effects, process)
         try audit(tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId)
         return process
     }
@@ -100,19 +104,23 @@ extension Latchkey {
         let messageId = random.identifier("msg")
         process.otpExpiresAt = now + OnboardingProcessRecord.otpLifetime
         process.lastSentAt = now
-        if let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:)), let address = process.address {
-            process.otpHash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
-            effects.append(
-                .delivery(
-                    OutboundMessage(
-                        id: messageId, channel: channel, to: address, purpose: .onboardingOtp, code: otp,
-                        text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)))
-            let owner = Caller(key: process.deviceId)
+        // The same hashing, message and writes whether or not the credentials matched anyone
+        // (security property 11): only a match's message leaves, and only a match has an OTP.
+        let hash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
+        let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
+        let message = OutboundMessage(
+            id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
+            text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)
+        let owner = Caller(key: process.deviceId)
+        if let channel, process.address != nil {
+            process.otpHash = hash
+            effects.append(.delivery(message))
             try audit(
                 tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
                 installationId: owner?.installationId)
         } else {
             process.otpHash = nil
+            try audit(tx, effects, .onboardingOtpWithheld, deviceId: owner?.deviceId, installationId: owner?.installationId)
         }
         try tx.save(process)
     }
@@ -127,7 +135,7 @@ extension Latchkey {
         switch process.onboardingStatus {
         case .failed: throw DomainError(.onboardingFailed, "The onboarding process failed; start again")
         case .verificationInProgress, .finished:
-            throw DomainError(.onboardingCannotActivate, "The onboarding activation is done already", [Self.wdoCannotActivate])
+            throw DomainError(.onboardingCannotActivate, "The onboarding activation is done already", [WDOReason.cannotActivate.detail])
         case .activationInProgress: break
         }
         guard now < (process.otpExpiresAt ?? 0) else {
@@ -142,6 +150,7 @@ extension Latchkey {
                 installationId: caller?.installationId)
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
+                onboardingStatusChanged(effects, process)
                 try audit(
                     tx, effects, .onboardingFailed, userId: process.userId, deviceId: caller?.deviceId, detail: "otp",
                     installationId: caller?.installationId)
@@ -149,7 +158,7 @@ extension Latchkey {
             try tx.save(process)
             throw DomainError(
                 .otpInvalid, "The OTP is not valid",
-                [("allowOtpRetry", .bool(remaining > 0)), ("remainingAttempts", .int(remaining))])
+                [(.allowOtpRetry, .bool(remaining > 0)), (.remainingAttempts, .int(remaining))])
         }
         process.otpAccepted = true
         process.otpHash = nil
@@ -168,7 +177,7 @@ extension Latchkey {
         if let last = process.lastSentAt, now < last + OnboardingProcessRecord.resendInterval {
             throw DomainError(
                 .resendLimited, "An OTP was sent less than 30 seconds ago",
-                [("retryAfterSeconds", .int(Int(last + OnboardingProcessRecord.resendInterval - now)))])
+                [(.retryAfterSeconds, .int(Int(last + OnboardingProcessRecord.resendInterval - now)))])
         }
         try sendOnboardingOtp(tx, effects, &process)
     }
@@ -189,6 +198,7 @@ extension Latchkey {
         {
             registration.state = RegistrationState.removed.rawValue
             try tx.save(registration)
+            registrationStateChanged(effects, registration, from: .verificationPending)
             try revokeTokens(tx, registrationId: registrationId)
         }
         try audit(
@@ -220,6 +230,7 @@ extension Latchkey {
         process.status = OnboardingStatus.verificationInProgress.rawValue
         process.registrationId = registrationId
         try tx.save(process)
+        onboardingStatusChanged(effects, process)
     }
 
     /// Ends identity verification: approved → usable; rejected → the registration is removed.
@@ -239,15 +250,17 @@ extension Latchkey {
                 registration = pending
             }
             guard registration.registrationState == .verificationPending else {
-                throw DomainError(.notFound, "The registration is not waiting for verification", [("kind", .string("registration"))])
+                throw DomainError(.notFound, "The registration is not waiting for verification", [(.kind, .string("registration"))])
             }
             registration.state = (approved ? RegistrationState.active : .removed).rawValue
             try tx.save(registration)
+            registrationStateChanged(effects, registration, from: .verificationPending)
             if !approved { try revokeTokens(tx, registrationId: registration.id) }
             let status: OnboardingStatus = approved ? .finished : .failed
             for var process in try tx.fetchAll(OnboardingProcessRecord.ofRegistration, registration.id) {
                 process.status = status.rawValue
                 try tx.save(process)
+                onboardingStatusChanged(effects, process)
             }
             try audit(
                 tx, effects, .verificationCompleted, userId: registration.userId, registrationId: registration.id,
@@ -293,8 +306,9 @@ extension ServerSession {
             .row(OnboardingProcessRecord.self, id: processId),
             .row(ApplicationRecord.self, id: .column(OnboardingProcessRecord.Columns.applicationId, of: OnboardingProcessRecord.self, process)),
             .row(RegistrationRecord.self, id: .column(OnboardingProcessRecord.Columns.registrationId, of: OnboardingProcessRecord.self, process)),
+            .row(ApplicationKeyRecord.self, id: .column(OnboardingProcessRecord.Columns.applicationId, of: OnboardingProcessRecord.self, process)),
         ])
-        guard let process = try core.onboardingProcess(tx, processId) else { throw Latchkey.notRunning() }
+        guard let process = try core.onboardingProcess(tx, effects, processId) else { throw Latchkey.notRunning() }
         return process
     }
 
@@ -307,9 +321,9 @@ extension ServerSession {
         let app = try core.application(tx, applicationId)
         let open = try tx.fetchAll(OnboardingProcessRecord.openOf, caller.key)
         for running in open {
-            guard let current = try core.onboardingProcess(tx, running.id) else { continue }
+            guard let current = try core.onboardingProcess(tx, effects, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {
-                throw DomainError(.onboardingInProgress, "An onboarding process runs for this caller already", [Latchkey.wdoInProgress])
+                throw DomainError(.onboardingInProgress, "An onboarding process runs for this caller already", [WDOReason.inProgress.detail])
             }
         }
         return try core.startOnboardingProcess(tx, effects, owner: caller, credentials: credentials, app: app).id

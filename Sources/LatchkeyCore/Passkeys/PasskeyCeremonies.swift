@@ -8,6 +8,8 @@ enum PasskeyCeremonyKind: String, Sendable {
     case get
     /// `reset/passkeyCreationOptions` → `reset/resetPasskeys`.
     case reset
+    /// `operation/passkeyOptions` → `operation/passkeyApprove`.
+    case operation
 }
 
 extension Latchkey {
@@ -26,12 +28,13 @@ extension Latchkey {
     /// when it ends, the ceremony is void (see `requireOpenerLive`).
     func openCeremony(
         _ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
-        named: Bool, openedBy: String? = nil
+        named: Bool, openedBy: String? = nil, challenge: [UInt8]? = nil, operationId: String? = nil, nonce: String? = nil
     ) throws -> PasskeyCeremonyRecord {
         try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
         let ceremony = PasskeyCeremonyRecord(
             id: random.uuid(), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
-            challenge: random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now, openedBy: openedBy)
+            challenge: challenge ?? random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now, openedBy: openedBy,
+            operationId: operationId, nonce: nonce)
         try tx.save(ceremony)
         return ceremony
     }
@@ -106,7 +109,7 @@ extension Latchkey {
         guard try passkeyRecords(tx, userId: userId).count < Self.maxPasskeysPerUser else {
             throw DomainError(
                 .policyViolation, "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
-                [("violations", .strings(["tooManyPasskeys"]))])
+                [(.violations, .strings(["tooManyPasskeys"]))])
         }
     }
 

@@ -167,7 +167,9 @@ extension ServerSession {
         registrationId: String, challengeId: String, recoverySignature: Signature, keys: KeySet,
         tokenPurpose: TokenPurpose, caller: Caller?
     ) throws -> ActivationOutcome {
-        tx.willRead([.row(ChallengeRecord.self, id: challengeId)] + Latchkey.registrationReads(.value(registrationId)))
+        tx.willRead(
+            [.row(ChallengeRecord.self, id: challengeId), .row(RegistrationKeyRecord.self, id: registrationId)]
+                + Latchkey.registrationReads(.value(registrationId)))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.recover])
         // The installation the challenge was issued to asks (a commit names none of its own).
         let caller = caller ?? challenge.caller.flatMap(Caller.init(key:))
@@ -193,17 +195,21 @@ extension ServerSession {
                 try audit(.recoveryLocked, userId: registration.userId, registrationId: registration.id)
                 throw DomainError(.recoveryLocked, "Too many wrong recovery codes: recovery is now locked")
             }
-            throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [("remainingAttempts", .int(remaining))])
+            throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [(.remainingAttempts, .int(remaining))])
         }
+        let previous = registration.registrationState
         registration.rekey(device: keys.device.publicKey.sec1, method, factorKey.publicKey.sec1, owner: Caller.storedKey(caller))
         try tx.save(registration)
+        core.registrationStateChanged(effects, registration, from: previous)
         try core.revokeTokens(tx, registrationId: registration.id)
         try audit(.recoveryCompleted, userId: registration.userId, registrationId: registration.id, caller: caller, detail: method.rawValue)
         if let user = try tx.fetch(UserRecord.self, id: registration.userId) {
             core.sendSecurityNotice(effects, to: user, "Your registration was recovered on a new device. If this was not you, contact support.")
         }
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose)
-        return ActivationOutcome(registrationId: registration.id, activatedAuthMethods: registration.methods, token: token)
+        return ActivationOutcome(
+            registrationId: registration.id, activatedAuthMethods: registration.methods, token: token,
+            serverPublicKey: try core.serverPublicKey(tx, registrationId: registration.id))
     }
 }
 

@@ -7,8 +7,9 @@ extension Latchkey {
     /// calls: a simulated phone, whose ids are in its keychain. `registrations` and `processes` find the
     /// registrations and onboarding processes it holds; the activations it opened are found by
     /// `caller`. Through them: the codes and processes those activations came from, and the
-    /// applications and users of them all, each table in one statement. A read the call does not
-    /// make costs a statement, never a round trip.
+    /// applications and users of them all, each table in one statement, and the server's keys of the
+    /// registrations and applications (what a challenge, an activation and an operation answer with).
+    /// A read the call does not make costs a statement, never a round trip.
     public static func deviceReads(caller: Caller, registrations: StoreKey, processes: StoreKey) -> [StoreRead] {
         let activations = StoreKey.ids(of: ActivationRecord.self, where: [.equals(ActivationRecord.Columns.caller, caller.key)])
         let codes = StoreKey.column(ActivationRecord.Columns.codeId, of: ActivationRecord.self, activations)
@@ -29,6 +30,7 @@ extension Latchkey {
             .row(RegistrationRecord.self, id: registrations), .rows(ChallengeRecord.ofRegistration, registrations),
             .rows(pendingPushes, registrations), .rows(ActivationRecord.openedBy, .value(caller.key)), .row(ActivationCodeRecord.self, id: codes),
             .row(OnboardingProcessRecord.self, id: held), .row(ApplicationRecord.self, id: applications), .row(UserRecord.self, id: users),
+            .row(RegistrationKeyRecord.self, id: registrations), .row(ApplicationKeyRecord.self, id: applications),
         ]
     }
 }

@@ -16,16 +16,21 @@ extension ServerConfigRecord {
 }
 
 extension AuditRecord {
-    public enum Columns: String, CaseIterable { case id, at, type, userId, registrationId, deviceId, detail, activationName, installationId }
+    public enum Columns: String, CaseIterable {
+        case id, at, type, userId, registrationId, deviceId, detail, activationName, installationId, operationId, dataMismatch
+    }
     public static let columns = Columns.allCases.map(\.rawValue)
 
     public init(row: inout RowReader) throws {
         try self.init(
             id: row.text(), at: row.integer(), type: row.text(), userId: row.optionalText(), registrationId: row.optionalText(),
-            deviceId: row.optionalText(), detail: row.optionalText(), activationName: row.optionalText(), installationId: row.optionalText())
+            deviceId: row.optionalText(), detail: row.optionalText(), activationName: row.optionalText(), installationId: row.optionalText(),
+            operationId: row.optionalText(), dataMismatch: row.optionalFlag())
     }
 
-    public func encode(into row: inout RowWriter) { row.put(id, at, type, userId, registrationId, deviceId, detail, activationName, installationId) }
+    public func encode(into row: inout RowWriter) {
+        row.put(id, at, type, userId, registrationId, deviceId, detail, activationName, installationId, operationId, dataMismatch)
+    }
 }
 
 extension RateEventRecord {
@@ -103,16 +108,19 @@ extension PasskeyRecord {
 }
 
 extension PasskeyCeremonyRecord {
-    enum Columns: String, CaseIterable { case id, kind, applicationId, userId, named, challenge, expiresAt, createdAt, openedBy }
+    enum Columns: String, CaseIterable { case id, kind, applicationId, userId, named, challenge, expiresAt, createdAt, openedBy, operationId, nonce }
     static let columns = Columns.allCases.map(\.rawValue)
 
     init(row: inout RowReader) throws {
         try self.init(
             id: row.text(), kind: row.text(), applicationId: row.text(), userId: row.optionalText(), named: row.flag(), challenge: row.bytes(),
-            expiresAt: row.integer(), createdAt: row.integer(), openedBy: row.optionalText())
+            expiresAt: row.integer(), createdAt: row.integer(), openedBy: row.optionalText(), operationId: row.optionalText(),
+            nonce: row.optionalText())
     }
 
-    func encode(into row: inout RowWriter) { row.put(id, kind, applicationId, userId, named, challenge, expiresAt, createdAt, openedBy) }
+    func encode(into row: inout RowWriter) {
+        row.put(id, kind, applicationId, userId, named, challenge, expiresAt, createdAt, openedBy, operationId, nonce)
+    }
 }
 
 extension AccountRecoveryRecord {
@@ -251,7 +259,8 @@ extension ActivationRecord {
 
 extension ChallengeRecord {
     enum Columns: String, CaseIterable {
-        case id, registrationId, purpose, challenge, contextHash, pushedAuthenticationId, tokenExpiresAt, expiresAt, createdAt, caller
+        case id, registrationId, purpose, challenge, contextHash, pushedAuthenticationId, tokenExpiresAt, expiresAt, createdAt, caller,
+            operationId
     }
     static let columns = Columns.allCases.map(\.rawValue)
 
@@ -259,10 +268,11 @@ extension ChallengeRecord {
         try self.init(
             id: row.text(), registrationId: row.text(), purpose: row.text(), challenge: row.text(), contextHash: row.text(),
             pushedAuthenticationId: row.optionalText(), tokenExpiresAt: row.optionalInteger(), expiresAt: row.integer(), createdAt: row.integer(),
-            caller: row.optionalText())
+            caller: row.optionalText(), operationId: row.optionalText())
     }
 
     func encode(into row: inout RowWriter) {
-        row.put(id, registrationId, purpose, challenge, contextHash, pushedAuthenticationId, tokenExpiresAt, expiresAt, createdAt, caller)
+        row.put(
+            id, registrationId, purpose, challenge, contextHash, pushedAuthenticationId, tokenExpiresAt, expiresAt, createdAt, caller, operationId)
     }
 }

@@ -27,6 +27,8 @@ public struct AuditRecord: StoredRecord {
     public var detail: String?
     public var activationName: String?
     public var installationId: String?
+    public var operationId: String?
+    public var dataMismatch: Bool?
 }
 
 /// One counted event for a rate limit (a wrong activation code, a failed login, a send).
@@ -138,6 +140,9 @@ struct PasskeyCeremonyRecord: StoredRecord {
     /// The id of the session that asked `passkey/creationOptions`, or of the verification code
     /// `reset/passkeyCreationOptions` checked.
     var openedBy: String?
+    /// For an operation's approval by passkey: the operation, and the nonce its challenge hashes.
+    var operationId: String?
+    var nonce: String?
 }
 
 /// An activation code, stored as a keyed hash.
@@ -315,4 +320,6 @@ struct ChallengeRecord: StoredRecord {
     var createdAt: Int64
     /// `Caller.key` of whom it was issued to, when it names one (a recovery's installation).
     var caller: String?
+    /// For an operation's approval or rejection: the operation it was issued for.
+    var operationId: String?
 }

@@ -57,6 +57,7 @@ public struct RowReader {
     public mutating func optionalInteger() throws -> Int64? { try nullOr { try $0.integer() } }
     public mutating func optionalInt() throws -> Int? { try nullOr { try $0.int() } }
     public mutating func optionalBytes() throws -> [UInt8]? { try nullOr { try $0.bytes() } }
+    public mutating func optionalFlag() throws -> Bool? { try nullOr { try $0.flag() } }
 
     /// Nil for a null, else what `read` reads.
     private mutating func nullOr<Value>(_ read: (inout RowReader) throws -> Value) throws -> Value? {

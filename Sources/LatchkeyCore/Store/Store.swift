@@ -17,6 +17,13 @@ public protocol StoredRecord: Sendable {
     func encode(into row: inout RowWriter)
 }
 
+/// A row whose `seq` the store assigns when the transaction commits, in commit order over the
+/// whole store (a reader that sees number n sees every smaller number that will ever exist).
+public protocol NumberedRecord: StoredRecord {
+    /// The number (any value when inserted: the store sets it).
+    var seq: Int64 { get }
+}
+
 /// A column's value: what a filter compares, a row holds and a record writes.
 public enum StoreValue: Sendable, Hashable {
     case text(String)
@@ -88,6 +95,9 @@ public protocol StoreTransaction {
     /// with COMMIT, where the rows the body wrote after this call do not count: when a row is
     /// there, nothing commits and the body runs again, that time asking first.
     func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool
+    /// Inserts a new row whose `seq` the store numbers in commit order (see `NumberedRecord`); the
+    /// body does not learn the number.
+    func insertNumbered<R: NumberedRecord>(_ record: R) throws
 }
 
 extension StoreTransaction {

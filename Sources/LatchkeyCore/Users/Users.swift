@@ -37,19 +37,19 @@ extension Latchkey {
                 [.row(UserRecord.self, id: userId)] + identifiers.compactMap { $0?.lookup.read }
                     + (new.passkeyUserHandle.map { [.rows(Self.userHoldingHandle($0))] } ?? []) + Self.importReads(new.passkeys))
             if try tx.fetch(UserRecord.self, id: userId) != nil {
-                throw DomainError(.alreadyExists, "A user with this userId exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this userId exists already", [(.kind, .string("user"))])
             }
             if let email = new.email, try user(tx, matching: .email(email)) != nil {
-                throw DomainError(.alreadyExists, "A user with this email exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this email exists already", [(.kind, .string("user"))])
             }
             if let phone = new.phoneNumber, try user(tx, matching: .phoneNumber(phone)) != nil {
-                throw DomainError(.alreadyExists, "A user with this phone number exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this phone number exists already", [(.kind, .string("user"))])
             }
             if let name = new.loginName, try user(tx, matching: .loginName(name)) != nil {
-                throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this login name exists already", [(.kind, .string("user"))])
             }
             if let handle = new.passkeyUserHandle, try tx.fetchAll(Self.userHoldingHandle(handle)).first != nil {
-                throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [(.kind, .string("user"))])
             }
             try tx.save(
                 UserRecord(

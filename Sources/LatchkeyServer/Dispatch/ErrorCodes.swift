@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// The contract's error table: every domain reason with its numeric code and meaning.
 ///
@@ -57,13 +58,20 @@ enum ErrorCodes {
         case .verificationCodeInvalid: return 1900
         case .verificationCodeExpired: return 1901
         case .passkeyInvalid: return 1950
+        case .operationNotPending: return 2000
+        case .operationDataMismatch: return 2001
+        case .operationFailed: return 2002
+        case .qrInvalid: return 2003
+        case .offlineUnavailable: return 2004
         }
     }
 
     static func summary(_ reason: ErrorReason) -> String {
         switch reason {
         case .invalidParams: return TransportError.invalidParams.summary
-        case .notFound: return "No such thing; data.kind: device, user, registration, application, backup, session, message, authentication, passkey."
+        case .notFound:
+            return "No such thing; data.kind: device, user, registration, application, backup, session, message, authentication, passkey, "
+                + "operation, operationTemplate, callback, callbackDelivery."
         case .alreadyExists: return "It exists already."
         case .forbidden: return "Closed by --no-admin, or clock/advance on a system clock."
         case .policyViolation:
@@ -110,6 +118,12 @@ enum ErrorCodes {
         case .verificationCodeInvalid: return "Wrong verification code; data.remainingAttempts."
         case .verificationCodeExpired: return "The verification code's lifetime is over."
         case .passkeyInvalid: return "A passkey credential failed a Relying Party check (data.check); nothing registered, nobody signed in."
+        case .operationNotPending: return "The operation is approved, rejected, failed, expired or canceled (data.status)."
+        case .operationDataMismatch:
+            return "The phone signed other data than the operation's; counts one on the operation (data.remainingAttempts)."
+        case .operationFailed: return "This failure used up the operation's maxFailureCount: the operation is failed (data.status)."
+        case .qrInvalid: return "The phone refused a QR payload (its form or its signature); nothing counts."
+        case .offlineUnavailable: return "The phone does not yet know its registration's server key."
         }
     }
 
@@ -128,7 +142,7 @@ enum ErrorCodes {
             return .invalidParams([problem(input, error.message)])
         }
         var data = JSONObject()
-        for (key, value) in error.details { data.appendUnchecked(key, json(value)) }
+        for (key, value) in error.details { data.appendUnchecked(key.rawValue, json(value)) }
         return RPCError(code: code(error.reason), message: error.message, data: data)
     }
 
@@ -151,6 +165,20 @@ enum ErrorCodes {
             return ParamProblem("publicKey.pubKeyCredParams", message)
         case .browserOrigin:
             return ParamProblem("origin", message)
+        case .templateText(let member), .operationText(let member):
+            return ParamProblem(member, message)
+        case .templateAttribute(let index):
+            return ParamProblem("attributes[\(index)]", message)
+        case .operationParameter(let name):
+            return ParamProblem(memberPath("parameters", name), message)
+        case .operationRegistration:
+            return ParamProblem("registrationId", message)
+        case .callbackURL:
+            return ParamProblem("url", message)
+        case .callbackSecret:
+            return ParamProblem("secret", message)
+        case .callbackDelivery:
+            return ParamProblem("deliveryId", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
             let allowed =

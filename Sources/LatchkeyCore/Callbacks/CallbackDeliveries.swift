@@ -1,0 +1,234 @@
+import LatchkeyContract
+
+/// Where a delivery stands.
+public enum CallbackDeliveryStatus: String, Sendable, CaseIterable {
+    case pending, delivered, failed
+}
+
+/// One event's delivery to one callback, as the operator sees it.
+public struct CallbackDelivery: Sendable, Equatable {
+    public var deliveryId: String
+    public var eventId: String
+    public var type: String
+    public var status: CallbackDeliveryStatus
+    public var attempts: Int
+    public var lastAttemptAt: UnixTime?
+    public var lastStatusCode: Int?
+    public var lastError: String?
+    public var nextAttemptAt: UnixTime?
+}
+
+/// A delivery a process holds to attempt: everything the request needs.
+public struct ClaimedDelivery: Sendable {
+    public var deliveryId: String
+    public var url: String
+    /// The Standard Webhooks key (the secret's decoded bytes).
+    public var key: [UInt8]
+    /// `webhook-id`.
+    public var eventId: String
+    public var type: String
+    public var seq: Int64
+    /// When the change happened (the body's `timestamp`).
+    public var createdAt: UnixTime
+    /// The event's `data` (JSON).
+    public var data: [UInt8]
+    /// Until when this process holds it.
+    public var leaseUntil: UnixTime
+}
+
+/// How one attempt ended.
+public struct CallbackAttempt: Sendable {
+    public var deliveryId: String
+    public var leaseUntil: UnixTime
+    /// When the attempt began (the next one is due its delay after it).
+    public var startedAt: UnixTime
+    /// The receiver's status, when it answered.
+    public var statusCode: Int?
+    /// Why there was no answer: `addressNotAllowed`, `resolutionFailed`, `connectionRefused`, `timeout`, `tlsFailure`,
+    /// `connectionFailed`.
+    public var error: String?
+
+    public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, statusCode: Int?, error: String?) {
+        self.deliveryId = deliveryId
+        self.leaseUntil = leaseUntil
+        self.startedAt = startedAt
+        self.statusCode = statusCode
+        self.error = error
+    }
+}
+
+extension CallbackDeliveryRecord {
+    var deliveryStatus: CallbackDeliveryStatus { CallbackDeliveryStatus(rawValue: status) ?? .failed }
+
+    var delivery: CallbackDelivery {
+        CallbackDelivery(
+            deliveryId: id, eventId: eventId, type: type, status: deliveryStatus, attempts: attempts, lastAttemptAt: lastAttemptAt,
+            lastStatusCode: lastStatusCode, lastError: lastError, nextAttemptAt: nextAttemptAt)
+    }
+}
+
+/// The Standard Webhooks retry schedule (Svix's): each retry due its delay after the previous attempt began; after the eighth failure the
+/// delivery is `failed`.
+public enum CallbackSchedule {
+    public static let retryDelays: [Int64] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000]
+    public static let maxAttempts = retryDelays.count + 1
+    /// How long a process holds a delivery it attempts (an attempt takes 10 s at most): a process that died gives it up after this.
+    public static let lease: Int64 = 30
+    /// Delivered and failed deliveries are pruned after this long.
+    public static let kept: Int64 = 7 * 86_400
+}
+
+extension Latchkey {
+    /// A callback's deliveries, newest first (ties by commit order), optionally of one status.
+    /// - Throws: `notFound` (`callback`).
+    public func callbackDeliveries(callbackId: String, status: CallbackDeliveryStatus?, limit: Int) throws -> [CallbackDelivery] {
+        try inspect { tx in
+            guard try tx.fetch(CallbackRecord.self, id: callbackId) != nil else { throw DomainError.notFound("callback") }
+            var filters: [StoreFilter] = [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)]
+            if let status { filters.append(.equals(CallbackDeliveryRecord.Columns.status, status.rawValue)) }
+            return try tx.fetchAll(CallbackDeliveryRecord.self, where: filters, newestFirst: true, limit: limit).map(\.delivery)
+        }
+    }
+
+    /// Gives a delivery one more attempt now (`attempts` keeps counting; failing, a failed one is `failed` again).
+    /// - Throws: `notFound` (`callbackDelivery`), `invalidParams` (a delivered one).
+    public func retryCallbackDelivery(deliveryId: String) throws -> CallbackDelivery {
+        try transact { tx, _ in
+            guard var record = try tx.fetch(CallbackDeliveryRecord.self, id: deliveryId) else { throw DomainError.notFound("callbackDelivery") }
+            guard record.deliveryStatus != .delivered else { throw DomainError.invalid(.callbackDelivery, "was delivered already") }
+            record.status = CallbackDeliveryStatus.pending.rawValue
+            record.nextAttemptAt = now
+            record.leaseUntil = nil
+            try tx.save(record)
+            return record.delivery
+        }
+    }
+
+    /// Makes the deliveries of events not yet fanned out, to every callback that asks for them and was configured before them.
+    /// - Returns: how many events were fanned out.
+    public func fanOutCallbackEvents(limit: Int = 500) throws -> Int {
+        try transact { tx, _ in
+            let events = try tx.fetchAll(
+                CallbackEventRecord.self, where: [.equals(CallbackEventRecord.Columns.fannedOut, false)], newestFirst: false, limit: limit)
+            guard !events.isEmpty else { return 0 }
+            let callbacks = try tx.fetchAll(CallbackRecord.self)
+            for var event in events {
+                for callback in callbacks
+                where callback.afterSeq < event.seq && callback.eventTypes.map(\.rawValue).contains(event.type)
+                    && (event.applicationId == nil || event.applicationId == callback.applicationId)
+                {
+                    try tx.save(
+                        CallbackDeliveryRecord(
+                            id: "dlv_" + eventRandom.uuid(), callbackId: callback.id, eventId: event.id, eventSeq: event.seq, type: event.type,
+                            status: CallbackDeliveryStatus.pending.rawValue, attempts: 0, lastAttemptAt: nil, lastStatusCode: nil,
+                            lastError: nil, nextAttemptAt: now, leaseUntil: nil, createdAt: now))
+                }
+                event.fannedOut = true
+                try tx.save(event)
+            }
+            return events.count
+        }
+    }
+
+    /// Takes up to `limit` deliveries that are due and held by no live process: this process holds each for `CallbackSchedule.lease`
+    /// seconds (a process killed mid-attempt gives them up then).
+    public func claimCallbackDeliveries(limit: Int) throws -> [ClaimedDelivery] {
+        try transact { tx, _ in
+            let due = try tx.fetchAll(
+                CallbackDeliveryRecord.self,
+                where: [
+                    .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
+                    StoreFilter(CallbackDeliveryRecord.Columns.nextAttemptAt, .lessOrEqual, .int(now)),
+                ], newestFirst: false, limit: limit * 4)
+            var claimed: [ClaimedDelivery] = []
+            for var delivery in due where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
+                guard let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId),
+                    let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId)
+                else {
+                    try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
+                    continue
+                }
+                delivery.leaseUntil = now + CallbackSchedule.lease
+                try tx.save(delivery)
+                claimed.append(
+                    ClaimedDelivery(
+                        deliveryId: delivery.id, url: callback.url,
+                        key: try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id), eventId: event.id, type: event.type,
+                        seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: now + CallbackSchedule.lease))
+            }
+            return claimed
+        }
+    }
+
+    /// Records how attempts ended.
+    ///
+    /// 2xx delivers; 410 fails at once; anything else is tried again on the schedule, and after the eighth failure the delivery is `failed`
+    /// (audited `callbackFailed`). An attempt whose lease another process took over records nothing.
+    public func recordCallbackAttempts(_ attempts: [CallbackAttempt]) throws {
+        guard !attempts.isEmpty else { return }
+        try transact { tx, effects in
+            for attempt in attempts {
+                guard var delivery = try tx.fetch(CallbackDeliveryRecord.self, id: attempt.deliveryId),
+                    delivery.deliveryStatus == .pending, delivery.leaseUntil == attempt.leaseUntil
+                else { continue }
+                delivery.attempts += 1
+                delivery.lastAttemptAt = attempt.startedAt
+                delivery.lastStatusCode = attempt.statusCode
+                delivery.lastError = attempt.statusCode == nil ? attempt.error : nil
+                delivery.leaseUntil = nil
+                if let code = attempt.statusCode, (200...299).contains(code) {
+                    delivery.status = CallbackDeliveryStatus.delivered.rawValue
+                    delivery.nextAttemptAt = nil
+                } else if attempt.statusCode == 410 || delivery.attempts >= CallbackSchedule.maxAttempts {
+                    delivery.status = CallbackDeliveryStatus.failed.rawValue
+                    delivery.nextAttemptAt = nil
+                    try audit(tx, effects, .callbackFailed, detail: delivery.id)
+                } else {
+                    let delay = CallbackSchedule.retryDelays[min(delivery.attempts - 1, CallbackSchedule.retryDelays.count - 1)]
+                    delivery.nextAttemptAt = attempt.startedAt + delay
+                }
+                try tx.save(delivery)
+            }
+        }
+    }
+
+    /// When the next delivery is due (nil: none pending), for the worker's sleep.
+    public func nextCallbackDeliveryDue() throws -> UnixTime? {
+        try inspect { tx in
+            try tx.fetchAll(
+                CallbackDeliveryRecord.self, where: [.equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue)],
+                newestFirst: false, limit: 1000
+            ).map { max($0.nextAttemptAt ?? now, $0.leaseUntil ?? 0) }.min()
+        }
+    }
+
+    /// Prunes deliveries delivered or failed more than 7 days ago, and events older than that with no pending delivery.
+    public func pruneCallbacks() throws {
+        try transact { tx, _ in
+            let cutoff = now - CallbackSchedule.kept
+            for status in [CallbackDeliveryStatus.delivered, .failed] {
+                try tx.deleteAll(
+                    CallbackDeliveryRecord.self,
+                    where: [
+                        .equals(CallbackDeliveryRecord.Columns.status, status.rawValue),
+                        StoreFilter(CallbackDeliveryRecord.Columns.lastAttemptAt, .less, .int(cutoff)),
+                    ])
+            }
+            let old = try tx.fetchAll(
+                CallbackEventRecord.self,
+                where: [
+                    .equals(CallbackEventRecord.Columns.fannedOut, true), StoreFilter(CallbackEventRecord.Columns.createdAt, .less, .int(cutoff)),
+                ],
+                newestFirst: false, limit: 500)
+            for event in old {
+                let pending = try tx.count(
+                    CallbackDeliveryRecord.self,
+                    where: [
+                        .equals(CallbackDeliveryRecord.Columns.eventId, event.id),
+                        .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
+                    ])
+                if pending == 0 { try tx.delete(CallbackEventRecord.self, id: event.id) }
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A callback URL: `https://`, or `http://` to a loopback host only (`localhost`, 127.0.0.0/8, `[::1]`), with a host, no user info, at
+/// most 2 048 characters.
+public struct CallbackURL: Sendable, Equatable {
+    public static let maxLength = 2048
+
+    public var text: String
+    public var secure: Bool
+    /// The host as written (an IPv6 literal without its brackets), lower-cased.
+    public var host: String
+
+    /// Reads a URL.
+    /// - Throws: `CallbackURLProblem` saying what is wrong (never quoting the URL).
+    public init(_ text: String) throws(CallbackURLProblem) {
+        guard text.utf8.count <= Self.maxLength else { throw CallbackURLProblem("is longer than 2048 characters") }
+        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+            throw CallbackURLProblem("holds a space, a control character or a character outside ASCII")
+        }
+        let lower = text.lowercased()
+        let rest: Substring
+        if lower.hasPrefix("https://") {
+            secure = true
+            rest = text.dropFirst(8)
+        } else if lower.hasPrefix("http://") {
+            secure = false
+            rest = text.dropFirst(7)
+        } else {
+            throw CallbackURLProblem("must be an https:// URL (or http:// to a loopback host)")
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else { throw CallbackURLProblem("must not hold user info") }
+        var hostPart = Substring(authority)
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw CallbackURLProblem("has an IPv6 host without its closing bracket") }
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            try Self.checkPort(authority[authority.index(after: close)...])
+        } else if let colon = authority.firstIndex(of: ":") {
+            hostPart = authority[..<colon]
+            try Self.checkPort(authority[colon...])
+        }
+        guard !hostPart.isEmpty else { throw CallbackURLProblem("has no host") }
+        self.text = text
+        host = hostPart.lowercased()
+        if !secure, !CallbackAddress.isLoopbackHost(host) {
+            throw CallbackURLProblem("may use http:// only to a loopback host (localhost, 127.0.0.0/8, [::1]); use https://")
+        }
+    }
+
+    private static func checkPort(_ part: Substring) throws(CallbackURLProblem) {
+        guard !part.isEmpty else { return }
+        let digits = part.dropFirst()
+        guard part.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let port = Int(digits), (1...65535).contains(port)
+        else { throw CallbackURLProblem("has a port that is not 1 to 65535") }
+    }
+}
+
+/// What is wrong with a callback URL, as human text.
+public struct CallbackURLProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Which addresses a callback may reach.
+///
+/// Not link-local, private (RFC 1918, fc00::/7) or unspecified — unless the operator allows them (`--callback-allow-private`).
+/// Checked at configuration and at every attempt, after resolving.
+public enum CallbackAddress {
+    /// A loopback host: `localhost`, 127.0.0.0/8, `::1`.
+    public static func isLoopbackHost(_ host: String) -> Bool {
+        if host == "localhost" || host == "localhost." { return true }
+        if let v4 = ipv4(host) { return v4[0] == 127 }
+        if let v6 = ipv6(host) { return v6 == [UInt8](repeating: 0, count: 15) + [1] }
+        return false
+    }
+
+    /// Whether an address (IPv4 or IPv6 text, no brackets) is link-local, private or unspecified.
+    public static func isRestricted(_ address: String) -> Bool {
+        if let v4 = ipv4(address) { return isRestricted(v4: v4) }
+        guard let v6 = ipv6(address) else { return false }
+        if v6.allSatisfy({ $0 == 0 }) { return true }
+        // An IPv4-mapped address is its IPv4 address.
+        if v6.prefix(10).allSatisfy({ $0 == 0 }), v6[10] == 0xFF, v6[11] == 0xFF { return isRestricted(v4: Array(v6.suffix(4))) }
+        if v6[0] & 0xFE == 0xFC { return true }  // fc00::/7, unique local
+        if v6[0] == 0xFE, v6[1] & 0xC0 == 0x80 { return true }  // fe80::/10, link-local
+        return false
+    }
+
+    private static func isRestricted(v4: [UInt8]) -> Bool {
+        v4 == [0, 0, 0, 0] || v4[0] == 0 || v4[0] == 10 || (v4[0] == 172 && v4[1] & 0xF0 == 16) || (v4[0] == 192 && v4[1] == 168)
+            || (v4[0] == 169 && v4[1] == 254)
+    }
+
+    /// The 4 bytes of a dotted IPv4 address.
+    static func ipv4(_ text: String) -> [UInt8]? {
+        var address = in_addr()
+        guard inet_pton(AF_INET, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    /// The 16 bytes of an IPv6 address.
+    static func ipv6(_ text: String) -> [UInt8]? {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    /// Whether `host` is an IP literal (checked as it is, not resolved).
+    public static func isLiteral(_ host: String) -> Bool { ipv4(host) != nil || ipv6(host) != nil }
+}
+
+/// Resolves a host name to its addresses (text), as a callback's delivery will connect.
+public protocol HostResolver: Sendable {
+    /// The addresses, or nil when the name does not resolve.
+    func addresses(of host: String) -> [String]?
+}
+
+/// The system's resolver (`getaddrinfo`).
+public struct SystemHostResolver: HostResolver {
+    public init() {}
+
+    public func addresses(of host: String) -> [String]? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return nil }
+        defer { freeaddrinfo(result) }
+        var found: [String] = []
+        var next: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = next {
+            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
+                let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if !found.contains(text) { found.append(text) }
+            }
+            next = entry.pointee.ai_next
+        }
+        return found
+    }
+}

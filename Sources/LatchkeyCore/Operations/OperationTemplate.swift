@@ -1,0 +1,220 @@
+import LatchkeyContract
+
+/// What operations of one kind look like (`admin/configureOperationTemplate`): `title`, `message`,
+/// `data` and the attributes' texts hold `${param}` placeholders that `admin/createOperation` fills.
+public struct OperationTemplate: Sendable, Equatable {
+    public var applicationId: String
+    /// 1–64 of `A–Z a–z 0–9 _ . -`.
+    public var name: String
+    public var title: String
+    public var message: String
+    public var data: String
+    /// What the phone lists; a placeholder used here must also occur in `data`.
+    public var attributes: [OperationAttribute]
+    /// 1–10.
+    public var maxFailureCount: Int
+    /// 30–86 400.
+    public var ttlSeconds: Int64
+    /// What may approve (never empty).
+    public var allowedMethods: [OperationApproval]
+
+    public init(
+        applicationId: String, name: String, title: String, message: String, data: String, attributes: [OperationAttribute],
+        maxFailureCount: Int, ttlSeconds: Int64, allowedMethods: [OperationApproval]
+    ) {
+        self.applicationId = applicationId
+        self.name = name
+        self.title = title
+        self.message = message
+        self.data = data
+        self.attributes = attributes
+        self.maxFailureCount = maxFailureCount
+        self.ttlSeconds = ttlSeconds
+        self.allowedMethods = allowedMethods
+    }
+
+    /// The contract's defaults.
+    public static let defaultMaxFailureCount = 5
+    public static let defaultTtlSeconds: Int64 = 300
+    public static let defaultAllowedMethods: [OperationApproval] = [.pin, .touchId, .faceId, .offline]
+
+    /// Whether `name` is 1–64 of `A–Z a–z 0–9 _ . -`.
+    public static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+            }
+    }
+
+    /// Every text with placeholders: title, message, data, then each attribute's.
+    var texts: [String] { [title, message, data] + attributes.flatMap(\.texts) }
+}
+
+extension OperationAttribute {
+    /// The texts of the attribute (its label, and what it renders).
+    var texts: [String] {
+        switch self {
+        case .amount(let label, let amount, let currency): [label, amount, currency]
+        case .keyValue(let label, let value): [label, value]
+        case .note(let label, let note): [label, note]
+        case .heading(let label): [label]
+        }
+    }
+
+    /// The attribute with each text mapped.
+    func mapTexts(_ transform: (String) throws -> String) rethrows -> OperationAttribute {
+        switch self {
+        case .amount(let label, let amount, let currency):
+            .amount(label: try transform(label), amount: try transform(amount), currency: try transform(currency))
+        case .keyValue(let label, let value): .keyValue(label: try transform(label), value: try transform(value))
+        case .note(let label, let note): .note(label: try transform(label), note: try transform(note))
+        case .heading(let label): .heading(label: try transform(label))
+        }
+    }
+}
+
+/// `${param}` placeholders: a name of `A–Z a–z 0–9 _ . -`; a `$` not followed by `{` is itself.
+enum Placeholders {
+    /// One piece of a text: as it is, or a placeholder's name.
+    enum Piece: Equatable {
+        case literal(String)
+        case placeholder(String)
+    }
+
+    /// The pieces of `text`.
+    /// - Returns: nil when a `${` is not closed or names no valid parameter.
+    static func pieces(_ text: String) -> [Piece]? {
+        var pieces: [Piece] = []
+        var literal = ""
+        var characters = Array(text)[...]
+        while let first = characters.first {
+            guard first == "$", characters.dropFirst().first == "{" else {
+                literal.append(first)
+                characters = characters.dropFirst()
+                continue
+            }
+            let after = characters.dropFirst(2)
+            guard let close = after.firstIndex(of: "}") else { return nil }
+            let name = String(after[..<close])
+            guard OperationTemplate.isValidName(name) else { return nil }
+            if !literal.isEmpty { pieces.append(.literal(literal)) }
+            literal = ""
+            pieces.append(.placeholder(name))
+            characters = after[after.index(after: close)...]
+        }
+        if !literal.isEmpty { pieces.append(.literal(literal)) }
+        return pieces
+    }
+
+    /// The placeholder names of `text`, in order (nil: malformed).
+    static func names(_ text: String) -> [String]? {
+        pieces(text)?.compactMap { if case .placeholder(let name) = $0 { name } else { nil } }
+    }
+
+    /// `text` with each placeholder filled by `value(name)`.
+    static func fill(_ text: String, _ value: (String) throws -> String) throws -> String {
+        guard let pieces = pieces(text) else { return text }
+        var out = ""
+        for piece in pieces {
+            switch piece {
+            case .literal(let literal): out += literal
+            case .placeholder(let name): out += try value(name)
+            }
+        }
+        return out
+    }
+}
+
+/// The attributes as the store keeps them: a CBOR array of `[type, label, first, second]` arrays
+/// (written by the server, read back strictly).
+enum OperationAttributes {
+    static func encode(_ attributes: [OperationAttribute]) -> [UInt8] {
+        CBOR.array(attributes.map { attribute in .array([.text(attribute.type)] + attribute.texts.map(CBOR.text)) }).encoded
+    }
+
+    /// - Throws: `StoreDamaged`-like `CryptoFailure`-free error: bytes no version of Latchkey wrote.
+    static func decode(_ bytes: [UInt8]) throws -> [OperationAttribute] {
+        guard case .array(let items) = try CBORDecoder.decode(bytes) else { throw DamagedRow("operation attributes") }
+        return try items.map { item in
+            guard case .array(let parts) = item, let type = parts.first?.textValue else { throw DamagedRow("operation attribute") }
+            let texts = parts.dropFirst().compactMap(\.textValue)
+            switch (type, texts.count) {
+            case ("amount", 3): return .amount(label: texts[0], amount: texts[1], currency: texts[2])
+            case ("keyValue", 2): return .keyValue(label: texts[0], value: texts[1])
+            case ("note", 2): return .note(label: texts[0], note: texts[1])
+            case ("heading", 1): return .heading(label: texts[0])
+            default: throw DamagedRow("operation attribute")
+            }
+        }
+    }
+}
+
+/// A row holds what no version of Latchkey wrote (`internalError`; never a guess in its place).
+struct DamagedRow: Error, CustomStringConvertible {
+    let what: String
+    init(_ what: String) { self.what = what }
+    var description: String { "a damaged \(what)" }
+}
+
+extension OperationTemplateRecord {
+    static func id(applicationId: String, name: String) -> String { applicationId + "/" + name }
+
+    init(_ template: OperationTemplate, at time: UnixTime) {
+        self.init(
+            id: Self.id(applicationId: template.applicationId, name: template.name), applicationId: template.applicationId,
+            name: template.name, title: template.title, message: template.message, data: template.data,
+            attributes: OperationAttributes.encode(template.attributes), maxFailureCount: template.maxFailureCount,
+            ttlSeconds: template.ttlSeconds, allowedMethods: template.allowedMethods.map(\.rawValue).joined(separator: "\n"),
+            createdAt: time)
+    }
+
+    func template() throws -> OperationTemplate {
+        OperationTemplate(
+            applicationId: applicationId, name: name, title: title, message: message, data: data,
+            attributes: try OperationAttributes.decode(attributes), maxFailureCount: maxFailureCount, ttlSeconds: ttlSeconds,
+            allowedMethods: allowedMethods.split(separator: "\n").compactMap { OperationApproval(rawValue: String($0)) })
+    }
+}
+
+extension Latchkey {
+    /// Creates or replaces the template of that name in the application.
+    /// - Throws: `invalidParams` (a malformed placeholder, an attribute that renders what `data` does not hold), `notFound` (application).
+    public func configureOperationTemplate(_ template: OperationTemplate) throws -> OperationTemplate {
+        for (member, text) in [("title", template.title), ("message", template.message), ("data", template.data)] {
+            guard Placeholders.names(text) != nil else {
+                throw DomainError.invalid(.templateText(member), "has a ${ that is not a placeholder ${name} (name: A–Z a–z 0–9 _ . -)")
+            }
+        }
+        let inData = Set(Placeholders.names(template.data) ?? [])
+        for (index, attribute) in template.attributes.enumerated() {
+            for text in attribute.texts {
+                guard let names = Placeholders.names(text) else {
+                    throw DomainError.invalid(.templateAttribute(index: index), "has a ${ that is not a placeholder ${name}")
+                }
+                if let missing = names.first(where: { !inData.contains($0) }) {
+                    throw DomainError.invalid(
+                        .templateAttribute(index: index),
+                        "uses the placeholder ${\(missing)}, which data does not hold: attributes render data and add nothing to it")
+                }
+            }
+        }
+        return try transact { tx, effects in
+            _ = try application(tx, template.applicationId)
+            try tx.save(OperationTemplateRecord(template, at: now))
+            try audit(
+                tx, effects, .operationTemplateConfigured,
+                detail: OperationTemplateRecord.id(applicationId: template.applicationId, name: template.name))
+            return template
+        }
+    }
+
+    /// A template by application and name.
+    /// - Throws: `notFound` (`operationTemplate`).
+    func operationTemplate(_ tx: StoreTransaction, applicationId: String, name: String) throws -> OperationTemplate {
+        guard let record = try tx.fetch(OperationTemplateRecord.self, id: OperationTemplateRecord.id(applicationId: applicationId, name: name)) else {
+            throw DomainError.notFound("operationTemplate")
+        }
+        return try record.template()
+    }
+}

@@ -1,0 +1,77 @@
+import LatchkeyContract
+
+/// Operations on the phone: the inbox, and approving or rejecting what the phone shows. The phone
+/// signs the hash of what it displays — never a hash it was handed — so a changed amount or payee
+/// makes the approval fail (PSD2's dynamic linking).
+extension Device {
+    /// The pending operations of the device's registration, oldest first.
+    /// - Throws: `notActivatedLocally`, the server's answers (the registration's state).
+    public func operations() throws -> [Operation] {
+        let inbox = try server.operationInbox(registrationId: try heldRegistration(), caller: caller)
+        try learn(operationSigningKey: inbox.operationSigningKey)
+        return inbox.operations
+    }
+
+    /// Approves an operation with `parameter`: the phone shows the operation's title and message and
+    /// `shownData` (the operation's data unless given), and signs their hash with its `device` key
+    /// and the second factor.
+    /// - Throws: `notActivatedLocally`, the biometric errors, `biometryKeyInvalidated` (the method is deactivated, nothing counts), and
+    ///   the server's answers (`notFound`, `operationNotPending`, `authMethodNotAllowed`, `operationDataMismatch`,
+    ///   `authenticationFailed`, `operationFailed`, `registrationLocked`, the state answers).
+    public func approveOperation(_ operationId: String, _ parameter: AuthParameter, shownData: String?) throws -> Operation {
+        let registrationId = try heldRegistration()
+        let challenge = try server.operationChallenge(registrationId: registrationId, operationId: operationId, caller: caller)
+        try learn(challenge)
+        if try activatedMethods().contains(parameter.method), try isInvalidated(parameter.method) {
+            try refuseInvalidated(parameter.method, keeping: try storage.pendingOperation())
+        }
+        let hash = Self.shownHash(challenge.operation, shownData: shownData)
+        let payload = SignedPayload(
+            .approveOperation, subject: registrationId, challenge: challenge.challenge, role: .device, contextHash: hash)
+        let signatures = try signatures(payload, parameter)
+        let approved = try server.approveOperation(
+            registrationId: registrationId, challengeId: challenge.challengeId, operationId: operationId, operationHash: hash,
+            signatures: signatures, caller: caller)
+        try storage.set(.lastAuthenticationMethod, parameter.method.rawValue)
+        return approved
+    }
+
+    /// Rejects an operation for `reason`, signed by the `device` key over `<reason>:<hash of what it shows>`.
+    /// - Throws: `notActivatedLocally`, the server's answers.
+    public func rejectOperation(_ operationId: String, reason: OperationRejectReason, shownData: String?) throws -> Operation {
+        let registrationId = try heldRegistration()
+        let challenge = try server.operationChallenge(registrationId: registrationId, operationId: operationId, caller: caller)
+        try learn(challenge)
+        let hash = Self.shownHash(challenge.operation, shownData: shownData)
+        let payload = SignedPayload(
+            .rejectOperation, subject: registrationId, challenge: challenge.challenge, role: .device,
+            contextHash: OperationHash.rejection(reason, hash: hash))
+        let signatures = FactorSignatures(device: try FactorKey.sign(payload, with: try storage.item(.possessionKey) ?? []))
+        return try server.rejectOperation(
+            registrationId: registrationId, challengeId: challenge.challengeId, operationId: operationId, operationHash: hash,
+            reason: reason, signatures: signatures, caller: caller)
+    }
+
+    /// The hash of what the phone displays: the operation's title and message, and the data shown.
+    static func shownHash(_ operation: Operation, shownData: String?) -> String {
+        OperationHash.of(operationId: operation.operationId, title: operation.title, message: operation.message, data: shownData ?? operation.data)
+    }
+
+    /// Keeps the keys an operation challenge carries.
+    private func learn(_ challenge: OperationChallenge) throws {
+        try learn(operationSigningKey: challenge.operationSigningKey)
+        try storage.setItem(.serverPublicKey, challenge.serverPublicKey.sec1)
+    }
+
+    /// Keeps the application's operation-signing key as first learned: a different one later is not taken.
+    func learn(operationSigningKey key: PublicKey?) throws {
+        guard let key, try storage.item(.operationSigningKey) == nil else { return }
+        try storage.setItem(.operationSigningKey, key.sec1)
+    }
+
+    /// Keeps the registration's server key (it stays the same across a recovery).
+    func learn(serverPublicKey key: PublicKey?) throws {
+        guard let key else { return }
+        try storage.setItem(.serverPublicKey, key.sec1)
+    }
+}
