@@ -72,10 +72,16 @@ public final class SimulatedDevices: Sendable {
     /// registrations and the onboarding process its keychain names, what its server half reads
     /// (`Latchkey.deviceReads`).
     static func reads(of deviceId: String) -> [StoreRead] {
-        let registrations = StoreDeviceStorage.itemText(of: .registrationId, .recoveryRegistrationId, of: deviceId)
+        let registrations = registrations(of: deviceId)
         let process = StoreDeviceStorage.itemText(of: .onboardingProcessId, of: deviceId)
         return [.row(DeviceRecord.self, id: deviceId), .rows(StoreDeviceStorage.keychain, .value(deviceId))]
             + Latchkey.deviceReads(caller: .device(deviceId), registrations: registrations, processes: process)
+    }
+
+    /// The registrations a device holds, as its keychain names them: what a call's own reads of the
+    /// server half go through (`withDevice`'s `more`).
+    public static func registrations(of deviceId: String) -> StoreKey {
+        StoreDeviceStorage.itemText(of: .registrationId, .recoveryRegistrationId, of: deviceId)
     }
 
     private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {

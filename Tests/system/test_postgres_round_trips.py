@@ -5,7 +5,7 @@ made. Every operation states at its start what its transaction reads (a read set
 rows by filter, rows found through a column of another row), and the store sends that set in
 one round trip; the writes go with COMMIT in the second. A simulated phone states its own read
 set from its deviceId: its record, its keychain, and through the registration id in the keychain
-the server rows its call reads. Nothing is kept from one request for the next, so a device's
+the server rows its call reads (an operation's call adds the operation). Nothing is kept from one request for the next, so a device's
 first call in a process costs what its later calls cost, and two processes on one device answer
 alike.
 """
@@ -164,6 +164,12 @@ def users_and_passkeys(lk):
         signed = lk.ok("device/passkeyGet", deviceId="p1", publicKey=request["publicKey"])["credential"]
         signed_in = lk.ok("passkey/login", ceremonyId=request["ceremonyId"], credential=signed)
         lk.call("passkey/login", ceremonyId=request["ceremonyId"], credential=signed)  # used up
+    # An operation approved by passkey (options bound to the session, the assertion to the operation).
+    lk.ok("admin/configureOperationTemplate", name="byPasskey", allowedMethods=["passkey"], **TEMPLATE)
+    operation = lk.ok("admin/createOperation", userId="alice", template="byPasskey", parameters=PAYMENT)["operationId"]
+    options = lk.ok("operation/passkeyOptions", sessionId=session, operationId=operation)
+    signed = lk.ok("device/passkeyGet", deviceId="p1", publicKey=options["publicKey"])["credential"]
+    lk.ok("operation/passkeyApprove", ceremonyId=options["ceremonyId"], credential=signed)
     passkeys = lk.ok("user/passkeys", sessionId=signed_in["sessionId"])["passkeys"]
     lk.ok("passkey/remove", sessionId=session, passkeyId=passkeys[0]["id"])
     lk.ok("accountRecovery/start", sessionId=session)
@@ -195,6 +201,69 @@ def outside_device(lk):
         challenge = lk.ok("server/authentication/challenge", registrationId=registration)
         lk.ok("server/authentication/verify", **verify_params(registration, keys, challenge))
     lk.ok("server/registration/status", registrationId=registration)
+    return registration, keys
+
+
+TEMPLATE = {"title": "Pay ${amount} ${currency}", "message": "To ${iban}", "data": "A1*A${amount}${currency}*I${iban}"}
+PAYMENT = {"amount": "10.00", "currency": "EUR", "iban": "CZ2730300000001165254011"}
+
+
+def operations(lk, outside):
+    """Operations: made from a template, listed, approved and rejected by the simulated phone,
+    approved and rejected by a phone outside (server/operation/*), approved offline (the QR payload,
+    the phone's code, the server's check), got, listed and cancelled."""
+    lk.ok("admin/configureOperationTemplate", name="payment", **TEMPLATE)
+    lk.ok("admin/createUser", userId="erin", email="erin@example.com")
+    code = lk.ok("admin/createActivationCode", userId="erin")["activationCode"]
+    lk.ok("device/create", deviceId="e1")
+    lk.ok("activation/start", deviceId="e1", activationCode=code)
+    lk.ok("activation/finish", deviceId="e1", authParameter=pin("2468"))
+
+    def create(user):
+        return lk.ok("admin/createOperation", userId=user, template="payment", parameters=PAYMENT)["operationId"]
+
+    operation = create("erin")
+    lk.ok("operation/list", deviceId="e1")
+    lk.call("operation/approve", deviceId="e1", operationId=operation, authParameter=pin("1111"))  # a wrong PIN counts
+    lk.ok("operation/approve", deviceId="e1", operationId=operation, authParameter=pin("2468"))
+    lk.ok("operation/reject", deviceId="e1", operationId=create("erin"), reason="unknown")
+    operation = create("erin")
+    qr = lk.ok("admin/operationQrCode", operationId=operation)["qrPayload"]
+    shown = lk.ok("operation/offlineApprove", deviceId="e1", qrPayload=qr, authParameter=pin("2468"))["code"]
+    lk.call("admin/verifyOfflineOperation", operationId=operation, code="00000000-00000000")  # wrong: counts on the operation
+    lk.ok("admin/verifyOfflineOperation", operationId=operation, code=shown)
+    lk.ok("admin/getOperation", operationId=operation)
+    lk.ok("admin/cancelOperation", operationId=create("erin"))
+    lk.ok("admin/listOperations", userId="erin")
+
+    registration, keys = outside
+    for decision in ("approve", "reject"):
+        operation = create("carol")
+        lk.ok("server/operation/list", registrationId=registration)
+        challenge = lk.ok("server/operation/challenge", registrationId=registration, operationId=operation)
+        digest = challenge["operationHash"]
+        params = {"registrationId": registration, "challengeId": challenge["challengeId"], "operationId": operation, "operationHash": digest}
+        if decision == "approve":
+            signatures = {role: key.sign("approveOperation", registration, challenge["challenge"], role, digest) for role, key in keys.items()}
+            lk.ok("server/operation/approve", signatures=signatures, **params)
+        else:
+            device = keys["device"].sign("rejectOperation", registration, challenge["challenge"], "device", "unknown:" + digest)
+            lk.ok("server/operation/reject", reason="unknown", signatures={"device": device}, **params)
+
+
+def callback(lk):
+    """A callback configured, then replaced: the operations' changes are written as its events, in
+    the round trip of COMMIT (nothing is delivered: no receiver listens)."""
+    made = lk.ok("admin/configureCallback", url="https://203.0.113.7/hook", events=["operation.statusChanged"])["callbackId"]
+    lk.ok("admin/configureCallback", callbackId=made, url="https://203.0.113.7/hook2",
+          events=["operation.statusChanged", "registration.stateChanged"])
+    return made
+
+
+def callback_removed(lk, made):
+    lk.ok("admin/listCallbacks")
+    lk.ok("admin/listCallbackDeliveries", callbackId=made)
+    lk.ok("admin/removeCallback", callbackId=made)
 
 
 def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, workdir):
@@ -205,7 +274,10 @@ def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, w
         phone_flows(lk)
         onboarding(lk)
         users_and_passkeys(lk)
-        outside_device(lk)
+        outside = outside_device(lk)
+        made = callback(lk)
+        operations(lk, outside)
+        callback_removed(lk, made)
     finally:
         report = os.environ.get("LATCHKEY_ROUND_TRIPS_REPORT")  # each call's write transactions, for a note
         if report:
@@ -215,4 +287,7 @@ def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, w
     over = [(method, trips) for method, trips in lk.seen if any(t > 2 for t in trips)]
     assert not over, f"write transactions over two round trips: {over}"
     families = {method.split("/")[0] for method, trips in lk.seen if trips}
-    assert {"activation", "authentication", "authMethod", "recovery", "onboarding", "user", "passkey", "reset", "server"} <= families
+    assert {"activation", "authentication", "authMethod", "recovery", "onboarding", "user", "passkey", "reset", "server",
+            "operation"} <= families
+    assert {"admin/createOperation", "server/operation/approve", "operation/approve", "admin/verifyOfflineOperation",
+            "operation/passkeyApprove", "admin/configureCallback"} <= {method for method, trips in lk.seen if trips}

@@ -94,6 +94,7 @@ extension Latchkey {
     /// - Throws: `notFound` (`callbackDelivery`), `invalidParams` (a delivered one).
     public func retryCallbackDelivery(deliveryId: String) throws -> CallbackDelivery {
         try transact { tx, _ in
+            tx.willRead([.row(CallbackDeliveryRecord.self, id: deliveryId)])
             guard var record = try tx.fetch(CallbackDeliveryRecord.self, id: deliveryId) else { throw DomainError.notFound("callbackDelivery") }
             guard record.deliveryStatus != .delivered else { throw DomainError.invalid(.callbackDelivery, "was delivered already") }
             record.status = CallbackDeliveryStatus.pending.rawValue

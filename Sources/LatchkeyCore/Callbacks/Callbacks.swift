@@ -71,6 +71,18 @@ public enum WebhookSecret {
     public static func secret(_ key: [UInt8]) -> String { prefix + Base64.encode(key) }
 }
 
+extension CallbackEventRecord {
+    /// The newest events by insertion (their numbers, drawn at commit, may come in another order: the
+    /// largest of the last 64 is the last number).
+    static let newest = StoreQuery<CallbackEventRecord>(where: [], newestFirst: true, limit: 64)
+}
+
+extension CallbackDeliveryRecord {
+    /// A callback's pending deliveries.
+    static let pendingOf = KeyedQuery<CallbackDeliveryRecord>(
+        Columns.callbackId, and: [.equals(Columns.status, CallbackDeliveryStatus.pending.rawValue)])
+}
+
 extension CallbackRecord {
     var eventTypes: [CallbackEventType] { events.split(separator: "\n").compactMap { CallbackEventType(rawValue: String($0)) } }
 
@@ -107,6 +119,10 @@ extension Latchkey {
         var events: [CallbackEventType] = []
         for type in new.events where !events.contains(type) { events.append(type) }
         return try transact { tx, effects in
+            tx.willRead(
+                [.row(ApplicationRecord.self, id: new.applicationId ?? ApplicationConfig.defaultApplicationId)]
+                    + (new.callbackId.map { [.row(CallbackRecord.self, id: $0), .rows(CallbackDeliveryRecord.pendingOf.query($0))] }
+                        ?? [.rows(CallbackEventRecord.newest)]))
             let app = try application(tx, new.applicationId)
             var record: CallbackRecord
             var answerSecret: String?
@@ -120,13 +136,7 @@ extension Latchkey {
                     record.sealedSecret = try seal(tx, key, .callbackSecret, rowId: record.id)
                     answerSecret = WebhookSecret.secret(key)
                 }
-                for delivery in try tx.fetchAll(
-                    CallbackDeliveryRecord.self,
-                    where: [
-                        .equals(CallbackDeliveryRecord.Columns.callbackId, record.id),
-                        .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
-                    ]) where !events.map(\.rawValue).contains(delivery.type)
-                {
+                for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) where !events.map(\.rawValue).contains(delivery.type) {
                     try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
                 }
             } else {
@@ -158,6 +168,7 @@ extension Latchkey {
     /// - Throws: `notFound` (`callback`).
     public func removeCallback(callbackId: String) throws {
         try transact { tx, effects in
+            tx.willRead([.row(CallbackRecord.self, id: callbackId)])
             guard try tx.fetch(CallbackRecord.self, id: callbackId) != nil else { throw DomainError.notFound("callback") }
             try tx.delete(CallbackRecord.self, id: callbackId)
             try tx.deleteAll(
@@ -172,6 +183,6 @@ extension Latchkey {
 
     /// The largest event number so far (a new callback hears of later events only).
     private func lastCallbackEventSeq(_ tx: StoreTransaction) throws -> Int64 {
-        try tx.fetchAll(CallbackEventRecord.self, where: [], newestFirst: true, limit: 64).map(\.seq).max() ?? 0
+        try tx.fetchAll(CallbackEventRecord.newest).map(\.seq).max() ?? 0
     }
 }

@@ -9,6 +9,12 @@ extension ServerSession {
     /// - Throws: `notFound` (`operation`), `operationNotPending`, `authMethodNotAllowed` (`offline` not allowed), `invalidParams`
     ///   (`registrationId`: none given and none or several to choose from), the state answers.
     public func operationQRCode(operationId: String, registrationId: String?) throws -> String {
+        let operation = StoreKey.value(operationId)
+        tx.willRead(
+            Self.offlineRegistrationReads(operation, given: registrationId) + [
+                .row(RegistrationKeyRecord.self, id: Self.offlineRegistrations(operation, given: registrationId)),
+                .row(ApplicationKeyRecord.self, id: .column(OperationRecord.Columns.applicationId, of: OperationRecord.self, operation)),
+            ])
         var record = try core.settledOperation(tx, effects, operationId)
         try core.requirePending(record)
         try requireOffline(record)
@@ -42,25 +48,33 @@ extension ServerSession {
     /// - Throws: `notFound`, `operationNotPending`, `authMethodNotAllowed`, `noSessionInProgress` (no payload), `sessionExpired` (its nonce
     ///   is 300 s old), the state answers, `authenticationFailed`, `operationFailed`, `registrationLocked`.
     public func verifyOfflineOperation(operationId: String, code: String, registrationId: String?) throws -> Operation {
+        // Without a registration given, the registrations that made a QR payload for the operation (the
+        // newest payload's among them).
+        let registrations =
+            registrationId.map(StoreKey.value)
+            ?? .column(OperationQRRecord.Columns.registrationId, of: OperationQRRecord.self, .ids(of: OperationQRRecord.newest, .value(operationId)))
+        tx.willRead(
+            [.row(OperationRecord.self, id: operationId), .row(RegistrationRecord.self, id: registrations)]
+                + (registrationId == nil ? [.rows(OperationQRRecord.newest.query(operationId))] : [])
+                + [
+                    .rows(OperationQRRecord.newestFor(operationId: operationId), registrations),
+                    Latchkey.applicationRead(ofRegistration: registrations), .row(RegistrationKeyRecord.self, id: registrations),
+                ])
         var record = try core.settledOperation(tx, effects, operationId)
         try core.requirePending(record)
         try requireOffline(record)
-        let qrFilters: [StoreFilter] = [.equals(OperationQRRecord.Columns.operationId, record.id)]
         var registration: RegistrationRecord
         if let registrationId {
             registration = try offlineRegistration(record, given: registrationId)
         } else {
-            guard let newest = try tx.fetchAll(OperationQRRecord.self, where: qrFilters, newestFirst: true, limit: 1).first else {
+            guard let newest = try tx.fetchAll(OperationQRRecord.newest, operationId).first else {
                 throw DomainError(.noSessionInProgress, "No QR payload was made for this operation")
             }
             registration = try offlineRegistration(record, given: newest.registrationId)
         }
-        guard
-            let payload = try tx.fetchAll(
-                OperationQRRecord.self, where: qrFilters + [.equals(OperationQRRecord.Columns.registrationId, registration.id)],
-                newestFirst: true, limit: 1
-            ).first
-        else { throw DomainError(.noSessionInProgress, "No QR payload was made for this operation and registration") }
+        guard let payload = try tx.fetchAll(OperationQRRecord.newestFor(operationId: operationId), registration.id).first else {
+            throw DomainError(.noSessionInProgress, "No QR payload was made for this operation and registration")
+        }
         guard now < payload.createdAt + ChallengeRecord.lifetime else {
             throw DomainError(.sessionExpired, "The QR payload is more than 300 seconds old; make a new one")
         }
@@ -106,13 +120,7 @@ extension ServerSession {
             return registration
         }
         if let bound = record.registrationId { return try core.registration(tx, bound) }
-        let active = try tx.fetchAll(
-            RegistrationRecord.self,
-            where: [
-                .equals(RegistrationRecord.Columns.userId, record.userId),
-                .equals(RegistrationRecord.Columns.applicationId, record.applicationId),
-                .equals(RegistrationRecord.Columns.state, RegistrationState.active.rawValue),
-            ])
+        let active = try tx.fetchAll(RegistrationRecord.activeOfUser, record.userId).filter { $0.applicationId == record.applicationId }
         guard active.count == 1, let only = active.first else {
             throw DomainError.invalid(
                 .operationRegistration,
@@ -145,6 +153,40 @@ extension ServerSession {
             if let part = try part(KeyRole(method), registration.publicKey(for: method)) { factors.append(part) }
         }
         return (device, factors)
+    }
+}
+
+extension ServerSession {
+    /// The registrations an offline approval of `operation` may be for: the one given, else the one
+    /// the operation is bound to or the active ones of its user (the body picks among them).
+    static func offlineRegistrations(_ operation: StoreKey, given: String?) -> StoreKey {
+        given.map(StoreKey.value)
+            ?? .either(
+                .column(OperationRecord.Columns.registrationId, of: OperationRecord.self, operation),
+                .ids(of: RegistrationRecord.activeOfUser, .column(OperationRecord.Columns.userId, of: OperationRecord.self, operation)))
+    }
+
+    /// What finding the registration of an offline approval reads: the operation, and the
+    /// registrations `offlineRegistrations` finds, by id or as its user's active ones.
+    static func offlineRegistrationReads(_ operation: StoreKey, given: String?) -> [StoreRead] {
+        let user = StoreKey.column(OperationRecord.Columns.userId, of: OperationRecord.self, operation)
+        return [.row(OperationRecord.self, id: operation), .row(RegistrationRecord.self, id: offlineRegistrations(operation, given: given))]
+            + (given == nil ? [.rows(RegistrationRecord.activeOfUser, user)] : [])
+    }
+}
+
+extension RegistrationRecord {
+    /// A user's active registrations, oldest first.
+    static let activeOfUser = KeyedQuery<RegistrationRecord>(Columns.userId, and: [.equals(Columns.state, RegistrationState.active.rawValue)])
+}
+
+extension OperationQRRecord {
+    /// The newest QR payload made for an operation.
+    static let newest = KeyedQuery<OperationQRRecord>(Columns.operationId, newestFirst: true, limit: 1)
+
+    /// The newest QR payload made for an operation and a registration (keyed by the registration).
+    static func newestFor(operationId: String) -> KeyedQuery<OperationQRRecord> {
+        KeyedQuery(Columns.registrationId, and: [.equals(Columns.operationId, operationId)], newestFirst: true, limit: 1)
     }
 }
 

@@ -7,15 +7,10 @@ import LatchkeyContract
 /// hash against the operation's, then the second factor.
 extension ServerSession: OperationsConnection {
     public func operationInbox(registrationId: String, caller: Caller?) throws -> OperationInbox {
+        tx.willRead(Self.operationInboxReads(.value(registrationId)))
         let registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
-        let pending = try tx.fetchAll(
-            OperationRecord.self,
-            where: [
-                .equals(OperationRecord.Columns.userId, registration.userId),
-                .equals(OperationRecord.Columns.applicationId, registration.applicationId),
-                .equals(OperationRecord.Columns.status, OperationStatus.pending.rawValue),
-            ])
+        let pending = try tx.fetchAll(OperationRecord.pendingOf, registration.userId).filter { $0.applicationId == registration.applicationId }
         var listed: [Operation] = []
         for var record in pending where record.registrationId == nil || record.registrationId == registration.id {
             try core.settle(tx, effects, &record)
@@ -26,6 +21,7 @@ extension ServerSession: OperationsConnection {
     }
 
     public func operationChallenge(registrationId: String, operationId: String, caller: Caller?) throws -> OperationChallenge {
+        tx.willRead(Self.operationChallengeReads(operationId: operationId, registration: .value(registrationId)))
         let registration = try core.registration(tx, registrationId)
         let record = try approvable(operationId, for: registration)
         try core.requireActive(registration)
@@ -40,6 +36,7 @@ extension ServerSession: OperationsConnection {
         registrationId: String, challengeId: String, operationId: String, operationHash: String, signatures: FactorSignatures,
         caller: Caller?
     ) throws -> Operation {
+        tx.willRead(Self.operationDecisionReads(challengeId: challengeId, registrationId: registrationId, operationId: operationId))
         var (challenge, record, registration) = try opened(challengeId, registrationId: registrationId, operationId: operationId)
         guard let factor = signatures.factor, let approval = OperationApproval(factor), record.methods.contains(approval) else {
             throw DomainError(.authMethodNotAllowed, "This operation may be approved with \(Self.list(record.methods)) only")
@@ -77,6 +74,7 @@ extension ServerSession: OperationsConnection {
         registrationId: String, challengeId: String, operationId: String, operationHash: String, reason: OperationRejectReason,
         signatures: FactorSignatures, caller: Caller?
     ) throws -> Operation {
+        tx.willRead(Self.operationDecisionReads(challengeId: challengeId, registrationId: registrationId, operationId: operationId))
         var (challenge, record, registration) = try opened(challengeId, registrationId: registrationId, operationId: operationId)
         let payload = SignedPayload(
             .rejectOperation, subject: registrationId, challenge: challenge.challenge, role: .device,
@@ -154,6 +152,36 @@ extension ServerSession: OperationsConnection {
     }
 
     static func list(_ methods: [OperationApproval]) -> String { methods.map(\.rawValue).joined(separator: ", ") }
+
+    /// What the inbox of the registration `registration` finds reads: it, its user's pending
+    /// operations and its application's operation-signing key.
+    public static func operationInboxReads(_ registration: StoreKey) -> [StoreRead] {
+        [
+            .row(RegistrationRecord.self, id: registration),
+            .rows(OperationRecord.pendingOf, .column(RegistrationRecord.Columns.userId, of: RegistrationRecord.self, registration)),
+            .row(ApplicationKeyRecord.self, id: .column(RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, registration)),
+        ]
+    }
+
+    /// What a challenge for an operation reads: the operation, the registration and the server's keys
+    /// it answers with (a phone approving or rejecting states them with its own reads).
+    public static func operationChallengeReads(operationId: String, registration: StoreKey) -> [StoreRead] {
+        [
+            .row(OperationRecord.self, id: operationId), .row(RegistrationRecord.self, id: registration),
+            .row(ApplicationKeyRecord.self, id: .column(RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, registration)),
+            .row(RegistrationKeyRecord.self, id: registration),
+        ]
+    }
+
+    /// What an approval or rejection reads: the challenge, the operation, the registration and its
+    /// application (its limit of failed attempts).
+    static func operationDecisionReads(challengeId: String, registrationId: String, operationId: String) -> [StoreRead] {
+        let registration = StoreKey.value(registrationId)
+        return [
+            .row(ChallengeRecord.self, id: challengeId), .row(OperationRecord.self, id: operationId),
+            .row(RegistrationRecord.self, id: registration), Latchkey.applicationRead(ofRegistration: registration),
+        ]
+    }
 }
 
 extension Latchkey {

@@ -10,7 +10,12 @@ extension Latchkey {
     ///   `authMethodNotAllowed` (`passkey` not allowed, an operation bound to a registration, a user with no passkey for the RP id).
     public func operationPasskeyOptions(sessionId: String, operationId: String, applicationId: String?) throws -> CredentialRequestOptions {
         try transact { tx, effects in
-            let (session, user) = try sessionUser(tx, sessionId)
+            let (session, user) = try sessionUser(tx, sessionId) {
+                [
+                    .rows(PasskeyRecord.ofUser, $0), .row(OperationRecord.self, id: operationId),
+                    .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
+                ]
+            }
             guard var record = try tx.fetch(OperationRecord.self, id: operationId), record.userId == user.id,
                 record.applicationId == (applicationId ?? ApplicationConfig.defaultApplicationId)
             else { throw DomainError.notFound("operation") }
@@ -45,6 +50,14 @@ extension Latchkey {
     ///   user verification always required, another user's passkey is `credential`).
     public func approveOperationWithPasskey(ceremonyId: String, credential: AssertionResponse) throws -> Operation {
         try transact { tx, effects in
+            let operation = StoreKey.column(PasskeyCeremonyRecord.Columns.operationId, of: PasskeyCeremonyRecord.self, .value(ceremonyId))
+            let credentialId = StoreKey.value(Base64URL.encode(credential.rawId))
+            tx.willRead([
+                .row(PasskeyCeremonyRecord.self, id: ceremonyId), .row(OperationRecord.self, id: operation),
+                .row(ApplicationRecord.self, id: .column(OperationRecord.Columns.applicationId, of: OperationRecord.self, operation)),
+                .row(PasskeyRecord.self, id: credentialId),
+                .row(UserRecord.self, id: .column(PasskeyRecord.Columns.userId, of: PasskeyRecord.self, credentialId)),
+            ])
             let ceremony = try liveCeremony(tx, ceremonyId, .operation)
             guard let operationId = ceremony.operationId, var record = try tx.fetch(OperationRecord.self, id: operationId),
                 record.userId == ceremony.userId, record.registrationId == nil

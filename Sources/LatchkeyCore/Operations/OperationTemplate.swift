@@ -200,6 +200,7 @@ extension Latchkey {
             }
         }
         return try transact { tx, effects in
+            tx.willRead([.row(ApplicationRecord.self, id: template.applicationId)])
             _ = try application(tx, template.applicationId)
             try tx.save(OperationTemplateRecord(template, at: now))
             try audit(

@@ -44,6 +44,16 @@ extension OperationRecord {
 
     /// The hash an approval must sign.
     var hash: String { OperationHash.of(operationId: id, title: title, message: message, data: data) }
+
+    /// A user's pending operations, oldest first.
+    static let pendingOf = KeyedQuery<OperationRecord>(Columns.userId, and: [.equals(Columns.status, OperationStatus.pending.rawValue)])
+
+    /// A user's operations, newest first (ties by commit order), optionally of one status, at most `limit`.
+    static func listed(userId: String, status: OperationStatus?, limit: Int) -> StoreQuery<OperationRecord> {
+        StoreQuery(
+            where: [.equals(Columns.userId, userId)] + (status.map { [.equals(Columns.status, $0.rawValue)] } ?? []), newestFirst: true,
+            limit: limit)
+    }
 }
 
 /// The rules of filled texts: a title of at most 256 bytes and a message of at most 1 024, no character below U+0020 (the message may
@@ -75,6 +85,12 @@ extension Latchkey {
     ///   not the user's, filled texts or data that break a rule).
     public func createOperation(_ new: NewOperation) throws -> Operation {
         try transact { tx, effects in
+            let applicationId = new.applicationId ?? ApplicationConfig.defaultApplicationId
+            tx.willRead(
+                [
+                    .row(UserRecord.self, id: new.userId), .row(ApplicationRecord.self, id: applicationId),
+                    .row(OperationTemplateRecord.self, id: OperationTemplateRecord.id(applicationId: applicationId, name: new.template)),
+                ] + (new.registrationId.map { [.row(RegistrationRecord.self, id: $0)] } ?? []))
             let user = try user(tx, new.userId)
             let app = try application(tx, new.applicationId)
             let template = try operationTemplate(tx, applicationId: app.applicationId, name: new.template)
@@ -139,18 +155,22 @@ extension Latchkey {
     /// An operation, expired if its time is up.
     /// - Throws: `notFound` (`operation`).
     public func operation(operationId: String) throws -> Operation {
-        try transact { tx, effects in try settledOperation(tx, effects, operationId).operation() }
+        try transact { tx, effects in
+            tx.willRead([.row(OperationRecord.self, id: operationId)])
+            return try settledOperation(tx, effects, operationId).operation()
+        }
     }
 
     /// A user's operations, newest first (ties by commit order), optionally of one status.
     /// - Throws: `notFound` (user).
     public func operations(userId: String, status: OperationStatus?, limit: Int) throws -> [Operation] {
         try transact { tx, effects in
+            let listed = OperationRecord.listed(userId: userId, status: status, limit: limit)
+            // The list is read again only when an expiry wrote to the table.
+            tx.willRead([.row(UserRecord.self, id: userId), .rows(OperationRecord.pendingOf.query(userId)), .rows(listed)])
             _ = try user(tx, userId)
             try expireDueOperations(tx, effects, of: userId)
-            var filters: [StoreFilter] = [.equals(OperationRecord.Columns.userId, userId)]
-            if let status { filters.append(.equals(OperationRecord.Columns.status, status.rawValue)) }
-            return try tx.fetchAll(OperationRecord.self, where: filters, newestFirst: true, limit: limit).map { try $0.operation() }
+            return try tx.fetchAll(listed).map { try $0.operation() }
         }
     }
 
@@ -158,6 +178,7 @@ extension Latchkey {
     /// - Throws: `notFound` (`operation`), `operationNotPending`.
     public func cancelOperation(operationId: String) throws -> Operation {
         try transact { tx, effects in
+            tx.willRead([.row(OperationRecord.self, id: operationId)])
             var record = try settledOperation(tx, effects, operationId)
             try requirePending(record)
             record.status = OperationStatus.canceled.rawValue
@@ -209,9 +230,7 @@ extension Latchkey {
 
     /// Expires the user's pending operations whose time is up.
     private func expireDueOperations(_ tx: StoreTransaction, _ effects: Effects, of userId: String) throws {
-        let pending = try tx.fetchAll(
-            OperationRecord.self,
-            where: [.equals(OperationRecord.Columns.userId, userId), .equals(OperationRecord.Columns.status, OperationStatus.pending.rawValue)])
+        let pending = try tx.fetchAll(OperationRecord.pendingOf, userId)
         for var record in pending { try settle(tx, effects, &record) }
     }
 

@@ -1,6 +1,8 @@
 import LatchkeyContract
+import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyServer
+import LatchkeySimulator
 import LatchkeyWire
 
 enum OperationApprove: RPCMethod {
@@ -32,7 +34,9 @@ enum OperationApprove: RPCMethod {
     typealias Result = Operation
     static func handle(_ params: Params, _ context: CallContext) throws -> Operation {
         let parameter = params.authParameter.domain
-        return try context.devices.on(params.deviceId, pin: parameter.unmaskingPin) {
+        let reads = ServerSession.operationChallengeReads(
+            operationId: params.operationId, registration: SimulatedDevices.registrations(of: params.deviceId))
+        return try context.devices.on(params.deviceId, pin: parameter.unmaskingPin, reading: reads) {
             try $0.approveOperation(params.operationId, parameter, shownData: params.data)
         }
     }

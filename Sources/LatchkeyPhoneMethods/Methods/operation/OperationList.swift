@@ -1,6 +1,8 @@
 import LatchkeyContract
+import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyServer
+import LatchkeySimulator
 import LatchkeyWire
 
 enum OperationList: DeviceCall {
@@ -15,5 +17,10 @@ enum OperationList: DeviceCall {
     typealias Result = ListedOperations
     static func call(_ device: Device) throws -> ListedOperations {
         ListedOperations(operations: try device.operations())
+    }
+    /// `call`, with the inbox's reads stated with the phone's.
+    static func handle(_ params: DeviceParams, _ context: CallContext) throws -> ListedOperations {
+        let reads = ServerSession.operationInboxReads(SimulatedDevices.registrations(of: params.deviceId))
+        return try context.devices.on(params.deviceId, reading: reads) { try call($0) }
     }
 }

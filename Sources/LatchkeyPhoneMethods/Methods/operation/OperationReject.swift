@@ -1,6 +1,8 @@
 import LatchkeyContract
+import LatchkeyCore
 import LatchkeyDevice
 import LatchkeyServer
+import LatchkeySimulator
 import LatchkeyWire
 
 enum OperationReject: RPCMethod {
@@ -24,6 +26,10 @@ enum OperationReject: RPCMethod {
     }
     typealias Result = Operation
     static func handle(_ params: Params, _ context: CallContext) throws -> Operation {
-        try context.devices.on(params.deviceId) { try $0.rejectOperation(params.operationId, reason: params.reason, shownData: params.data) }
+        let reads = ServerSession.operationChallengeReads(
+            operationId: params.operationId, registration: SimulatedDevices.registrations(of: params.deviceId))
+        return try context.devices.on(params.deviceId, reading: reads) {
+            try $0.rejectOperation(params.operationId, reason: params.reason, shownData: params.data)
+        }
     }
 }
