@@ -8,16 +8,16 @@ import LatchkeyDevice
 struct DeviceRecord: StoredRecord {
     static let table = "device"
     var id: String
-    var biometry: String
+    /// The sensor, as the closed set names it (a row holding another text does not read: no sensor
+    /// is made up for it).
+    var biometry: Biometry
     var iCloudKeychain: Bool
     var name: String?
-    var biometricOutcome: String
+    var biometricOutcome: BiometricOutcome
     var createdAt: Int64
 
     var profile: DeviceProfile {
-        DeviceProfile(
-            biometry: Biometry(rawValue: biometry) ?? .none, iCloudKeychain: iCloudKeychain, name: name,
-            biometricOutcome: BiometricOutcome(rawValue: biometricOutcome) ?? .match)
+        DeviceProfile(biometry: biometry, iCloudKeychain: iCloudKeychain, name: name, biometricOutcome: biometricOutcome)
     }
 }
 
@@ -118,11 +118,11 @@ extension DeviceRecord {
 
     init(row: inout RowReader) throws {
         try self.init(
-            id: row.text(), biometry: row.text(), iCloudKeychain: row.flag(), name: row.optionalText(), biometricOutcome: row.text(),
-            createdAt: row.integer())
+            id: row.text(), biometry: row.value(Biometry.self), iCloudKeychain: row.flag(), name: row.optionalText(),
+            biometricOutcome: row.value(BiometricOutcome.self), createdAt: row.integer())
     }
 
-    func encode(into row: inout RowWriter) { row.put(id, biometry, iCloudKeychain, name, biometricOutcome, createdAt) }
+    func encode(into row: inout RowWriter) { row.put(id, biometry.rawValue, iCloudKeychain, name, biometricOutcome.rawValue, createdAt) }
 }
 
 extension DeviceItemRecord {

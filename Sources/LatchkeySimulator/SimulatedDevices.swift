@@ -108,8 +108,8 @@ public final class SimulatedDevices: Sendable {
         }
         try tx.save(
             DeviceRecord(
-                id: deviceId, biometry: new.biometry.rawValue, iCloudKeychain: new.iCloudKeychain,
-                name: new.name, biometricOutcome: BiometricOutcome.match.rawValue, createdAt: core.clock.now))
+                id: deviceId, biometry: new.biometry, iCloudKeychain: new.iCloudKeychain,
+                name: new.name, biometricOutcome: .match, createdAt: core.clock.now))
         return deviceId
     }
 
@@ -118,7 +118,7 @@ public final class SimulatedDevices: Sendable {
     public func setBiometricOutcome(deviceId: String, _ outcome: BiometricOutcome) throws {
         try core.session { session in
             guard var record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
-            record.biometricOutcome = outcome.rawValue
+            record.biometricOutcome = outcome
             try session.tx.save(record)
         }
     }

@@ -100,7 +100,7 @@ struct PostgresTraceTests {
         let (store, captured, tag) = try tracedStore()
         let keychain = KeyedQuery<DeviceItemRecord>(DeviceItemRecord.Columns.deviceId)
         try store.write { tx in
-            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "faceId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: .faceId, iCloudKeychain: true, name: nil, biometricOutcome: .match, createdAt: 1))
             try tx.save(DeviceItemRecord(id: "\(tag)-1", deviceId: "\(tag)-d", name: "n1", value: Array("\(tag)-d".utf8), thisDeviceOnly: true))
             try tx.save(DeviceItemRecord(id: "\(tag)-2", deviceId: "\(tag)-d", name: "n2", value: [0xFF], thisDeviceOnly: true))
         }
@@ -109,12 +109,13 @@ struct PostgresTraceTests {
         let answers = try store.write { tx -> [String] in
             tx.willRead([.row(DeviceRecord.self, id: .either(device, .value("\(tag)-none"))), .rows(keychain, device)])
             var answers = [
-                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-", try tx.fetch(DeviceRecord.self, id: "\(tag)-none")?.biometry ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry.rawValue ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-none")?.biometry.rawValue ?? "-",
                 try tx.fetchAll(keychain, "\(tag)-d").map(\.name).joined(), try tx.fetch(DeviceItemRecord.self, id: "\(tag)-2")?.name ?? "-",
             ]
             try tx.save(DeviceBackupRecord(id: "\(tag)-b", deviceId: "\(tag)-d", kind: "iCloud", createdAt: 2))
             try tx.save(DeviceItemRecord(id: "\(tag)-1", deviceId: "\(tag)-d", name: "n1", value: [7], thisDeviceOnly: false))
-            answers.append(try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-")
+            answers.append(try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry.rawValue ?? "-")
             answers.append(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-2")?.name ?? "-")
             answers.append("\(try tx.fetch(DeviceItemRecord.self, id: "\(tag)-1")?.value ?? [])")
             try tx.delete(DeviceItemRecord.self, id: "\(tag)-2")

@@ -94,7 +94,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         let bytes = (0...255).map { UInt8($0) }
         try store.write { tx in
             try tx.save(item(1, device: "d", value: bytes, local: false))
-            try tx.save(AccountRecoveryRecord(id: "\(tag)-u", state: 1, reason: 0, startTime: 10, endTime: nil))
+            try tx.save(AccountRecoveryRecord(id: "\(tag)-u", state: .gracePeriod, reason: 0, startTime: 10, endTime: nil))
         }
         let (read, recovery) = try store.read { tx in
             (try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1"), try tx.fetch(AccountRecoveryRecord.self, id: "\(tag)-u"))
@@ -102,7 +102,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         #expect(read?.value == bytes)
         #expect(read?.thisDeviceOnly == false)
         #expect(recovery?.endTime == nil)
-        #expect(recovery?.state == 1)
+        #expect(recovery?.state == .gracePeriod)
         #expect(try store.read { tx in try tx.fetch(DeviceItemRecord.self, id: "\(tag)-missing") } == nil)
     }
 
@@ -175,7 +175,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
     @Test(arguments: StoreUnderTest.allCases) func statedReadsAnswerAsTheReadsWould(_ kind: StoreUnderTest) throws {
         let store = try kind.open(StoreUnderTest.place())
         try store.write { tx in
-            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "faceId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: .faceId, iCloudKeychain: true, name: nil, biometricOutcome: .match, createdAt: 1))
             try tx.save(item(1, device: "d"))
             try tx.save(item(2, device: "d"))
             try tx.save(item(3, device: "gone"))
@@ -192,8 +192,8 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
             var answers = [
                 try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-1")?.name ?? "-",
                 try tx.fetchAll(query).map(\.name).joined(),
-                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-",
-                try tx.fetch(DeviceRecord.self, id: "\(tag)-gone")?.biometry ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry.rawValue ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-gone")?.biometry.rawValue ?? "-",
                 try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-9")?.name ?? "-",
             ]
             // Written after the answers came back: the same reads now see the writes.
@@ -219,7 +219,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
     @Test(arguments: StoreUnderTest.allCases) func readsByKeysAnswerAsTheReadsByTheirIds(_ kind: StoreUnderTest) throws {
         let store = try kind.open(StoreUnderTest.place())
         try store.write { tx in
-            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: "touchId", iCloudKeychain: true, name: nil, biometricOutcome: "match", createdAt: 1))
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: .touchId, iCloudKeychain: true, name: nil, biometricOutcome: .match, createdAt: 1))
             try tx.save(item(1, device: "d", value: Array("\(tag)-d".utf8)))
             try tx.save(item(2, device: "d", value: Array("\(tag)-gone".utf8)))
             try tx.save(item(3, device: "e", value: [0xC3, 0x28]))
@@ -236,8 +236,9 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
             ])
             try tx.save(DeviceBackupRecord(id: "\(tag)-b", deviceId: "\(tag)-d", kind: "iCloud", createdAt: 2))
             return [
-                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry ?? "-", try tx.fetch(DeviceRecord.self, id: "\(tag)-gone")?.biometry ?? "-",
-                try tx.fetch(DeviceRecord.self, id: "\(tag)-x")?.biometry ?? "-", try tx.fetchAll(keychain, "\(tag)-e").map(\.name).joined(),
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-d")?.biometry.rawValue ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-gone")?.biometry.rawValue ?? "-",
+                try tx.fetch(DeviceRecord.self, id: "\(tag)-x")?.biometry.rawValue ?? "-", try tx.fetchAll(keychain, "\(tag)-e").map(\.name).joined(),
                 try tx.fetchAll(keychain, "\(tag)-d").map(\.name).joined(), try tx.fetchAll(keychain, "\(tag)-nobody").map(\.name).joined(),
                 try tx.fetch(DeviceItemRecord.self, id: "\(tag)-item-2")?.name ?? "-",
             ]
@@ -288,7 +289,7 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         let place = StoreUnderTest.place()
         let stores = try (0..<4).map { _ in try kind.open(place) }
         let id = "\(tag)-counter"
-        try stores[0].write { tx in try tx.save(AccountRecoveryRecord(id: id, state: 0, reason: 0, startTime: 0, endTime: nil)) }
+        try stores[0].write { tx in try tx.save(AccountRecoveryRecord(id: id, state: .none, reason: 0, startTime: 0, endTime: nil)) }
         let perWorker = 25
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: stores.count) { worker in

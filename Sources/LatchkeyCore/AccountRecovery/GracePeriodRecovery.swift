@@ -4,15 +4,18 @@ import Synchronization
 extension AccountRecoveryRecord {
     init(_ status: AccountRecoveryStatus) {
         id = status.uid
-        state = status.state.rawValue
+        state = status.state
         reason = status.reason?.rawValue ?? 0
         startTime = status.startTime
         endTime = status.endTime
     }
 
+    /// The rows in `state`.
+    static func inState(_ state: AccountRecoveryState) -> StoreFilter { .equals(Columns.state, Int64(state.rawValue)) }
+
     var status: AccountRecoveryStatus {
         AccountRecoveryStatus(
-            uid: id, state: AccountRecoveryState(rawValue: state) ?? .none,
+            uid: id, state: state,
             reason: AccountRecoveryReason(rawValue: reason), startTime: startTime, endTime: endTime)
     }
 }
@@ -93,8 +96,8 @@ extension Latchkey {
     func accountRecoveryNextDue() throws -> UnixTime? {
         try dueCache.get(nowMilliseconds: clock.nowMilliseconds) {
             let rows = try inspect { tx in
-                try tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(1))])
-                    + tx.fetchAll(AccountRecoveryRecord.self, where: [StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(3))])
+                try tx.fetchAll(AccountRecoveryRecord.self, where: [AccountRecoveryRecord.inState(.gracePeriod)])
+                    + tx.fetchAll(AccountRecoveryRecord.self, where: [AccountRecoveryRecord.inState(.insecure)])
             }
             return rows.compactMap(\.endTime).min()
         }
@@ -103,13 +106,10 @@ extension Latchkey {
     func runDueAccountRecoveryTransitions() throws {
         guard let due = try accountRecoveryNextDue(), due <= now else { return }
         try transact { tx, effects in
-            for state in [1, 3] {
+            for state in [AccountRecoveryState.gracePeriod, .insecure] {
                 let rows = try tx.fetchAll(
                     AccountRecoveryRecord.self,
-                    where: [
-                        StoreFilter(AccountRecoveryRecord.Columns.state, .equal, .int(Int64(state))),
-                        StoreFilter(AccountRecoveryRecord.Columns.endTime, .lessOrEqual, .int(now)),
-                    ])
+                    where: [AccountRecoveryRecord.inState(state), StoreFilter(AccountRecoveryRecord.Columns.endTime, .lessOrEqual, .int(now))])
                 for row in rows { _ = try settle(tx, effects, row.status) }
             }
         }
@@ -155,7 +155,7 @@ extension Latchkey {
             let (_, user) = try sessionUser(tx, sessionId, also: Self.accountRecoveryReads)
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
             guard let current, current.state == .gracePeriod else {
-                throw notAllowed(current?.state ?? .none, "Only a grace period can be cancelled")
+                throw notAllowed(current?.state ?? AccountRecoveryState.none, "Only a grace period can be cancelled")
             }
             let status = current.cancelled(.cancelledByUser, at: now)
             try saveAccountRecovery(tx, effects, status)
@@ -178,7 +178,7 @@ extension Latchkey {
             let (session, user) = try sessionUser(tx, sessionId) { Self.accountRecoveryReads($0) + [.rows(UserSessionRecord.ofUser, $0)] }
             let current = try settledAccountRecovery(tx, effects, uid: user.id)
             guard let current, current.state == .insecure else {
-                throw notAllowed(current?.state ?? .none, "The password can be reset only in the insecure window")
+                throw notAllowed(current?.state ?? AccountRecoveryState.none, "The password can be reset only in the insecure window")
             }
             try changePassword(tx, effects, user: user, salt: salt, hash: hash.get(), keepSession: session.id)
             let status = AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil)
@@ -196,7 +196,7 @@ extension Latchkey {
         let end = status?.endTime ?? now
         let left = Self.describe(seconds: end - now)
         let until = Timestamp.format(end)
-        switch status?.state ?? .none {
+        switch status?.state ?? AccountRecoveryState.none {
         case .none:
             return SettingsItem(title: "Account recovery", subtitle: "If you forget your password, you can ask to reset it here.", canCancel: false)
         case .gracePeriod:

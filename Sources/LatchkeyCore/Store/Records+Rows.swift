@@ -128,10 +128,11 @@ extension AccountRecoveryRecord {
     static let columns = Columns.allCases.map(\.rawValue)
 
     init(row: inout RowReader) throws {
-        try self.init(id: row.text(), state: row.int(), reason: row.int(), startTime: row.integer(), endTime: row.optionalInteger())
+        try self.init(
+            id: row.text(), state: row.value(AccountRecoveryState.self), reason: row.int(), startTime: row.integer(), endTime: row.optionalInteger())
     }
 
-    func encode(into row: inout RowWriter) { row.put(id, state, reason, startTime, endTime) }
+    func encode(into row: inout RowWriter) { row.put(id, state.rawValue, reason, startTime, endTime) }
 }
 
 extension UserSessionRecord {

@@ -248,7 +248,8 @@ struct AccountRecoveryRecord: StoredRecord {
     static let table = "account_recovery"
     /// The user id.
     var id: String
-    var state: Int
+    /// The state, kept as its number (a row holding another number does not read).
+    var state: AccountRecoveryState
     var reason: Int
     var startTime: Int64
     var endTime: Int64?

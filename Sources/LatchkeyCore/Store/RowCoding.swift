@@ -59,6 +59,23 @@ public struct RowReader {
     public mutating func optionalBytes() throws -> [UInt8]? { try nullOr { try $0.bytes() } }
     public mutating func optionalFlag() throws -> Bool? { try nullOr { try $0.flag() } }
 
+    /// A value of a closed set kept as its text: one the set does not name is a mismatch (never a
+    /// stand-in value).
+    public mutating func value<Value: RawRepresentable>(_ type: Value.Type) throws -> Value where Value.RawValue == String {
+        let text = try text()
+        guard let value = Value(rawValue: text) else { throw RowValueMismatch(column: index - 1, expected: "a \(Value.self)", found: "another text") }
+        return value
+    }
+
+    /// A value of a closed set kept as its number.
+    public mutating func value<Value: RawRepresentable>(_ type: Value.Type) throws -> Value where Value.RawValue == Int {
+        let number = try int()
+        guard let value = Value(rawValue: number) else {
+            throw RowValueMismatch(column: index - 1, expected: "a \(Value.self)", found: "another integer")
+        }
+        return value
+    }
+
     /// Nil for a null, else what `read` reads.
     private mutating func nullOr<Value>(_ read: (inout RowReader) throws -> Value) throws -> Value? {
         if index < values.count, values[index] == .null {
