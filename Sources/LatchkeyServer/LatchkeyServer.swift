@@ -47,12 +47,18 @@ public struct Environment: Sendable {
     public var openStore: @Sendable () throws -> Store
     /// Notifications to and from other processes on the same store (nil: this process alone).
     public var relay: EventRelay?
+    /// Runs once on the system when it opens: what the executable attaches to it (the callback delivery worker).
+    public var attach: (@Sendable (Latchkey) -> Void)?
 
-    public init(clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil) {
+    public init(
+        clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil,
+        attach: (@Sendable (Latchkey) -> Void)? = nil
+    ) {
         self.clock = clock
         self.random = random
         self.openStore = openStore
         self.relay = relay
+        self.attach = attach
     }
 }
 
@@ -126,6 +132,7 @@ public final class LatchkeyServer: RPCHandler {
                     }, in: tx)
             }
         }
+        environment.attach?(core)
         opened = core
         return core
     }
