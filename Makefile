@@ -44,13 +44,14 @@ format-check:
 # A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
 # device and software authenticator), mcp (the official MCP SDK as a client of `latchkey mcp`),
 # webauthn and cbor2 (py_webauthn and a CBOR decoder nobody here wrote, to cross-check the
-# clients' software authenticators) and selenium (the browser test). Rebuilt when missing, or
+# clients' software authenticators), selenium (the browser test) and standardwebhooks (the Standard
+# Webhooks reference verifier, for the callback receivers). Rebuilt when missing, or
 # when a package the tests import is not in it.
 VENV := .build/venv
 PY := $(abspath $(VENV))/bin/python
-VENV_PACKAGES := pytest cryptography mcp webauthn cbor2 selenium
+VENV_PACKAGES := pytest cryptography mcp webauthn cbor2 selenium standardwebhooks
 venv: $(VENV)/.ready
-	@$(PY) -c 'import pytest, cryptography, mcp, webauthn, cbor2, selenium' 2>/dev/null || \
+	@$(PY) -c 'import pytest, cryptography, mcp, webauthn, cbor2, selenium, standardwebhooks' 2>/dev/null || \
 	  $(VENV)/bin/pip install -q --disable-pip-version-check $(VENV_PACKAGES)
 $(VENV)/.ready:
 	python3 -m venv $(VENV)
