@@ -17,7 +17,7 @@ import Testing
     static func names(_ events: [DomainEvent]) -> [String] {
         events.map { event in
             if case .audit(let audit) = event { return audit.type.rawValue }
-            return event.topic.rawValue
+            return event.topic?.rawValue ?? "callbacks only"
         }
     }
 
