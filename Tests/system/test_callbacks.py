@@ -206,26 +206,19 @@ def test_a_dead_receiver_ends_failed_after_the_eighth_attempt_audited_then_retri
     assert len([e for e in lk.ok("audit/list")["events"] if e["type"] == "callbackFailed"]) == 2
 
 
-def test_410_fails_at_once(spawn, receivers):
+@pytest.mark.parametrize("answer, status, audited", [(410, "failed", True), (307, "pending", False)])
+def test_410_fails_at_once_and_a_redirect_is_not_followed_but_retried(spawn, receivers, answer, status, audited):
     lk = spawn(*MANUAL)
-    receiver = receivers(secret=SECRET, answer=lambda r: 410, manual=True)
+    receiver = receivers(secret=SECRET, answer=lambda r: answer, manual=True)
     callback = configure(lk, receiver.url())
     activate(lk, "ed")
-    gone, = deliveries(lk, callback["callbackId"])
-    assert (gone["attempts"], gone["status"], gone["lastStatusCode"], gone["nextAttemptAt"]) == (1, "failed", 410, None)
-    lk.ok("clock/advance", seconds=86400)
-    assert len(receiver.snapshot()) == 1
-    assert any(e["type"] == "callbackFailed" for e in lk.ok("audit/list")["events"])
-
-
-def test_a_redirect_is_not_followed_and_is_retried(spawn, receivers):
-    lk = spawn(*MANUAL)
-    receiver = receivers(secret=SECRET, answer=lambda r: 307, manual=True)
-    callback = configure(lk, receiver.url())
-    activate(lk, "fa")
     listed, = deliveries(lk, callback["callbackId"])
-    assert (listed["status"], listed["lastStatusCode"]) == ("pending", 307)
+    assert (listed["attempts"], listed["status"], listed["lastStatusCode"]) == (1, status, answer)
+    assert (listed["nextAttemptAt"] is None) == audited
     assert len(receiver.snapshot()) == 1
+    assert any(e["type"] == "callbackFailed" for e in lk.ok("audit/list")["events"]) == audited
+    lk.ok("clock/advance", seconds=86400)
+    assert len(receiver.snapshot()) == (1 if audited else 2)
 
 
 def test_on_the_system_clock_a_retry_is_due_5_s_after_the_first_attempt_began(spawn, receivers):
