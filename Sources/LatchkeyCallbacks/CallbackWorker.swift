@@ -17,6 +17,9 @@ public final class CallbackWorker: Sendable {
     static let inFlightPerCallback = CallbackTransport.connectionsPerHost
     /// How long the worker sleeps at most (another process may have written events).
     static let pollMilliseconds = 1000
+    /// Outcomes recorded in one transaction, at most; while attempts are under way the worker looks for those that ended this often.
+    static let recordBatch = 16
+    static let coalesceMilliseconds = 5
     /// Events fanned out in one transaction.
     static let fanOutBatch = 500
     /// After a pass the store refused, how long before the next.
@@ -82,54 +85,69 @@ public final class CallbackWorker: Sendable {
 
     private func run() {
         var lastPrune: UnixTime?
-        var fanOut = true
+        var lastLook: Int64?
+        var backlog = Backlog()
+        var idleWaitEnded = false
         while true {
-            let request = state.withLock { state -> Int in
-                if state.requests != state.seenRequests { fanOut = true }
-                state.seenRequests = state.requests
-                return state.requests
+            let (request, woken) = state.withLock { state -> (Int, Bool) in
+                defer { state.seenRequests = state.requests }
+                return (state.requests, state.requests != state.seenRequests)
             }
+            // Look for new events and what fell due after a wake-up, and at least once a second (other processes' events, retries
+            // and leases falling due); otherwise only record what ended and claim what a full claim may have left.
+            let now = core.clock.nowMilliseconds
+            let looking = woken || idleWaitEnded || lastLook.map { now - $0 >= Int64(Self.pollMilliseconds) } ?? true
+            if looking { lastLook = now }
+            var idle = false
             var pause: Int
             do {
-                let pass = try self.pass(fanOut: fanOut)
-                fanOut = false
-                switch pass {
+                let pass = try self.pass(looking: looking, backlog: backlog)
+                backlog = pass.backlog
+                switch pass.next {
                 case .progress:
                     pause = 0
                 case .waiting:
-                    pause = Self.pollMilliseconds
+                    pause = Self.coalesceMilliseconds
                 case .idle:
                     if lastPrune.map({ core.clock.now - $0 >= Self.pruneEverySeconds }) ?? true {
                         try core.pruneCallbacks()
                         lastPrune = core.clock.now
                     }
                     pause = try untilDue()
+                    idle = true
                     releaseDrains(upTo: request)
                 }
             } catch {
                 // The store is away (a failover, a restart): what ended stays queued and is recorded when it is back.
                 logger.warning("callback deliveries paused", metadata: ["error": "\(String(describing: type(of: error)))"])
                 pause = Self.retryMilliseconds
+                backlog.full = true
                 releaseDrains(upTo: request)
             }
-            if pause > 0, signal.wait(timeout: .now() + .milliseconds(pause)) == .timedOut {
-                // Another process may have written events, or a retry fallen due.
-                fanOut = true
-            }
+            // An idle wait that ran out: something fell due, or it is time to look for other processes' events.
+            idleWaitEnded = pause > 0 && signal.wait(timeout: .now() + .milliseconds(pause)) == .timedOut && idle
         }
     }
 
-    private enum Pass {
+    private enum Next {
         /// Something was recorded or started: look again at once.
         case progress
-        /// Attempts are under way and nothing more could start: wait for one to end.
+        /// Attempts are under way and nothing more could start: wait for some to end.
         case waiting
         /// Nothing due, under way or left to record.
         case idle
     }
 
-    /// Records what ended, fans out (after a wake-up), claims and starts what is due.
-    private func pass(fanOut: Bool) throws -> Pass {
+    /// What the last claim may have left due.
+    private struct Backlog {
+        /// It took all it could: more may be due.
+        var full = false
+        /// It stopped at a callback's bound: more of it may be due once one of its attempts ends.
+        var capped = false
+    }
+
+    /// Records what ended, fans out (when `looking`), claims when something may be due, and starts what it claimed.
+    private func pass(looking: Bool, backlog: Backlog) throws -> (next: Next, backlog: Backlog) {
         let ended = state.withLock { state -> [CallbackAttempt] in
             defer { state.ended.removeAll() }
             return state.ended
@@ -142,17 +160,22 @@ public final class CallbackWorker: Sendable {
                 throw error
             }
         }
-        if fanOut {
-            while try core.fanOutCallbackEvents(limit: Self.fanOutBatch) == Self.fanOutBatch {}
+        var fannedOut = 0
+        if looking {
+            repeat { fannedOut = try core.fanOutCallbackEvents(limit: Self.fanOutBatch) } while fannedOut == Self.fanOutBatch
         }
-        let (free, busy) = state.withLock { state in
-            (Self.inFlight - state.sendingTotal, Set(state.sending.filter { $0.value >= Self.inFlightPerCallback }.keys))
-        }
+        let (free, underWay) = state.withLock { (Self.inFlight - $0.sendingTotal, $0.sending) }
         var claimed: [ClaimedDelivery] = []
-        if free > 0 { claimed = try core.claimCallbackDeliveries(limit: free, excluding: busy) }
+        var left = backlog
+        if free > 0, looking || fannedOut > 0 || backlog.full || (backlog.capped && !ended.isEmpty) {
+            claimed = try core.claimCallbackDeliveries(limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay)
+            var taken = underWay
+            for delivery in claimed { taken[delivery.callbackId, default: 0] += 1 }
+            left = Backlog(full: claimed.count == free, capped: taken.values.contains { $0 >= Self.inFlightPerCallback })
+        }
         for delivery in claimed { start(delivery) }
-        if !ended.isEmpty || !claimed.isEmpty { return .progress }
-        return state.withLock { $0.sendingTotal == 0 && $0.ended.isEmpty } ? .idle : .waiting
+        if !ended.isEmpty || !claimed.isEmpty { return (.progress, left) }
+        return (state.withLock { $0.sendingTotal == 0 && $0.ended.isEmpty } ? .idle : .waiting, left)
     }
 
     /// One attempt, sent off this thread; its outcome is queued for the next pass.
@@ -187,13 +210,16 @@ public final class CallbackWorker: Sendable {
                     deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: nil,
                     error: error.rawValue)
             }
-            state.withLock { state in
+            // Outcomes are recorded in batches: the worker is told at once when a batch is full or nothing else is under way, and
+            // otherwise finds them within `coalesceMilliseconds`.
+            let tell = state.withLock { state -> Bool in
                 state.ended.append(attempt)
                 state.sendingTotal -= 1
                 state.sending[delivery.callbackId, default: 1] -= 1
                 if state.sending[delivery.callbackId] == 0 { state.sending[delivery.callbackId] = nil }
+                return state.ended.count >= Self.recordBatch || state.sendingTotal == 0
             }
-            signal.signal()
+            if tell { signal.signal() }
         }
     }
 

@@ -170,22 +170,28 @@ extension Latchkey {
         }
     }
 
-    /// Takes up to `limit` deliveries that are due and held by no live process, none of a callback in `excluding`.
+    /// Takes up to `limit` deliveries that are due and held by no live process, at most `perCallback` to one callback counting the
+    /// attempts of it `underWay` in this process.
     ///
     /// This process holds each for `CallbackSchedule.lease` seconds, and each is due again when that ends: a process killed mid-attempt
     /// gives it up then, to whichever process claims next.
-    public func claimCallbackDeliveries(limit: Int, excluding busy: Set<String> = []) throws -> [ClaimedDelivery] {
+    public func claimCallbackDeliveries(limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:]) throws -> [ClaimedDelivery] {
         try transact { tx, _ in
             var filters: [StoreFilter] = [
                 .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
                 StoreFilter(CallbackDeliveryRecord.Columns.nextAttemptAt, .lessOrEqual, .int(now)),
             ]
-            filters += busy.sorted().map { StoreFilter(CallbackDeliveryRecord.Columns.callbackId, .notEqual, .text($0)) }
-            let due = try tx.fetchAll(CallbackDeliveryRecord.self, where: filters, newestFirst: false, limit: limit)
+            var taken = underWay
+            filters += taken.filter { $0.value >= perCallback }.keys.sorted().map {
+                StoreFilter(CallbackDeliveryRecord.Columns.callbackId, .notEqual, .text($0))
+            }
+            let due = try tx.fetchAll(
+                CallbackDeliveryRecord.self, where: filters, newestFirst: false, limit: perCallback < limit ? limit * 2 : limit)
             let leaseUntil = now + CallbackSchedule.lease
             var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
             var claimed: [ClaimedDelivery] = []
-            for var delivery in due where (delivery.leaseUntil ?? 0) <= now {
+            for var delivery in due where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
+                guard taken[delivery.callbackId, default: 0] < perCallback else { continue }
                 var found = callbacks[delivery.callbackId]
                 if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
                     found = (callback, try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id))
@@ -198,6 +204,7 @@ extension Latchkey {
                 delivery.leaseUntil = leaseUntil
                 delivery.nextAttemptAt = leaseUntil
                 try tx.save(delivery)
+                taken[delivery.callbackId, default: 0] += 1
                 claimed.append(
                     ClaimedDelivery(
                         deliveryId: delivery.id, callbackId: callback.id, url: callback.url, key: key, eventId: event.id, type: event.type,
