@@ -128,7 +128,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
-        .testTarget(name: "LatchkeyCallbacksTests", dependencies: ["LatchkeyCallbacks", "LatchkeyCore", "LatchkeyContract"]),
+        .testTarget(
+            name: "LatchkeyCallbacksTests",
+            dependencies: [
+                "LatchkeyCallbacks", "LatchkeyCore", "LatchkeyContract",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
         .testTarget(
             name: "LatchkeyContractTests",

@@ -52,7 +52,7 @@ final class CallbackTransport: Sendable {
                 try execute(request, url).whenComplete { result in
                     switch result {
                     case .success(let status): done(.status(status))
-                    case .failure(let error): done(.failed(Self.classify(error)))
+                    case .failure(let error): done(.failed(Self.classify(error, secure: url.lowercased().hasPrefix("https:"))))
                     }
                 }
             } catch let refusal as CallbackAttemptError {
@@ -99,7 +99,21 @@ final class CallbackTransport: Sendable {
     }
 
     /// The `lastError` name of a failure.
-    static func classify(_ error: any Error) -> CallbackAttemptError {
+    ///
+    /// Over `https://` the TLS handshake is the first thing on a connection and no request is sent before it ends: a receiver that
+    /// closes or resets the connection before answering has refused the handshake (a TLS version or cipher it will not speak), as
+    /// often as it says so with an alert.
+    static func classify(_ error: any Error, secure: Bool) -> CallbackAttemptError {
+        let named = name(of: error)
+        guard secure, named == .connectionFailed else { return named }
+        switch error {
+        case let io as IOError where io.errnoCode == ECONNRESET || io.errnoCode == EPIPE: return .tlsFailure
+        case let client as HTTPClientError where client == .remoteConnectionClosed: return .tlsFailure
+        default: return named
+        }
+    }
+
+    private static func name(of error: any Error) -> CallbackAttemptError {
         switch error {
         case let refusal as CallbackAttemptError:
             return refusal
@@ -116,7 +130,7 @@ final class CallbackTransport: Sendable {
             return io.errnoCode == ECONNREFUSED ? .connectionRefused : .connectionFailed
         case let connection as NIOConnectionError:
             if connection.dnsAError != nil || connection.dnsAAAAError != nil, connection.connectionErrors.isEmpty { return .resolutionFailed }
-            let causes = connection.connectionErrors.map { classify($0.error) }
+            let causes = connection.connectionErrors.map { name(of: $0.error) }
             return causes.contains(.connectionRefused) ? .connectionRefused : causes.first ?? .connectionFailed
         case ChannelError.connectTimeout:
             return .timeout

@@ -1,8 +1,14 @@
+import AsyncHTTPClient
 import LatchkeyContract
 import LatchkeyCore
+import NIOCore
 import Testing
 
 @testable import LatchkeyCallbacks
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct CallbackRequestTests {
     /// The Standard Webhooks libraries' own test vector.
@@ -33,7 +39,11 @@ import Testing
     }
 
     @Test func namesEachFailureAsTheContractDoes() {
-        #expect(CallbackTransport.classify(CallbackAttemptError.addressNotAllowed) == .addressNotAllowed)
+        #expect(CallbackTransport.classify(CallbackAttemptError.addressNotAllowed, secure: true) == .addressNotAllowed)
+        #expect(CallbackTransport.classify(IOError(errnoCode: ECONNREFUSED, reason: "connect"), secure: true) == .connectionRefused)
+        #expect(CallbackTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read"), secure: false) == .connectionFailed)
+        #expect(CallbackTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read"), secure: true) == .tlsFailure)
+        #expect(CallbackTransport.classify(HTTPClientError.deadlineExceeded, secure: false) == .timeout)
         let names = CallbackAttemptError.allCases.map(\.rawValue)
         #expect(names == ["addressNotAllowed", "resolutionFailed", "connectionRefused", "timeout", "tlsFailure", "connectionFailed"])
     }
