@@ -9,13 +9,14 @@ make venv). One latchkey process (`--in-memory`, system clock) and a receiver on
 the figure is the sender's):
 
 1. throughput: N events (admin/lockRegistration / unlockRegistration, pipelined) with a callback
-   configured; events delivered per second from the first request received to the last, and from
-   the first event's commit to the last request received. Goal >= 1 000/s.
+   configured, committed while the receiver holds its answers (at most 64 attempts wait, the rest
+   stay due in the store); then the receiver answers, and the figure is events delivered per second
+   from then to the last request received. Goal >= 1 000/s.
 2. latency: one event at a time (paced 20 ms apart); the time from the answer of the call that
    committed it (read by this script) to the receiver's answer: p50, p99.
 3. the request path: simulated-device PIN authentications per second (authentication/start then
-   finish, pipelined 8 deep) with no callback, then with a backlog of deliveries being sent to a
-   receiver throughout the window (the worker busy). Goal: with/without >= 0.95.
+   finish, pipelined 8 deep) in a process with no callback, and in one whose worker sends a backlog
+   of deliveries to a busy receiver (20 ms an answer) throughout the window. Goal: with/without >= 0.95.
 
 Writes bench/out/callbacks.json.
 """
@@ -74,17 +75,21 @@ def sender(binary, name):
 
 
 def throughput(binary, count):
+    """The receiver holds its answers while the events are committed (a backlog in the store), then answers: deliveries per second
+    from its first answer to the last request."""
     with sender(binary, "throughput") as (lk, receiver, registration):
+        receiver.hold()
         started = time.monotonic()
         events(lk, registration, count // 2)
         committed = time.monotonic() - started
+        released = time.monotonic()
+        receiver.release()
         requests = receiver.wait_count(1 + count, timeout=120)[1:]
-        first, last = requests[0].received, requests[-1].received
+        last = max(r.received for r in requests)
         return {
             "events": count,
             "commits_per_s": round(count / committed),
-            "delivered_per_s": round((count - 1) / (last - first)) if last > first else None,
-            "delivered_per_s_from_first_commit": round(count / (last - started)),
+            "delivered_per_s": round(count / (last - released)),
         }
 
 
@@ -118,9 +123,11 @@ def pin_rate(lk, device, seconds, depth=8):
 
 
 def request_path(binary, seconds, backlog):
+    """PIN authentications per second in a process with no callback, and in one whose worker sends a backlog to a busy receiver
+    (each answer 20 ms: about 800 a second over 16 connections) throughout the window."""
     quiet = spawn(binary, "pin-quiet")
     busy = spawn(binary, "pin-busy")
-    receiver = Receiver()
+    receiver = Receiver(delay=0.02)
     try:
         quiet_device, _, _ = activate(quiet, "pin")
         busy_device, _, _ = activate(busy, "pin")
@@ -128,18 +135,19 @@ def request_path(binary, seconds, backlog):
         pin_rate(quiet, quiet_device, 0.5)
         pin_rate(busy, busy_device, 0.5)
         without = [pin_rate(quiet, quiet_device, seconds / 2)]
-        # A backlog of events for a callback: the worker sends them throughout the window.
         busy.ok("admin/configureCallback", url=receiver.url(), events=["registration.stateChanged"])
+        receiver.hold()
         events(busy, registration, backlog // 2)
+        receiver.release()
+        time.sleep(0.2)
         before = len(receiver.snapshot())
         with_busy = pin_rate(busy, busy_device, seconds)
-        during = len(receiver.snapshot()) - before
+        after = len(receiver.snapshot())
         without.append(pin_rate(quiet, quiet_device, seconds / 2))
-        still_pending = len(receiver.snapshot()) < backlog
         base = sum(without) / len(without)
         return {"pin_auth_per_s_without": round(base, 1), "pin_auth_per_s_with_busy_receiver": round(with_busy, 1),
-                "ratio": round(with_busy / base, 3), "delivered_during_window": during,
-                "worker_busy_throughout": still_pending}
+                "ratio": round(with_busy / base, 3), "delivered_during_window": after - before,
+                "worker_busy_throughout": after < backlog}
     finally:
         quiet.kill()
         busy.kill()
@@ -151,7 +159,7 @@ def main() -> int:
     ap.add_argument("--events", type=int, default=4000)
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--pin-seconds", type=float, default=4)
-    ap.add_argument("--backlog", type=int, default=20000)
+    ap.add_argument("--backlog", type=int, default=5000)
     args = ap.parse_args()
     binary = os.environ.get("LATCHKEY_BIN") or os.path.join(HERE, "..", ".build", "release", "latchkey")
     result = {
@@ -160,8 +168,8 @@ def main() -> int:
         "request_path": request_path(binary, args.pin_seconds, args.backlog),
     }
     t, l, r = result["throughput"], result["latency"], result["request_path"]
-    print(f"callbacks: {t['delivered_per_s']} events delivered/s ({t['events']} events; {t['delivered_per_s_from_first_commit']}/s "
-          f"counted from the first commit; goal >= 1000)")
+    print(f"callbacks: {t['delivered_per_s']} events delivered/s ({t['events']} events from a backlog; goal >= 1000); "
+          f"{t['commits_per_s']} events committed/s")
     print(f"callbacks: commit to the receiver's answer p50 {l['p50_ms']} ms, p99 {l['p99_ms']} ms ({l['samples']} events)")
     print(f"callbacks: PIN authentications/s {r['pin_auth_per_s_without']} without, {r['pin_auth_per_s_with_busy_receiver']} with a "
           f"busy receiver ({r['delivered_during_window']} delivered meanwhile): ratio {r['ratio']} (goal >= 0.95)")

@@ -70,13 +70,15 @@ class Request:
 class Receiver:
     """An HTTP(S) receiver on 127.0.0.1; `answer(request) -> int | HANG` (default 200)."""
 
-    def __init__(self, secret=None, answer=None, tls=None, manual=False):
+    def __init__(self, secret=None, answer=None, tls=None, manual=False, delay=0):
         self.secret = secret
+        self.delay = delay          # seconds each answer waits (a busy receiver)
         self.answer = answer or (lambda request: 200)
         self.manual = manual        # a sender under --clock manual: verified later, with `verify_at`
         self.requests = []
         self._cond = threading.Condition()
         self._loop = asyncio.new_event_loop()
+        self._open = None           # set: answers go out (`hold` clears it until `release`)
         self._hung = []
         ready = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(tls, ready), daemon=True)
@@ -90,6 +92,8 @@ class Receiver:
 
     def _run(self, tls, ready):
         asyncio.set_event_loop(self._loop)
+        self._open = asyncio.Event()
+        self._open.set()
         self._tls = tls
         self._server = self._loop.run_until_complete(
             asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=tls, backlog=256))
@@ -131,6 +135,9 @@ class Receiver:
                 with self._cond:
                     self.requests.append(request)
                     self._cond.notify_all()
+                await self._open.wait()
+                if self.delay:
+                    await asyncio.sleep(self.delay)
                 status = self.answer(request)
                 if status == HANG:
                     self._hung.append(writer)
@@ -142,6 +149,13 @@ class Receiver:
             pass
         finally:
             writer.close()
+
+    def hold(self):
+        """Requests are filed but not answered until `release`."""
+        self._loop.call_soon_threadsafe(self._open.clear)
+
+    def release(self):
+        self._loop.call_soon_threadsafe(self._open.set)
 
     def wait_for(self, predicate, timeout=20):
         """Waits until predicate(requests) is true; returns the requests."""
