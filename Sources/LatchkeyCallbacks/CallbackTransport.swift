@@ -41,6 +41,7 @@ final class CallbackTransport: Sendable {
 
     init(trust: CallbackTrust, policy: @escaping @Sendable () -> CallbackPolicy) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group.next().execute { BackgroundPriority.lowerThisThread() }
         tls = trust.configuration
         self.policy = policy
     }

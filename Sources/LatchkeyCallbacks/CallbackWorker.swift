@@ -84,6 +84,7 @@ public final class CallbackWorker: Sendable {
     }
 
     private func run() {
+        BackgroundPriority.lowerThisThread()
         var lastPrune: UnixTime?
         var lastLook: Int64?
         var backlog = Backlog()
