@@ -79,6 +79,40 @@ public enum InvalidInput: Sendable, Equatable {
     case callbackDelivery
 }
 
+/// A member of an error's `data`, each spelled once (its wire name is the raw value).
+public enum ErrorDataKey: String, Sendable, CaseIterable {
+    /// Attempts left before the registration (or the operation, a code) locks or fails.
+    case remainingAttempts
+    /// Seconds until trying again may succeed.
+    case retryAfterSeconds
+    /// The seed's onboarding reason (`WDOReason`).
+    case wdoReason
+    /// Whether an onboarding OTP may be tried again.
+    case allowOtpRetry
+    /// What was not found (or what already exists).
+    case kind
+    /// The first Relying Party check a passkey credential failed.
+    case check
+    /// An operation's status; a registration's, an account recovery's state.
+    case status, state
+    /// The methods a registration has (and the one an answer is about).
+    case activatedAuthMethods, authMethod
+    /// Which device, which key role an answer is about.
+    case device, keyRole
+    /// A policy's violated rules.
+    case violations
+}
+
+/// The seed's onboarding reasons (`WDOErrorReason`), the value of `data.wdoReason`.
+public enum WDOReason: String, Sendable, CaseIterable {
+    case inProgress = "wdo_activation_inProgress"
+    case notRunning = "wdo_activation_notRunning"
+    case cannotActivate = "wdo_activation_cannotActivate"
+
+    /// The reason as an error's `data` member.
+    public var detail: (ErrorDataKey, ErrorDetail) { (.wdoReason, .string(rawValue)) }
+}
+
 /// An answer the domain gives instead of a result.
 ///
 /// What a transaction wrote before throwing one (an attempt counted, a process failed) is committed: a
@@ -86,11 +120,11 @@ public enum InvalidInput: Sendable, Equatable {
 public struct DomainError: Error, Sendable, Equatable {
     public var reason: ErrorReason
     public var message: String
-    public var details: [(key: String, value: ErrorDetail)]
+    public var details: [(key: ErrorDataKey, value: ErrorDetail)]
     /// For `invalidParams`: the input at fault.
     public var input: InvalidInput?
 
-    public init(_ reason: ErrorReason, _ message: String, _ details: [(String, ErrorDetail)] = []) {
+    public init(_ reason: ErrorReason, _ message: String, _ details: [(ErrorDataKey, ErrorDetail)] = []) {
         self.reason = reason
         self.message = message
         self.details = details.map { (key: $0.0, value: $0.1) }
@@ -101,7 +135,7 @@ public struct DomainError: Error, Sendable, Equatable {
             && lhs.details.map(\.value) == rhs.details.map(\.value) && lhs.input == rhs.input
     }
 
-    public func detail(_ key: String) -> ErrorDetail? {
+    public func detail(_ key: ErrorDataKey) -> ErrorDetail? {
         details.first { $0.key == key }?.value
     }
 
@@ -115,18 +149,18 @@ public struct DomainError: Error, Sendable, Equatable {
     }
 
     public static func notFound(_ kind: String) -> DomainError {
-        DomainError(.notFound, "No such \(kind)", [("kind", .string(kind))])
+        DomainError(.notFound, "No such \(kind)", [(.kind, .string(kind))])
     }
 
     public static func rateLimited(retryAfter: Int64, _ what: String) -> DomainError {
         DomainError(
             .rateLimited, "Try again later: \(what)",
-            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
+            [(.retryAfterSeconds, .int(Int(max(retryAfter, 1))))])
     }
 
     public static func storeUnavailable(retryAfter: Int64, _ what: String) -> DomainError {
         DomainError(
             .storeUnavailable, "The store is unavailable: \(what); nothing was written",
-            [("retryAfterSeconds", .int(Int(max(retryAfter, 1))))])
+            [(.retryAfterSeconds, .int(Int(max(retryAfter, 1))))])
     }
 }

@@ -25,7 +25,7 @@ extension PinRules {
         guard found.isEmpty else {
             throw DomainError(
                 .policyViolation, "The PIN does not meet the policy: \(found.joined(separator: ", "))",
-                [("violations", .strings(found))])
+                [(.violations, .strings(found))])
         }
     }
 }

@@ -19,7 +19,7 @@ public enum RecoveryCode {
         if code.count < minLength { violations.append("tooShort") }
         if code.count > maxLength { violations.append("tooLong") }
         guard violations.isEmpty else {
-            throw DomainError(.policyViolation, "A recovery code has 6 to 64 characters", [("violations", .strings(violations))])
+            throw DomainError(.policyViolation, "A recovery code has 6 to 64 characters", [(.violations, .strings(violations))])
         }
     }
 }

@@ -61,6 +61,6 @@ extension Device {
             .biometryKeyInvalidated,
             "The \(method.rawValue) key was destroyed by a change of biometric enrolment: nothing was counted and \(method.rawValue) "
                 + "is deactivated; \(next)",
-            [("authMethod", .string(method.rawValue)), ("activatedAuthMethods", .strings(left.map(\.rawValue)))])
+            [(.authMethod, .string(method.rawValue)), (.activatedAuthMethods, .strings(left.map(\.rawValue)))])
     }
 }

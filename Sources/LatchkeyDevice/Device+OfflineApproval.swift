@@ -41,7 +41,7 @@ extension Device {
             throw DomainError(
                 .biometryKeyInvalidated,
                 "The \(method.rawValue) key was destroyed by a change of biometric enrolment: nothing was counted; approve with another method",
-                [("authMethod", .string(method.rawValue))])
+                [(.authMethod, .string(method.rawValue))])
         }
         try profile.checkBiometry(method)
         let devicePart = try Self.offlinePart(

@@ -6,7 +6,7 @@ import LatchkeyContract
 extension Device {
     private static let cannotActivate = DomainError(
         .onboardingCannotActivate, "This device is activated already",
-        [("wdoReason", .string("wdo_activation_cannotActivate"))])
+        [WDOReason.cannotActivate.detail])
 
     /// The device's process id; one started without `canRestoreSession` by another instance of
     /// the app is forgotten.
@@ -26,7 +26,7 @@ extension Device {
         guard let processId = try processId() else {
             throw DomainError(
                 .onboardingNotRunning, "No onboarding process runs on this device",
-                [("wdoReason", .string("wdo_activation_notRunning"))])
+                [WDOReason.notRunning.detail])
         }
         return processId
     }
@@ -39,7 +39,7 @@ extension Device {
         if try processId() != nil {
             throw DomainError(
                 .onboardingInProgress, "An onboarding process runs on this device already",
-                [("wdoReason", .string("wdo_activation_inProgress"))])
+                [WDOReason.inProgress.detail])
         }
         let processId = try server.startOnboarding(credentials: credentials, applicationId: applicationId, caller: caller)
         try storage.set(.onboardingProcessId, processId)

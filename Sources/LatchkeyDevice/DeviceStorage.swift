@@ -106,7 +106,7 @@ public struct DeviceProfile: Sendable, Equatable {
 
     /// Refuses on the phone what never reaches the server: a missing sensor, no match, cancel.
     /// - Throws: `biometryUnavailable`, `biometryFailed`, `biometryCancelled`.
-    func checkBiometry(_ method: AuthMethod) throws {
+    public func checkBiometry(_ method: AuthMethod) throws {
         guard method.isBiometric else { return }
         guard supports(method) else {
             throw DomainError(.biometryUnavailable, "This device has no \(method.rawValue)")

@@ -2,6 +2,8 @@ import CFuzzSupport
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyPhoneMethods
+import LatchkeyPlatformAuthenticator
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyStore
@@ -30,14 +32,19 @@ final class FuzzHarness: @unchecked Sendable {
     private static func makeServer() -> LatchkeyServer? {
         let environment = Environment(
             clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1),
-            openStore: { try SQLiteStore.inMemory() })
-        return LatchkeyServer(environment: environment, options: ServerOptions(version: "fuzz"))
+            openStore: { try SQLiteStore.inMemory() }, signer: DeterministicSigner())
+        return LatchkeyServer(
+            environment: environment,
+            options: ServerOptions(version: "fuzz", methods: methods, passkeyAuthenticator: PhoneMethods.passkeyAuthenticator))
     }
+
+    /// Every method of the executable: the server's and the simulated phone's.
+    private static let methods = MethodTable(ServerMethods.entries, adding: PhoneMethods.groups)
 
     /// Runs every method once, and every framing, so one-time lazy initialisation happens
     /// before the fuzzer starts counting leaks.
     func warmUp() {
-        guard case .array(let methods)? = LatchkeyServer.document(version: "fuzz")["methods"] else { return }
+        guard case .array(let methods)? = LatchkeyServer.document(version: "fuzz", methods: Self.methods)["methods"] else { return }
         var lines = ""
         for (index, method) in methods.enumerated() {
             guard let name = method["name"]?.stringValue else { continue }
@@ -77,6 +84,10 @@ enum FuzzTarget: String, CaseIterable {
     case registration
     /// Authenticator data and a signature through every assertion check.
     case assertion
+    /// An operation-data string through the validator (and its display attributes).
+    case operationData
+    /// An offline QR payload through the phone's parser.
+    case qrPayload
 
     static let selected: FuzzTarget = getenv("LATCHKEY_FUZZ_TARGET").flatMap { FuzzTarget(rawValue: String(cString: $0)) } ?? .rpc
 }
@@ -91,6 +102,8 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     case .authData: AuthenticatorData.fuzz(Array(buffer))
     case .registration: RelyingParty.fuzzRegistration(Array(buffer))
     case .assertion: RelyingParty.fuzzAssertion(Array(buffer))
+    case .operationData: OperationData.fuzz(Array(buffer))
+    case .qrPayload: QRPayload.fuzz(Array(buffer))
     }
     return 0
 }

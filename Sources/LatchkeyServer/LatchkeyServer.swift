@@ -2,7 +2,6 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 import Logging
 import Synchronization
 
@@ -19,10 +18,15 @@ public struct ServerOptions: Sendable {
     public var checkContract: Bool
     /// Where the contract check also appends what it finds.
     public var contractLog: String?
+    /// The methods served: the server's own (`MethodTable.serverOnly`) or, composed by the executable, those and the simulated phone's.
+    public var methods: MethodTable
+    /// What makes `reset/resetPasskeys`' new passkey on a simulated phone (nil: `{deviceId}` answers invalidParams).
+    public var passkeyAuthenticator: (any ResetPasskeyAuthenticator)?
 
     public init(
         version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
-        storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil
+        storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil,
+        methods: MethodTable = .serverOnly, passkeyAuthenticator: (any ResetPasskeyAuthenticator)? = nil
     ) {
         self.version = version
         self.noAdmin = noAdmin
@@ -31,11 +35,8 @@ public struct ServerOptions: Sendable {
         self.storeKind = storeKind
         self.checkContract = checkContract
         self.contractLog = contractLog
-    }
-
-    /// The names that are not methods of the contract (a usage error for `--fail-method`).
-    public static func unknownMethods(_ names: [String]) -> [String] {
-        names.filter { MethodRegistry.entry(named: $0) == nil }
+        self.methods = methods
+        self.passkeyAuthenticator = passkeyAuthenticator
     }
 }
 
@@ -47,17 +48,20 @@ public struct Environment: Sendable {
     public var openStore: @Sendable () throws -> Store
     /// Notifications to and from other processes on the same store (nil: this process alone).
     public var relay: EventRelay?
+    /// How the server signs with its own keys (RFC 6979 in seeded runs, so transcripts replay).
+    public var signer: ECDSASigning
     /// Runs once on the system when it opens: what the executable attaches to it (the callback delivery worker).
     public var attach: (@Sendable (Latchkey) -> Void)?
 
     public init(
         clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil,
-        attach: (@Sendable (Latchkey) -> Void)? = nil
+        signer: ECDSASigning = RandomizedECDSA(), attach: (@Sendable (Latchkey) -> Void)? = nil
     ) {
         self.clock = clock
         self.random = random
         self.openStore = openStore
         self.relay = relay
+        self.signer = signer
         self.attach = attach
     }
 }
@@ -74,7 +78,8 @@ public final class LatchkeyServer: RPCHandler {
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
-    private var simulated: SimulatedDevices?
+    /// What other targets keep per process on the system (the simulated phones), by type: see `attachment`.
+    private var attachments: [ObjectIdentifier: AnyObject] = [:]
     private var faults: FaultInjectingStore?
     private let delivery: DeliveryCommand?
     /// `environment.relay`, read after every call.
@@ -109,7 +114,7 @@ public final class LatchkeyServer: RPCHandler {
                 store = faulty
             }
             core = try Latchkey(
-                store: store, clock: environment.clock, random: environment.random, outbox: outbox,
+                store: store, clock: environment.clock, random: environment.random, signer: environment.signer, outbox: outbox,
                 logger: Logger(label: "latchkey.core"))
         } catch let answer as DomainError {
             throw answer
@@ -137,20 +142,22 @@ public final class LatchkeyServer: RPCHandler {
         return core
     }
 
-    /// The simulated phones, on the system (opened on first use).
-    public func devices() throws -> SimulatedDevices {
-        if let simulated { return simulated }
-        let devices = SimulatedDevices(core: try core())
-        simulated = devices
-        return devices
+    /// The one `T` of this process, made by `make` on the system the first time it is asked for (so a target the server does not know, such as
+    /// the simulated phone's, keeps its state beside the system).
+    public func attachment<T: AnyObject & Sendable>(_ make: (Latchkey) throws -> T) throws -> T {
+        let key = ObjectIdentifier(T.self)
+        if let kept = attachments[key] as? T { return kept }
+        let made = try make(try core())
+        attachments[key] = made
+        return made
     }
 
     /// How many answers broke their method's declaration (the contract check, debug builds).
     public static var contractViolations: Int { ContractCheck.violations.load(ordering: .relaxed) }
 
-    /// The OpenRPC document (`rpc.discover`, `latchkey schema`).
-    public static func document(version: String) -> JSON {
-        OpenRPCDocument.build(version: version)
+    /// The OpenRPC document of `methods` (`rpc.discover`, `latchkey schema`).
+    public static func document(version: String, methods: MethodTable) -> JSON {
+        OpenRPCDocument.build(version: version, methods: methods)
     }
 
     public func handle(_ request: RPCRequest, emit: (JSON) -> Void) -> Result<JSON, RPCError> {
@@ -168,7 +175,7 @@ public final class LatchkeyServer: RPCHandler {
 
     @inline(never)
     private func lookUp(_ name: String) -> MethodEntry? {
-        let found = MethodRegistry.entry(named: name)
+        let found = options.methods.entry(named: name)
         if found != nil { lastMethod = found }
         return found
     }
@@ -352,12 +359,12 @@ public struct CallContext {
     let failing: Bool
 
     /// Runs what is due before the handler (see `LatchkeyServer.prepare`).
-    func prepare() throws { try server.prepare(self) }
+    @usableFromInline func prepare() throws { try server.prepare(self) }
 
     /// The system (opened on first use; `storeUnavailable` when it cannot be).
     public var core: Latchkey { get throws { try server.core() } }
-    /// The simulated phones.
-    public var devices: SimulatedDevices { get throws { try server.devices() } }
+    /// The one `T` of this process, made on the system on first use (see `LatchkeyServer.attachment`).
+    public func attachment<T: AnyObject & Sendable>(_ make: (Latchkey) throws -> T) throws -> T { try server.attachment(make) }
     public var options: ServerOptions { server.options }
     public var clock: Clock { server.environment.clock }
     public var random: RandomSource { server.environment.random }

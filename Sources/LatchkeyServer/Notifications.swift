@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// Server → client notifications: their names, topics and shapes, and the conversion from
 /// domain events.

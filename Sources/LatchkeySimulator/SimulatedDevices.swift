@@ -100,7 +100,7 @@ public final class SimulatedDevices: Sendable {
     func insert(_ tx: StoreTransaction, _ new: NewDevice) throws -> String {
         let deviceId = new.deviceId ?? core.random.identifier("dev")
         if try tx.fetch(DeviceRecord.self, id: deviceId) != nil {
-            throw DomainError(.alreadyExists, "A device with this deviceId exists already", [("kind", .string("device"))])
+            throw DomainError(.alreadyExists, "A device with this deviceId exists already", [(.kind, .string("device"))])
         }
         try tx.save(
             DeviceRecord(

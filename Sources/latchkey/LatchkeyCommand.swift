@@ -2,6 +2,8 @@ import ArgumentParser
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyPhoneMethods
+import LatchkeyPlatformAuthenticator
 import LatchkeyRPC
 import LatchkeyServer
 import LatchkeyStore
@@ -16,6 +18,12 @@ import Darwin
 /// The version this build reports.
 let latchkeyVersion = "0.1.0"
 
+/// What this process serves: the server's methods and the simulated phone's, in one table (and the phone making a reset's passkey).
+enum Served {
+    static let methods = MethodTable(ServerMethods.entries, adding: PhoneMethods.groups)
+    static let passkeyAuthenticator = PhoneMethods.passkeyAuthenticator
+}
+
 /// `latchkey schema`: prints the OpenRPC document.
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +33,8 @@ struct SchemaCommand: ParsableCommand {
     var mcpTools = false
 
     func run() throws {
-        var text = JSONSerializer.serialize(mcpTools ? MCPToolList.document : LatchkeyServer.document(version: latchkeyVersion))
+        var text = JSONSerializer.serialize(
+            mcpTools ? MCPToolList(Served.methods).document : LatchkeyServer.document(version: latchkeyVersion, methods: Served.methods))
         text.append(UInt8(ascii: "\n"))
         writeAll(fd: 1, text)
     }
@@ -177,7 +186,7 @@ struct LatchkeyCommand: ParsableCommand {
         }
         if let callbackCaFile { _ = try CallbackWiring.trust(caFile: callbackCaFile) }
         if failMethod != nil {
-            let unknown = ServerOptions.unknownMethods(failMethods)
+            let unknown = Served.methods.unknownMethods(failMethods)
             if failMethods.isEmpty || !unknown.isEmpty {
                 throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")
             }
@@ -207,7 +216,8 @@ struct LatchkeyCommand: ParsableCommand {
         var environment = Environment(
             clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
             random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
-            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() })
+            openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() },
+            signer: seed == nil ? RandomizedECDSA() : DeterministicSigner())
         if let postgresURI, let keyFile {
             try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
         }
@@ -217,7 +227,8 @@ struct LatchkeyCommand: ParsableCommand {
         let options = ServerOptions(
             version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,
             failMethods: Set(failMethods), storeKind: storeKind,
-            checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath)
+            checkContract: ContractCheckSwitch.enabled, contractLog: ContractCheckSwitch.logPath, methods: Served.methods,
+            passkeyAuthenticator: Served.passkeyAuthenticator)
         let server = LatchkeyServer(environment: environment, options: options, logger: Logger(label: "latchkey.server"))
         let writer = FrameWriter(fd: protocolFD)
         let engine = RPCEngine(handler: table(server), writer: writer, maxMessageBytes: maxMessageBytes)

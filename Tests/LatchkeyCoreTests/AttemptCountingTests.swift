@@ -1,5 +1,6 @@
 import LatchkeyContract
 import LatchkeyDevice
+import LatchkeyTestSupport
 import Testing
 
 @testable import LatchkeyCore
@@ -18,11 +19,11 @@ import Testing
         for remaining in [4, 3, 2, 1] {
             let error = failPin(system)
             #expect(error?.reason == .authenticationFailed)
-            #expect(error?.detail("remainingAttempts") == .int(remaining))
+            #expect(error?.detail(.remainingAttempts) == .int(remaining))
         }
         let locking = failPin(system)
         #expect(locking?.reason == .registrationLocked)
-        #expect(locking?.detail("remainingAttempts") == .int(0))
+        #expect(locking?.detail(.remainingAttempts) == .int(0))
         #expect(failPin(system)?.reason == .registrationLocked)
         let info = try system.core.registrationInfo(registrationId)
         #expect(info.state == .locked)
@@ -124,6 +125,6 @@ import Testing
         #expect(status?.reason == .newSession)
         let refused = domainError { _ = try system.core.cancelAccountRecovery(sessionId: session) }
         #expect(refused?.reason == .accountRecoveryNotAllowed)
-        #expect(refused?.detail("state") == .int(2))
+        #expect(refused?.detail(.state) == .int(2))
     }
 }

@@ -1,4 +1,5 @@
 import LatchkeyContract
+import LatchkeyTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import LatchkeyContract
 import LatchkeyCore
+import LatchkeyPlatformAuthenticator
 import Testing
 
 @testable import LatchkeyDevice

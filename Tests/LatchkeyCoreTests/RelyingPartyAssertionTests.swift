@@ -98,7 +98,7 @@ extension RelyingPartyTests {
         } catch {
             #expect(error.isCloneSuspected)
             #expect(error.domainError.reason == .passkeyInvalid)
-            #expect(error.domainError.detail("check") == .string("signCount"))
+            #expect(error.domainError.detail(.check) == .string("signCount"))
         }
         #expect(assertionCheck(try signed(synced: true)) == nil)
         var syncedThenCounting = try signed(synced: true)

@@ -1,5 +1,6 @@
 import Crypto
 import LatchkeyContract
+import LatchkeyPlatformAuthenticator
 import Testing
 import _CryptoExtras
 

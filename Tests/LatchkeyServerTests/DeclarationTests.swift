@@ -4,6 +4,7 @@ import LatchkeyJSON
 import LatchkeyRPC
 import Testing
 
+@testable import LatchkeyPhoneMethods
 @testable import LatchkeyServer
 
 /// A method is one declaration: its params decode from it with exact paths, its result and its
@@ -12,7 +13,7 @@ import Testing
     private func decode<M: RPCMethod>(_ method: M.Type, _ params: JSON) -> (M.Params?, [ParamProblem]) {
         var problems: [ParamProblem] = []
         guard case .object(let object) = params else { return (nil, [ParamProblem("", "not an object")]) }
-        return (M.Params.read(object, at: "", into: &problems), problems)
+        return (M.Params.decode(object, at: "", into: &problems), problems)
     }
 
     @Test("every problem is reported with its path, nested ones dotted, array items indexed")
@@ -41,7 +42,7 @@ import Testing
         #expect(problems.isEmpty)
         #expect(params?.finish.tokenPurpose == TokenPurpose.none)
         #expect(params?.finish.authParameter.parameter.pin == nil)
-        #expect(params?.finish.authParameter.tokenPurpose == nil)
+        #expect(params?.finish.authParameter.tokenPurpose == TokenPurpose.none)
         #expect(params?.activationName == nil)
         let (onboarding, _) = decode(OnboardingCancel.self, ["deviceId": "d"])
         #expect(onboarding?.forceCancel == true)
@@ -105,11 +106,11 @@ import Testing
 
     @Test("every method is declared once, with a summary, and every reason has one code")
     func registry() {
-        let names = MethodRegistry.entries.map(\.name)
+        let names = everyMethod.entries.map(\.name)
         #expect(Set(names).count == names.count)
-        for entry in MethodRegistry.entries {
+        for entry in everyMethod.entries {
             #expect(!entry.summary.isEmpty, "\(entry.name) has no summary")
-            #expect(MethodRegistry.entry(named: entry.name)?.name == entry.name)
+            #expect(everyMethod.entry(named: entry.name)?.name == entry.name)
         }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// The MCP method table over the server: negotiation, tool results and errors, log messages.
 @Suite struct MCPSessionTests {
     private func session() -> MCPSession {
-        MCPSession(server: LatchkeyServer(environment: memoryEnvironment(), options: ServerOptions(version: "test")))
+        MCPSession(server: LatchkeyServer(environment: memoryEnvironment(), options: testOptions()))
     }
 
     private func call(_ session: MCPSession, _ method: String, _ params: JSON?, emitted: inout [JSON]) -> Result<JSON, RPCError> {

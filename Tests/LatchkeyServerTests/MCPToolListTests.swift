@@ -8,11 +8,11 @@ import Testing
 /// The MCP tool list is the method registry: a tool for every method but `rpc.discover`, with
 /// self-contained schemas the official SDKs accept, and the committed copy never drifts.
 @Suite struct MCPToolListTests {
-    private var tools: [JSON] { MCPToolList.document["tools"]?.arrayValue ?? [] }
+    private var tools: [JSON] { MCPToolList(everyMethod).document["tools"]?.arrayValue ?? [] }
 
     @Test func everyMethodButDiscoverIsATool() {
         let names = tools.compactMap { $0["name"]?.stringValue }
-        let expected = MethodRegistry.entries.map(\.name).filter { $0 != "rpc.discover" }
+        let expected = everyMethod.entries.map(\.name).filter { $0 != "rpc.discover" }
             .map { $0.replacingOccurrences(of: "/", with: "_") }
         #expect(names == expected, "a method has no tool, or a tool no method")
         #expect(Set(names).count == names.count, "two methods map to one tool name")
@@ -22,15 +22,15 @@ import Testing
         for name in names {
             #expect((1...64).contains(name.count) && name.allSatisfy(allowed.contains), "tool name \(name) is not portable")
         }
-        for method in MethodRegistry.entries where method.name != "rpc.discover" {
-            #expect(MCPToolList.method(forTool: MCPToolList.toolName(method.name))?.name == method.name)
+        for method in everyMethod.entries where method.name != "rpc.discover" {
+            #expect(MCPToolList(everyMethod).method(forTool: MCPToolList.toolName(method.name))?.name == method.name)
         }
-        #expect(MCPToolList.method(forTool: "rpc.discover") == nil)
+        #expect(MCPToolList(everyMethod).method(forTool: "rpc.discover") == nil)
     }
 
     /// A tool's description is what an agent reads to pick it: more than the one-line summary.
     @Test func everyMethodHasARealDescription() {
-        let missing = MethodRegistry.entries.filter { $0.description.isEmpty || $0.description == $0.summary }.map(\.name)
+        let missing = everyMethod.entries.filter { $0.description.isEmpty || $0.description == $0.summary }.map(\.name)
         #expect(missing.isEmpty, "add a description: to these declarations: \(missing.joined(separator: ", "))")
     }
 
@@ -55,7 +55,7 @@ import Testing
     /// schema/mcp-tools.json is the committed copy of what the code generates: it must not drift.
     @Test func committedToolListMatchesTheCode() throws {
         let committed = try Data(contentsOf: SchemaTests.root.appendingPathComponent("schema/mcp-tools.json"))
-        let matches = try JSONParser.parse(Array(committed)) == MCPToolList.document
+        let matches = try JSONParser.parse(Array(committed)) == MCPToolList(everyMethod).document
         #expect(matches, "schema/mcp-tools.json drifted from the registry: run `make regen` and review the diff")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
+import LatchkeyPhoneMethods
 import LatchkeyRPC
 import LatchkeyStore
 import Synchronization
@@ -14,9 +15,17 @@ func memoryEnvironment(seed: UInt64 = 1, start: UnixTime = 1_767_225_600) -> Env
     Environment(clock: ManualClock(start: start), random: SeededRandomSource(seed: seed), openStore: { try SQLiteStore.inMemory() })
 }
 
+/// Every method of the executable: the server's and the simulated phone's.
+let everyMethod = MethodTable(ServerMethods.entries, adding: PhoneMethods.groups)
+
+/// The options of a test server: the whole table, the simulated phone making a reset's passkey.
+func testOptions(noAdmin: Bool = false) -> ServerOptions {
+    ServerOptions(version: "test", noAdmin: noAdmin, methods: everyMethod, passkeyAuthenticator: PhoneMethods.passkeyAuthenticator)
+}
+
 /// Runs `input` through a fresh seeded server and returns everything it wrote.
 func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
-    let server = LatchkeyServer(environment: memoryEnvironment(seed: seed), options: ServerOptions(version: "test"))
+    let server = LatchkeyServer(environment: memoryEnvironment(seed: seed), options: testOptions())
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
     let writer = FrameWriter(fd: fds[1])
@@ -71,7 +80,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
     }
 
     @Test func noAdminClosesOperatorMethods() throws {
-        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test", noAdmin: true))
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: testOptions(noAdmin: true))
         for method in ["admin/createUser", "clock/advance", "delivery/list", "audit/list"] {
             let result = server.handle(RPCRequest(id: .int(1), method: method, params: nil)) { _ in }
             guard case .failure(let error) = result else {
@@ -111,7 +120,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
                 opens.withLock { $0 += 1 }
                 throw StoreUnavailable(retryAfterSeconds: 2, reason: "test")
             })
-        let server = LatchkeyServer(environment: environment, options: ServerOptions(version: "test"))
+        let server = LatchkeyServer(environment: environment, options: testOptions())
         let ping = server.handle(RPCRequest(id: .int(1), method: "ping", params: ["echo": 1])) { _ in }
         #expect((try? ping.get()) == ["echo": 1])
         #expect(opens.withLock { $0 } == 0)
@@ -128,7 +137,7 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
 
     @Test("calls to several methods in any order each reach their own (the last method looked up is kept)")
     func methodLookupAcrossCalls() throws {
-        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test"))
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: testOptions())
         let calls: [(String, JSON?)] = [("ping", ["echo": 1]), ("ping", ["echo": 2]), ("clock/now", nil), ("nope", nil), ("ping", nil)]
         let results = calls.map { method, params in server.handle(RPCRequest(id: .int(1), method: method, params: params)) { _ in } }
         #expect((try? results[0].get()) == ["echo": 1])
@@ -136,6 +145,41 @@ func transcript(_ input: String, seed: UInt64 = 1) throws -> String {
         #expect((try? results[2].get())?["now"] != nil)
         #expect(results[3].map { _ in "" }.mapError { ReasonOnly($0.reason) } == .failure(ReasonOnly("methodNotFound")))
         #expect((try? results[4].get()) == ["echo": nil])
+    }
+
+    @Test("a server without the simulated phone: its methods are not there, and a reset's passkey from a phone is invalidParams")
+    func serverWithoutThePhone() {
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test"))
+        let create = server.handle(RPCRequest(id: .int(1), method: "device/create", params: nil)) { _ in }
+        #expect(create.map { _ in "" }.mapError { ReasonOnly($0.reason) } == .failure(ReasonOnly("methodNotFound")))
+        let params: JSON = ["email": "a@example.com", "verificationCode": "123456", "passkey": ["deviceId": "phone"]]
+        guard case .failure(let error) = server.handle(RPCRequest(id: .int(2), method: "reset/resetPasskeys", params: params), emit: { _ in })
+        else {
+            Issue.record("reset/resetPasskeys made a passkey without a phone")
+            return
+        }
+        #expect(error.reason == "invalidParams")
+        #expect(error.data["errors"]?.arrayValue?.first?["path"] == "passkey.deviceId")
+    }
+
+    @Test("an attachment is made on the system the first time its type is asked for, then kept for the process")
+    func attachmentsByType() throws {
+        final class Kept: Sendable {}
+        final class Other: Sendable {}
+        let server = LatchkeyServer(environment: memoryEnvironment(start: 0), options: ServerOptions(version: "test"))
+        var made = 0
+        let first = try server.attachment { _ in
+            made += 1
+            return Kept()
+        }
+        let again = try server.attachment { _ in
+            made += 1
+            return Kept()
+        }
+        #expect(first === again)
+        #expect(made == 1)
+        _ = try server.attachment { _ in Other() }
+        #expect(try server.attachment { _ in Kept() } === first, "another type has its own slot")
     }
 
     @Test("the event queue says whether anything was appended since it was last emptied")

@@ -4,6 +4,8 @@ what never was. The real binary and Chromium take over in test_browser.py."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import http.client
 import json
 import os
@@ -20,6 +22,14 @@ FAKE = textwrap.dedent('''
     import json, os, sys
     log = open(os.environ["FAKE_LOG"], "a")
     count = 0
+    def operation(operation_id, user):
+        return {"operationId": operation_id, "userId": user, "applicationId": "default", "registrationId": None,
+                "template": "t", "data": "A1*A1.00EUR", "title": "Pay", "message": "Now", "attributes": [],
+                "status": "pending", "failureCount": 0, "maxFailureCount": 5, "createdAt": "c", "expiresAt": "e",
+                "decidedAt": None, "approvedWith": None, "rejectReason": None, "externalId": None}
+    OPERATIONS = {"op-ann": operation("op-ann", "usr_1"), "op-bob": operation("op-bob", "usr_2")}
+    OPERATION_METHODS = ("admin/getOperation", "admin/cancelOperation", "admin/operationQrCode",
+                         "admin/verifyOfflineOperation", "operation/passkeyOptions")
     def answer(method, p):
         global count
         count += 1
@@ -34,6 +44,22 @@ FAKE = textwrap.dedent('''
             return {"sessionId": f"S{count}-secret-session", "uid": "usr_1"}
         if "sessionId" in p and not str(p["sessionId"]).startswith("S"):
             raise LookupError(1701, "userSessionInvalid")
+        if method in OPERATION_METHODS:
+            if p.get("operationId") not in OPERATIONS:
+                raise LookupError(1104, "notFound")
+            operation = dict(OPERATIONS[p["operationId"]])
+            if method == "admin/operationQrCode":
+                return {"qrPayload": "LATCHKEY-QR-V1\\n" + p["operationId"] + "\\nT\\nM\\nA1\\n\\nnonce\\nsig"}
+            if method == "operation/passkeyOptions":
+                return {"ceremonyId": f"O{count}", "publicKey": {"challenge": "c"}}
+            operation["status"] = {"admin/cancelOperation": "canceled"}.get(method, operation["status"])
+            return operation
+        if method == "operation/passkeyApprove":
+            return {**OPERATIONS["op-ann"], "status": "approved", "approvedWith": "passkey"}
+        if method == "admin/createOperation":
+            return {**OPERATIONS["op-ann"], "operationId": "op-new", "userId": p["userId"]}
+        if method == "admin/configureOperationTemplate":
+            return p
         table = {"user/get": {"uid": "usr_1", "email": "ann@example.com", "phoneNumber": None, "accountRecovery": None},
                  "user/logout": {}, "user/passkeys": {"passkeys": []},
                  "passkey/creationOptions": {"ceremonyId": f"C{count}", "publicKey": {}},
@@ -210,5 +236,96 @@ def test_secure_cookie_behind_https(tmp_path):
         assert status == 200 and "; Secure" in cookie and "; HttpOnly" in cookie
         configure = [p for m, p in running.calls() if m == "admin/configureApplication"][-1]
         assert configure["passkeyRpId"] == "app.localhost" and configure["passkeyOrigins"] == ["https://app.localhost"]
+    finally:
+        running.stop()
+
+
+# -- the payment pages' routes -------------------------------------------------------------------
+
+def operation_hash(operation_id, title, message, data):
+    digest = hashlib.sha256()
+    for part in (operation_id, title, message, data):
+        digest.update(len(part.encode()).to_bytes(4, "big") + part.encode())
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+
+
+ROUTES = ("operation/show", "operation/passkeyOptions", "operation/reject", "operation/qr", "operation/verifyOffline")
+
+
+def test_operation_routes_serve_only_the_users_own_operations(site):
+    ann = sign_in(site)
+    before = len(site.calls())
+    for route in ROUTES:
+        assert site.post(route, {"operationId": "op-ann"})[0] == 401, route  # not signed in
+        assert site.post(route, {"operationId": "op-ann"}, cookie=ann, Origin="http://evil.example")[0] == 403
+        assert site.post(route, {"operationId": "op-ann"}, cookie=ann, Content_Type="text/plain")[0] == 415
+        for member in ("sessionId", "userId", "registrationId"):
+            assert site.post(route, {"operationId": "op-ann", member: "x"}, cookie=ann)[0] == 400, (route, member)
+    assert len(site.calls()) == before  # nothing reached Latchkey
+    for route in ROUTES:
+        for other in ("op-bob", "op-unknown", ["op-ann"], None):
+            status, _, body = site.post(route, {"operationId": other, **({"code": "1" * 8 + "-" + "1" * 8}
+                                                                          if route == "operation/verifyOffline" else {})},
+                                        cookie=ann)
+            assert (status, body["error"]["reason"]) == (404, "notFound"), (route, other)
+    # Another user's operation is read, and nothing is done with it.
+    assert {method for method, _ in site.calls()[before:]} == {"user/get", "admin/getOperation"}
+    status, _, shown = site.post("operation/show", {"operationId": "op-ann"}, cookie=ann)
+    assert status == 200 and shown["data"] == "A1*A1.00EUR" and shown["status"] == "pending"
+    assert not {"userId", "attributes", "registrationId", "externalId", "applicationId"} & set(shown)
+    assert site.post("operation/demoPayment", cookie=ann)[0] == 404  # only with --demo-payment
+
+
+def test_what_the_operation_routes_call(site):
+    ann = sign_in(site)
+    status, _, body = site.post("operation/reject", {"operationId": "op-ann"}, cookie=ann)
+    assert status == 200 and body["status"] == "canceled"
+    assert site.calls()[-1] == ["admin/cancelOperation", {"operationId": "op-ann"}]
+    code = "12345678-87654321"
+    assert site.post("operation/verifyOffline", {"operationId": "op-ann", "code": code}, cookie=ann)[0] == 200
+    assert site.calls()[-1] == ["admin/verifyOfflineOperation", {"operationId": "op-ann", "code": code}]
+    status, _, body = site.post("operation/qr", {"operationId": "op-ann"}, cookie=ann)
+    assert site.calls()[-1] == ["admin/operationQrCode", {"operationId": "op-ann"}]
+    if status == 503:  # this Python has no segno
+        assert body["error"]["reason"] == "unavailable"
+    else:
+        assert status == 200 and body["image"].startswith("data:image/png;base64,")
+        assert base64.b64decode(body["image"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_passkey_approval_is_finished_by_its_session_for_what_its_page_showed(site):
+    ann, other = sign_in(site), sign_in(site)
+    status, _, options = site.post("operation/passkeyOptions", {"operationId": "op-ann"}, cookie=ann)
+    assert status == 200
+    session = ann.split("=", 1)[1]
+    assert site.calls()[-1] == ["operation/passkeyOptions", {"sessionId": session, "operationId": "op-ann"}]
+    ceremony = options["ceremonyId"]
+    right = operation_hash("op-ann", "Pay", "Now", "A1*A1.00EUR")
+    wrong = operation_hash("op-ann", "Pay", "Now", "A1*A100.00EUR")
+    approve = {"ceremonyId": ceremony, "credential": {"id": "k"}, "shownHash": right}
+    status, _, body = site.post("operation/passkeyApprove", approve, cookie=other)
+    assert (status, body["error"]["reason"]) == (400, "noSessionInProgress")
+    status, _, body = site.post("operation/passkeyApprove", {**approve, "shownHash": wrong}, cookie=ann)
+    assert (status, body["error"]["reason"]) == (409, "operationDataMismatch")
+    assert [c for c in site.calls() if c[0] == "operation/passkeyApprove"] == []
+    # The refusal used the ceremony up here: the page asks again.
+    assert site.post("operation/passkeyApprove", approve, cookie=ann)[0] == 400
+    ceremony = site.post("operation/passkeyOptions", {"operationId": "op-ann"}, cookie=ann)[2]["ceremonyId"]
+    status, _, body = site.post("operation/passkeyApprove", {**approve, "ceremonyId": ceremony}, cookie=ann)
+    assert status == 200 and body["approvedWith"] == "passkey" and "userId" not in body
+    assert site.calls()[-1] == ["operation/passkeyApprove", {"ceremonyId": ceremony, "credential": {"id": "k"}}]
+
+
+def test_demo_payment(tmp_path):
+    running = Site(tmp_path, "--in-memory", "--demo-user", "ann@example.com", "--demo-payment")
+    try:
+        template = [p for m, p in running.calls() if m == "admin/configureOperationTemplate"][-1]
+        assert "passkey" in template["allowedMethods"] and "offline" in template["allowedMethods"]
+        assert running.post("operation/demoPayment")[0] == 401
+        status, _, body = running.post("operation/demoPayment", cookie=sign_in(running))
+        assert status == 200 and body["operationId"] == "op-new"
+        method, params = running.calls()[-1]
+        assert method == "admin/createOperation" and params["userId"] == "usr_1"
+        assert params["template"] == template["name"]
     finally:
         running.stop()

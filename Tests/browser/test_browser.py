@@ -3,7 +3,7 @@ driven by Selenium, with Chromium's virtual authenticator (CTAP2, internal trans
 keys, user verification), against the web example (clients/web/server.py) and a real latchkey
 ($LATCHKEY_BIN).
 
-    LATCHKEY_BIN=.build/debug/latchkey .build/venv-web/bin/python -m pytest -q Tests/browser
+    LATCHKEY_BIN=.build/debug/latchkey .build/venv/bin/python -m pytest -q Tests/browser
 
 The test plays the user and the user's mailbox: the back end runs with `--mailbox-dir`, a
 test-only flag that makes Latchkey's `--deliver-command` (the hook a deployment uses for real
@@ -12,243 +12,21 @@ delivery/* is ever reachable from the browser).
 
 A screenshot of the page after each step goes to bench/out/browser/ (git-ignored). Loopback
 only: Chromium gets a dead proxy for everything that is not loopback. A binary without the
-passkey methods fails the passkey tests."""
+passkey methods fails the passkey tests. The fixtures are in conftest.py, the back end's process
+and the user's hands in browser_support.py; the payment pages' tests in test_operations.py."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
-import shutil
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("selenium", reason="needs Selenium (pip install selenium; the web test venv has it)")
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.virtual_authenticator import (Protocol, Transport,  # noqa: E402
-                                                             VirtualAuthenticatorOptions)
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-SERVER = REPO / "clients" / "web" / "server.py"
-OUT = REPO / "bench" / "out" / "browser"
-EMAIL = "ann@example.com"
-sys.path.insert(0, str(REPO / "clients" / "python"))
-from latchkey import Latchkey  # noqa: E402
-
-
-# -- fixtures ----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def binary():
-    path = os.environ.get("LATCHKEY_BIN")
-    if not path or not os.access(path, os.X_OK):
-        pytest.skip("LATCHKEY_BIN is not set to an executable latchkey (make build; then LATCHKEY_BIN=.build/debug/latchkey)")
-    return os.path.abspath(path)
-
-
-@pytest.fixture(scope="session")
-def has_passkeys(binary):
-    """True when the binary has the passkey methods."""
-    with Latchkey.spawn(binary, ["--in-memory"]) as lk:
-        return any(m["name"] == "passkey/creationOptions" for m in lk.call("rpc.discover")["methods"])
-
-
-@pytest.fixture(scope="session")
-def backend_binary(binary, tmp_path_factory):
-    """The latchkey the back end spawns."""
-    return binary
-
-
-@pytest.fixture
-def passkeys(has_passkeys):
-    """Listed first, so a test that needs the passkey methods skips before Chromium starts."""
-    assert has_passkeys, "this latchkey has no passkey methods (rpc.discover lists no passkey/creationOptions)"
-
-
-class Backend:
-    """clients/web/server.py on a free loopback port with a throwaway store; stopped afterwards."""
-
-    def __init__(self, binary, *extra):
-        self.mailbox = tempfile.mkdtemp(prefix="latchkey-mailbox-")
-        self.stderr = []
-        env = {**os.environ, "LATCHKEY_BIN": binary}
-        self.process = subprocess.Popen(
-            [sys.executable, str(SERVER), "--in-memory", "--port", "0", "--demo-user", EMAIL,
-             "--mailbox-dir", self.mailbox, *extra],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        threading.Thread(target=self._drain, daemon=True).start()
-        line = self.process.stdout.readline()  # "serving http://localhost:PORT/"
-        if not line.startswith("serving "):
-            self.stop()
-            raise RuntimeError("the back end did not start:\n" + "".join(self.stderr))
-        self.url = line.split()[1]
-        self.origin = self.url.rstrip("/")
-        deadline = time.monotonic() + 10
-        while not self.password and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    def _drain(self):
-        for line in self.process.stderr:
-            self.stderr.append(line)
-
-    @property
-    def password(self):
-        for line in self.stderr:
-            match = re.search(r"demo user \S+ password (\S+) \(a demo only\)", line)
-            if match:
-                return match.group(1)
-        return None
-
-    def code(self, timeout=10.0):
-        """The newest account-recovery code in the mailbox (delivery runs off the request path)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for path in sorted(Path(self.mailbox).glob("msg-*.json"), reverse=True):
-                message = json.loads(path.read_text())
-                if message["to"] == EMAIL and message["purpose"] == "accountRecovery":
-                    return message["code"]
-            time.sleep(0.1)
-        raise AssertionError("no account-recovery message arrived")
-
-    def post(self, method, body, headers):
-        request = urllib.request.Request(f"{self.origin}/api/{method}", data=json.dumps(body).encode(),
-                                         headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status
-        except urllib.error.HTTPError as error:
-            return error.code
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.mailbox, ignore_errors=True)
-
-
-@pytest.fixture
-def backend_factory(backend_binary):
-    started = []
-
-    def start(*extra):
-        started.append(Backend(backend_binary, *extra))
-        return started[-1]
-    yield start
-    for backend in started:
-        backend.stop()
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    browser = shutil.which("chromium")
-    driver = shutil.which("chromedriver")
-    if not (browser and driver):
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)")
-    return browser, driver
-
-
-@pytest.fixture
-def driver(chromium):
-    browser, chromedriver = chromium
-    profile = tempfile.mkdtemp(prefix="latchkey-chromium-")
-    options = Options()
-    options.binary_location = browser
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1000",
-                 f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
-                 # Loopback only: everything else goes to a dead proxy (loopback bypasses it).
-                 "--proxy-server=http://127.0.0.1:9"):
-        options.add_argument(flag)
-    chrome = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
-    try:
-        yield chrome
-    finally:
-        chrome.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-# -- the user's hands and eyes -----------------------------------------------------------------
-
-class Page:
-    def __init__(self, driver, backend, prefix):
-        self.driver, self.backend, self.prefix, self.step = driver, backend, prefix, 0
-        OUT.mkdir(parents=True, exist_ok=True)
-        for old in OUT.glob(f"{prefix}-*.png"):
-            old.unlink()
-
-    def open(self):
-        self.driver.get(self.backend.url)
-        return self.wait_status()
-
-    def shot(self, name):
-        self.step += 1
-        self.driver.save_screenshot(str(OUT / f"{self.prefix}-{self.step:02d}-{name}.png"))
-
-    def fill(self, element_id, text):
-        field = self.driver.find_element(By.ID, element_id)
-        field.clear()
-        field.send_keys(text)
-
-    def wait_status(self, timeout=30):
-        WebDriverWait(self.driver, timeout).until(
-            lambda d: d.find_element(By.ID, "status").text not in ("", "…", "Loading…"))
-        status = self.driver.find_element(By.ID, "status")
-        return status.get_attribute("data-state"), status.text
-
-    def click(self, element_id, shot):
-        """Clicks, waits for the page to report, screenshots; returns (state, status text)."""
-        self.driver.execute_script("document.getElementById('status').textContent = '…'")
-        self.driver.find_element(By.ID, element_id).click()
-        result = self.wait_status()
-        self.shot(shot)
-        return result
-
-    def visible(self, section):
-        return self.driver.find_element(By.ID, section).is_displayed()
-
-    def passkeys(self):
-        # One script, so a list re-rendered meanwhile cannot leave a stale element behind.
-        return self.driver.execute_script(
-            "return [...document.querySelectorAll('#passkeys li[data-id]')].map((li) => li.dataset.id)")
-
-
-def authenticator(driver, user_verification=True):
-    """A platform authenticator as a phone or laptop has: CTAP2, internal, resident keys."""
-    driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
-        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True,
-        has_user_verification=user_verification, is_user_consenting=True,
-        is_user_verified=user_verification))
-
-
-def unpadded(credential_id):
-    """Selenium gives credential ids padded; WebAuthn's JSON and Latchkey write them unpadded."""
-    return credential_id.rstrip("=")
-
-
-def password_sign_in(page):
-    page.fill("email", EMAIL)
-    page.fill("password", page.backend.password)
-    assert page.click("signin", "password-signed-in") == ("ok", "Signed in with a password")
-    assert page.visible("signed-in")
-    assert page.driver.find_element(By.ID, "whoami").text == EMAIL
+from browser_support import EMAIL, Page, authenticator, password_sign_in, unpadded  # noqa: E402
 
 
 # -- the tests ---------------------------------------------------------------------------------

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Seeds a fuzz corpus from the golden transcripts.
 
-usage: seed_corpus.py DIR [all|lines|cbor|cose|authData|registration|assertion]
+usage: seed_corpus.py DIR [all|lines|cbor|cose|authData|registration|assertion|operationData|qrPayload]
   all   - each transcript whole, and each of its lines (the default)
   lines - each line alone (short inputs: many more executions per second)
   the WebAuthn targets (LATCHKEY_FUZZ_TARGET) - the passkey credentials the transcripts carry,
           decoded from base64url: attestation objects (cbor, registration), their COSE keys (cose),
           authenticator data (authData), and authenticator data with its signature (assertion)
+  the operation targets - every operation-data string (operationData) and every offline QR
+          payload (qrPayload) the transcripts' results carry
 """
 import base64, glob, hashlib, json, os, sys
 
 WEBAUTHN = ("cbor", "cose", "authData", "registration", "assertion")
+OPERATIONS = {"operationData": "data", "qrPayload": "qrPayload"}
 
 
 def unb64(text):
@@ -54,10 +57,34 @@ def webauthn_seeds(kind, root):
                 except (KeyError, ValueError, TypeError):
                     continue
 
+def operation_seeds(kind, root):
+    """Every string member named as the target's field in the transcripts' messages."""
+    field = OPERATIONS[kind]
+
+    def strings(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == field and isinstance(item, str):
+                    yield item.encode()
+                else:
+                    yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+
+    for path in sorted(glob.glob(os.path.join(root, "**", "*.jsonl"), recursive=True)):
+        for line in open(path, "rb").read().split(b"\n"):
+            try:
+                yield from strings(json.loads(line))
+            except (ValueError, RecursionError):
+                continue
+
+
 out = sys.argv[1]
 kind = sys.argv[2] if len(sys.argv) > 2 else "all"
-if kind not in ("all", "lines") + WEBAUTHN:
-    sys.exit(f"seed_corpus.py: unknown seed kind {kind!r} (all, lines, or a WebAuthn target: {', '.join(WEBAUTHN)})")
+if kind not in ("all", "lines") + WEBAUTHN + tuple(OPERATIONS):
+    targets = ", ".join(WEBAUTHN + tuple(OPERATIONS))
+    sys.exit(f"seed_corpus.py: unknown seed kind {kind!r} (all, lines, or a parser's target: {targets})")
 limit = 512 if kind == "lines" else 8192
 os.makedirs(out, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
@@ -69,7 +96,13 @@ def pieces_of_transcripts():
         yield from data.split(b"\n") + ([data] if kind == "all" else [])
 
 
-pieces = webauthn_seeds(kind, os.path.join(here, "..", "golden")) if kind in WEBAUTHN else pieces_of_transcripts()
+golden = os.path.join(here, "..", "golden")
+if kind in WEBAUTHN:
+    pieces = webauthn_seeds(kind, golden)
+elif kind in OPERATIONS:
+    pieces = operation_seeds(kind, golden)
+else:
+    pieces = pieces_of_transcripts()
 for piece in pieces:
     if True:
         if not piece.strip() or len(piece) > limit:

@@ -131,7 +131,7 @@ export interface Application {
 
 export interface AuditEvent {
   at: string;
-  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected" | "operationTemplateConfigured" | "operationCreated" | "operationApproved" | "operationRejected" | "operationFailed" | "operationExpired" | "operationCanceled" | "operationApprovalFailed" | "callbackConfigured" | "callbackRemoved" | "callbackFailed";
+  type: "userCreated" | "applicationConfigured" | "serverConfigured" | "activationCodeCreated" | "activationCodeRejected" | "activationStarted" | "activationCompleted" | "authenticationSucceeded" | "authenticationFailed" | "registrationLocked" | "registrationUnlocked" | "registrationLockedByAdmin" | "registrationRemoved" | "registrationDeactivated" | "authMethodAdded" | "authMethodUpdated" | "authMethodDeactivated" | "pushedAuthenticationCreated" | "pushedAuthenticationApproved" | "pushedAuthenticationRejected" | "tokenIssued" | "tokenUsed" | "tokenRejected" | "recoveryCodeSet" | "recoveryDeleted" | "recoveryCompleted" | "recoveryCodeRejected" | "recoveryLocked" | "loginSucceeded" | "loginFailed" | "logout" | "accountRecoveryStarted" | "accountRecoveryCancelled" | "accountRecoveryInsecure" | "accountRecoveryExpired" | "passwordChanged" | "passkeysReset" | "passkeyCreated" | "passkeyRemoved" | "passkeyLogin" | "passkeyRejected" | "passkeyCloneSuspected" | "onboardingStarted" | "onboardingOtpSent" | "onboardingOtpWithheld" | "onboardingOtpRejected" | "onboardingFailed" | "onboardingCancelled" | "onboardingActivated" | "verificationCompleted" | "resetRequested" | "resetCodeRejected" | "resetCompleted" | "deliveryFailed" | "proofRejected" | "operationTemplateConfigured" | "operationCreated" | "operationApproved" | "operationRejected" | "operationFailed" | "operationExpired" | "operationCanceled" | "operationApprovalFailed" | "callbackConfigured" | "callbackRemoved" | "callbackFailed";
   userId?: string;
   registrationId?: string;
   deviceId?: string;
@@ -275,6 +275,18 @@ export interface OperationAttribute {
   value?: string;
   /** type note */
   note?: string;
+}
+
+export interface OperationTemplate {
+  name: string;
+  applicationId: string;
+  title: string;
+  message: string;
+  data: string;
+  attributes: OperationAttribute[];
+  maxFailureCount: number;
+  ttlSeconds: number;
+  allowedMethods: Array<"pin" | "touchId" | "faceId" | "passkey" | "offline">;
 }
 
 export interface Passkey {
@@ -461,6 +473,13 @@ export interface ActivationStartParams {
 /** Result of `activation/start`. */
 export type ActivationStartResult = ActivationOffer;
 
+/** Params of `admin/cancelOperation`. */
+export interface AdminCancelOperationParams {
+  operationId: string;
+}
+/** Result of `admin/cancelOperation`. */
+export type AdminCancelOperationResult = Operation;
+
 /** Params of `admin/completeVerification`. */
 export interface AdminCompleteVerificationParams {
   userId?: string;
@@ -524,6 +543,26 @@ export type AdminConfigureCallbackResult = {
   secret: string | null;
 };
 
+/** Params of `admin/configureOperationTemplate`. */
+export interface AdminConfigureOperationTemplateParams {
+  name: string;
+  /** with ${param} placeholders */
+  title: string;
+  /** with ${param} placeholders */
+  message: string;
+  /** operation data (version A) with ${param} placeholders */
+  data: string;
+  /** what the phone lists; each renders part of data */
+  attributes?: OperationAttribute[];
+  maxFailureCount?: number;
+  ttlSeconds?: number;
+  allowedMethods?: Array<"pin" | "touchId" | "faceId" | "passkey" | "offline">;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `admin/configureOperationTemplate`. */
+export type AdminConfigureOperationTemplateResult = OperationTemplate;
+
 /** Params of `admin/configureServer`. */
 export interface AdminConfigureServerParams {
   gracePeriodSeconds?: number;
@@ -544,6 +583,25 @@ export type AdminCreateActivationCodeResult = {
   activationCode: string;
   expiresAt: string;
 };
+
+/** Params of `admin/createOperation`. */
+export interface AdminCreateOperationParams {
+  userId: string;
+  template: string;
+  parameters?: {
+    [key: string]: unknown;
+  };
+  /** binds the operation to this phone */
+  registrationId?: string;
+  /** the back end's own reference (not unique) */
+  externalId?: string;
+  /** default: the template's */
+  ttlSeconds?: number;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `admin/createOperation`. */
+export type AdminCreateOperationResult = Operation;
 
 /** Params of `admin/createUser`. */
 export interface AdminCreateUserParams {
@@ -591,6 +649,13 @@ export type AdminGetAuthenticationResult = {
   decidedAt: string | null;
 };
 
+/** Params of `admin/getOperation`. */
+export interface AdminGetOperationParams {
+  operationId: string;
+}
+/** Result of `admin/getOperation`. */
+export type AdminGetOperationResult = Operation;
+
 /** Params of `admin/getRegistration`. */
 export interface AdminGetRegistrationParams {
   registrationId: string;
@@ -619,6 +684,17 @@ export type AdminListCallbacksResult = {
   callbacks: Callback[];
 };
 
+/** Params of `admin/listOperations`. */
+export interface AdminListOperationsParams {
+  userId: string;
+  status?: "pending" | "approved" | "rejected" | "failed" | "expired" | "canceled";
+  limit?: number;
+}
+/** Result of `admin/listOperations`. */
+export type AdminListOperationsResult = {
+  operations: Operation[];
+};
+
 /** Params of `admin/listRegistrations`. */
 export interface AdminListRegistrationsParams {
   userId: string;
@@ -634,6 +710,17 @@ export interface AdminLockRegistrationParams {
 }
 /** Result of `admin/lockRegistration`. */
 export type AdminLockRegistrationResult = Registration;
+
+/** Params of `admin/operationQrCode`. */
+export interface AdminOperationQrCodeParams {
+  operationId: string;
+  registrationId?: string;
+}
+/** Result of `admin/operationQrCode`. */
+export type AdminOperationQrCodeResult = {
+  /** the QR code's text: eight lines joined by \n */
+  qrPayload: string;
+};
 
 /** Params of `admin/pushAuthentication`. */
 export interface AdminPushAuthenticationParams {
@@ -678,6 +765,17 @@ export interface AdminUnlockRegistrationParams {
 }
 /** Result of `admin/unlockRegistration`. */
 export type AdminUnlockRegistrationResult = Registration;
+
+/** Params of `admin/verifyOfflineOperation`. */
+export interface AdminVerifyOfflineOperationParams {
+  operationId: string;
+  /** 8 digits, -, 8 digits */
+  code: string;
+  /** default: that of the newest QR payload made for the operation */
+  registrationId?: string;
+}
+/** Result of `admin/verifyOfflineOperation`. */
+export type AdminVerifyOfflineOperationResult = Operation;
 
 /** Params of `audit/list`. */
 export interface AuditListParams {
@@ -1035,6 +1133,81 @@ export type OnboardingStatusResult = {
   status: "activationInProgress" | "verificationInProgress" | "failed" | "finished";
 };
 
+/** Params of `operation/approve`. */
+export interface OperationApproveParams {
+  /** the simulated device */
+  deviceId: string;
+  operationId: string;
+  authParameter: AuthParameter;
+  /** what the phone was shown (default: the operation's data) */
+  data?: string;
+}
+/** Result of `operation/approve`. */
+export type OperationApproveResult = Operation;
+
+/** Params of `operation/list`. */
+export interface OperationListParams {
+  /** the simulated device */
+  deviceId: string;
+}
+/** Result of `operation/list`. */
+export type OperationListResult = {
+  operations: Operation[];
+};
+
+/** Params of `operation/offlineApprove`. */
+export interface OperationOfflineApproveParams {
+  /** the simulated device */
+  deviceId: string;
+  /** the QR code's text, as admin/operationQrCode made it */
+  qrPayload: string;
+  authParameter: AuthParameter;
+}
+/** Result of `operation/offlineApprove`. */
+export type OperationOfflineApproveResult = {
+  /** 8 digits, -, 8 digits: what the user types back */
+  code: string;
+  operationId: string;
+  title: string;
+  message: string;
+  data: string;
+};
+
+/** Params of `operation/passkeyApprove`. */
+export interface OperationPasskeyApproveParams {
+  ceremonyId: string;
+  /** AuthenticationResponseJSON */
+  credential: AuthenticationResponseJSON;
+}
+/** Result of `operation/passkeyApprove`. */
+export type OperationPasskeyApproveResult = Operation;
+
+/** Params of `operation/passkeyOptions`. */
+export interface OperationPasskeyOptionsParams {
+  sessionId: string;
+  operationId: string;
+  /** defaults to `default` */
+  applicationId?: string;
+}
+/** Result of `operation/passkeyOptions`. */
+export type OperationPasskeyOptionsResult = {
+  /** names the ceremony in passkey/login */
+  ceremonyId: string;
+  publicKey: PublicKeyCredentialRequestOptionsJSON;
+};
+
+/** Params of `operation/reject`. */
+export interface OperationRejectParams {
+  /** the simulated device */
+  deviceId: string;
+  operationId: string;
+  reason: "unknown" | "incorrectData" | "unexpectedOperation";
+  /** what the phone was shown (default: the operation's data) */
+  data?: string;
+}
+/** Result of `operation/reject`. */
+export type OperationRejectResult = Operation;
+
 /** Params of `passkey/create`. */
 export interface PasskeyCreateParams {
   /** from passkey/creationOptions */
@@ -1331,6 +1504,8 @@ export interface ServerActivationCommitParams {
 export type ServerActivationCommitResult = {
   registrationId: string;
   activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  /** the registration's server key (offline approval) */
+  serverPublicKey?: string;
   /** present when tokenPurpose is not none */
   token?: string;
 };
@@ -1353,6 +1528,8 @@ export type ServerActivationPrepareResult = {
   pinCodeType: "numeric" | "alphanumeric";
   pinCodeLengthMin: number;
   pinCodeLengthMax: number;
+  /** the application's operation-signing key (QR payloads): the phone keeps it from its activation */
+  operationSigningKey?: string;
 };
 
 /** Params of `server/authMethod/add`. */
@@ -1411,6 +1588,10 @@ export type ServerAuthenticationChallengeResult = {
   contextMIME: string | null;
   /** unpadded base64url SHA-256 of the pushed context, or empty */
   contextHash: string;
+  /** the application's operation-signing key (authenticate) */
+  operationSigningKey?: string;
+  /** the registration's server key (authenticate) */
+  serverPublicKey?: string;
 };
 
 /** Params of `server/authentication/verify`. */
@@ -1455,6 +1636,8 @@ export type ServerOnboardingActivateResult = {
   pinCodeType: "numeric" | "alphanumeric";
   pinCodeLengthMin: number;
   pinCodeLengthMax: number;
+  /** the application's operation-signing key (QR payloads): the phone keeps it from its activation */
+  operationSigningKey?: string;
 };
 
 /** Params of `server/onboarding/cancel`. */
@@ -1497,6 +1680,66 @@ export type ServerOnboardingStatusResult = {
   status: "activationInProgress" | "verificationInProgress" | "failed" | "finished";
 };
 
+/** Params of `server/operation/approve`. */
+export interface ServerOperationApproveParams {
+  registrationId: string;
+  challengeId: string;
+  signatures: Signatures;
+  operationId: string;
+  /** the hash the phone signed: of what it showed */
+  operationHash: string;
+}
+/** Result of `server/operation/approve`. */
+export type ServerOperationApproveResult = Operation;
+
+/** Params of `server/operation/challenge`. */
+export interface ServerOperationChallengeParams {
+  registrationId: string;
+  operationId: string;
+}
+/** Result of `server/operation/challenge`. */
+export type ServerOperationChallengeResult = {
+  challengeId: string;
+  challenge: string;
+  expiresAt: string;
+  operation: Operation;
+  /** for diagnosis: the phone signs the hash of what it shows, never this */
+  operationHash: string;
+  /** P-256 public key: the 65-byte uncompressed SEC1 point (0x04‖X‖Y), unpadded base64url */
+  operationSigningKey: string;
+  /** the registration's server key (offline approval) */
+  serverPublicKey: string;
+};
+
+/** Params of `server/operation/list`. */
+export interface ServerOperationListParams {
+  registrationId: string;
+}
+/** Result of `server/operation/list`. */
+export type ServerOperationListResult = {
+  operations: Operation[];
+  /** the application's operation-signing key */
+  operationSigningKey: string;
+};
+
+/** Params of `server/operation/reject`. */
+export interface ServerOperationRejectParams {
+  registrationId: string;
+  challengeId: string;
+  operationId: string;
+  /** the hash of what the phone showed */
+  operationHash: string;
+  /** why the user rejects it */
+  reason: "unknown" | "incorrectData" | "unexpectedOperation";
+  /** {device}: a rejection is signed by the device alone */
+  signatures: {
+    /** ECDSA P-256 signature over SHA-256 of the signed payload: 64 bytes raw r‖s or strict DER, unpadded base64url */
+    device: string;
+  };
+}
+/** Result of `server/operation/reject`. */
+export type ServerOperationRejectResult = Operation;
+
 /** Params of `server/recovery/challenge`. */
 export interface ServerRecoveryChallengeParams {
   registrationId: string;
@@ -1513,6 +1756,8 @@ export type ServerRecoveryChallengeResult = {
   pinCodeType: "numeric" | "alphanumeric";
   pinCodeLengthMin: number;
   pinCodeLengthMax: number;
+  /** the application's operation-signing key (QR payloads): the phone keeps it from its activation */
+  operationSigningKey?: string;
 };
 
 /** Params of `server/recovery/commit`. */
@@ -1533,6 +1778,8 @@ export type ServerRecoveryCommitResult = {
   contextContent: string | null;
   registrationId: string;
   activatedAuthMethods: Array<"device" | "pin" | "touchId" | "faceId">;
+  /** the registration's server key (offline approval) */
+  serverPublicKey?: string;
   /** present when tokenPurpose is not none */
   token?: string;
 };
@@ -1653,23 +1900,30 @@ export interface MethodMap {
   "accountRecovery/status": { params: AccountRecoveryStatusParams; result: AccountRecoveryStatusResult };
   "activation/finish": { params: ActivationFinishParams; result: ActivationFinishResult };
   "activation/start": { params: ActivationStartParams; result: ActivationStartResult };
+  "admin/cancelOperation": { params: AdminCancelOperationParams; result: AdminCancelOperationResult };
   "admin/completeVerification": { params: AdminCompleteVerificationParams; result: AdminCompleteVerificationResult };
   "admin/configureApplication": { params: AdminConfigureApplicationParams; result: AdminConfigureApplicationResult };
   "admin/configureCallback": { params: AdminConfigureCallbackParams; result: AdminConfigureCallbackResult };
+  "admin/configureOperationTemplate": { params: AdminConfigureOperationTemplateParams; result: AdminConfigureOperationTemplateResult };
   "admin/configureServer": { params: AdminConfigureServerParams; result: AdminConfigureServerResult };
   "admin/createActivationCode": { params: AdminCreateActivationCodeParams; result: AdminCreateActivationCodeResult };
+  "admin/createOperation": { params: AdminCreateOperationParams; result: AdminCreateOperationResult };
   "admin/createUser": { params: AdminCreateUserParams; result: AdminCreateUserResult };
   "admin/getAuthentication": { params: AdminGetAuthenticationParams; result: AdminGetAuthenticationResult };
+  "admin/getOperation": { params: AdminGetOperationParams; result: AdminGetOperationResult };
   "admin/getRegistration": { params: AdminGetRegistrationParams; result: AdminGetRegistrationResult };
   "admin/listCallbackDeliveries": { params: AdminListCallbackDeliveriesParams; result: AdminListCallbackDeliveriesResult };
   "admin/listCallbacks": { params: AdminListCallbacksParams; result: AdminListCallbacksResult };
+  "admin/listOperations": { params: AdminListOperationsParams; result: AdminListOperationsResult };
   "admin/listRegistrations": { params: AdminListRegistrationsParams; result: AdminListRegistrationsResult };
   "admin/lockRegistration": { params: AdminLockRegistrationParams; result: AdminLockRegistrationResult };
+  "admin/operationQrCode": { params: AdminOperationQrCodeParams; result: AdminOperationQrCodeResult };
   "admin/pushAuthentication": { params: AdminPushAuthenticationParams; result: AdminPushAuthenticationResult };
   "admin/removeCallback": { params: AdminRemoveCallbackParams; result: AdminRemoveCallbackResult };
   "admin/removeRegistration": { params: AdminRemoveRegistrationParams; result: AdminRemoveRegistrationResult };
   "admin/retryCallbackDelivery": { params: AdminRetryCallbackDeliveryParams; result: AdminRetryCallbackDeliveryResult };
   "admin/unlockRegistration": { params: AdminUnlockRegistrationParams; result: AdminUnlockRegistrationResult };
+  "admin/verifyOfflineOperation": { params: AdminVerifyOfflineOperationParams; result: AdminVerifyOfflineOperationResult };
   "audit/list": { params: AuditListParams; result: AuditListResult };
   "authMethod/deactivate": { params: AuthMethodDeactivateParams; result: AuthMethodDeactivateResult };
   "authMethod/finishAddOrUpdate": { params: AuthMethodFinishAddOrUpdateParams; result: AuthMethodFinishAddOrUpdateResult };
@@ -1700,6 +1954,12 @@ export interface MethodMap {
   "onboarding/resendOtp": { params: OnboardingResendOtpParams; result: OnboardingResendOtpResult };
   "onboarding/start": { params: OnboardingStartParams; result: OnboardingStartResult };
   "onboarding/status": { params: OnboardingStatusParams; result: OnboardingStatusResult };
+  "operation/approve": { params: OperationApproveParams; result: OperationApproveResult };
+  "operation/list": { params: OperationListParams; result: OperationListResult };
+  "operation/offlineApprove": { params: OperationOfflineApproveParams; result: OperationOfflineApproveResult };
+  "operation/passkeyApprove": { params: OperationPasskeyApproveParams; result: OperationPasskeyApproveResult };
+  "operation/passkeyOptions": { params: OperationPasskeyOptionsParams; result: OperationPasskeyOptionsResult };
+  "operation/reject": { params: OperationRejectParams; result: OperationRejectResult };
   "passkey/create": { params: PasskeyCreateParams; result: PasskeyCreateResult };
   "passkey/creationOptions": { params: PasskeyCreationOptionsParams; result: PasskeyCreationOptionsResult };
   "passkey/login": { params: PasskeyLoginParams; result: PasskeyLoginResult };
@@ -1734,6 +1994,10 @@ export interface MethodMap {
   "server/onboarding/resendOtp": { params: ServerOnboardingResendOtpParams; result: ServerOnboardingResendOtpResult };
   "server/onboarding/start": { params: ServerOnboardingStartParams; result: ServerOnboardingStartResult };
   "server/onboarding/status": { params: ServerOnboardingStatusParams; result: ServerOnboardingStatusResult };
+  "server/operation/approve": { params: ServerOperationApproveParams; result: ServerOperationApproveResult };
+  "server/operation/challenge": { params: ServerOperationChallengeParams; result: ServerOperationChallengeResult };
+  "server/operation/list": { params: ServerOperationListParams; result: ServerOperationListResult };
+  "server/operation/reject": { params: ServerOperationRejectParams; result: ServerOperationRejectResult };
   "server/recovery/challenge": { params: ServerRecoveryChallengeParams; result: ServerRecoveryChallengeResult };
   "server/recovery/commit": { params: ServerRecoveryCommitParams; result: ServerRecoveryCommitResult };
   "server/recovery/delete": { params: ServerRecoveryDeleteParams; result: ServerRecoveryDeleteResult };
@@ -1769,30 +2033,42 @@ export interface ActivationMethods {
 
 /** The `admin` methods. */
 export interface AdminMethods {
+  /** `admin/cancelOperation`: Cancels a pending operation. Errors: notFound (1000), operationNotPending (2000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  cancelOperation(params: AdminCancelOperationParams, options?: CallOptions): Promise<AdminCancelOperationResult>;
   /** `admin/completeVerification`: Ends onboarding identity verification; rejected removes the registration. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   completeVerification(params: AdminCompleteVerificationParams, options?: CallOptions): Promise<AdminCompleteVerificationResult>;
   /** `admin/configureApplication`: Creates or changes an application; absent fields keep their value. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureApplication(params: AdminConfigureApplicationParams, options?: CallOptions): Promise<AdminConfigureApplicationResult>;
   /** `admin/configureCallback`: Creates a callback URL for event types, or replaces one. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureCallback(params: AdminConfigureCallbackParams, options?: CallOptions): Promise<AdminConfigureCallbackResult>;
+  /** `admin/configureOperationTemplate`: Creates or replaces an operation template of an application. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  configureOperationTemplate(params: AdminConfigureOperationTemplateParams, options?: CallOptions): Promise<AdminConfigureOperationTemplateResult>;
   /** `admin/configureServer`: Changes the server-wide lifetimes; absent fields keep their value. Errors: forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   configureServer(params?: AdminConfigureServerParams, options?: CallOptions): Promise<AdminConfigureServerResult>;
   /** `admin/createActivationCode`: Creates an activation code for a user, in the application's format. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   createActivationCode(params: AdminCreateActivationCodeParams, options?: CallOptions): Promise<AdminCreateActivationCodeResult>;
+  /** `admin/createOperation`: Creates an operation for a user from a template, pending. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  createOperation(params: AdminCreateOperationParams, options?: CallOptions): Promise<AdminCreateOperationResult>;
   /** `admin/createUser`: Creates a user (userId generated when absent). Errors: alreadyExists (1001), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   createUser(params?: AdminCreateUserParams, options?: CallOptions): Promise<AdminCreateUserResult>;
   /** `admin/getAuthentication`: A pushed authentication's status. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   getAuthentication(params: AdminGetAuthenticationParams, options?: CallOptions): Promise<AdminGetAuthenticationResult>;
+  /** `admin/getOperation`: An operation, as it stands now. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  getOperation(params: AdminGetOperationParams, options?: CallOptions): Promise<AdminGetOperationResult>;
   /** `admin/getRegistration`: A registration as the server holds it. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   getRegistration(params: AdminGetRegistrationParams, options?: CallOptions): Promise<AdminGetRegistrationResult>;
   /** `admin/listCallbackDeliveries`: A callback's deliveries, newest first. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   listCallbackDeliveries(params: AdminListCallbackDeliveriesParams, options?: CallOptions): Promise<AdminListCallbackDeliveriesResult>;
   /** `admin/listCallbacks`: The callbacks of an application (no secrets). Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   listCallbacks(params?: AdminListCallbacksParams, options?: CallOptions): Promise<AdminListCallbacksResult>;
+  /** `admin/listOperations`: A user's operations, newest first. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  listOperations(params: AdminListOperationsParams, options?: CallOptions): Promise<AdminListOperationsResult>;
   /** `admin/listRegistrations`: Every registration of a user, oldest first. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   listRegistrations(params: AdminListRegistrationsParams, options?: CallOptions): Promise<AdminListRegistrationsResult>;
   /** `admin/lockRegistration`: Locks a registration (lockedByAdmin); its tokens die. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   lockRegistration(params: AdminLockRegistrationParams, options?: CallOptions): Promise<AdminLockRegistrationResult>;
+  /** `admin/operationQrCode`: The QR payload for approving an operation offline. Errors: notFound (1000), operationNotPending (2000), authMethodNotAllowed (1302), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  operationQrCode(params: AdminOperationQrCodeParams, options?: CallOptions): Promise<AdminOperationQrCodeResult>;
   /** `admin/pushAuthentication`: Pushes an authentication with a context; the next authentication/start picks it up. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   pushAuthentication(params: AdminPushAuthenticationParams, options?: CallOptions): Promise<AdminPushAuthenticationResult>;
   /** `admin/removeCallback`: Removes a callback; its pending deliveries are dropped. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
@@ -1803,6 +2079,8 @@ export interface AdminMethods {
   retryCallbackDelivery(params: AdminRetryCallbackDeliveryParams, options?: CallOptions): Promise<AdminRetryCallbackDeliveryResult>;
   /** `admin/unlockRegistration`: Unlocks a registration and resets its PIN and recovery counters; never lifts removed. Errors: notFound (1000), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   unlockRegistration(params: AdminUnlockRegistrationParams, options?: CallOptions): Promise<AdminUnlockRegistrationResult>;
+  /** `admin/verifyOfflineOperation`: Checks the code a phone showed for an offline approval. Errors: notFound (1000), operationNotPending (2000), authMethodNotAllowed (1302), operationDataMismatch (2001), authenticationFailed (1400), operationFailed (2002), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), noSessionInProgress (1200), sessionExpired (1201), forbidden (1002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  verifyOfflineOperation(params: AdminVerifyOfflineOperationParams, options?: CallOptions): Promise<AdminVerifyOfflineOperationResult>;
 }
 
 /** The `audit` methods. */
@@ -1901,6 +2179,22 @@ export interface OnboardingMethods {
   status(params: OnboardingStatusParams, options?: CallOptions): Promise<OnboardingStatusResult>;
 }
 
+/** The `operation` methods. */
+export interface OperationMethods {
+  /** `operation/approve`: The simulated phone approves an operation with a PIN or biometry. Errors: notFound (1000), notActivatedLocally (1100), operationNotPending (2000), authMethodNotAllowed (1302), operationDataMismatch (2001), authenticationFailed (1400), operationFailed (2002), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), biometryKeyInvalidated (1106), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  approve(params: OperationApproveParams, options?: CallOptions): Promise<OperationApproveResult>;
+  /** `operation/list`: The pending operations the simulated phone's inbox shows, oldest first. Errors: notFound (1000), notActivatedLocally (1100), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  list(params: OperationListParams, options?: CallOptions): Promise<OperationListResult>;
+  /** `operation/offlineApprove`: The simulated phone scans a QR payload and shows the code, with no server call. Errors: notFound (1000), notActivatedLocally (1100), qrInvalid (2003), offlineUnavailable (2004), authMethodNotAllowed (1302), biometryUnavailable (1102), biometryFailed (1103), biometryCancelled (1104), biometryKeyInvalidated (1106), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  offlineApprove(params: OperationOfflineApproveParams, options?: CallOptions): Promise<OperationOfflineApproveResult>;
+  /** `operation/passkeyApprove`: Approves an operation with a passkey assertion. Errors: noSessionInProgress (1200), sessionExpired (1201), notFound (1000), operationNotPending (2000), passkeyInvalid (1950), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  passkeyApprove(params: OperationPasskeyApproveParams, options?: CallOptions): Promise<OperationPasskeyApproveResult>;
+  /** `operation/passkeyOptions`: Request options to approve an operation with a passkey. Errors: userSessionInvalid (1701), notFound (1000), operationNotPending (2000), authMethodNotAllowed (1302), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  passkeyOptions(params: OperationPasskeyOptionsParams, options?: CallOptions): Promise<OperationPasskeyOptionsResult>;
+  /** `operation/reject`: The simulated phone rejects an operation, with a reason. Errors: notFound (1000), notActivatedLocally (1100), operationNotPending (2000), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  reject(params: OperationRejectParams, options?: CallOptions): Promise<OperationRejectResult>;
+}
+
 /** The `passkey` methods. */
 export interface PasskeyMethods {
   /** `passkey/create`: Registers the passkey an authenticator made from passkey/creationOptions. Errors: noSessionInProgress (1200), sessionExpired (1201), policyViolation (1003), passkeyInvalid (1950), alreadyExists (1001), notFound (1000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
@@ -1993,6 +2287,14 @@ export interface ServerMethods {
   onboarding_start(params: ServerOnboardingStartParams, options?: CallOptions): Promise<ServerOnboardingStartResult>;
   /** `server/onboarding/status`: Where an onboarding process stands. Errors: onboardingNotRunning (1801), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   onboarding_status(params: ServerOnboardingStatusParams, options?: CallOptions): Promise<ServerOnboardingStatusResult>;
+  /** `server/operation/approve`: Approves an operation: the device signature and a second factor over the hash the phone signed. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), notFound (1000), operationNotPending (2000), authMethodNotAllowed (1302), operationDataMismatch (2001), authenticationFailed (1400), operationFailed (2002), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  operation_approve(params: ServerOperationApproveParams, options?: CallOptions): Promise<ServerOperationApproveResult>;
+  /** `server/operation/challenge`: A single-use challenge to approve or reject one operation, with what the phone shows. Errors: notFound (1000), operationNotPending (2000), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  operation_challenge(params: ServerOperationChallengeParams, options?: CallOptions): Promise<ServerOperationChallengeResult>;
+  /** `server/operation/list`: The operations a phone's inbox shows, and the operation-signing key. Errors: notFound (1000), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  operation_list(params: ServerOperationListParams, options?: CallOptions): Promise<ServerOperationListResult>;
+  /** `server/operation/reject`: Rejects an operation with a reason, signed by the device alone. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), notFound (1000), operationNotPending (2000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  operation_reject(params: ServerOperationRejectParams, options?: CallOptions): Promise<ServerOperationRejectResult>;
   /** `server/recovery/challenge`: Opens a recovery of the registration onto new keys: the challenge the recovery key signs. Errors: recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   recovery_challenge(params: ServerRecoveryChallengeParams, options?: CallOptions): Promise<ServerRecoveryChallengeResult>;
   /** `server/recovery/commit`: Recovers the registration onto new keys with the recovery key's signature. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), recoveryNotActivated (1600), recoveryLocked (1602), recoveryCodeInvalid (1601), authMethodNotAllowed (1302), proofInvalid (1303), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
@@ -2039,6 +2341,7 @@ export interface LatchkeyMethods {
   readonly device: DeviceMethods;
   readonly events: EventsMethods;
   readonly onboarding: OnboardingMethods;
+  readonly operation: OperationMethods;
   readonly passkey: PasskeyMethods;
   readonly pin: PinMethods;
   readonly recovery: RecoveryMethods;

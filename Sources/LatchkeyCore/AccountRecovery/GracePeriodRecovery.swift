@@ -182,7 +182,7 @@ extension Latchkey {
     }
 
     private func notAllowed(_ state: AccountRecoveryState, _ message: String) -> DomainError {
-        DomainError(.accountRecoveryNotAllowed, message, [("state", .int(state.rawValue))])
+        DomainError(.accountRecoveryNotAllowed, message, [(.state, .int(state.rawValue))])
     }
 
     /// The settings screen's copy for a status (none before the first start).

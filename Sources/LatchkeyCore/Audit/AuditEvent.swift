@@ -14,7 +14,7 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case accountRecoveryStarted, accountRecoveryCancelled, accountRecoveryInsecure, accountRecoveryExpired
     case passwordChanged, passkeysReset
     case passkeyCreated, passkeyRemoved, passkeyLogin, passkeyRejected, passkeyCloneSuspected
-    case onboardingStarted, onboardingOtpSent, onboardingOtpRejected, onboardingFailed, onboardingCancelled
+    case onboardingStarted, onboardingOtpSent, onboardingOtpWithheld, onboardingOtpRejected, onboardingFailed, onboardingCancelled
     case onboardingActivated, verificationCompleted
     case resetRequested, resetCodeRejected, resetCompleted
     case deliveryFailed

@@ -16,7 +16,7 @@ extension Latchkey {
         case .locked:
             throw DomainError(
                 .registrationLocked, "The registration is locked after too many failed attempts",
-                [("remainingAttempts", .int(0))])
+                [(.remainingAttempts, .int(0))])
         case .verificationPending:
             throw DomainError(.verificationPending, "The registration waits for identity verification")
         }

@@ -21,7 +21,7 @@ extension ServerSession {
             let what = key.proof == nil ? "is missing" : "does not verify"
             throw DomainError(
                 .proofInvalid, "The proof of possession of the \(role.rawValue) key \(what); nothing was registered",
-                [("keyRole", .string(role.rawValue))])
+                [(.keyRole, .string(role.rawValue))])
         }
     }
 
@@ -87,7 +87,7 @@ extension ServerSession {
         guard factorOK else {
             let remaining = try countFailedFactor(&registration, method: method, caller: caller)
             guard remaining > 0 else { throw Self.lockedNow }
-            throw DomainError(.authenticationFailed, "Authentication failed", [("remainingAttempts", .int(remaining))])
+            throw DomainError(.authenticationFailed, "Authentication failed", [(.remainingAttempts, .int(remaining))])
         }
         if method.isTwoFactor { registration.failedAttempts = 0 }
         try tx.save(registration)
@@ -100,7 +100,7 @@ extension ServerSession {
 
     /// The answer of the failure that locked the registration.
     static let lockedNow = DomainError(
-        .registrationLocked, "Too many failed attempts: the registration is now locked", [("remainingAttempts", .int(0))])
+        .registrationLocked, "Too many failed attempts: the registration is now locked", [(.remainingAttempts, .int(0))])
 
     /// The device signature over `payload`: one that fails answers `registrationRemoved` (the caller is not, or no longer, this
     /// registration's device), uses the challenge up (the verify reached the signatures) and counts nothing.

@@ -12,12 +12,9 @@ extension OnboardingProcessRecord {
 /// The server's side of onboarding: processes started from identity, each with its OTP, its
 /// counters and its state. Who asks (a simulated device, an app installation) holds the process id.
 extension Latchkey {
-    static let wdoInProgress: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_inProgress"))
-    static let wdoNotRunning: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_notRunning"))
-    static let wdoCannotActivate: (String, ErrorDetail) = ("wdoReason", .string("wdo_activation_cannotActivate"))
 
     static func notRunning(_ message: String = "No onboarding process is running") -> DomainError {
-        DomainError(.onboardingNotRunning, message, [wdoNotRunning])
+        DomainError(.onboardingNotRunning, message, [WDOReason.notRunning.detail])
     }
 
     /// The user the credentials name, or nil (the answer to the caller is the same either way).
@@ -88,19 +85,23 @@ extension Latchkey {
         let messageId = random.identifier("msg")
         process.otpExpiresAt = now + OnboardingProcessRecord.otpLifetime
         process.lastSentAt = now
-        if let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:)), let address = process.address {
-            process.otpHash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
-            effects.append(
-                .delivery(
-                    OutboundMessage(
-                        id: messageId, channel: channel, to: address, purpose: .onboardingOtp, code: otp,
-                        text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)))
-            let owner = Caller(key: process.deviceId)
+        // The same hashing, message and writes whether or not the credentials matched anyone
+        // (security property 11): only a match's message leaves, and only a match has an OTP.
+        let hash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
+        let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
+        let message = OutboundMessage(
+            id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
+            text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)
+        let owner = Caller(key: process.deviceId)
+        if let channel, process.address != nil {
+            process.otpHash = hash
+            effects.append(.delivery(message))
             try audit(
                 tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
                 installationId: owner?.installationId)
         } else {
             process.otpHash = nil
+            try audit(tx, effects, .onboardingOtpWithheld, deviceId: owner?.deviceId, installationId: owner?.installationId)
         }
         try tx.save(process)
     }
@@ -115,7 +116,7 @@ extension Latchkey {
         switch process.onboardingStatus {
         case .failed: throw DomainError(.onboardingFailed, "The onboarding process failed; start again")
         case .verificationInProgress, .finished:
-            throw DomainError(.onboardingCannotActivate, "The onboarding activation is done already", [Self.wdoCannotActivate])
+            throw DomainError(.onboardingCannotActivate, "The onboarding activation is done already", [WDOReason.cannotActivate.detail])
         case .activationInProgress: break
         }
         guard now < (process.otpExpiresAt ?? 0) else {
@@ -138,7 +139,7 @@ extension Latchkey {
             try tx.save(process)
             throw DomainError(
                 .otpInvalid, "The OTP is not valid",
-                [("allowOtpRetry", .bool(remaining > 0)), ("remainingAttempts", .int(remaining))])
+                [(.allowOtpRetry, .bool(remaining > 0)), (.remainingAttempts, .int(remaining))])
         }
         process.otpAccepted = true
         process.otpHash = nil
@@ -157,7 +158,7 @@ extension Latchkey {
         if let last = process.lastSentAt, now < last + OnboardingProcessRecord.resendInterval {
             throw DomainError(
                 .resendLimited, "An OTP was sent less than 30 seconds ago",
-                [("retryAfterSeconds", .int(Int(last + OnboardingProcessRecord.resendInterval - now)))])
+                [(.retryAfterSeconds, .int(Int(last + OnboardingProcessRecord.resendInterval - now)))])
         }
         try sendOnboardingOtp(tx, effects, &process)
     }
@@ -235,7 +236,7 @@ extension Latchkey {
                 registration = pending
             }
             guard registration.registrationState == .verificationPending else {
-                throw DomainError(.notFound, "The registration is not waiting for verification", [("kind", .string("registration"))])
+                throw DomainError(.notFound, "The registration is not waiting for verification", [(.kind, .string("registration"))])
             }
             registration.state = (approved ? RegistrationState.active : .removed).rawValue
             try tx.save(registration)
@@ -283,7 +284,7 @@ extension ServerSession {
         for running in open {
             guard let current = try core.onboardingProcess(tx, effects, running.id) else { continue }
             if current.onboardingStatus == .activationInProgress || current.onboardingStatus == .verificationInProgress {
-                throw DomainError(.onboardingInProgress, "An onboarding process runs for this caller already", [Latchkey.wdoInProgress])
+                throw DomainError(.onboardingInProgress, "An onboarding process runs for this caller already", [WDOReason.inProgress.detail])
             }
         }
         return try core.startOnboardingProcess(tx, effects, owner: caller, credentials: credentials, app: app).id

@@ -141,16 +141,16 @@ extension ServerSession: OperationsConnection {
             try tx.save(record)
             try core.announce(tx, effects, record, .operationFailed, registrationId: registration.id, caller: caller)
             throw DomainError(
-                .operationFailed, "Too many failed approvals: the operation failed", [("status", .string(OperationStatus.failed.rawValue))])
+                .operationFailed, "Too many failed approvals: the operation failed", [(.status, .string(OperationStatus.failed.rawValue))])
         }
         try tx.save(record)
         if remainingOnRegistration <= 0 { throw Self.lockedNow }
         let remaining = min(record.maxFailureCount - record.failureCount, remainingOnRegistration)
         if mismatch {
             throw DomainError(
-                .operationDataMismatch, "The phone signed other data than the operation's", [("remainingAttempts", .int(remaining))])
+                .operationDataMismatch, "The phone signed other data than the operation's", [(.remainingAttempts, .int(remaining))])
         }
-        throw DomainError(.authenticationFailed, "Authentication failed", [("remainingAttempts", .int(remaining))])
+        throw DomainError(.authenticationFailed, "Authentication failed", [(.remainingAttempts, .int(remaining))])
     }
 
     static func list(_ methods: [OperationApproval]) -> String { methods.map(\.rawValue).joined(separator: ", ") }

@@ -189,7 +189,7 @@ extension Latchkey {
     func requirePending(_ record: OperationRecord) throws {
         guard record.isPending else {
             throw DomainError(
-                .operationNotPending, "The operation is \(record.status), no longer pending", [("status", .string(record.status))])
+                .operationNotPending, "The operation is \(record.status), no longer pending", [(.status, .string(record.status))])
         }
     }
 

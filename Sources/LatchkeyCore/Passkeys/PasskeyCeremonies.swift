@@ -96,7 +96,7 @@ extension Latchkey {
         guard try tx.count(PasskeyRecord.self, where: [.equals(PasskeyRecord.Columns.userId, userId)]) < Self.maxPasskeysPerUser else {
             throw DomainError(
                 .policyViolation, "The user holds \(Self.maxPasskeysPerUser) passkeys; remove one first",
-                [("violations", .strings(["tooManyPasskeys"]))])
+                [(.violations, .strings(["tooManyPasskeys"]))])
         }
     }
 

@@ -27,7 +27,7 @@ public struct PasskeyCheckFailure: Error, Sendable, Equatable {
     public var domainError: DomainError {
         DomainError(
             .passkeyInvalid, "The passkey credential failed the \(check.rawValue) check: \(detail)",
-            [("check", .string(check.rawValue))])
+            [(.check, .string(check.rawValue))])
     }
 }
 

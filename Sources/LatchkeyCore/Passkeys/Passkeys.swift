@@ -30,6 +30,10 @@ extension Latchkey {
     /// The name a passkey gets when the caller gives none.
     public static let defaultPasskeyName = "Passkey"
 
+    /// A user id no user has (user ids are never empty): what an unknown identifier's reads ask
+    /// for, so they cost what a known one's do.
+    static let nobody = ""
+
     /// Options to add a passkey to the signed-in user.
     /// - Throws: `userSessionInvalid`, `notFound` (application), `policyViolation` (`tooManyPasskeys`).
     public func passkeyCreationOptions(sessionId: String, applicationId: String?) throws -> CredentialCreationOptions {
@@ -83,12 +87,15 @@ extension Latchkey {
             var userId: String?
             var allow: [PasskeyDescriptor] = []
             if let identifier {
-                if let user = try user(tx, matching: identifier) {
-                    userId = user.id
-                    allow = try passkeyRecords(tx, userId: user.id, rpId: app.relyingParty.rpId).filter { $0.publicKey != nil }
-                        .compactMap(\.descriptor)
-                }
-                if allow.isEmpty { allow = [try decoyCredential(tx, identifier)] }
+                // The same work whether or not anyone is found (security property 11): the lookup,
+                // the passkeys' read (of nobody, for an unknown identifier) and the decoy's hash.
+                let user = try user(tx, matching: identifier)
+                let decoy = try decoyCredential(tx, identifier)
+                let owner = user?.id ?? Self.nobody
+                userId = user?.id
+                allow = try passkeyRecords(tx, userId: owner, rpId: app.relyingParty.rpId).filter { $0.publicKey != nil }
+                    .compactMap(\.descriptor)
+                if allow.isEmpty { allow = [decoy] }
             }
             let ceremony = try openCeremony(tx, .get, applicationId: app.applicationId, userId: userId, named: identifier != nil)
             let party = app.relyingParty
@@ -169,7 +176,7 @@ extension Latchkey {
         guard let existing = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(credentialId)),
             existing.userId != replacingUser
         else { return }
-        throw DomainError(.alreadyExists, "This credential is registered already", [("kind", .string("passkey"))])
+        throw DomainError(.alreadyExists, "This credential is registered already", [(.kind, .string("passkey"))])
     }
 
     /// Keeps the passkeys an operator imports with a new user (checked as a registration would be).

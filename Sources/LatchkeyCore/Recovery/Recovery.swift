@@ -186,7 +186,7 @@ extension ServerSession {
                 try audit(.recoveryLocked, userId: registration.userId, registrationId: registration.id)
                 throw DomainError(.recoveryLocked, "Too many wrong recovery codes: recovery is now locked")
             }
-            throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [("remainingAttempts", .int(remaining))])
+            throw DomainError(.recoveryCodeInvalid, "The recovery code is not valid", [(.remainingAttempts, .int(remaining))])
         }
         let previous = registration.registrationState
         registration.rekey(device: keys.device.publicKey.sec1, method, factorKey.publicKey.sec1, owner: Caller.storedKey(caller))

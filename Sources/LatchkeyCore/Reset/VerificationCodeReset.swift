@@ -33,54 +33,58 @@ extension Latchkey {
             try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject)])
-            guard let user = try user(tx, matching: identifier) else {
-                // An unknown identifier gets a code no one can know, so later answers (remaining
-                // tries, expiry) are the same as for a real user.
-                try tx.save(
-                    ResetCodeRecord(
-                        id: codeId, subject: subject, userId: "", kind: kind.rawValue, codeHash: "none:" + codeId,
-                        expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now,
-                        applicationId: applicationId))
-                try audit(tx, effects, .resetRequested, detail: kind.rawValue)
-                return
-            }
-            // A user has one code at a time: this one replaces the code a request by any of
-            // the user's identifiers sent before.
-            try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
+            // The same reads, hashing, writes and message whether or not anyone is found (security
+            // property 11); only a user's message leaves. An unknown identifier gets a code no one
+            // can know, so later answers (remaining tries, expiry) are the same as for a real user.
+            let user = try user(tx, matching: identifier)
+            // A user has one code at a time: this one replaces the code a request by any of the
+            // user's identifiers sent before (an unknown identifier's key matches no code's user).
+            try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user?.id ?? subject)])
             try tx.save(
                 ResetCodeRecord(
-                    id: codeId, subject: subject, userId: user.id, kind: kind.rawValue,
+                    id: codeId, subject: subject, userId: user?.id ?? "", kind: kind.rawValue,
                     codeHash: try codeHash(tx, code, purpose: "reset-code"),
                     expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now,
                     applicationId: applicationId))
-            var query = [("verification_code", code)]
-            var message: OutboundMessage
-            switch identifier {
-            case .email(let email):
-                query.append(("email", email))
-                message = OutboundMessage(
-                    id: messageId, channel: .email, to: user.email ?? email, purpose: .passwordReset, text: "",
-                    sentAt: now, requestedEmail: email)
-            case .phoneNumber(let phone):
-                message = OutboundMessage(
-                    id: messageId, channel: .sms, to: user.phoneNumber ?? phone, purpose: .passwordReset, text: "",
-                    sentAt: now, requestedPhoneNumber: phone)
-            case .userId, .loginName:
-                // Named by id or login name: the code goes where notices go (email, else SMS).
-                guard let (channel, address) = user.noticeAddress else { return }
-                message = OutboundMessage(id: messageId, channel: channel, to: address, purpose: .passwordReset, text: "", sentAt: now)
-            }
-            let link = URLQuery.appending(query, to: redirectUrl)
-            message.purpose = kind == .accountRecovery ? .accountRecovery : .passwordReset
-            message.code = code
-            message.link = link
-            message.text =
-                kind == .accountRecovery
-                ? "Your account recovery code is \(code). Open \(link) to continue. It is valid for 10 minutes."
-                : "Your password reset code is \(code). Open \(link) to continue. It is valid for 10 minutes."
-            effects.append(.delivery(message))
-            try audit(tx, effects, .resetRequested, userId: user.id, detail: kind.rawValue)
+            let message = resetMessage(kind, identifier, user, code: code, messageId: messageId, redirectUrl: redirectUrl)
+            // Named by id or login name, a user with neither email nor phone gets no message.
+            guard user == nil || message != nil else { return }
+            if user != nil, let message { effects.append(.delivery(message)) }
+            try audit(tx, effects, .resetRequested, userId: user?.id, detail: kind.rawValue)
         }
+    }
+
+    /// The message a reset code leaves in: to the address on file (for an unknown identifier, to the identifier itself, built and never
+    /// sent, so both cost the same); nil for a user named by id or login name who has neither email nor phone.
+    private func resetMessage(
+        _ kind: ResetKind, _ identifier: UserIdentifier, _ user: UserRecord?, code: String, messageId: String, redirectUrl: String
+    ) -> OutboundMessage? {
+        var query = [("verification_code", code)]
+        var message: OutboundMessage
+        switch identifier {
+        case .email(let email):
+            query.append(("email", email))
+            message = OutboundMessage(
+                id: messageId, channel: .email, to: user?.email ?? email, purpose: .passwordReset, text: "",
+                sentAt: now, requestedEmail: email)
+        case .phoneNumber(let phone):
+            message = OutboundMessage(
+                id: messageId, channel: .sms, to: user?.phoneNumber ?? phone, purpose: .passwordReset, text: "",
+                sentAt: now, requestedPhoneNumber: phone)
+        case .userId(let name), .loginName(let name):
+            // Named by id or login name: the code goes where notices go (email, else SMS).
+            guard let (channel, address) = user.map({ $0.noticeAddress }) ?? (.email, name) else { return nil }
+            message = OutboundMessage(id: messageId, channel: channel, to: address, purpose: .passwordReset, text: "", sentAt: now)
+        }
+        let link = URLQuery.appending(query, to: redirectUrl)
+        message.purpose = kind == .accountRecovery ? .accountRecovery : .passwordReset
+        message.code = code
+        message.link = link
+        message.text =
+            kind == .accountRecovery
+            ? "Your account recovery code is \(code). Open \(link) to continue. It is valid for 10 minutes."
+            : "Your password reset code is \(code). Open \(link) to continue. It is valid for 10 minutes."
+        return message
     }
 
     /// The redirect must start with one of the application's prefixes (checked before anything else).
@@ -112,7 +116,7 @@ extension Latchkey {
             .equals(ResetCodeRecord.Columns.consumed, false),
         ]
         guard var record = try tx.first(ResetCodeRecord.self, where: live) else {
-            throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [("remainingAttempts", .int(0))])
+            throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
         }
         let user = try tx.fetch(UserRecord.self, id: record.userId)
         guard now < record.expiresAt else {
@@ -128,7 +132,7 @@ extension Latchkey {
             try audit(tx, effects, .resetCodeRejected, userId: user?.id)
             throw DomainError(
                 .verificationCodeInvalid, "The verification code is not valid",
-                [("remainingAttempts", .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
+                [(.remainingAttempts, .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
         }
         if consume {
             record.consumed = true

@@ -119,7 +119,7 @@ extension Latchkey {
     /// - Throws: `policyViolation`.
     static func checkPasswordPolicy(_ password: String) throws {
         guard password.count >= 8 else {
-            throw DomainError(.policyViolation, "The password must have at least 8 characters", [("violations", .strings(["tooShort"]))])
+            throw DomainError(.policyViolation, "The password must have at least 8 characters", [(.violations, .strings(["tooShort"]))])
         }
     }
 }

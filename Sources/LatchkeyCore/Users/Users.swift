@@ -31,21 +31,21 @@ extension Latchkey {
         return try transact { tx, effects in
             let userId = new.userId ?? random.identifier("usr")
             if try tx.fetch(UserRecord.self, id: userId) != nil {
-                throw DomainError(.alreadyExists, "A user with this userId exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this userId exists already", [(.kind, .string("user"))])
             }
             if let email = new.email, try userByEmail(tx, email) != nil {
-                throw DomainError(.alreadyExists, "A user with this email exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this email exists already", [(.kind, .string("user"))])
             }
             if let phone = new.phoneNumber, try user(tx, matching: .phoneNumber(phone)) != nil {
-                throw DomainError(.alreadyExists, "A user with this phone number exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this phone number exists already", [(.kind, .string("user"))])
             }
             if let name = new.loginName, try user(tx, matching: .loginName(name)) != nil {
-                throw DomainError(.alreadyExists, "A user with this login name exists already", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "A user with this login name exists already", [(.kind, .string("user"))])
             }
             if let handle = new.passkeyUserHandle,
                 try tx.first(UserRecord.self, where: [.equals(UserRecord.Columns.passkeyUserHandle, handle)]) != nil
             {
-                throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [("kind", .string("user"))])
+                throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [(.kind, .string("user"))])
             }
             try tx.save(
                 UserRecord(

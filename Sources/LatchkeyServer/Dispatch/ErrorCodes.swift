@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// The contract's error table: every domain reason with its numeric code and meaning.
 ///
@@ -141,7 +142,7 @@ enum ErrorCodes {
             return .invalidParams([problem(input, error.message)])
         }
         var data = JSONObject()
-        for (key, value) in error.details { data.appendUnchecked(key, json(value)) }
+        for (key, value) in error.details { data.appendUnchecked(key.rawValue, json(value)) }
         return RPCError(code: code(error.reason), message: error.message, data: data)
     }
 

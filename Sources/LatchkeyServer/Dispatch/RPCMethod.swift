@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 /// One method of the contract, declared once: its name and descriptions, the shape of its params and of its result, the errors it may answer, and its
 /// handler.
@@ -9,7 +10,7 @@ import LatchkeyRPC
 /// The OpenRPC document, the error registry, the clients' tables and the MCP tool list all derive from
 /// these.
 public protocol RPCMethod: SendableMetatype {
-    associatedtype Params: WireReadable
+    associatedtype Params: WireParams
     associatedtype Result
 
     /// The method's name, descriptions, errors and access.
@@ -22,6 +23,11 @@ public protocol RPCMethod: SendableMetatype {
 }
 
 extension RPCMethod where Result: WireObject {
+    public static var result: Codec<Result> { .object(Result.self) }
+}
+
+extension RPCMethod where Result: WireWritableParams {
+    /// A params shape answered back (`events/subscribe` answers the topics subscribed).
     public static var result: Codec<Result> { .object(Result.self) }
 }
 
@@ -67,49 +73,40 @@ public struct MethodAccess: Sendable, Equatable {
     public static let adminLocal = MethodAccess(adminOnly: true, needsStore: false)
 }
 
-/// No params.
-public struct NoParams: WireReadable {
-    public init() {}
-    public static let fields: [WireField<NoParams>] = []
-}
-
-/// An empty result, `{}`.
-public struct EmptyResult: WireObject {
-    public init() {}
-    public static let fields: [WireField<EmptyResult>] = []
-}
-
 /// A method with its types erased, as the dispatch table and the document generators hold it.
 ///
 /// A class: a call passes one reference around, not ten members.
-final class MethodEntry: Sendable {
-    let name: String
-    let summary: String
-    let description: String
-    let errors: [ErrorReason]
-    let access: MethodAccess
+public final class MethodEntry: Sendable {
+    public let name: String
+    @usableFromInline let summary: String
+    @usableFromInline let description: String
+    @usableFromInline let errors: [ErrorReason]
+    @usableFromInline let access: MethodAccess
     /// The params object's members (built on first use).
-    let params: @Sendable () -> [WireFieldInfo]
+    @usableFromInline let params: @Sendable () -> [WireMemberInfo]
     /// The result's schema (built on first use).
-    let result: @Sendable () -> Schema
-    /// The params type's stored properties that no member reads (see `WireReadable.unreadProperties`).
-    let unreadParams: @Sendable () -> [String]
+    @usableFromInline let result: @Sendable () -> Schema
+    /// The Swift type that declares it, module-qualified (`LatchkeyServer.Ping`).
+    @usableFromInline let type: @Sendable () -> String
     /// Reads the params (throwing `invalidParams`), prepares the context, then runs the handler.
-    let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
+    @usableFromInline let invoke: @Sendable (JSONObject, CallContext) throws -> JSON
 
-    init<M: RPCMethod>(_ method: M.Type) {
+    // Inlinable: each entry is made where its method's type is known (the server's table here, the phone's in its target), so its decoding
+    // and encoding are specialised there, with no generic metadata looked up per call.
+    @inlinable
+    public init<M: RPCMethod>(_ method: M.Type) {
         let declaration = M.declaration
         name = declaration.name
         summary = declaration.summary
         description = declaration.description
         errors = declaration.errors
         access = declaration.access
-        params = { M.Params.fields.map(WireFieldInfo.init) }
+        params = { M.Params.members }
         result = { M.result.schema }
-        unreadParams = { M.Params.unreadProperties }
+        type = { String(reflecting: M.self) }
         invoke = { object, context in
             var problems: [ParamProblem] = []
-            guard let params = M.Params.read(object, at: "", into: &problems) else { throw RPCError.invalidParams(problems) }
+            guard let params = M.Params.decode(object, at: "", into: &problems) else { throw RPCError.invalidParams(problems) }
             try context.prepare()
             return M.result.write(try M.handle(params, context))
         }
@@ -122,20 +119,5 @@ final class MethodEntry: Sendable {
         if access.needsStore { reasons.append(.storeUnavailable) }
         var seen: Set<ErrorReason> = []
         return reasons.filter { seen.insert($0).inserted }
-    }
-}
-
-/// A member of a params object, as the documents describe it.
-struct WireFieldInfo {
-    let name: String
-    let required: Bool
-    let summary: String
-    let schema: Schema
-
-    init<Root>(_ field: WireField<Root>) {
-        name = field.name
-        required = field.required
-        summary = field.summary
-        schema = field.schema
     }
 }

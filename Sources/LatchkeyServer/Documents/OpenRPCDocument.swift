@@ -2,12 +2,13 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
-/// Builds the OpenRPC 1.3 document from the method registry and the error codes.
+/// Builds the OpenRPC 1.3 document from a method table and the error codes.
 enum OpenRPCDocument {
-    static func build(version: String) -> JSON {
+    static func build(version: String, methods table: MethodTable) -> JSON {
         var writer = SchemaWriter(.referenced)
-        let methods = MethodRegistry.entries.map { method(for: $0, &writer) }
+        let methods = table.entries.map { method(for: $0, &writer) }
         let notifications = Notifications.specs.map { spec -> JSON in
             ["method": .string(spec.method), "topic": .string(spec.topic.rawValue), "params": writer.json(spec.params)]
         }

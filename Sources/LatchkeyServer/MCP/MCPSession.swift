@@ -12,6 +12,10 @@ public final class MCPSession: RPCHandler {
     private let server: LatchkeyServer
     /// The least severe level the client wants (`logging/setLevel`; `info` until set).
     private var minimumLevel = MCPLogLevel.info
+    /// The server's methods as tools (made on the first `tools/…` call).
+    private lazy var tools = MCPToolList(server.options.methods)
+    /// The `tools/list` result (built once, on first use).
+    private lazy var listResult = tools.document
 
     public init(server: LatchkeyServer) {
         self.server = server
@@ -63,7 +67,7 @@ public final class MCPSession: RPCHandler {
         if case .string? = params?["cursor"] {
             return .failure(.invalidParams([ParamProblem("cursor", "is not a cursor this server gave")]))
         }
-        return .success(MCPToolList.listResult)
+        return .success(listResult)
     }
 
     /// Calls the method a tool names; its answer as `structuredContent` and one text block,
@@ -78,7 +82,7 @@ public final class MCPSession: RPCHandler {
         case .string(let given)?: name = given
         case let other?: return .failure(.invalidParams([ParamProblem("name", "must be a string, not \(other.typeName)")]))
         }
-        guard let method = MCPToolList.method(forTool: name) else {
+        guard let method = tools.method(forTool: name) else {
             return .failure(.invalidParams([ParamProblem("name", "is not a tool of this server")]))
         }
         let arguments: JSONObject

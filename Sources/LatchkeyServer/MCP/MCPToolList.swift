@@ -1,10 +1,11 @@
 import LatchkeyJSON
+import LatchkeyWire
 
-/// The Model Context Protocol tools: one for every method of the registry except `rpc.discover`, named as the method with `/` written as `_`, its
+/// The Model Context Protocol tools: one for every method of a table except `rpc.discover`, named as the method with `/` written as `_`, its
 /// schemas self-contained (every named schema spelled out where it is used, no `$schema`, a root `"type": "object"`).
 ///
-/// Nothing here is listed by hand: a method added to the registry is a tool.
-public enum MCPToolList {
+/// Nothing here is listed by hand: a method added to the table is a tool.
+public struct MCPToolList {
     /// The methods that are not tools (the OpenRPC document is not something to call as a tool).
     static let excluded: Set<String> = ["rpc.discover"]
 
@@ -13,23 +14,21 @@ public enum MCPToolList {
         String(method.map { $0 == "/" ? "_" : $0 })
     }
 
-    /// The methods that are tools, in the registry's order.
-    static var methods: [MethodEntry] {
-        MethodRegistry.entries.filter { !excluded.contains($0.name) }
+    /// The methods that are tools, in the table's order.
+    let methods: [MethodEntry]
+    /// Tool name → method.
+    private let byToolName: [String: MethodEntry]
+
+    public init(_ table: MethodTable) {
+        methods = table.entries.filter { !Self.excluded.contains($0.name) }
+        byToolName = Dictionary(methods.map { (Self.toolName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Tool name → method (built on first `tools/call`).
-    private static let byToolName: [String: MethodEntry] = Dictionary(
-        methods.map { (toolName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
-
     /// The method a tool call names, or nil for an unknown tool.
-    static func method(forTool name: String) -> MethodEntry? { byToolName[name] }
+    func method(forTool name: String) -> MethodEntry? { byToolName[name] }
 
-    /// The `tools/list` result, `{"tools": […]}` (built once, on first use).
-    static let listResult: JSON = ["tools": .array(methods.map(tool))]
-
-    /// The tool list as `latchkey schema --mcp-tools` prints it (the `tools/list` result).
-    public static var document: JSON { listResult }
+    /// The tool list as `latchkey schema --mcp-tools` prints it and `tools/list` answers it: `{"tools": […]}`.
+    public var document: JSON { ["tools": .array(methods.map(Self.tool))] }
 
     /// One tool: name, description, input and output schemas.
     static func tool(for entry: MethodEntry) -> JSON {

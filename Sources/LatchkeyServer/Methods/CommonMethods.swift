@@ -1,40 +1,29 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyRPC
+import LatchkeyWire
 
 // What several method families share: the params that name one thing, and the handler of the
 // methods that only pass that name on to one call (declared once here, so each such method is
-// its declaration, its result and that one call).
-
-/// `{deviceId}`: the params of every call that acts on one simulated device and takes nothing else.
-struct DeviceParams: WireReadable {
-    var deviceId = ""
-    static let fields: [WireField<Self>] = [.deviceId(\.deviceId)]
-}
+// its declaration, its result and that one call). The simulated phone's are in LatchkeyPhoneMethods'
+// `Methods/DeviceMethods.swift`.
 
 /// `{sessionId}`: a signed-in user's session.
-struct SessionParams: WireReadable {
-    var sessionId = ""
-    static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .identifier)]
+struct SessionParams: WireParams {
+    let sessionId: String
+    static let wire = WireMember.required("sessionId", .identifier)
 }
 
 /// `{registrationId}`.
-struct RegistrationParams: WireReadable {
-    var registrationId = ""
-    static let fields: [WireField<Self>] = [.registrationId(\.registrationId)]
+struct RegistrationParams: WireParams {
+    let registrationId: String
+    static let wire = WireMember.registrationId
 }
 
 /// `{processId}`: an onboarding process of a device outside the process.
-struct ProcessParams: WireReadable {
-    var processId = ""
-    static let fields: [WireField<Self>] = [.required("processId", \.processId, .identifier)]
-}
-
-/// `{applicationId*}`.
-struct ApplicationParams: WireReadable {
-    var applicationId: String?
-    static let fields: [WireField<Self>] = [.applicationId(\.applicationId)]
+struct ProcessParams: WireWritableParams {
+    let processId: String
+    static let wire = WireMember.required("processId", .identifier)
 }
 
 /// One of two optional members, as the domain's either/or value: `first`'s case when only it is given, `second`'s when only it is.
@@ -51,18 +40,6 @@ func eitherOr<Root, A, B, Value>(
     default:
         try rule.enforce(root)
         throw RPCError.invalidParams([ParamProblem("", "must give exactly one of two members")])
-    }
-}
-
-/// A method that asks one simulated device one thing (`{deviceId}` only): the call runs on the
-/// device, in one transaction with the server half.
-protocol DeviceCall: RPCMethod where Params == DeviceParams {
-    static func call(_ device: Device) throws -> Result
-}
-
-extension DeviceCall {
-    static func handle(_ params: DeviceParams, _ context: CallContext) throws -> Result {
-        try context.devices.on(params.deviceId) { try call($0) }
     }
 }
 
@@ -89,25 +66,13 @@ extension ProcessCall {
 }
 
 /// Reasons that methods of several families declare together.
-enum CommonErrors {
+public enum CommonErrors {
     /// The registration's state refuses the call.
-    static let registrationState: [ErrorReason] = [.registrationRemoved, .lockedByAdmin, .registrationLocked, .verificationPending]
+    public static let registrationState: [ErrorReason] = [.registrationRemoved, .lockedByAdmin, .registrationLocked, .verificationPending]
     /// A finish without its start, or too late; or the registration's state refuses it.
-    static let finish: [ErrorReason] = [.noSessionInProgress, .sessionExpired] + registrationState
+    public static let finish: [ErrorReason] = [.noSessionInProgress, .sessionExpired] + registrationState
     /// The simulated biometric sensor refuses.
-    static let biometry: [ErrorReason] = [.biometryUnavailable, .biometryFailed, .biometryCancelled]
+    public static let biometry: [ErrorReason] = [.biometryUnavailable, .biometryFailed, .biometryCancelled]
     /// A single-use token that does not authorise the call.
-    static let token: [ErrorReason] = [.tokenInvalid, .tokenExpired, .tokenPurposeMismatch]
-}
-
-/// `{deviceId, authParameter, tokenPurpose*}`.
-struct FinishParams: WireReadable {
-    var deviceId = ""
-    var authParameter = FinishAuthParameterParam()
-    var tokenPurpose = TokenPurpose.none
-    static let fields: [WireField<Self>] = [
-        .deviceId(\.deviceId), .finishAuthParameter(\.authParameter), .tokenPurpose(\.tokenPurpose),
-    ]
-    static let rules: [WireRule<Self>] = [.oneTokenPurpose(\.tokenPurpose, \.authParameter)]
-    var purpose: TokenPurpose { requestedTokenPurpose(tokenPurpose, authParameter) }
+    public static let token: [ErrorReason] = [.tokenInvalid, .tokenExpired, .tokenPurposeMismatch]
 }

@@ -2,6 +2,16 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
+
+extension Codec where Value == String {
+    /// An email address.
+    static let email = Codec.text.checked { Identifiers.isEmail($0) ? nil : "must be an email address" }
+    /// An E.164 phone number: `+` and digits.
+    static let phoneNumber = Codec.text.checked { Identifiers.isPhoneNumber($0) ? nil : "must be an E.164 number: + and digits" }
+    /// A calendar date, `YYYY-MM-DD`.
+    static let date = Codec.string(format: "date").checked { Timestamp.isValidDate($0) ? nil : "must be a date written YYYY-MM-DD" }
+}
 
 extension LatchkeyCore.AccountRecoveryStatus: WireObject {
     public static let schemaName: String? = "AccountRecovery"

@@ -1,87 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-
-/// How a user proves themselves: a method, and the PIN for `pin`.
-struct AuthParameterParam: WireReadable {
-    var method = AuthMethod.device
-    var pin: String?
-
-    static let schemaName: String? = "AuthParameter"
-    static let fields: [WireField<Self>] = [
-        .required("method", \.method, .authMethod),
-        .optional("pin", \.pin, .text, "required for method pin"),
-    ]
-    static let rules: [WireRule<Self>] = [
-        .custom { parameter, path, problems in
-            if parameter.method == .pin, parameter.pin == nil { problems.append(ParamProblem("\(path).pin", "is required for method pin")) }
-        }
-    ]
-
-    var domain: AuthParameter { AuthParameter(method: method, pin: pin) }
-}
-
-/// The authParameter of a finish that may yield a token.
-///
-/// The seed's `EncapAuthParameter` carries the token purpose (000: `authParameter.tokenPurpose =
-/// .addOrUpdateRecovery`), so it is accepted there too, as the same thing as the call's own
-/// `tokenPurpose`.
-struct FinishAuthParameterParam: WireReadable {
-    var parameter = AuthParameterParam()
-    var tokenPurpose: TokenPurpose?
-
-    static let schemaName: String? = "FinishAuthParameter"
-    static let fields: [WireField<Self>] =
-        AuthParameterParam.fields.map { $0.lifted(\.parameter) } + [
-            .optional(
-                "tokenPurpose", \.tokenPurpose, .enumeration(TokenPurpose.self),
-                "the seed's place for it (EncapAuthParameter.tokenPurpose): the same as the call's tokenPurpose")
-        ]
-    static let rules: [WireRule<Self>] = AuthParameterParam.rules.map { $0.at(\.parameter) }
-
-    var domain: AuthParameter { parameter.domain }
-}
-
-extension WireField {
-    /// `authParameter` and `tokenPurpose` of a finish that may yield a token.
-    static func finishAuthParameter(_ keyPath: WritableKeyPath<Root, FinishAuthParameterParam> & Sendable) -> WireField {
-        .required("authParameter", keyPath, .object(FinishAuthParameterParam.self))
-    }
-}
-
-extension WireRule {
-    /// The call's `tokenPurpose` and its authParameter's agree when both are given.
-    static func oneTokenPurpose(
-        _ outer: KeyPath<Root, TokenPurpose> & Sendable,
-        _ inner: KeyPath<Root, FinishAuthParameterParam> & Sendable
-    ) -> WireRule {
-        .custom { root, path, problems in
-            let prefix = path.isEmpty ? "" : path + "."
-            if let given = root[keyPath: inner].tokenPurpose, root[keyPath: outer] != .none, given != root[keyPath: outer] {
-                problems.append(ParamProblem(prefix + "authParameter.tokenPurpose", "differs from tokenPurpose: give one of them"))
-            }
-        }
-    }
-}
-
-/// The token purpose a finish asks for: the call's, else its authParameter's.
-func requestedTokenPurpose(_ outer: TokenPurpose, _ parameter: FinishAuthParameterParam) -> TokenPurpose {
-    outer != .none ? outer : parameter.tokenPurpose ?? .none
-}
-
-extension Codec where Value == AuthParameterParam {
-    static let authParameter = Codec.object(AuthParameterParam.self)
-}
-
-extension ActivationOffer: WireObject {
-    public static let schemaName: String? = "ActivationOffer"
-    public static let fields: [WireField<Self>] =
-        [
-            .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods)
-        ] + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
-}
+import LatchkeyWire
 
 extension ActivationOutcome: WireObject {
     public static let fields: [WireField<Self>] = [
@@ -93,16 +14,6 @@ extension ActivationOutcome: WireObject {
     ]
     var responseType: ResponseType { .activated }
     var contextContent: String? { nil }
-}
-
-extension AuthenticationChallengeInfo: WireObject {
-    public static let fields: [WireField<Self>] =
-        [
-            .required("authenticationMethods", \.authenticationMethods, .authMethods),
-            .required(
-                "authenticationMethod", \.authenticationMethod, .authMethod,
-                "the method of the last successful authentication if still activated, else the strongest activated one"),
-        ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + pinRuleFields(\.pinCodeType, \.pinCodeLengthMin, \.pinCodeLengthMax)
 }
 
 extension ChallengeStanding: WireObject {
@@ -122,17 +33,9 @@ enum ResponseType: String, Sendable, CaseIterable {
     case activated, authenticated
 }
 
-extension AddOrUpdateOffer: WireObject {
-    public static let fields: [WireField<Self>] =
-        [
-            .required("allowedAuthMethodsToActivate", \.allowedAuthMethodsToActivate, .authMethods)
-        ] + AuthenticationChallengeInfo.fields.map { $0.lifted(\.challenge) }
-}
-
 /// The PIN rules of an application, as several results carry them.
-func pinRuleFields<Root>(
-    _ type: WritableKeyPath<Root, PinCodeType> & Sendable, _ min: WritableKeyPath<Root, Int> & Sendable,
-    _ max: WritableKeyPath<Root, Int> & Sendable
+public func pinRuleFields<Root>(
+    _ type: KeyPath<Root, PinCodeType> & Sendable, _ min: KeyPath<Root, Int> & Sendable, _ max: KeyPath<Root, Int> & Sendable
 ) -> [WireField<Root>] {
     [
         .required("pinCodeType", type, .enumeration(PinCodeType.self)),
@@ -142,5 +45,5 @@ func pinRuleFields<Root>(
 
 extension Codec where Value == [AuthMethod] {
     /// `{activatedAuthMethods}`.
-    static let activatedAuthMethods = Codec.member("activatedAuthMethods", .authMethods)
+    public static let activatedAuthMethods = Codec.member("activatedAuthMethods", .authMethods)
 }

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 extension Codec where Value == [AuthMethod: [AuthMethod]] {
     /// `{"pin": ["faceId", "touchId", "pin"], …}`: for a method that proves the user, the
@@ -85,7 +86,7 @@ extension RegistrationInfo: WireObject {
 
 extension Codec where Value == [String] {
     /// `["backup"]` or `[]`.
-    static let recoveryMethods = Codec<[String]>.array(
+    public static let recoveryMethods = Codec<[String]>.array(
         Codec<String>(
             schema: .enumeration(["backup"]),
             read: { json, path, problems in

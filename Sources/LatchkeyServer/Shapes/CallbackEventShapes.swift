@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The `data` of each callback event type, as the server layer writes it when the domain reports a
 // change (the domain knows no JSON): it is stored with the event and sent as it is on every attempt.

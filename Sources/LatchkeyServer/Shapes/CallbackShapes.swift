@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The wire forms of callbacks: a callback as configured (its secret only when made or replaced) and
 // a delivery.

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The wire forms of operations: the operation object, its attributes (also read, in a template),
 // and a template as `admin/configureOperationTemplate` answers it.
@@ -116,5 +117,78 @@ extension OperationTemplate: WireObject {
         .required("maxFailureCount", \.maxFailureCount, .int()),
         .required("ttlSeconds", \.ttlSeconds, .integer()),
         .required("allowedMethods", \.allowedMethods, .array(.enumeration(OperationApproval.self))),
+    ]
+}
+
+/// A template's parameters: string values by name, in the order given.
+struct TemplateParameters: Sendable {
+    var values: [(name: String, value: String)]
+}
+
+extension Codec where Value == TemplateParameters {
+    /// `{name: value, …}`.
+    static let templateParameters = Codec(
+        schema: .described("values for the template's placeholders, by name; each a string", .object([], additional: true)),
+        read: { json, path, problems in
+            guard case .object(let object) = json else {
+                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
+                return nil
+            }
+            let before = problems.count
+            var values: [(name: String, value: String)] = []
+            for entry in object.entries {
+                guard case .string(let value) = entry.value else {
+                    problems.append(ParamProblem(memberPath(path, entry.key), "must be a string, not \(entry.value.typeName)"))
+                    continue
+                }
+                guard acceptsText(value, memberPath(path, entry.key), &problems) else { continue }
+                values.append((entry.key, value))
+            }
+            return problems.count == before ? TemplateParameters(values: values) : nil
+        },
+        write: { parameters in .object(JSONObject(parameters.values.map { ($0.name, JSON.string($0.value)) })) })
+}
+
+extension Codec where Value == String {
+    /// A template's name: 1–64 of `A–Z a–z 0–9 _ . -`.
+    static let templateName = Codec.string(minLength: 1, maxLength: 64).checked {
+        OperationTemplate.isValidName($0) ? nil : "must be 1 to 64 of A–Z a–z 0–9 _ . -"
+    }
+
+    /// An offline code: 8 digits, `-`, 8 digits.
+    static let offlineCode = Codec.string(minLength: 17, maxLength: 17).checked {
+        OfflineCode.isWellFormed($0) ? nil : "must be 8 digits, -, 8 digits"
+    }
+}
+
+extension Codec where Value == [OperationApproval] {
+    /// A non-empty subset of the approval methods.
+    static let approvalMethods = Codec.array(.enumeration(OperationApproval.self), minItems: 1)
+}
+
+/// `{operations}`.
+public struct ListedOperations: WireObject {
+    public var operations: [Operation]
+    public static let fields: [WireField<Self>] = [.required("operations", \.operations, .array(.object(Operation.self)))]
+    public init(operations: [Operation]) { self.operations = operations }
+}
+
+/// What `server/operation/list` answers: the inbox and the key the phone keeps.
+extension OperationInbox: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("operations", \.operations, .array(.object(Operation.self))),
+        .required("operationSigningKey", \.operationSigningKey, .publicKey, "the application's operation-signing key"),
+    ]
+}
+
+/// What `server/operation/challenge` answers.
+extension OperationChallenge: WireObject {
+    public static let fields: [WireField<Self>] = [
+        .required("challengeId", \.challengeId, .text), .required("challenge", \.challenge, .text),
+        .required("expiresAt", \.expiresAt, .time),
+        .required("operation", \.operation, .object(Operation.self)),
+        .required("operationHash", \.operationHash, .text, "for diagnosis: the phone signs the hash of what it shows, never this"),
+        .required("operationSigningKey", \.operationSigningKey, .publicKey),
+        .required("serverPublicKey", \.serverPublicKey, .publicKey, "the registration's server key (offline approval)"),
     ]
 }

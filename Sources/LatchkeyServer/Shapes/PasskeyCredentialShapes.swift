@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // What `credential.toJSON()` gives (WebAuthn Level 3 §5.8: `RegistrationResponseJSON`,
 // `AuthenticationResponseJSON`), read strictly — a member missing or of another type, bytes that
@@ -69,7 +70,7 @@ private func responseBytes(_ response: JSONObject, _ name: String, _ path: Strin
 
 /// The client data as the Relying Party reads it: nil when the bytes are not a JSON object (a
 /// parse failure is that answer, not an error).
-func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
+public func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
     guard let json = try? JSONParser.parse(bytes), case .object(let object) = json else { return nil }
     let type = object["type"]
     let challenge = object["challenge"]
@@ -81,17 +82,6 @@ func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
     return CollectedClientData(
         type: type?.stringValue, challenge: challenge?.stringValue, origin: origin?.stringValue, crossOrigin: crossOrigin?.boolValue,
         mistyped: mistyped)
-}
-
-/// The client data a browser writes for a ceremony (the simulated phone's browser half):
-/// `{"type", "challenge", "origin", "crossOrigin": false}`, in that order.
-func clientDataJSON(type: String, challenge: [UInt8], origin: String) -> [UInt8] {
-    JSONSerializer.serialize(
-        .object(
-            JSONObject([
-                ("type", .string(type)), ("challenge", .string(Base64URL.encode(challenge))), ("origin", .string(origin)),
-                ("crossOrigin", false),
-            ])))
 }
 
 private let credentialEnvelopeFields: [Field] = [
@@ -124,7 +114,7 @@ extension Codec where Value == [UInt8] {
 
 extension Codec where Value == RegistrationResponse {
     /// `RegistrationResponseJSON`.
-    static let registrationResponse = Codec(
+    public static let registrationResponse = Codec(
         schema: credentialSchema(
             "RegistrationResponseJSON",
             [
@@ -159,7 +149,7 @@ extension Codec where Value == RegistrationResponse {
 
 extension Codec where Value == AssertionResponse {
     /// `AuthenticationResponseJSON`.
-    static let assertionResponse = Codec(
+    public static let assertionResponse = Codec(
         schema: credentialSchema(
             "AuthenticationResponseJSON",
             [

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The wire forms of passkeys: WebAuthn's JSON forms (WebAuthn Level 3 §5.8) of the options a
 // browser takes and of the credentials it returns, every byte string unpadded base64url, and the
@@ -82,7 +83,7 @@ private func optionMember<T>(_ object: JSONObject, _ name: String, _ path: Strin
 
 extension Codec where Value == CredentialCreationOptions {
     /// `PublicKeyCredentialCreationOptionsJSON`: what `parseCreationOptionsFromJSON()` takes.
-    static let creationOptions = Codec(
+    public static let creationOptions = Codec(
         schema: .named(
             "PublicKeyCredentialCreationOptionsJSON",
             .object([
@@ -149,7 +150,7 @@ extension Codec where Value == CredentialCreationOptions {
 
 extension Codec where Value == CredentialRequestOptions {
     /// `PublicKeyCredentialRequestOptionsJSON`: what `parseRequestOptionsFromJSON()` takes.
-    static let requestOptions = Codec(
+    public static let requestOptions = Codec(
         schema: .named(
             "PublicKeyCredentialRequestOptionsJSON",
             .object([
@@ -220,21 +221,20 @@ extension Codec where Value == [UInt8] {
 }
 
 /// An imported passkey as an operator writes it.
-struct ImportedPasskeyParams: WireReadable {
-    var credentialId: [UInt8] = []
-    var publicKey: [UInt8] = []
-    var friendlyName: String?
-    var signCount: Int64?
-    var backupEligible: Bool?
-    static let fields: [WireField<Self>] = [
-        .required("credentialId", \.credentialId, .base64url, "unpadded base64url"),
-        .required("publicKey", \.publicKey, .base64url, "a COSE key (ES256, EdDSA or RS256), unpadded base64url"),
-        .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64)),
-        .optional("signCount", \.signCount, .integer(minimum: 0, maximum: Int64(UInt32.max))),
-        .optional(
-            "backupEligible", \.backupEligible, .bool,
-            "the BE flag it was registered with; absent: taken from its first successful sign-in, and fixed from then on"),
-    ]
+struct ImportedPasskeyParams: WireWritableParams {
+    let credentialId: [UInt8]
+    let publicKey: [UInt8]
+    let friendlyName: String?
+    let signCount: Int64?
+    let backupEligible: Bool?
+    static let wire = (
+        credentialId: WireMember.required("credentialId", .base64url, "unpadded base64url"),
+        publicKey: WireMember.required("publicKey", .base64url, "a COSE key (ES256, EdDSA or RS256), unpadded base64url"),
+        friendlyName: WireMember.optional("friendlyName", .string(minLength: 1, maxLength: 64)),
+        signCount: WireMember.optional("signCount", .integer(minimum: 0, maximum: Int64(UInt32.max))),
+        backupEligible: WireMember.optional(
+            "backupEligible", .bool, "the BE flag it was registered with; absent: taken from its first successful sign-in, and fixed from then on")
+    )
 }
 
 extension Codec where Value == ImportedPasskey {

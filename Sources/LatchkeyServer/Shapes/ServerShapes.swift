@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 // The wire forms of the `server/` methods: keys, proofs and signatures as unpadded base64url,
 // the installation that asks, and the results of the server half's operations.
@@ -26,15 +27,6 @@ extension Codec {
             }, write: { .string(format($0)) })
     }
 
-    /// The same wire form kept in an optional slot: a required member whose type has no
-    /// default value to start decoding from (nil only until the member is read).
-    var stored: Codec<Value?> {
-        let read = self.read
-        let write = self.write
-        return Codec<Value?>(
-            schema: schema, read: { json, path, problems in read(json, path, &problems).map { .some($0) } },
-            write: { $0.map(write) ?? .null })
-    }
 }
 
 extension Codec where Value == PublicKey {
@@ -60,41 +52,32 @@ extension Codec where Value == String {
     }
 }
 
-/// A required member's value, which reading set (its slot is nil only before that).
-func readValue<T>(_ value: T?, at path: String) throws -> T {
-    guard let value else { throw RPCError.invalidParams([ParamProblem(path, "is required")]) }
-    return value
-}
-
 /// `{publicKey, proof}`: a key handed over with its proof of possession.
-struct KeyParam: WireReadable {
-    var publicKey: PublicKey?
-    var proof: Signature?
+struct KeyParam: WireWritableParams {
+    let publicKey: PublicKey
+    let proof: Signature?
     static let schemaName: String? = "KeyWithProof"
-    static let fields: [WireField<Self>] = [
-        .required("publicKey", \.publicKey, Codec.publicKey.stored),
-        .optional(
-            "proof", \.proof, Codec.signature,
-            "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)"),
-    ]
+    static let wire = (
+        publicKey: WireMember.required("publicKey", Codec.publicKey),
+        proof: WireMember.optional(
+            "proof", Codec.signature, "the key's own signature over the payload of the operation that registers it (missing: proofInvalid)")
+    )
 
-    func domain(at path: String) throws -> KeyWithProof {
-        KeyWithProof(publicKey: try readValue(publicKey, at: path + ".publicKey"), proof: proof)
-    }
+    var domain: KeyWithProof { KeyWithProof(publicKey: publicKey, proof: proof) }
 }
 
 /// `{device: {publicKey, proof}, pin*, touchId*, faceId*}`.
-struct KeySetParam: WireReadable {
-    var device = KeyParam()
-    var pin: KeyParam?
-    var touchId: KeyParam?
-    var faceId: KeyParam?
+struct KeySetParam: WireWritableParams {
+    let device: KeyParam
+    let pin: KeyParam?
+    let touchId: KeyParam?
+    let faceId: KeyParam?
     static let schemaName: String? = "KeySet"
     static let unknownMemberProblem: String? = "names no role: the roles are device, pin, touchId, faceId"
-    static let fields: [WireField<Self>] = [
-        .required("device", \.device, .object(KeyParam.self)), .optional("pin", \.pin, .object(KeyParam.self)),
-        .optional("touchId", \.touchId, .object(KeyParam.self)), .optional("faceId", \.faceId, .object(KeyParam.self)),
-    ]
+    static let wire = (
+        device: WireMember.required("device", .object(KeyParam.self)), pin: WireMember.optional("pin", .object(KeyParam.self)),
+        touchId: WireMember.optional("touchId", .object(KeyParam.self)), faceId: WireMember.optional("faceId", .object(KeyParam.self))
+    )
 
     var factors: [(AuthMethod, KeyParam)] {
         [(AuthMethod.pin, pin), (.touchId, touchId), (.faceId, faceId)].compactMap { method, key in key.map { (method, $0) } }
@@ -107,25 +90,25 @@ struct KeySetParam: WireReadable {
         }
     }
 
-    func domain(at path: String) throws -> KeySet {
-        var set = KeySet(device: try device.domain(at: path + ".device"))
-        for (method, key) in factors { set.factors[method] = try key.domain(at: "\(path).\(method.rawValue)") }
+    var domain: KeySet {
+        var set = KeySet(device: device.domain)
+        for (method, key) in factors { set.factors[method] = key.domain }
         return set
     }
 }
 
 /// `{device, pin*|touchId*|faceId*}`: the device's signature and at most one second factor.
-struct SignaturesParam: WireReadable {
-    var device: Signature?
-    var pin: Signature?
-    var touchId: Signature?
-    var faceId: Signature?
+struct SignaturesParam: WireWritableParams {
+    let device: Signature
+    let pin: Signature?
+    let touchId: Signature?
+    let faceId: Signature?
     static let schemaName: String? = "Signatures"
     static let unknownMemberProblem: String? = "names no role: the roles are device, pin, touchId, faceId"
-    static let fields: [WireField<Self>] = [
-        .required("device", \.device, Codec.signature.stored, "checked first; never counted"),
-        .optional("pin", \.pin, .signature), .optional("touchId", \.touchId, .signature), .optional("faceId", \.faceId, .signature),
-    ]
+    static let wire = (
+        device: WireMember.required("device", Codec.signature, "checked first; never counted"), pin: WireMember.optional("pin", .signature),
+        touchId: WireMember.optional("touchId", .signature), faceId: WireMember.optional("faceId", .signature)
+    )
     static let rules: [WireRule<Self>] = [
         .custom { signatures, path, problems in
             let given = signatures.factors
@@ -141,9 +124,7 @@ struct SignaturesParam: WireReadable {
         [(AuthMethod.pin, pin), (.touchId, touchId), (.faceId, faceId)].compactMap { method, signature in signature.map { (method, $0) } }
     }
 
-    func domain(at path: String) throws -> FactorSignatures {
-        FactorSignatures(device: try readValue(device, at: path + ".device"), factor: factors.first)
-    }
+    var domain: FactorSignatures { FactorSignatures(device: device, factor: factors.first) }
 }
 
 extension Codec where Value == ChallengePurpose {
@@ -161,7 +142,11 @@ extension Codec where Value == KeyRequest {
             [
                 .required(id, \.id, .text), .required("challenge", \.challenge, .text), .required("expiresAt", \.expiresAt, .time),
                 .required("authMethodsForActivation", \.authMethodsForActivation, .authMethods, methods),
-            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength))
+            ] + pinRuleFields(\.pinRules.type, \.pinRules.minLength, \.pinRules.maxLength) + [
+                .optional(
+                    "operationSigningKey", \.operationSigningKey, .publicKey,
+                    "the application's operation-signing key (QR payloads): the phone keeps it from its activation")
+            ])
     }
 
     /// What `server/activation/prepare` and `server/onboarding/activate` answer.
@@ -175,8 +160,20 @@ struct CommittedActivation: WireObject {
     var outcome: ActivationOutcome
     static let fields: [WireField<Self>] = [
         .required("registrationId", \.outcome.registrationId, .text),
-        .required("activatedAuthMethods", \.outcome.activatedAuthMethods, .authMethods), .token(\.outcome.token),
+        .required("activatedAuthMethods", \.outcome.activatedAuthMethods, .authMethods),
+        .optional("serverPublicKey", \.outcome.serverPublicKey, .publicKey, "the registration's server key (offline approval)"),
+        .token(\.outcome.token),
     ]
+}
+
+/// What `server/recovery/commit` answers: as an activation, with the registration's server key (kept across a recovery).
+struct CommittedRecovery: WireObject {
+    var outcome: ActivationOutcome
+    static let fields: [WireField<Self>] =
+        Array(ActivationOutcome.fields.map { $0.lifted(\.outcome) }.dropLast()) + [
+            .optional("serverPublicKey", \.outcome.serverPublicKey, .publicKey, "the registration's server key (offline approval)"),
+            .token(\.outcome.token),
+        ]
 }
 
 extension Challenge: WireObject {
@@ -186,7 +183,9 @@ extension Challenge: WireObject {
             .required("expiresAt", \.expiresAt, .time),
             .required("authenticationMethods", \.authenticationMethods, .authMethods),
         ] + ChallengeStanding.fields.map { $0.lifted(\.standing) } + [
-            .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty")
+            .required("contextHash", \.contextHash, .text, "unpadded base64url SHA-256 of the pushed context, or empty"),
+            .optional("operationSigningKey", \.operationSigningKey, .publicKey, "the application's operation-signing key (authenticate)"),
+            .optional("serverPublicKey", \.serverPublicKey, .publicKey, "the registration's server key (authenticate)"),
         ]
 }
 

@@ -4,56 +4,10 @@
 //   navigator.credentials.get({publicKey})     — sign in with one
 // Each takes the options the back end got from Latchkey (parse…FromJSON) and hands back
 // credential.toJSON(), which the back end forwards to Latchkey to verify.
-// The session lives in an HttpOnly cookie: this script never sees it.
+// The session lives in an HttpOnly cookie: this script never sees it. What the pages share (the
+// API call, WebAuthn's JSON forms, the status line) is in common.js.
 
-const $ = (id) => document.getElementById(id);
-
-/** POST a JSON object to /api/<method>; resolves with the result, rejects with {reason, message}. */
-async function api(method, body = {}) {
-  const response = await fetch(`/api/${method}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" }, // the back end refuses anything else (CSRF)
-    body: JSON.stringify(body),
-  });
-  const result = await response.json();
-  if (!response.ok) {
-    const error = new Error(result.error?.message ?? response.statusText);
-    error.reason = result.error?.reason;
-    error.data = result.error?.data;
-    throw error;
-  }
-  return result;
-}
-
-/** Creation options JSON → a new credential's JSON (RegistrationResponseJSON). */
-async function createCredential(publicKey) {
-  const options = PublicKeyCredential.parseCreationOptionsFromJSON(publicKey);
-  const credential = await navigator.credentials.create({ publicKey: options });
-  return credential.toJSON();
-}
-
-/** Request options JSON → an assertion's JSON (AuthenticationResponseJSON). */
-async function getCredential(publicKey) {
-  const options = PublicKeyCredential.parseRequestOptionsFromJSON(publicKey);
-  const credential = await navigator.credentials.get({ publicKey: options });
-  return credential.toJSON();
-}
-
-function say(text, state = "ok") {
-  $("status").textContent = text;
-  $("status").dataset.state = state;
-}
-
-/** Runs an action, reporting its outcome (errors by reason, and a failed check's name). */
-const action = (fn) => async (event) => {
-  event?.preventDefault();
-  try {
-    await fn();
-  } catch (error) {
-    const check = error.data?.check ? ` (check: ${error.data.check})` : "";
-    say(`${error.reason ?? error.name}: ${error.message}${check}`, "error");
-  }
-};
+import { $, action, api, createCredential, getCredential, say } from "/common.js";
 
 /** Shows the signed-in or the signed-out view, as the session cookie says. */
 async function refresh() {
@@ -113,6 +67,20 @@ $("add-form").addEventListener("submit", action(async () => {
   await api("passkey/create", { ceremonyId, credential, friendlyName: $("passkey-name").value });
   await refresh();
   say("Passkey added");
+}));
+
+// -- a payment to approve: the demo back end (--demo-payment) makes one, the confirm page shows it.
+// A bank's own back end makes the operation when the user orders a payment; the page only names it.
+$("demo-payment").addEventListener("click", action(async () => {
+  let operationId;
+  try {
+    ({ operationId } = await api("operation/demoPayment"));
+  } catch (error) {
+    if (error.reason !== "forbidden") throw error; // the route is not there
+    say("This back end makes no demo payments (start it with --demo-payment)", "error");
+    return;
+  }
+  location.assign(`/confirm?operation=${encodeURIComponent(operationId)}`);
 }));
 
 // -- sign in with a passkey: by name (its passkeys are allowed) or with none (discoverable) ---

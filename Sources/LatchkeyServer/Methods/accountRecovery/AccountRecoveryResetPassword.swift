@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AccountRecoveryResetPassword: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,12 +12,10 @@ enum AccountRecoveryResetPassword: RPCMethod {
             returns to state 0 and every other session of the user ends.
             """,
         errors: [.userSessionInvalid, .accountRecoveryNotAllowed, .policyViolation])
-    struct Params: WireReadable {
-        var sessionId = ""
-        var newPassword = ""
-        static let fields: [WireField<Self>] = [
-            .required("sessionId", \.sessionId, .identifier), .required("newPassword", \.newPassword, .text),
-        ]
+    struct Params: WireParams {
+        let sessionId: String
+        let newPassword: String
+        static let wire = (sessionId: WireMember.required("sessionId", .identifier), newPassword: WireMember.required("newPassword", .text))
     }
     static let result = AccountRecoveryFamily.recoveryResult
     static func handle(_ params: Params, _ context: CallContext) throws -> LatchkeyCore.AccountRecoveryStatus {

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 enum AccountRecoveryStart: SessionCall {
     static let declaration = MethodDeclaration(

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminCompleteVerification: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,14 +12,14 @@ enum AdminCompleteVerification: RPCMethod {
             removes it. Name the user or the registration.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var userId: String?
-        var registrationId: String?
-        var approved = false
-        static let fields: [WireField<Self>] = [
-            .optional("userId", \.userId, .identifier), .optional("registrationId", \.registrationId, .identifier),
-            .required("approved", \.approved, .bool),
-        ]
+    struct Params: WireParams {
+        let userId: String?
+        let registrationId: String?
+        let approved: Bool
+        static let wire = (
+            userId: WireMember.optional("userId", .identifier), registrationId: WireMember.optional("registrationId", .identifier),
+            approved: WireMember.required("approved", .bool)
+        )
         static let oneTarget = WireRule<Self>.exactlyOne("userId", \.userId, "registrationId", \.registrationId)
         static let rules = [oneTarget]
         func target() throws -> VerificationTarget {

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminConfigureApplication: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -16,32 +15,65 @@ enum AdminConfigureApplication: RPCMethod {
             their value; the full configuration is returned.
             """,
         errors: [.invalidParams], access: .admin)
-    struct Params: WireReadable {
-        var applicationId = ""
-        var changes = ApplicationChanges()
+    struct Params: WireParams {
+        let applicationId: String
+        let activationCodeLength: Int?
+        let activationCodeType: ActivationCodeType?
+        let activationCodeTtlSeconds: Int64?
+        let pinCodeType: PinCodeType?
+        let pinCodeLengthMin: Int?
+        let pinCodeLengthMax: Int?
+        let maxFailedAttempts: Int?
+        let authMethods: [AuthMethod]?
+        let addOrUpdateAllowedBy: [AuthMethod: [AuthMethod]]?
+        let tokenTtlSeconds: Int64?
+        let redirectUrlPrefixes: [String]?
+        let passkeyRpId: String?
+        let passkeyRpName: String?
+        let passkeyOrigins: [String]?
+        let passkeyUserVerification: UserVerificationPolicy?
         typealias Bounds = ApplicationConfig.Bounds
-        static let fields: [WireField<Self>] = [
-            .required("applicationId", \.applicationId, .identifier),
-            .optional("activationCodeLength", \.changes.activationCodeLength, .within(Bounds.activationCodeLength)),
-            .optional("activationCodeType", \.changes.activationCodeType, .enumeration(ActivationCodeType.self)),
-            .optional("activationCodeTtlSeconds", \.changes.activationCodeTtlSeconds, .seconds()),
-            .optional("pinCodeType", \.changes.pinCodeType, .enumeration(PinCodeType.self)),
-            .optional("pinCodeLengthMin", \.changes.pinCodeLengthMin, .within(Bounds.pinCodeLength)),
-            .optional("pinCodeLengthMax", \.changes.pinCodeLengthMax, .within(Bounds.pinCodeLength)),
-            .optional("maxFailedAttempts", \.changes.maxFailedAttempts, .within(Bounds.maxFailedAttempts)),
-            .optional("authMethods", \.changes.authMethods, .authMethods, "enabled methods (device always is)"),
-            .optional(
-                "addOrUpdateAllowedBy", \.changes.addOrUpdateAllowedBy, .addOrUpdateAllowedBy,
-                "method proving the user → methods it may add or update"),
-            .optional("tokenTtlSeconds", \.changes.tokenTtlSeconds, .within(Bounds.tokenTtlSeconds)),
-            .optional("redirectUrlPrefixes", \.changes.redirectUrlPrefixes, .array(.identifier)),
-            .optional("passkeyRpId", \.changes.passkeyRpId, .rpId, "a domain: the page's host or a parent of it"),
-            .optional("passkeyRpName", \.changes.passkeyRpName, .string(minLength: 1, maxLength: 64)),
-            .optional(
-                "passkeyOrigins", \.changes.passkeyOrigins, .array(.identifier, minItems: 1),
-                "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
-            .optional("passkeyUserVerification", \.changes.passkeyUserVerification, .userVerification),
-        ]
+        static let wire = (
+            applicationId: WireMember.required("applicationId", .identifier),
+            activationCodeLength: WireMember.optional("activationCodeLength", Codec<Int>.within(Bounds.activationCodeLength)),
+            activationCodeType: WireMember.optional("activationCodeType", .enumeration(ActivationCodeType.self)),
+            activationCodeTtlSeconds: WireMember.optional("activationCodeTtlSeconds", .seconds()),
+            pinCodeType: WireMember.optional("pinCodeType", .enumeration(PinCodeType.self)),
+            pinCodeLengthMin: WireMember.optional("pinCodeLengthMin", Codec<Int>.within(Bounds.pinCodeLength)),
+            pinCodeLengthMax: WireMember.optional("pinCodeLengthMax", Codec<Int>.within(Bounds.pinCodeLength)),
+            maxFailedAttempts: WireMember.optional("maxFailedAttempts", Codec<Int>.within(Bounds.maxFailedAttempts)),
+            authMethods: WireMember.optional("authMethods", .authMethods, "enabled methods (device always is)"),
+            addOrUpdateAllowedBy: WireMember.optional(
+                "addOrUpdateAllowedBy", .addOrUpdateAllowedBy, "method proving the user → methods it may add or update"),
+            tokenTtlSeconds: WireMember.optional("tokenTtlSeconds", Codec<Int64>.within(Bounds.tokenTtlSeconds)),
+            redirectUrlPrefixes: WireMember.optional("redirectUrlPrefixes", .array(.identifier)),
+            passkeyRpId: WireMember.optional("passkeyRpId", .rpId, "a domain: the page's host or a parent of it"),
+            passkeyRpName: WireMember.optional("passkeyRpName", .string(minLength: 1, maxLength: 64)),
+            passkeyOrigins: WireMember.optional(
+                "passkeyOrigins", .array(.identifier, minItems: 1), "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
+            passkeyUserVerification: WireMember.optional("passkeyUserVerification", .userVerification)
+        )
+
+        /// The members given, as the domain takes them.
+        var changes: ApplicationChanges {
+            var changes = ApplicationChanges()
+            changes.activationCodeLength = activationCodeLength
+            changes.activationCodeType = activationCodeType
+            changes.activationCodeTtlSeconds = activationCodeTtlSeconds
+            changes.pinCodeType = pinCodeType
+            changes.pinCodeLengthMin = pinCodeLengthMin
+            changes.pinCodeLengthMax = pinCodeLengthMax
+            changes.maxFailedAttempts = maxFailedAttempts
+            changes.authMethods = authMethods
+            changes.addOrUpdateAllowedBy = addOrUpdateAllowedBy
+            changes.tokenTtlSeconds = tokenTtlSeconds
+            changes.redirectUrlPrefixes = redirectUrlPrefixes
+            changes.passkeyRpId = passkeyRpId
+            changes.passkeyRpName = passkeyRpName
+            changes.passkeyOrigins = passkeyOrigins
+            changes.passkeyUserVerification = passkeyUserVerification
+            return changes
+        }
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ApplicationConfig {
         try context.core.configureApplication(params.applicationId, params.changes)

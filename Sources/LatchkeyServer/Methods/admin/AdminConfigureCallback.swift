@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum AdminConfigureCallback: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -16,19 +17,18 @@ enum AdminConfigureCallback: RPCMethod {
             event types it no longer lists.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var url = ""
-        var events: [CallbackEventType] = []
-        var callbackId: String?
-        var secret: String?
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [
-            .required("url", \.url, .callbackURL),
-            .required("events", \.events, .callbackEvents),
-            .optional("callbackId", \.callbackId, .identifier, "replaces this callback"),
-            .optional("secret", \.secret, .text, "whsec_ and the standard base64 of 24–64 bytes; default: made (new), kept (replace)"),
-            .applicationId(\.applicationId),
-        ]
+    struct Params: WireParams {
+        let url: String
+        let events: [CallbackEventType]
+        let callbackId: String?
+        let secret: String?
+        let applicationId: String?
+        static let wire = (
+            url: WireMember.required("url", .callbackURL), events: WireMember.required("events", .callbackEvents),
+            callbackId: WireMember.optional("callbackId", .identifier, "replaces this callback"),
+            secret: WireMember.optional("secret", .text, "whsec_ and the standard base64 of 24–64 bytes; default: made (new), kept (replace)"),
+            applicationId: WireMember.applicationId
+        )
     }
     typealias Result = ConfiguredCallback
     static func handle(_ params: Params, _ context: CallContext) throws -> ConfiguredCallback {

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminConfigureServer: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,15 +12,15 @@ enum AdminConfigureServer: RPCMethod {
             the user session lifetime. Absent fields keep their value; the full configuration is returned.
             """,
         access: .admin)
-    struct Params: WireReadable {
-        var gracePeriodSeconds: Int64?
-        var insecureWindowSeconds: Int64?
-        var sessionLifetimeSeconds: Int64?
-        static let fields: [WireField<Self>] = [
-            .optional("gracePeriodSeconds", \.gracePeriodSeconds, .seconds()),
-            .optional("insecureWindowSeconds", \.insecureWindowSeconds, .seconds()),
-            .optional("sessionLifetimeSeconds", \.sessionLifetimeSeconds, .seconds()),
-        ]
+    struct Params: WireParams {
+        let gracePeriodSeconds: Int64?
+        let insecureWindowSeconds: Int64?
+        let sessionLifetimeSeconds: Int64?
+        static let wire = (
+            gracePeriodSeconds: WireMember.optional("gracePeriodSeconds", .seconds()),
+            insecureWindowSeconds: WireMember.optional("insecureWindowSeconds", .seconds()),
+            sessionLifetimeSeconds: WireMember.optional("sessionLifetimeSeconds", .seconds())
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> ServerConfig {
         try context.core.configureServer(

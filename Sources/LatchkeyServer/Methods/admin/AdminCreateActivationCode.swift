@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminCreateActivationCode: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,10 +12,10 @@ enum AdminCreateActivationCode: RPCMethod {
             activationCodeTtlSeconds; a device redeems it with activation/start and activation/finish.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var userId = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [.required("userId", \.userId, .identifier), .applicationId(\.applicationId)]
+    struct Params: WireParams {
+        let userId: String
+        let applicationId: String?
+        static let wire = (userId: WireMember.required("userId", .identifier), applicationId: WireMember.applicationId)
     }
     struct Result: WireObject {
         var activationCode: String

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminCreateUser: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -16,27 +15,25 @@ enum AdminCreateUser: RPCMethod {
             The first step of every activation flow.
             """,
         errors: [.alreadyExists], access: .admin)
-    struct Params: WireReadable {
-        var userId: String?
-        var loginName: String?
-        var email: String?
-        var phoneNumber: String?
-        var password: String?
-        var birthDate: String?
-        var passkeys: [ImportedPasskey]?
-        var passkeyUserHandle: [UInt8]?
-        var attributes: JSON?
-        static let fields: [WireField<Self>] = [
-            .optional("userId", \.userId, .identifier),
-            .optional("loginName", \.loginName, .identifier, "unique like email, compared exactly"),
-            .optional("email", \.email, .email),
-            .optional("phoneNumber", \.phoneNumber, .phoneNumber, "E.164"),
-            .optional("password", \.password, .text),
-            .optional("birthDate", \.birthDate, .date, "YYYY-MM-DD"),
-            .optional("passkeys", \.passkeys, .array(.importedPasskey), "passkeys registered with another Relying Party"),
-            .optional("passkeyUserHandle", \.passkeyUserHandle, .userHandle, "1–64 bytes, unpadded base64url (default: 32 random bytes)"),
-            .optional("attributes", \.attributes, .freeObject),
-        ]
+    struct Params: WireParams {
+        let userId: String?
+        let loginName: String?
+        let email: String?
+        let phoneNumber: String?
+        let password: String?
+        let birthDate: String?
+        let passkeys: [ImportedPasskey]?
+        let passkeyUserHandle: [UInt8]?
+        let attributes: JSON?
+        static let wire = (
+            userId: WireMember.optional("userId", .identifier),
+            loginName: WireMember.optional("loginName", .identifier, "unique like email, compared exactly"),
+            email: WireMember.optional("email", .email), phoneNumber: WireMember.optional("phoneNumber", .phoneNumber, "E.164"),
+            password: WireMember.optional("password", .text), birthDate: WireMember.optional("birthDate", .date, "YYYY-MM-DD"),
+            passkeys: WireMember.optional("passkeys", .array(.importedPasskey), "passkeys registered with another Relying Party"),
+            passkeyUserHandle: WireMember.optional("passkeyUserHandle", .userHandle, "1–64 bytes, unpadded base64url (default: 32 random bytes)"),
+            attributes: WireMember.optional("attributes", .freeObject)
+        )
     }
     static let result = Codec.member("userId", .text)
     static func handle(_ params: Params, _ context: CallContext) throws -> String {

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 /// What the `admin/` methods share.
 enum AdminFamily {

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminGetAuthentication: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,9 +11,9 @@ enum AdminGetAuthentication: RPCMethod {
             Reads a pushed authentication's status: pending, approved, rejected or expired, with when it was decided.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var authenticationId = ""
-        static let fields: [WireField<Self>] = [.required("authenticationId", \.authenticationId, .identifier)]
+    struct Params: WireParams {
+        let authenticationId: String
+        static let wire = WireMember.required("authenticationId", .identifier)
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> PushedAuthenticationInfo {
         try context.core.pushedAuthentication(params.authenticationId)

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum AdminListCallbackDeliveries: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,15 +13,15 @@ enum AdminListCallbackDeliveries: RPCMethod {
             failed deliveries are pruned after 7 days.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var callbackId = ""
-        var status: CallbackDeliveryStatus?
-        var limit = 100
-        static let fields: [WireField<Self>] = [
-            .required("callbackId", \.callbackId, .identifier),
-            .optional("status", \.status, .enumeration(CallbackDeliveryStatus.self)),
-            .defaulted("limit", \.limit, .int(minimum: 1, maximum: 1000), default: 100),
-        ]
+    struct Params: WireParams {
+        let callbackId: String
+        let status: CallbackDeliveryStatus?
+        let limit: Int
+        static let wire = (
+            callbackId: WireMember.required("callbackId", .identifier),
+            status: WireMember.optional("status", .enumeration(CallbackDeliveryStatus.self)),
+            limit: WireMember.defaulted("limit", .int(minimum: 1, maximum: 1000), default: 100)
+        )
     }
     static let result = Codec.member("deliveries", .array(.object(CallbackDelivery.self)))
     static func handle(_ params: Params, _ context: CallContext) throws -> [CallbackDelivery] {

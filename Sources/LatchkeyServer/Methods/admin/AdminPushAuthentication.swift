@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AdminPushAuthentication: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,15 +13,24 @@ enum AdminPushAuthentication: RPCMethod {
             (session/cancel rejects it). Poll it with admin/getAuthentication.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var push = NewPushedAuthentication()
-        static let fields: [WireField<Self>] = [
-            .registrationId(\.push.registrationId),
-            .optional("contextTitle", \.push.contextTitle, .text),
-            .optional("contextContent", \.push.contextContent, .text),
-            .optional("contextMIME", \.push.contextMIME, .text),
-            .defaulted("ttlSeconds", \.push.ttlSeconds, .seconds(), default: 300),
-        ]
+    struct Params: WireParams {
+        let registrationId: String
+        let contextTitle: String?
+        let contextContent: String?
+        let contextMIME: String?
+        let ttlSeconds: Int64
+        static let wire = (
+            registrationId: WireMember.registrationId, contextTitle: WireMember.optional("contextTitle", .text),
+            contextContent: WireMember.optional("contextContent", .text), contextMIME: WireMember.optional("contextMIME", .text),
+            ttlSeconds: WireMember.defaulted("ttlSeconds", .seconds(), default: 300)
+        )
+
+        /// The authentication to push, as the domain takes it.
+        var push: NewPushedAuthentication {
+            NewPushedAuthentication(
+                registrationId: registrationId, contextTitle: contextTitle, contextContent: contextContent, contextMIME: contextMIME,
+                ttlSeconds: ttlSeconds)
+        }
     }
     struct Result: WireObject {
         var authenticationId: String

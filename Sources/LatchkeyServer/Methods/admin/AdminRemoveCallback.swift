@@ -2,15 +2,16 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum AdminRemoveCallback: RPCMethod {
     static let declaration = MethodDeclaration(
         "admin/removeCallback", "Removes a callback; its pending deliveries are dropped.",
         description: "Removes a callback. Its pending deliveries are dropped; delivered and failed ones stay listed until pruned.",
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var callbackId = ""
-        static let fields: [WireField<Self>] = [.required("callbackId", \.callbackId, .identifier)]
+    struct Params: WireParams {
+        let callbackId: String
+        static let wire = WireMember.required("callbackId", .identifier)
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
         try context.core.removeCallback(callbackId: params.callbackId)

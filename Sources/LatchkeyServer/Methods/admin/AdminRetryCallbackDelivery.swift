@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum AdminRetryCallbackDelivery: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -11,9 +12,9 @@ enum AdminRetryCallbackDelivery: RPCMethod {
             failed again. A delivered one answers invalidParams.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var deliveryId = ""
-        static let fields: [WireField<Self>] = [.required("deliveryId", \.deliveryId, .identifier)]
+    struct Params: WireParams {
+        let deliveryId: String
+        static let wire = WireMember.required("deliveryId", .identifier)
     }
     typealias Result = CallbackDelivery
     static func handle(_ params: Params, _ context: CallContext) throws -> CallbackDelivery {

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum AuditList: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,14 +12,14 @@ enum AuditList: RPCMethod {
             oldest first, optionally for one user or registration; limit keeps the newest. Events never hold secrets.
             """,
         access: .admin)
-    struct Params: WireReadable {
-        var userId: String?
-        var registrationId: String?
-        var limit: Int?
-        static let fields: [WireField<Self>] = [
-            .optional("userId", \.userId, .text), .optional("registrationId", \.registrationId, .text),
-            .optional("limit", \.limit, .int(minimum: 0)),
-        ]
+    struct Params: WireParams {
+        let userId: String?
+        let registrationId: String?
+        let limit: Int?
+        static let wire = (
+            userId: WireMember.optional("userId", .text), registrationId: WireMember.optional("registrationId", .text),
+            limit: WireMember.optional("limit", .int(minimum: 0))
+        )
     }
     static let result = Codec.member("events", .array(.object(AuditEvent.self)))
     static func handle(_ params: Params, _ context: CallContext) throws -> [AuditEvent] {

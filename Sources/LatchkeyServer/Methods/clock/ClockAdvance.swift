@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum ClockAdvance: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,9 +13,9 @@ enum ClockAdvance: RPCMethod {
             under --no-admin.
             """,
         errors: [.forbidden], access: .admin)
-    struct Params: WireReadable {
-        var seconds: Int64 = 0
-        static let fields: [WireField<Self>] = [.required("seconds", \.seconds, .seconds(minimum: 0))]
+    struct Params: WireParams {
+        let seconds: Int64
+        static let wire = WireMember.required("seconds", .seconds(minimum: 0))
     }
     static let result = ClockFamily.now
     static func handle(_ params: Params, _ context: CallContext) throws -> UnixTime {

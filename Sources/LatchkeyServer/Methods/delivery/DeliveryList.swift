@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum DeliveryList: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,9 +13,9 @@ enum DeliveryList: RPCMethod {
             only (the last 1000). An operator's tool.
             """,
         access: .adminLocal)
-    struct Params: WireReadable {
-        var to: String?
-        static let fields: [WireField<Self>] = [.optional("to", \.to, .text, "only messages to this address")]
+    struct Params: WireParams {
+        let to: String?
+        static let wire = WireMember.optional("to", .text, "only messages to this address")
     }
     static let result = Codec.member("messages", .array(.object(OutboundMessage.self)))
     static func handle(_ params: Params, _ context: CallContext) throws -> [OutboundMessage] {

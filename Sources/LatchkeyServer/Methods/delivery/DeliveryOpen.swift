@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum DeliveryOpen: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,9 +13,9 @@ enum DeliveryOpen: RPCMethod {
             verification code.
             """,
         errors: [.notFound], access: .admin)
-    struct Params: WireReadable {
-        var messageId = ""
-        static let fields: [WireField<Self>] = [.required("messageId", \.messageId, .identifier)]
+    struct Params: WireParams {
+        let messageId: String
+        static let wire = WireMember.required("messageId", .identifier)
     }
     static let result = Codec.member("link", .nullable(.text))
     static func handle(_ params: Params, _ context: CallContext) throws -> String? {

@@ -1,18 +1,20 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 /// What the `events/` methods share.
 enum EventsFamily {
     /// `{topics}`, in the contract's order.
-    struct Topics: WireReadable {
-        var topics: [EventTopic] = []
-        static let fields: [WireField<Self>] = [.required("topics", \.topics, .array(.enumeration(EventTopic.self)))]
+    struct Topics: WireWritableParams {
+        let topics: [EventTopic]
+        static let wire = WireMember.required("topics", .array(.enumeration(EventTopic.self)))
 
-        init() {}
-        init(_ subscribed: Set<EventTopic>) { topics = EventTopic.allCases.filter(subscribed.contains) }
     }
+}
+
+extension EventsFamily.Topics {
+    /// The topics subscribed, in the contract's order.
+    init(_ subscribed: Set<EventTopic>) { self.init(topics: EventTopic.allCases.filter(subscribed.contains)) }
 }

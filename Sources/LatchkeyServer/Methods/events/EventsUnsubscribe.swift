@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 enum EventsUnsubscribe: RPCMethod {
     static let declaration = MethodDeclaration(

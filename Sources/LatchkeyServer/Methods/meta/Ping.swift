@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum Ping: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,9 +12,9 @@ enum Ping: RPCMethod {
             unreachable; use it to check that the process is alive.
             """,
         access: .local)
-    struct Params: WireReadable {
-        var echo: JSON?
-        static let fields: [WireField<Self>] = [.optional("echo", \.echo, .any, "any value")]
+    struct Params: WireParams {
+        let echo: JSON?
+        static let wire = WireMember.optional("echo", .any, "any value")
     }
     static let result = Codec.member("echo", .any)
     static func handle(_ params: Params, _ context: CallContext) throws -> JSON { params.echo ?? .null }

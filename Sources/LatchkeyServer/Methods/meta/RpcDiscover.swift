@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum RpcDiscover: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,6 +14,6 @@ enum RpcDiscover: RPCMethod {
         access: .local)
     static let result = Codec<JSON>.freeObject
     static func handle(_ params: NoParams, _ context: CallContext) throws -> JSON {
-        OpenRPCDocument.build(version: context.options.version)
+        OpenRPCDocument.build(version: context.options.version, methods: context.options.methods)
     }
 }

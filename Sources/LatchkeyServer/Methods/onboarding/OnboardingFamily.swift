@@ -1,17 +1,16 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 /// What the `onboarding/` methods share (the credentials codec is also `server/onboarding/start`'s).
-enum OnboardingFamily {
+public enum OnboardingFamily {
     /// The identity onboarding starts from, as the seed's `start(credentials:)` sends it: `email`, `phoneNumber`, `loginName`, or `userId` (the
     /// seed's `userID`) with `birthDate`; `birthDate` may come with any of them.
     ///
     /// Any other shape is refused naming the key (a shape says nothing about users).
-    static let credentials = Codec<OnboardingCredentials>(
+    public static let credentials = Codec<OnboardingCredentials>(
         schema: .named(
             "OnboardingCredentials",
             .object(

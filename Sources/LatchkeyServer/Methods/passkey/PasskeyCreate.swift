@@ -1,5 +1,6 @@
 import LatchkeyCore
 import LatchkeyRPC
+import LatchkeyWire
 
 /// `passkey/create`: registers the credential an authenticator made from the creation options.
 enum PasskeyCreate: RPCMethod {
@@ -12,21 +13,21 @@ enum PasskeyCreate: RPCMethod {
             way. A security notice goes out.
             """,
         errors: [.noSessionInProgress, .sessionExpired, .policyViolation, .passkeyInvalid, .alreadyExists, .notFound])
-    struct Params: WireReadable {
-        var ceremonyId = ""
-        var credential: RegistrationResponse?
-        var friendlyName: String?
-        static let fields: [WireField<Self>] = [
-            .required("ceremonyId", \.ceremonyId, .identifier, "from passkey/creationOptions"),
-            .required(
-                "credential", \.credential, Codec<RegistrationResponse>.registrationResponse.stored, "RegistrationResponseJSON: credential.toJSON()"),
-            .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64), "defaults to Passkey"),
-        ]
+    struct Params: WireParams {
+        let ceremonyId: String
+        let credential: RegistrationResponse
+        let friendlyName: String?
+        static let wire = (
+            ceremonyId: WireMember.required("ceremonyId", .identifier, "from passkey/creationOptions"),
+            credential: WireMember.required(
+                "credential", Codec<RegistrationResponse>.registrationResponse, "RegistrationResponseJSON: credential.toJSON()"),
+            friendlyName: WireMember.optional("friendlyName", .string(minLength: 1, maxLength: 64), "defaults to Passkey")
+        )
     }
     static let result = Codec.member("passkey", .object(Passkey.self))
     static func handle(_ params: Params, _ context: CallContext) throws -> Passkey {
         try context.core.createPasskey(
-            ceremonyId: params.ceremonyId, credential: try readValue(params.credential, at: "credential"),
+            ceremonyId: params.ceremonyId, credential: params.credential,
             friendlyName: params.friendlyName)
     }
 }

@@ -1,5 +1,6 @@
 import LatchkeyCore
 import LatchkeyRPC
+import LatchkeyWire
 
 /// `passkey/creationOptions`: options for `navigator.credentials.create()` to add a passkey.
 enum PasskeyCreationOptions: RPCMethod {
@@ -12,10 +13,10 @@ enum PasskeyCreationOptions: RPCMethod {
             excluded, a discoverable credential required. The ceremony is valid 300 s and serves one passkey/create.
             """,
         errors: [.userSessionInvalid, .notFound, .policyViolation])
-    struct Params: WireReadable {
-        var sessionId = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [.required("sessionId", \.sessionId, .identifier), .applicationId(\.applicationId)]
+    struct Params: WireParams {
+        let sessionId: String
+        let applicationId: String?
+        static let wire = (sessionId: WireMember.required("sessionId", .identifier), applicationId: WireMember.applicationId)
     }
     typealias Result = CreationCeremony
     static func handle(_ params: Params, _ context: CallContext) throws -> CreationCeremony {

@@ -1,5 +1,6 @@
 import LatchkeyCore
 import LatchkeyRPC
+import LatchkeyWire
 
 /// `passkey/login`: signs in with the assertion an authenticator made from the request options.
 enum PasskeyLogin: RPCMethod {
@@ -13,18 +14,18 @@ enum PasskeyLogin: RPCMethod {
             grow is audited passkeyCloneSuspected. The ceremony is used up either way.
             """,
         errors: [.noSessionInProgress, .sessionExpired, .passkeyInvalid, .notFound])
-    struct Params: WireReadable {
-        var ceremonyId = ""
-        var credential: AssertionResponse?
-        static let fields: [WireField<Self>] = [
-            .required("ceremonyId", \.ceremonyId, .identifier, "from passkey/requestOptions"),
-            .required(
-                "credential", \.credential, Codec<AssertionResponse>.assertionResponse.stored, "AuthenticationResponseJSON: credential.toJSON()"),
-        ]
+    struct Params: WireParams {
+        let ceremonyId: String
+        let credential: AssertionResponse
+        static let wire = (
+            ceremonyId: WireMember.required("ceremonyId", .identifier, "from passkey/requestOptions"),
+            credential: WireMember.required(
+                "credential", Codec<AssertionResponse>.assertionResponse, "AuthenticationResponseJSON: credential.toJSON()")
+        )
     }
     typealias Result = SignedIn
     static func handle(_ params: Params, _ context: CallContext) throws -> SignedIn {
-        let session = try context.core.passkeyLogin(ceremonyId: params.ceremonyId, credential: try readValue(params.credential, at: "credential"))
+        let session = try context.core.passkeyLogin(ceremonyId: params.ceremonyId, credential: params.credential)
         return SignedIn(sessionId: session.sessionId, uid: session.uid)
     }
 }

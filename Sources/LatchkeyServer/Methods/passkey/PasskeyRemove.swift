@@ -1,5 +1,6 @@
 import LatchkeyCore
 import LatchkeyRPC
+import LatchkeyWire
 
 /// `passkey/remove`: removes one of the signed-in user's passkeys.
 enum PasskeyRemove: RPCMethod {
@@ -10,12 +11,12 @@ enum PasskeyRemove: RPCMethod {
             security notice goes out. Another user's passkey answers notFound, as an unknown one does.
             """,
         errors: [.userSessionInvalid, .notFound])
-    struct Params: WireReadable {
-        var sessionId = ""
-        var passkeyId = ""
-        static let fields: [WireField<Self>] = [
-            .required("sessionId", \.sessionId, .identifier), .required("passkeyId", \.passkeyId, .identifier, "the passkey's id"),
-        ]
+    struct Params: WireParams {
+        let sessionId: String
+        let passkeyId: String
+        static let wire = (
+            sessionId: WireMember.required("sessionId", .identifier), passkeyId: WireMember.required("passkeyId", .identifier, "the passkey's id")
+        )
     }
     static let result = UserFamily.passkeyList
     static func handle(_ params: Params, _ context: CallContext) throws -> [Passkey] {

@@ -1,5 +1,6 @@
 import LatchkeyCore
 import LatchkeyRPC
+import LatchkeyWire
 
 /// `passkey/requestOptions`: options for `navigator.credentials.get()` to sign in.
 enum PasskeyRequestOptions: RPCMethod {
@@ -13,17 +14,17 @@ enum PasskeyRequestOptions: RPCMethod {
             the same every time. The ceremony is valid 300 s and serves one passkey/login.
             """,
         errors: [.notFound])
-    struct Params: WireReadable {
-        var email: String?
-        var phoneNumber: String?
-        var loginName: String?
-        var userId: String?
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [
-            .optional("email", \.email, .email), .optional("phoneNumber", \.phoneNumber, .phoneNumber, "E.164"),
-            .optional("loginName", \.loginName, .identifier), .optional("userId", \.userId, .identifier),
-            .applicationId(\.applicationId),
-        ]
+    struct Params: WireParams {
+        let email: String?
+        let phoneNumber: String?
+        let loginName: String?
+        let userId: String?
+        let applicationId: String?
+        static let wire = (
+            email: WireMember.optional("email", .email), phoneNumber: WireMember.optional("phoneNumber", .phoneNumber, "E.164"),
+            loginName: WireMember.optional("loginName", .identifier), userId: WireMember.optional("userId", .identifier),
+            applicationId: WireMember.applicationId
+        )
         static let rules: [WireRule<Self>] = [
             .custom { params, _, problems in
                 let given = [

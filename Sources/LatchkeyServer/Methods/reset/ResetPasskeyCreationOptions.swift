@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 /// `reset/passkeyCreationOptions`: options for the new passkey of a reset, the code checked, not consumed.
 enum ResetPasskeyCreationOptions: RPCMethod {
@@ -15,13 +14,14 @@ enum ResetPasskeyCreationOptions: RPCMethod {
             authenticator, whose credential then goes to reset/resetPasskeys with the same code.
             """,
         errors: ResetFamily.codeErrors + [.notFound])
-    struct Params: WireReadable {
-        var who = ResetFamily.Identified()
-        var verificationCode = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] =
-            ResetFamily.identifier(\.who.email, \.who.phoneNumber)
-            + [.required("verificationCode", \.verificationCode, .text), .applicationId(\.applicationId)]
+    struct Params: WireParams {
+        let who: ResetFamily.Identified
+        let verificationCode: String
+        let applicationId: String?
+        static let wire = (
+            who: WireMember.inline(ResetFamily.Identified.self), verificationCode: WireMember.required("verificationCode", .text),
+            applicationId: WireMember.applicationId
+        )
         static let rules: [WireRule<Self>] = [ResetFamily.Identified.rule.at(\.who)]
     }
     typealias Result = CreationCeremony

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 enum ResetRequestAccountRecovery: ResetFamily.CodeRequest {
     static let declaration = MethodDeclaration(

@@ -1,9 +1,7 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
 
 enum ResetRequestPasswordReset: ResetFamily.CodeRequest {
     static let declaration = MethodDeclaration(

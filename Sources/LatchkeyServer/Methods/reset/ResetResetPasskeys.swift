@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 /// `reset/resetPasskeys`: every passkey removed, the new one (made by the simulated phone or an outside
 /// authenticator) registered, with an account-recovery code.
@@ -21,16 +20,14 @@ enum ResetResetPasskeys: RPCMethod {
             .noSessionInProgress, .sessionExpired, .passkeyInvalid, .alreadyExists, .notFound,
             .biometryFailed, .biometryCancelled,
         ])
-    struct Params: WireReadable {
-        var who = ResetFamily.Identified()
-        var verificationCode = ""
-        var passkey: NewPasskey?
-        static let fields: [WireField<Self>] =
-            ResetFamily.identifier(\.who.email, \.who.phoneNumber)
-            + [
-                .required("verificationCode", \.verificationCode, .text),
-                .optional("passkey", \.passkey, .object(NewPasskey.self), "{deviceId, friendlyName*} or {ceremonyId, credential, friendlyName*}"),
-            ]
+    struct Params: WireParams {
+        let who: ResetFamily.Identified
+        let verificationCode: String
+        let passkey: NewPasskey?
+        static let wire = (
+            who: WireMember.inline(ResetFamily.Identified.self), verificationCode: WireMember.required("verificationCode", .text),
+            passkey: WireMember.optional("passkey", .object(NewPasskey.self), "{deviceId, friendlyName*} or {ceremonyId, credential, friendlyName*}")
+        )
         static let rules: [WireRule<Self>] = [ResetFamily.Identified.rule.at(\.who)]
     }
     static let result = UserFamily.passkeyList
@@ -45,13 +42,15 @@ enum ResetResetPasskeys: RPCMethod {
                 identifier, code: code, newPasskey: ResetPasskey(ceremonyId: ceremonyId, response: credential, friendlyName: passkey.friendlyName))
         }
         guard let deviceId = passkey.deviceId else { throw DomainError.invalid(.newPasskey, NewPasskey.shapeMessage) }
+        guard let authenticator = context.options.passkeyAuthenticator else {
+            throw RPCError.invalidParams([ParamProblem("passkey.deviceId", "names a simulated phone, and this server runs without one")])
+        }
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
         // reset's options, and the server verifies it, in one transaction.
-        return try context.devices.withDevice(deviceId) { device, session in
+        return try authenticator.inTransaction(onDevice: deviceId, context) { session, makePasskey in
             // The passkey takes the RP id of the application the code was asked for.
             let options = try session.resetPasskeyCreationOptions(identifier, code: code)
-            let origin = try SimulatedBrowser.origin(nil, rpId: options.rpId) { try session.defaultPasskeyOrigin(rpId: $0) }
-            let response = try SimulatedBrowser.create(options, origin: origin, on: device)
+            let response = try makePasskey(options)
             return try session.resetPasskeys(
                 identifier, code: code,
                 newPasskey: ResetPasskey(
@@ -61,18 +60,18 @@ enum ResetResetPasskeys: RPCMethod {
     }
 
     /// The new passkey of a reset: `{deviceId, friendlyName*}` or `{ceremonyId, credential, friendlyName*}`.
-    struct NewPasskey: WireReadable {
-        var deviceId: String?
-        var ceremonyId: String?
-        var credential: RegistrationResponse?
-        var friendlyName: String?
+    struct NewPasskey: WireWritableParams {
+        let deviceId: String?
+        let ceremonyId: String?
+        let credential: RegistrationResponse?
+        let friendlyName: String?
         static let shapeMessage = "must be {deviceId, friendlyName*} or {ceremonyId, credential, friendlyName*}"
-        static let fields: [WireField<Self>] = [
-            .optional("deviceId", \.deviceId, .identifier, "the simulated phone makes the passkey"),
-            .optional("ceremonyId", \.ceremonyId, .identifier, "from reset/passkeyCreationOptions"),
-            .optional("credential", \.credential, .registrationResponse, "RegistrationResponseJSON"),
-            .optional("friendlyName", \.friendlyName, .string(minLength: 1, maxLength: 64), "defaults to Passkey"),
-        ]
+        static let wire = (
+            deviceId: WireMember.optional("deviceId", .identifier, "the simulated phone makes the passkey"),
+            ceremonyId: WireMember.optional("ceremonyId", .identifier, "from reset/passkeyCreationOptions"),
+            credential: WireMember.optional("credential", .registrationResponse, "RegistrationResponseJSON"),
+            friendlyName: WireMember.optional("friendlyName", .string(minLength: 1, maxLength: 64), "defaults to Passkey")
+        )
         static let rules: [WireRule<Self>] = [
             .custom { value, path, problems in
                 let byDevice = value.deviceId != nil

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum ResetUpdatePassword: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,13 +13,14 @@ enum ResetUpdatePassword: RPCMethod {
             code; a wrong code counts against 5 tries.
             """,
         errors: [.policyViolation] + ResetFamily.codeErrors)
-    struct Params: WireReadable {
-        var who = ResetFamily.Identified()
-        var verificationCode = ""
-        var password = ""
-        static let fields: [WireField<Self>] =
-            ResetFamily.identifier(\.who.email, \.who.phoneNumber)
-            + [.required("verificationCode", \.verificationCode, .text), .required("password", \.password, .text)]
+    struct Params: WireParams {
+        let who: ResetFamily.Identified
+        let verificationCode: String
+        let password: String
+        static let wire = (
+            who: WireMember.inline(ResetFamily.Identified.self), verificationCode: WireMember.required("verificationCode", .text),
+            password: WireMember.required("password", .text)
+        )
         static let rules: [WireRule<Self>] = [ResetFamily.Identified.rule.at(\.who)]
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {

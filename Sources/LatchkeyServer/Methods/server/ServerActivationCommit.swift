@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerActivationCommit: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -15,19 +16,19 @@ enum ServerActivationCommit: RPCMethod {
             .noSessionInProgress, .sessionExpired, .activationCodeInvalid, .activationCodeExpired, .authMethodNotAllowed,
             .proofInvalid, .onboardingFailed,
         ])
-    struct Params: WireReadable {
-        var activationId = ""
-        var keys = KeySetParam()
-        var activationName: String?
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] = [
-            .required("activationId", \.activationId, .identifier), .required("keys", \.keys, .object(KeySetParam.self)),
-            .optional("activationName", \.activationName, .text, "names the registration; null when left out"),
-            .tokenPurpose(\.tokenPurpose),
-        ]
+    struct Params: WireParams {
+        let activationId: String
+        let keys: KeySetParam
+        let activationName: String?
+        let tokenPurpose: TokenPurpose
+        static let wire = (
+            activationId: WireMember.required("activationId", .identifier), keys: WireMember.required("keys", .object(KeySetParam.self)),
+            activationName: WireMember.optional("activationName", .text, "names the registration; null when left out"),
+            tokenPurpose: WireMember.tokenPurpose
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> CommittedActivation {
-        let keys = try params.keys.domain(at: "keys")
+        let keys = params.keys.domain
         return CommittedActivation(
             outcome: try context.core.session {
                 try $0.commitActivation(

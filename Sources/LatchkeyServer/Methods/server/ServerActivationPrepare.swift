@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerActivationPrepare: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,13 +13,14 @@ enum ServerActivationPrepare: RPCMethod {
             from the same installation replaces the first; server/activation/commit completes it.
             """,
         errors: [.notFound, .rateLimited, .activationCodeInvalid, .activationCodeExpired])
-    struct Params: WireReadable {
-        var activationCode = ""
-        var installationId = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [
-            .required("activationCode", \.activationCode, .text), .installationId(\.installationId), .applicationId(\.applicationId),
-        ]
+    struct Params: WireParams {
+        let activationCode: String
+        let installationId: String
+        let applicationId: String?
+        static let wire = (
+            activationCode: WireMember.required("activationCode", .text), installationId: WireMember.installationId,
+            applicationId: WireMember.applicationId
+        )
     }
     static let result = Codec.preparedActivation
     static func handle(_ params: Params, _ context: CallContext) throws -> KeyRequest {

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerAuthMethodAdd: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -11,19 +12,19 @@ enum ServerAuthMethodAdd: RPCMethod {
             new method; the new key comes with its proof. Answers the activated methods.
             """,
         errors: ServerFamily.signedErrors + [.proofInvalid])
-    struct Params: WireReadable {
-        var signed = ServerFamily.SignedParams()
-        var method = AuthMethod.pin
-        var key = KeyParam()
-        static let fields: [WireField<Self>] =
-            ServerFamily.SignedParams.fields.map { $0.lifted(\.signed) } + [
-                .required("method", \.method, .authMethod), .required("key", \.key, .object(KeyParam.self)),
-            ]
+    struct Params: WireParams {
+        let signed: ServerFamily.SignedParams
+        let method: AuthMethod
+        let key: KeyParam
+        static let wire = (
+            signed: WireMember.inline(ServerFamily.SignedParams.self), method: WireMember.required("method", .authMethod),
+            key: WireMember.required("key", .object(KeyParam.self))
+        )
     }
     static let result = Codec<[AuthMethod]>.activatedAuthMethods
     static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
-        let signatures = try params.signed.factorSignatures()
-        let key = try params.key.domain(at: "key")
+        let signatures = params.signed.signatures.domain
+        let key = params.key.domain
         return try context.core.session {
             try $0.addAuthMethod(
                 registrationId: params.signed.registrationId, challengeId: params.signed.challengeId,

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerAuthMethodRemove: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,15 +13,14 @@ enum ServerAuthMethodRemove: RPCMethod {
             (cannotDeactivateDevice). Answers the activated methods.
             """,
         errors: ServerFamily.signedErrors + [.cannotDeactivateDevice])
-    struct Params: WireReadable {
-        var signed = ServerFamily.SignedParams()
-        var method = AuthMethod.pin
-        static let fields: [WireField<Self>] =
-            ServerFamily.SignedParams.fields.map { $0.lifted(\.signed) } + [.required("method", \.method, .authMethod)]
+    struct Params: WireParams {
+        let signed: ServerFamily.SignedParams
+        let method: AuthMethod
+        static let wire = (signed: WireMember.inline(ServerFamily.SignedParams.self), method: WireMember.required("method", .authMethod))
     }
     static let result = Codec<[AuthMethod]>.activatedAuthMethods
     static func handle(_ params: Params, _ context: CallContext) throws -> [AuthMethod] {
-        let signatures = try params.signed.factorSignatures()
+        let signatures = params.signed.signatures.domain
         return try context.core.session {
             try $0.removeAuthMethod(
                 registrationId: params.signed.registrationId, challengeId: params.signed.challengeId,

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerAuthenticationCancel: RPCMethod {
     static let declaration = MethodDeclaration(

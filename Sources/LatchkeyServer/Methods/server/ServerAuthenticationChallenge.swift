@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerAuthenticationChallenge: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,13 +14,12 @@ enum ServerAuthenticationChallenge: RPCMethod {
             server/registration/remove.
             """,
         errors: [.notFound] + CommonErrors.registrationState)
-    struct Params: WireReadable {
-        var registrationId = ""
-        var purpose = ChallengePurpose.authenticate
-        static let fields: [WireField<Self>] = [
-            .registrationId(\.registrationId),
-            .defaulted("purpose", \.purpose, .challengePurpose, default: .authenticate),
-        ]
+    struct Params: WireParams {
+        let registrationId: String
+        let purpose: ChallengePurpose
+        static let wire = (
+            registrationId: WireMember.registrationId, purpose: WireMember.defaulted("purpose", .challengePurpose, default: .authenticate)
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> Challenge {
         try context.core.session { try $0.challenge(registrationId: params.registrationId, purpose: params.purpose, caller: nil) }

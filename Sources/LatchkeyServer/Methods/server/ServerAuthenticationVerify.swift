@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerAuthenticationVerify: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,13 +13,13 @@ enum ServerAuthenticationVerify: RPCMethod {
             up. A two-factor success approves a picked-up push and may yield a token.
             """,
         errors: ServerFamily.signedErrors)
-    struct Params: WireReadable {
-        var signed = ServerFamily.SignedParams()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] = ServerFamily.SignedParams.fields.map { $0.lifted(\.signed) } + [.tokenPurpose(\.tokenPurpose)]
+    struct Params: WireParams {
+        let signed: ServerFamily.SignedParams
+        let tokenPurpose: TokenPurpose
+        static let wire = (signed: WireMember.inline(ServerFamily.SignedParams.self), tokenPurpose: WireMember.tokenPurpose)
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> Verification {
-        let signatures = try params.signed.factorSignatures()
+        let signatures = params.signed.signatures.domain
         return try context.core.session {
             try $0.verify(
                 registrationId: params.signed.registrationId, challengeId: params.signed.challengeId, signatures: signatures,

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerOnboardingActivate: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,10 +13,10 @@ enum ServerOnboardingActivate: RPCMethod {
             verificationPending until admin/completeVerification.
             """,
         errors: [.onboardingNotRunning, .onboardingFailed, .onboardingCannotActivate, .otpInvalid, .otpExpired])
-    struct Params: WireReadable {
-        var process = ProcessParams()
-        var otp = ""
-        static let fields: [WireField<Self>] = ProcessParams.fields.map { $0.lifted(\.process) } + [.required("otp", \.otp, .text)]
+    struct Params: WireParams {
+        let process: ProcessParams
+        let otp: String
+        static let wire = (process: WireMember.inline(ProcessParams.self), otp: WireMember.required("otp", .text))
     }
     static let result = Codec.preparedActivation
     static func handle(_ params: Params, _ context: CallContext) throws -> KeyRequest {

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerOnboardingStart: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,14 +13,14 @@ enum ServerOnboardingStart: RPCMethod {
             (onboardingInProgress).
             """,
         errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
-    struct Params: WireReadable {
-        var credentials = OnboardingCredentials()
-        var installationId = ""
-        var applicationId: String?
-        static let fields: [WireField<Self>] = [
-            .required("credentials", \.credentials, OnboardingFamily.credentials), .installationId(\.installationId),
-            .applicationId(\.applicationId),
-        ]
+    struct Params: WireParams {
+        let credentials: OnboardingCredentials
+        let installationId: String
+        let applicationId: String?
+        static let wire = (
+            credentials: WireMember.required("credentials", OnboardingFamily.credentials), installationId: WireMember.installationId,
+            applicationId: WireMember.applicationId
+        )
     }
     static let result = Codec.member("processId", .text)
     static func handle(_ params: Params, _ context: CallContext) throws -> String {

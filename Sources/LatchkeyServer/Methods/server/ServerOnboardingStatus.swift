@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerOnboardingStatus: ProcessCall {
     static let declaration = MethodDeclaration(

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerRecoveryChallenge: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,10 +13,10 @@ enum ServerRecoveryChallenge: RPCMethod {
             keys sign for server/recovery/commit.
             """,
         errors: [.recoveryNotActivated, .recoveryLocked] + CommonErrors.registrationState)
-    struct Params: WireReadable {
-        var registrationId = ""
-        var installationId = ""
-        static let fields: [WireField<Self>] = [.registrationId(\.registrationId), .installationId(\.installationId)]
+    struct Params: WireParams {
+        let registrationId: String
+        let installationId: String
+        static let wire = (registrationId: WireMember.registrationId, installationId: WireMember.installationId)
     }
     static let result = Codec.recoveryChallenge
     static func handle(_ params: Params, _ context: CallContext) throws -> KeyRequest {

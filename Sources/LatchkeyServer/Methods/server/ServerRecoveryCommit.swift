@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerRecoveryCommit: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -12,26 +13,27 @@ enum ServerRecoveryCommit: RPCMethod {
             consumes the recovery key and re-keys the registration, so the old device's keys stop working.
             """,
         errors: ServerFamily.challengeErrors + [.recoveryNotActivated, .recoveryLocked, .recoveryCodeInvalid, .authMethodNotAllowed, .proofInvalid])
-    struct Params: WireReadable {
-        var challenge = ServerFamily.ChallengeParams()
-        var recoverySignature: Signature?
-        var keys = KeySetParam()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] =
-            ServerFamily.ChallengeParams.fields.map { $0.lifted(\.challenge) } + [
-                .required("recoverySignature", \.recoverySignature, Codec.signature.stored, "role recovery, operation recover"),
-                .required("keys", \.keys, .object(KeySetParam.self), "device and exactly one two-factor method"),
-                .tokenPurpose(\.tokenPurpose),
-            ]
+    struct Params: WireParams {
+        let challenge: ServerFamily.ChallengeParams
+        let recoverySignature: Signature
+        let keys: KeySetParam
+        let tokenPurpose: TokenPurpose
+        static let wire = (
+            challenge: WireMember.inline(ServerFamily.ChallengeParams.self),
+            recoverySignature: WireMember.required("recoverySignature", Codec.signature, "role recovery, operation recover"),
+            keys: WireMember.required("keys", .object(KeySetParam.self), "device and exactly one two-factor method"),
+            tokenPurpose: WireMember.tokenPurpose
+        )
         static let rules: [WireRule<Self>] = [KeySetParam.exactlyOneFactor.at(\.keys).at(path: "keys")]
     }
-    static func handle(_ params: Params, _ context: CallContext) throws -> ActivationOutcome {
-        let keys = try params.keys.domain(at: "keys")
-        let signature = try readValue(params.recoverySignature, at: "recoverySignature")
-        return try context.core.session {
-            try $0.recover(
-                registrationId: params.challenge.registrationId, challengeId: params.challenge.challengeId,
-                recoverySignature: signature, keys: keys, tokenPurpose: params.tokenPurpose, caller: nil)
-        }
+    static func handle(_ params: Params, _ context: CallContext) throws -> CommittedRecovery {
+        let keys = params.keys.domain
+        let signature = params.recoverySignature
+        return CommittedRecovery(
+            outcome: try context.core.session {
+                try $0.recover(
+                    registrationId: params.challenge.registrationId, challengeId: params.challenge.challengeId,
+                    recoverySignature: signature, keys: keys, tokenPurpose: params.tokenPurpose, caller: nil)
+            })
     }
 }

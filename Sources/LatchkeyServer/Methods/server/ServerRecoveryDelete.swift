@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerRecoveryDelete: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -11,10 +12,10 @@ enum ServerRecoveryDelete: RPCMethod {
             set it answers recoveryNotActivated and the token is not spent.
             """,
         errors: [.notFound, .recoveryNotActivated] + CommonErrors.registrationState + CommonErrors.token)
-    struct Params: WireReadable {
-        var token = ServerFamily.TokenParams()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] = ServerFamily.TokenParams.fields.map { $0.lifted(\.token) } + [.tokenPurpose(\.tokenPurpose)]
+    struct Params: WireParams {
+        let token: ServerFamily.TokenParams
+        let tokenPurpose: TokenPurpose
+        static let wire = (token: WireMember.inline(ServerFamily.TokenParams.self), tokenPurpose: WireMember.tokenPurpose)
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
         try context.core.session {

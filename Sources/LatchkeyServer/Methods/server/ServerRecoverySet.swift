@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerRecoverySet: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -11,17 +12,17 @@ enum ServerRecoverySet: RPCMethod {
             nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup.
             """,
         errors: [.notFound, .proofInvalid] + CommonErrors.registrationState + CommonErrors.token)
-    struct Params: WireReadable {
-        var token = ServerFamily.TokenParams()
-        var key = KeyParam()
-        var tokenPurpose = TokenPurpose.none
-        static let fields: [WireField<Self>] =
-            ServerFamily.TokenParams.fields.map { $0.lifted(\.token) } + [
-                .required("key", \.key, .object(KeyParam.self)), .tokenPurpose(\.tokenPurpose),
-            ]
+    struct Params: WireParams {
+        let token: ServerFamily.TokenParams
+        let key: KeyParam
+        let tokenPurpose: TokenPurpose
+        static let wire = (
+            token: WireMember.inline(ServerFamily.TokenParams.self), key: WireMember.required("key", .object(KeyParam.self)),
+            tokenPurpose: WireMember.tokenPurpose
+        )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> RecoveryMethodsOutcome {
-        let key = try params.key.domain(at: "key")
+        let key = params.key.domain
         return try context.core.session {
             try $0.setRecovery(
                 registrationId: params.token.registrationId, token: params.token.token, key: key,

@@ -2,6 +2,7 @@ import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
 import LatchkeyRPC
+import LatchkeyWire
 
 enum ServerRegistrationRemove: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -13,7 +14,7 @@ enum ServerRegistrationRemove: RPCMethod {
             """,
         errors: ServerFamily.signedErrors)
     static func handle(_ params: ServerFamily.SignedParams, _ context: CallContext) throws -> EmptyResult {
-        let signatures = try params.factorSignatures()
+        let signatures = params.signatures.domain
         try context.core.session {
             try $0.removeRegistration(
                 registrationId: params.registrationId, challengeId: params.challengeId, signatures: signatures,

@@ -1,9 +1,8 @@
 import LatchkeyContract
 import LatchkeyCore
-import LatchkeyDevice
 import LatchkeyJSON
 import LatchkeyRPC
-import LatchkeySimulator
+import LatchkeyWire
 
 enum UserLogin: RPCMethod {
     static let declaration = MethodDeclaration(
@@ -14,13 +13,13 @@ enum UserLogin: RPCMethod {
             logins for one identifier within 15 minutes answer rateLimited.
             """,
         errors: [.invalidCredentials, .rateLimited])
-    struct Params: WireReadable {
-        var email: String?
-        var userId: String?
-        var password = ""
-        static let fields: [WireField<Self>] = [
-            .optional("email", \.email, .text), .optional("userId", \.userId, .text), .required("password", \.password, .text),
-        ]
+    struct Params: WireParams {
+        let email: String?
+        let userId: String?
+        let password: String
+        static let wire = (
+            email: WireMember.optional("email", .text), userId: WireMember.optional("userId", .text), password: WireMember.required("password", .text)
+        )
         static let oneIdentifier = WireRule<Self>.exactlyOne("email", \.email, "userId", \.userId)
         static let rules = [oneIdentifier]
         func identifier() throws -> UserIdentifier {

@@ -1,0 +1,29 @@
+import LatchkeyContract
+import LatchkeyDevice
+import LatchkeyServer
+import LatchkeyWire
+
+enum OperationReject: RPCMethod {
+    static let declaration = MethodDeclaration(
+        "operation/reject", "The simulated phone rejects an operation, with a reason.",
+        description: """
+            The phone signs <reason>:<hash of what it shows> with its device key alone; nothing counts. A hash other than the \
+            operation's (data: what the phone was shown) still rejects it, and the audit event says dataMismatch: true.
+            """,
+        errors: [.notFound, .notActivatedLocally, .operationNotPending] + CommonErrors.registrationState)
+    struct Params: WireParams {
+        let deviceId: String
+        let operationId: String
+        let reason: OperationRejectReason
+        let data: String?
+        static let wire = (
+            deviceId: WireMember.deviceId, operationId: WireMember.required("operationId", .identifier),
+            reason: WireMember.required("reason", .enumeration(OperationRejectReason.self)),
+            data: WireMember.optional("data", .text, "what the phone was shown (default: the operation's data)")
+        )
+    }
+    typealias Result = Operation
+    static func handle(_ params: Params, _ context: CallContext) throws -> Operation {
+        try context.devices.on(params.deviceId) { try $0.rejectOperation(params.operationId, reason: params.reason, shownData: params.data) }
+    }
+}
