@@ -338,8 +338,7 @@ public final class LatchkeyServer: RPCHandler {
 
     /// With other processes on the store: what they caused (committed before this process's own events were drained).
     ///
-    /// This process's own events reached them through the journal, written inside the transactions that
-    /// caused them.
+    /// This process's own events reached them through the journal, written inside the transactions that caused them.
     private func relayEvents(_ relay: EventRelay, _ emit: (JSON) -> Void) {
         for (topic, message) in relay.receive() {
             guard let topic = EventTopic(rawValue: topic), subscriptions.contains(topic) else { continue }
