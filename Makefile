@@ -46,13 +46,14 @@ format-check:
 # A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
 # device and software authenticator), mcp (the official MCP SDK as a client of `latchkey mcp`),
 # webauthn and cbor2 (py_webauthn and a CBOR decoder nobody here wrote, to cross-check the
-# clients' software authenticators), selenium (the browser test) and segno (the QR code of the web
-# example's offline page). Rebuilt when missing, or when a package the tests import is not in it.
+# clients' software authenticators), selenium (the browser test), segno (the QR code of the web
+# example's offline page) and standardwebhooks (the Standard Webhooks reference verifier, for the
+# callback receivers). Rebuilt when missing, or when a package the tests import is not in it.
 VENV := .build/venv
 PY := $(abspath $(VENV))/bin/python
-VENV_PACKAGES := pytest cryptography mcp webauthn cbor2 selenium segno
+VENV_PACKAGES := pytest cryptography mcp webauthn cbor2 selenium segno standardwebhooks
 venv: $(VENV)/.ready
-	@$(PY) -c 'import pytest, cryptography, mcp, webauthn, cbor2, selenium, segno' 2>/dev/null || \
+	@$(PY) -c 'import pytest, cryptography, mcp, webauthn, cbor2, selenium, segno, standardwebhooks' 2>/dev/null || \
 	  $(VENV)/bin/pip install -q --disable-pip-version-check $(VENV_PACKAGES)
 $(VENV)/.ready:
 	python3 -m venv $(VENV)

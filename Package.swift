@@ -14,6 +14,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // Callbacks' HTTP(S) client (TLS through swift-nio-ssl); only the executable links it.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // The only C boundary: jansson, with shims for the macros Swift cannot import.
@@ -104,11 +108,23 @@ let package = Package(
                 "LatchkeyContract",
             ]
         ),
+        // Callback delivery: the worker that sends each event over HTTP(S), signed as Standard Webhooks says. Only the executable
+        // links it (the fuzz build, the server layer and their tests carry no HTTP client).
+        .target(
+            name: "LatchkeyCallbacks",
+            dependencies: [
+                "LatchkeyCore", "LatchkeyContract", "LatchkeyJSON",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
                 "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyPlatformAuthenticator", "LatchkeyRPC", "LatchkeyStore", "LatchkeyCore",
-                "LatchkeyContract", "LatchkeyPostgres",
+                "LatchkeyContract", "LatchkeyPostgres", "LatchkeyCallbacks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -134,6 +150,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
+        .testTarget(
+            name: "LatchkeyCallbacksTests",
+            dependencies: [
+                "LatchkeyCallbacks", "LatchkeyCore", "LatchkeyContract",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "LatchkeyRPCTests", dependencies: ["LatchkeyRPC", "LatchkeyJSON"]),
         .testTarget(
             name: "LatchkeyContractTests",

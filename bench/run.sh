@@ -7,6 +7,7 @@
 #   5. coldstart_mcp.py  `latchkey mcp` to its initialize answer against plain latchkey to a ping (<= 1 ms apart)
 #   5b. startup.py    one ping's CPU against `latchkey --version` (<= 2 ms apart)
 #   6. external_device.py  an outside device's PIN authentication vs a simulated one
+#   6b. callbacks.py  deliveries per second, commit-to-answer latency, PIN authentications with a busy receiver
 #   7. callgrind.sh   instructions per pipelined ping, latchkey and C (only when valgrind is installed)
 # Each step has its own time limit; a failed step is reported and the others still run.
 # Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
@@ -58,8 +59,11 @@ step startup 300 python3 "$BENCH_DIR/startup.py"
 VENV_PY="$BENCH_DIR/../.build/venv/bin/python"
 if [[ -x "$VENV_PY" ]]; then
     step external_device 600 "$VENV_PY" "$BENCH_DIR/external_device.py" "$LATCHKEY_BIN" "${EXTERNAL_N:-1000}"
+    # Callbacks: deliveries per second, commit-to-answer latency, PIN authentications with a busy receiver.
+    step callbacks 600 "$VENV_PY" "$BENCH_DIR/callbacks.py"
 else
     echo "external_device: skipped (no .build/venv; run make venv)"
+    echo "callbacks: skipped (no .build/venv; run make venv)"
 fi
 # Instructions per pipelined ping: the same count on every run, where the timings above are not.
 if command -v valgrind >/dev/null; then

@@ -180,6 +180,7 @@ report(
 _ = scrypt
 
 try passkeyBenchmarks(directory: directory, count: flowCount)
+try operationBenchmarks(try activatedSystem("operations"), count: flowCount)
 
 /// Peak resident memory of this process so far, from /proc/self/status (VmHWM).
 func peakRSS() -> String {

@@ -16,9 +16,15 @@ extension Latchkey {
 
 extension Latchkey {
     /// Moves a manual clock forward and carries out what became due.
+    ///
+    /// Callback deliveries due before the move are attempted at the time they were due, and those due after it before this returns,
+    /// so a transcript replays.
     /// - Throws: `forbidden` on the system clock.
     public func advanceClock(by seconds: Int64) throws {
+        drainCallbackWorker()
         try clock.advance(by: seconds)
         try runDueTransitions()
+        wakeCallbackWorker()
+        drainCallbackWorker()
     }
 }

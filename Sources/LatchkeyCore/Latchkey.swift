@@ -38,6 +38,8 @@ public final class Latchkey: Sendable {
     let callbackRenderer = Mutex<CallbackRenderer?>(nil)
     /// Where event ids come from: a stream apart from `random`, so writing an event moves no value of a seeded run.
     let eventRandom: RandomSource
+    /// The process's delivery worker, woken after a commit that wrote callback events (see `setCallbackWorker`).
+    let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(
@@ -81,9 +83,11 @@ public final class Latchkey: Sendable {
     func transact<T>(_ body: (StoreTransaction, Effects) throws -> T) throws -> T {
         let effects = Effects()
         let journal = journal.withLock { $0 }
+        var wroteCallbackEvents = false
         let outcome: Result<T, DomainError> = try storeCall {
             try store.write { tx in
                 effects.reset()
+                wroteCallbackEvents = false
                 let outcome: Result<T, DomainError>
                 do {
                     outcome = .success(try body(tx, effects))
@@ -91,13 +95,14 @@ public final class Latchkey: Sendable {
                     outcome = .failure(answer)
                 }
                 if !effects.events.isEmpty {
-                    try writeCallbackEvents(tx, effects.events)
+                    wroteCallbackEvents = try writeCallbackEvents(tx, effects.events)
                     if let journal { try journal.handler(tx, effects.events) }
                 }
                 return outcome
             }
         }
         publish(effects)
+        if wroteCallbackEvents { wakeCallbackWorker() }
         return try outcome.get()
     }
 
@@ -142,13 +147,13 @@ public final class Latchkey: Sendable {
         _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
         registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
         activationName: String? = nil, installationId: String? = nil, check: String? = nil, operationId: String? = nil,
-        dataMismatch: Bool? = nil
+        dataMismatch: Bool? = nil, recordId: String? = nil
     ) throws {
         let event = AuditEvent(
             at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
             activationName: activationName, installationId: installationId, check: check, operationId: operationId,
             dataMismatch: dataMismatch)
-        try tx.save(AuditRecord(id: random.identifier("evt"), event: event))
+        try tx.save(AuditRecord(id: recordId ?? random.identifier("evt"), event: event))
         effects.append(.audit(event))
     }
 }

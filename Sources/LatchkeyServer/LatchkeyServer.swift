@@ -50,16 +50,19 @@ public struct Environment: Sendable {
     public var relay: EventRelay?
     /// How the server signs with its own keys (RFC 6979 in seeded runs, so transcripts replay).
     public var signer: ECDSASigning
+    /// Runs once on the system when it opens: what the executable attaches to it (the callback delivery worker).
+    public var attach: (@Sendable (Latchkey) -> Void)?
 
     public init(
         clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil,
-        signer: ECDSASigning = RandomizedECDSA()
+        signer: ECDSASigning = RandomizedECDSA(), attach: (@Sendable (Latchkey) -> Void)? = nil
     ) {
         self.clock = clock
         self.random = random
         self.openStore = openStore
         self.relay = relay
         self.signer = signer
+        self.attach = attach
     }
 }
 
@@ -134,6 +137,7 @@ public final class LatchkeyServer: RPCHandler {
                     }, in: tx)
             }
         }
+        environment.attach?(core)
         opened = core
         return core
     }
@@ -334,8 +338,7 @@ public final class LatchkeyServer: RPCHandler {
 
     /// With other processes on the store: what they caused (committed before this process's own events were drained).
     ///
-    /// This process's own events reached them through the journal, written inside the transactions that
-    /// caused them.
+    /// This process's own events reached them through the journal, written inside the transactions that caused them.
     private func relayEvents(_ relay: EventRelay, _ emit: (JSON) -> Void) {
         for (topic, message) in relay.receive() {
             guard let topic = EventTopic(rawValue: topic), subscriptions.contains(topic) else { continue }

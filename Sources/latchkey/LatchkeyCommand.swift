@@ -127,6 +127,21 @@ struct LatchkeyCommand: ParsableCommand {
             valueName: "METHOD[,METHOD…]"))
     var failMethod: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "PEM file of CA certificates that https:// callback receivers may chain to, besides the system's roots (read at start: "
+                + "an unreadable or malformed file exits with status 2).",
+            valueName: "path"))
+    var callbackCaFile: String?
+
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Let callbacks reach link-local, private (RFC 1918, fc00::/7) and unspecified addresses, refused by default (at configuration "
+                + "and at every attempt, after resolving)."))
+    var callbackAllowPrivate = false
+
     /// The methods named by `--fail-method`.
     var failMethods: [String] { failMethod.map { $0.split(separator: ",").map(String.init) } ?? [] }
 
@@ -169,6 +184,7 @@ struct LatchkeyCommand: ParsableCommand {
         if keyFile != nil, postgresURI == nil {
             throw ValidationError("--key-file goes with a PostgreSQL store (--db postgresql://…); a SQLite store keeps its key beside its file")
         }
+        if let callbackCaFile { _ = try CallbackWiring.trust(caFile: callbackCaFile) }
         if failMethod != nil {
             let unknown = Served.methods.unknownMethods(failMethods)
             if failMethods.isEmpty || !unknown.isEmpty {
@@ -205,6 +221,8 @@ struct LatchkeyCommand: ParsableCommand {
         if let postgresURI, let keyFile {
             try PostgresWiring.configure(&environment, uri: postgresURI, keyFile: keyFile)
         }
+        CallbackWiring.configure(
+            &environment, trust: try CallbackWiring.trust(caFile: callbackCaFile), allowPrivate: callbackAllowPrivate, version: latchkeyVersion)
         let storeKind: StoreKind = postgresURI != nil ? .postgresql : (path == nil ? .memory : .sqlite)
         let options = ServerOptions(
             version: latchkeyVersion, noAdmin: noAdmin, deliverCommand: deliverCommand,

@@ -4,7 +4,9 @@ counting wrong PINs and using tokens, a fifth subscribed to the audit topic. The
 killed (`pg_ctl stop -m immediate`) and the standby promoted mid-run. Checked: every acknowledged
 write is on the new primary; nothing answered storeUnavailable was written (the same call made
 again answers as if for the first time); the wrong-PIN counters are exact; every call sent 3 s
-after the promotion succeeds; the subscriber heard every committed change exactly once.
+after the promotion succeeds; the subscriber heard every committed change exactly once; a callback
+receiver on loopback got every callback event committed (each worker also locks and unlocks a
+registration of its own), whichever process delivered it.
 
 The cluster is spent by the test (its primary is dead), so this file holds one test. Without
 LATCHKEY_TEST_POSTGRES_HA it skips with a message.
@@ -19,6 +21,7 @@ import uuid
 import pytest
 
 from lkharness import activate, check_not_internal, pin, reason
+from receivers import Receiver
 from test_postgres import psql, with_database
 
 HA = os.environ.get("LATCHKEY_TEST_POSTGRES_HA")
@@ -39,10 +42,12 @@ pytestmark = pytest.mark.skipif(not HA, reason="LATCHKEY_TEST_POSTGRES_HA is not
 class Worker:
     """One process's load, and what it was told."""
 
-    def __init__(self, lk, device, registration):
+    def __init__(self, lk, device, registration, toggled):
         self.lk = lk
         self.device = device
         self.registration = registration
+        self.toggled = toggled          # a registration locked and unlocked in turn: callback events
+        self.toggles = 0                # acknowledged state changes of it
         self.failed = 0                 # the wrong-PIN counter as the acknowledged answers say
         self.users = []                 # acknowledged createUser
         self.tokens_used = []           # acknowledged token uses
@@ -76,6 +81,10 @@ class Worker:
             n += 1
             self.expect(self.call("admin/createUser", userId=user), "ok", f"createUser {user}")
             self.users.append(user)
+            # A callback event: the toggled registration's state changes.
+            change = "admin/unlockRegistration" if self.toggles % 2 else "admin/lockRegistration"
+            self.expect(self.call(change, registrationId=self.toggled), "ok", change)
+            self.toggles += 1
             # Wrong PINs, counted only when acknowledged.
             self.expect(self.call("authentication/start", deviceId=self.device), "ok", "authentication/start")
             if self.failed < WRONG_PINS_IN_A_ROW:
@@ -105,10 +114,13 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
     uri = with_database(HA, name)
     key_file = os.path.join(workdir, "latchkey.key")
     procs = [spawn("--db", uri, "--key-file", key_file, name=f"W{i}") for i in range(WORKERS)]
+    receiver = Receiver()
+    callback = procs[0].ok("admin/configureCallback", url=receiver.url(), events=["registration.stateChanged"])
     workers = []
     for lk in procs:
         dev, reg, _ = activate(lk, f"fo-owner-{lk.name}")
-        workers.append(Worker(lk, dev, reg))
+        _, toggled, _ = activate(lk, f"fo-toggled-{lk.name}")
+        workers.append(Worker(lk, dev, reg, toggled))
     baseline = int(psql('SELECT coalesce(max("_seq"), 0) FROM audit_event', uri))
     subscriber = spawn("--db", uri, "--key-file", key_file, name="S")
     subscriber.ok("events/subscribe", topics=["audit"])
@@ -188,7 +200,25 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
         for token in w.tokens_used[-3:]:
             assert reason(w.lk.request("recovery/startAddOrUpdate", deviceId=w.device, token=token)) == "tokenInvalid"
 
+    # Every callback event committed reached the receiver (at least once: a delivery whose attempt was not recorded before the
+    # failover is sent again).
+    events = set(psql('SELECT "id" FROM callback_event', uri).split())
+    deadline = time.time() + 30
+    while time.time() < deadline and not events <= {r.id for r in receiver.snapshot()}:
+        time.sleep(0.2)
+    received = collections.Counter(r.id for r in receiver.snapshot())
+    receiver.close()
+    assert events <= set(received), (len(events - set(received)), sorted(events - set(received))[:5])
+    assert set(received) <= events, "a delivery of an event the new primary does not have"
+    # Each acknowledged lock or unlock committed its event (and activations theirs).
+    assert len(events) >= sum(w.toggles for w in workers) + 2 * WORKERS, (len(events), sum(w.toggles for w in workers))
+    count = f'''SELECT count(*) FROM callback_delivery WHERE "callbackId" = '{callback["callbackId"]}' AND "status" = 'delivered' '''
+    while time.time() < deadline and int(psql(count, uri)) < len(events):
+        time.sleep(0.2)
+    assert int(psql(count, uri)) == len(events)
+
     assert len(acknowledged) > 40 and sum(len(w.tokens_used) for w in workers) > 4
     print(f"\nfailover: {len(acknowledged)} users, {sum(len(w.tokens_used) for w in workers)} token uses, "
-          f"{len(committed)} audit events heard once each, {refused} calls answered storeUnavailable; "
+          f"{len(committed)} audit events heard once each, {len(events)} callback events received "
+          f"({sum(received.values()) - len(received)} twice), {refused} calls answered storeUnavailable; "
           f"first answer after the promotion: {', '.join(f'{a:.2f}s' if a is not None else '-' for a in first_answers)}")

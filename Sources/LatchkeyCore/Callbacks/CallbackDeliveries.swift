@@ -1,3 +1,4 @@
+import Crypto
 import LatchkeyContract
 
 /// Where a delivery stands.
@@ -21,6 +22,8 @@ public struct CallbackDelivery: Sendable, Equatable {
 /// A delivery a process holds to attempt: everything the request needs.
 public struct ClaimedDelivery: Sendable {
     public var deliveryId: String
+    /// The callback it goes to (a worker bounds the attempts under way to each).
+    public var callbackId: String
     public var url: String
     /// The Standard Webhooks key (the secret's decoded bytes).
     public var key: [UInt8]
@@ -34,6 +37,37 @@ public struct ClaimedDelivery: Sendable {
     public var data: [UInt8]
     /// Until when this process holds it.
     public var leaseUntil: UnixTime
+
+    public init(
+        deliveryId: String, callbackId: String, url: String, key: [UInt8], eventId: String, type: String, seq: Int64, createdAt: UnixTime,
+        data: [UInt8], leaseUntil: UnixTime
+    ) {
+        self.deliveryId = deliveryId
+        self.callbackId = callbackId
+        self.url = url
+        self.key = key
+        self.eventId = eventId
+        self.type = type
+        self.seq = seq
+        self.createdAt = createdAt
+        self.data = data
+        self.leaseUntil = leaseUntil
+    }
+}
+
+/// Why an attempt got no answer (a delivery's `lastError`).
+public enum CallbackAttemptError: String, Sendable, Error, CaseIterable {
+    /// The host is, or resolves to, a link-local, private or unspecified address (without `--callback-allow-private`).
+    case addressNotAllowed
+    /// The host name does not resolve.
+    case resolutionFailed
+    case connectionRefused
+    /// No whole answer within 10 s.
+    case timeout
+    /// The TLS handshake failed (the certificate, its host name, the version).
+    case tlsFailure
+    /// Any other failure to connect, send or read.
+    case connectionFailed
 }
 
 /// How one attempt ended.
@@ -80,9 +114,12 @@ public enum CallbackSchedule {
 
 extension Latchkey {
     /// A callback's deliveries, newest first (ties by commit order), optionally of one status.
+    ///
+    /// Under a manual clock, once every delivery due now was attempted.
     /// - Throws: `notFound` (`callback`).
     public func callbackDeliveries(callbackId: String, status: CallbackDeliveryStatus?, limit: Int) throws -> [CallbackDelivery] {
-        try inspect { tx in
+        drainCallbackWorker()
+        return try inspect { tx in
             guard try tx.fetch(CallbackRecord.self, id: callbackId) != nil else { throw DomainError.notFound("callback") }
             var filters: [StoreFilter] = [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)]
             if let status { filters.append(.equals(CallbackDeliveryRecord.Columns.status, status.rawValue)) }
@@ -93,16 +130,19 @@ extension Latchkey {
     /// Gives a delivery one more attempt now (`attempts` keeps counting; failing, a failed one is `failed` again).
     /// - Throws: `notFound` (`callbackDelivery`), `invalidParams` (a delivered one).
     public func retryCallbackDelivery(deliveryId: String) throws -> CallbackDelivery {
-        try transact { tx, _ in
+        let delivery = try transact { tx, _ in
             tx.willRead([.row(CallbackDeliveryRecord.self, id: deliveryId)])
             guard var record = try tx.fetch(CallbackDeliveryRecord.self, id: deliveryId) else { throw DomainError.notFound("callbackDelivery") }
             guard record.deliveryStatus != .delivered else { throw DomainError.invalid(.callbackDelivery, "was delivered already") }
             record.status = CallbackDeliveryStatus.pending.rawValue
             record.nextAttemptAt = now
-            record.leaseUntil = nil
+            // An attempt under way keeps its lease: the delivery is claimed again only once that attempt is recorded or its
+            // process is gone (the lease runs out); one process at a time.
             try tx.save(record)
             return record.delivery
         }
+        wakeCallbackWorker()
+        return delivery
     }
 
     /// Makes the deliveries of events not yet fanned out, to every callback that asks for them and was configured before them.
@@ -120,7 +160,8 @@ extension Latchkey {
                 {
                     try tx.save(
                         CallbackDeliveryRecord(
-                            id: "dlv_" + eventRandom.uuid(), callbackId: callback.id, eventId: event.id, eventSeq: event.seq, type: event.type,
+                            id: Self.deliveryId(eventId: event.id, callbackId: callback.id), callbackId: callback.id, eventId: event.id,
+                            eventSeq: event.seq, type: event.type,
                             status: CallbackDeliveryStatus.pending.rawValue, attempts: 0, lastAttemptAt: nil, lastStatusCode: nil,
                             lastError: nil, nextAttemptAt: now, leaseUntil: nil, createdAt: now))
                 }
@@ -131,31 +172,45 @@ extension Latchkey {
         }
     }
 
-    /// Takes up to `limit` deliveries that are due and held by no live process: this process holds each for `CallbackSchedule.lease`
-    /// seconds (a process killed mid-attempt gives them up then).
-    public func claimCallbackDeliveries(limit: Int) throws -> [ClaimedDelivery] {
+    /// Takes up to `limit` deliveries that are due and held by no live process, at most `perCallback` to one callback counting the
+    /// attempts of it `underWay` in this process.
+    ///
+    /// This process holds each for `CallbackSchedule.lease` seconds, and each is due again when that ends: a process killed mid-attempt
+    /// gives it up then, to whichever process claims next.
+    public func claimCallbackDeliveries(limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:]) throws -> [ClaimedDelivery] {
         try transact { tx, _ in
+            var filters: [StoreFilter] = [
+                .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
+                StoreFilter(CallbackDeliveryRecord.Columns.nextAttemptAt, .lessOrEqual, .int(now)),
+            ]
+            var taken = underWay
+            filters += taken.filter { $0.value >= perCallback }.keys.sorted().map {
+                StoreFilter(CallbackDeliveryRecord.Columns.callbackId, .notEqual, .text($0))
+            }
             let due = try tx.fetchAll(
-                CallbackDeliveryRecord.self,
-                where: [
-                    .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
-                    StoreFilter(CallbackDeliveryRecord.Columns.nextAttemptAt, .lessOrEqual, .int(now)),
-                ], newestFirst: false, limit: limit * 4)
+                CallbackDeliveryRecord.self, where: filters, newestFirst: false, limit: perCallback < limit ? limit * 2 : limit)
+            let leaseUntil = now + CallbackSchedule.lease
+            var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
             var claimed: [ClaimedDelivery] = []
             for var delivery in due where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
-                guard let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId),
-                    let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId)
-                else {
+                guard taken[delivery.callbackId, default: 0] < perCallback else { continue }
+                var found = callbacks[delivery.callbackId]
+                if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
+                    found = (callback, try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id))
+                    callbacks[callback.id] = found
+                }
+                guard let (callback, key) = found, let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else {
                     try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
                     continue
                 }
-                delivery.leaseUntil = now + CallbackSchedule.lease
+                delivery.leaseUntil = leaseUntil
+                delivery.nextAttemptAt = leaseUntil
                 try tx.save(delivery)
+                taken[delivery.callbackId, default: 0] += 1
                 claimed.append(
                     ClaimedDelivery(
-                        deliveryId: delivery.id, url: callback.url,
-                        key: try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id), eventId: event.id, type: event.type,
-                        seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: now + CallbackSchedule.lease))
+                        deliveryId: delivery.id, callbackId: callback.id, url: callback.url, key: key, eventId: event.id, type: event.type,
+                        seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: leaseUntil))
             }
             return claimed
         }
@@ -183,7 +238,11 @@ extension Latchkey {
                 } else if attempt.statusCode == 410 || delivery.attempts >= CallbackSchedule.maxAttempts {
                     delivery.status = CallbackDeliveryStatus.failed.rawValue
                     delivery.nextAttemptAt = nil
-                    try audit(tx, effects, .callbackFailed, detail: delivery.id)
+                    // Its id from the delivery and the attempt, not the seeded stream: the worker's thread must move no value of a
+                    // seeded run.
+                    try audit(
+                        tx, effects, .callbackFailed, detail: delivery.id,
+                        recordId: Self.derivedIdentifier("evt", "\(delivery.id)\n\(delivery.attempts)"))
                 } else {
                     let delay = CallbackSchedule.retryDelays[min(delivery.attempts - 1, CallbackSchedule.retryDelays.count - 1)]
                     delivery.nextAttemptAt = attempt.startedAt + delay
@@ -193,13 +252,29 @@ extension Latchkey {
         }
     }
 
+    /// A delivery's id, from its event and callback: fanning out (on the worker's thread) draws nothing from a seeded stream.
+    static func deliveryId(eventId: String, callbackId: String) -> String { derivedIdentifier("dlv", "\(eventId)\n\(callbackId)") }
+
+    /// An identifier named by what it is about: a prefix and 16 lowercase base32 characters (80 bits) of SHA-256 of `name`.
+    static func derivedIdentifier(_ prefix: String, _ name: String) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
+        let digest = Array(SHA256.hash(data: Array(name.utf8)))
+        var value = digest.prefix(10).reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
+        var out: [Character] = []
+        for _ in 0..<16 {
+            out.append(alphabet[Int(value & 31)])
+            value >>= 5
+        }
+        return prefix + "_" + String(out)
+    }
+
     /// When the next delivery is due (nil: none pending), for the worker's sleep.
     public func nextCallbackDeliveryDue() throws -> UnixTime? {
         try inspect { tx in
             try tx.fetchAll(
                 CallbackDeliveryRecord.self, where: [.equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue)],
                 newestFirst: false, limit: 1000
-            ).map { max($0.nextAttemptAt ?? now, $0.leaseUntil ?? 0) }.min()
+            ).map { $0.nextAttemptAt ?? now }.min()
         }
     }
 

@@ -35,12 +35,15 @@ extension Latchkey {
         callbackRenderer.withLock { $0 = renderer }
     }
 
-    /// Writes the transaction's callback events in it.
+    /// Writes the transaction's callback events in it; returns whether it wrote any.
     ///
     /// Nothing is announced that did not commit, nothing committed goes unannounced. Each is numbered by the store in commit order; its
-    /// deliveries are made off the request path (`fanOutCallbackEvents`).
-    func writeCallbackEvents(_ tx: StoreTransaction, _ events: [DomainEvent]) throws {
-        guard let renderer = callbackRenderer.withLock({ $0 }) else { return }
+    /// deliveries are made off the request path (`fanOutCallbackEvents`). A callback hears only of events after it, so while the store
+    /// has none nothing is written (one read of the transaction).
+    func writeCallbackEvents(_ tx: StoreTransaction, _ events: [DomainEvent]) throws -> Bool {
+        guard let renderer = callbackRenderer.withLock({ $0 }), events.contains(where: { $0.callback != nil }),
+            try tx.first(CallbackRecord.self, where: []) != nil
+        else { return false }
         for event in events {
             guard let (type, applicationId) = event.callback else { continue }
             try tx.insertNumbered(
@@ -48,6 +51,7 @@ extension Latchkey {
                     id: "evt_" + eventRandom.uuid(), seq: 0, type: type.rawValue, applicationId: applicationId, createdAt: now,
                     data: renderer.data(of: event), fannedOut: false))
         }
+        return true
     }
 
     /// Records a change of a registration's state, for callbacks.

@@ -48,6 +48,18 @@ public struct CallbackPolicy: Sendable {
         self.resolver = resolver
     }
 
+    /// The address an attempt connects to: `host` itself when it is an address, else one it resolves to (IPv4 first); refused when any
+    /// address it is or resolves to is not allowed.
+    public func destination(of host: String) -> Result<String, CallbackAttemptError> {
+        if CallbackAddress.isLiteral(host) {
+            return !allowPrivate && CallbackAddress.isRestricted(host) ? .failure(.addressNotAllowed) : .success(host)
+        }
+        guard let addresses = resolver.addresses(of: host), let first = addresses.first(where: { CallbackAddress.ipv4($0) != nil }) ?? addresses.first
+        else { return .failure(.resolutionFailed) }
+        if !allowPrivate, addresses.contains(where: CallbackAddress.isRestricted) { return .failure(.addressNotAllowed) }
+        return .success(first)
+    }
+
     /// The first address `host` is or resolves to that is not allowed (nil: all allowed; a name that does not resolve has none).
     public func restrictedAddress(of host: String) -> String? {
         guard !allowPrivate else { return nil }
@@ -118,7 +130,7 @@ extension Latchkey {
         }
         var events: [CallbackEventType] = []
         for type in new.events where !events.contains(type) { events.append(type) }
-        return try transact { tx, effects in
+        let configured = try transact { tx, effects in
             tx.willRead(
                 [.row(ApplicationRecord.self, id: new.applicationId ?? ApplicationConfig.defaultApplicationId)]
                     + (new.callbackId.map { [.row(CallbackRecord.self, id: $0), .rows(CallbackDeliveryRecord.pendingOf.query($0))] }
@@ -151,6 +163,8 @@ extension Latchkey {
             try audit(tx, effects, .callbackConfigured, detail: record.id)
             return record.callback(secret: answerSecret)
         }
+        wakeCallbackWorker()
+        return configured
     }
 
     /// The callbacks of an application (no secrets).

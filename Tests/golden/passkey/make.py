@@ -561,12 +561,162 @@ def client_data_and_origins(s):
     s.ok("admin/configureApplication", applicationId="default", passkeyOrigins=["https://localhost", "https://localhost:8443"])
 
 
+# -- approving an operation with a passkey --
+
+PAYMENT = dict(
+    name="payment", title="Pay ${amount} ${currency}", message="To ${iban}\nDue ${due}", data="A1*A${amount}${currency}*I${iban}*D${due}",
+    attributes=[{"type": "amount", "label": "Amount", "amount": "${amount}", "currency": "${currency}"},
+                {"type": "keyValue", "label": "To", "value": "${iban}"}],
+    allowedMethods=["pin", "passkey"], ttlSeconds=3600)
+PARAMETERS = {"amount": "1500.00", "currency": "EUR", "iban": "CZ2730300000001165254011", "due": "20260131"}
+PIN = {"method": "pin", "pin": "1234"}
+
+
+def payment(s, user="alice", parameters=PARAMETERS, **extra):
+    return s.ok("admin/createOperation", userId=user, template="payment", parameters=parameters, **extra)
+
+
+def expect_operation(s, operation, status, failures=0, approved_with=None):
+    """admin/getOperation reads the operation in `status` with `failures` counted on it."""
+    now = s.ok("admin/getOperation", operationId=operation["operationId"])
+    got = (now["status"], now["failureCount"], now["approvedWith"])
+    if got != (status, failures, approved_with):
+        raise AssertionError(f"expected {(status, failures, approved_with)}, got {now}")
+    return now
+
+
+def expect_data(error, **data):
+    for key, value in data.items():
+        if error["data"].get(key) != value:
+            raise AssertionError(f"expected data.{key} = {value!r}, got {error}")
+    return error
+
+
+def operation_approved_with_passkey(s):
+    """A signed-in user approves a payment with the simulated phone's passkey: operation/passkeyOptions answers request options
+    listing the user's passkey, user verification required, a challenge bound to the operation (a new one for every ceremony);
+    the phone's assertion approves it (approvedWith passkey, announced on the operations topic, audited, the passkey's
+    lastUsedAt set). Then the used ceremony answers noSessionInProgress, a second ceremony opened before the approval
+    operationNotPending (status approved), and new options operationNotPending."""
+    session = signed_in(s)
+    s.ok("device/create", deviceId="phone")
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    credential = s.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
+    passkey = s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential, friendlyName="iPhone")["passkey"]
+    s.ok("events/subscribe", topics=["operations"])
+    s.ok("admin/configureOperationTemplate", **PAYMENT)
+    operation = payment(s, externalId="order-42")
+    first = s.ok("operation/passkeyOptions", sessionId=session, operationId=operation["operationId"])
+    request = first["publicKey"]
+    assert request["userVerification"] == "required" and request["rpId"] == "localhost", request
+    assert [c["id"] for c in request["allowCredentials"]] == [passkey["id"]], request
+    second = s.ok("operation/passkeyOptions", sessionId=session, operationId=operation["operationId"], applicationId="default")
+    assert second["publicKey"]["challenge"] != request["challenge"] and second["ceremonyId"] != first["ceremonyId"], second
+    assertion = s.ok("device/passkeyGet", deviceId="phone", publicKey=request)["credential"]
+    approved = s.ok("operation/passkeyApprove", ceremonyId=first["ceremonyId"], credential=assertion)
+    assert (approved["status"], approved["approvedWith"], approved["failureCount"]) == ("approved", "passkey", 0), approved
+    assert approved["decidedAt"] is not None and approved["registrationId"] is None, approved
+    s.fails("operation/passkeyApprove", "noSessionInProgress", ceremonyId=first["ceremonyId"], credential=assertion)
+    late = s.ok("device/passkeyGet", deviceId="phone", publicKey=second["publicKey"])["credential"]
+    expect_data(s.fails("operation/passkeyApprove", "operationNotPending", ceremonyId=second["ceremonyId"], credential=late),
+                status="approved")
+    expect_data(s.fails("operation/passkeyOptions", "operationNotPending", sessionId=session, operationId=operation["operationId"]),
+                status="approved")
+    expect_operation(s, operation, "approved", approved_with="passkey")
+    listed = s.ok("user/passkeys", sessionId=session)["passkeys"]
+    assert listed[0]["lastUsedAt"] is not None, listed
+    s.ok("audit/list", userId="alice", limit=3)
+
+
+def operation_passkey_refusals(s):
+    """What operation/passkeyOptions refuses (no such session, another user's session, another application, an unknown
+    operation, passkey not among allowedMethods, an operation bound to one phone, a user with no passkey) and what
+    operation/passkeyApprove refuses: an unknown ceremony or a sign-in's (passkey/login refuses an operation's), the user's assertion for one payment presented with the
+    ceremony of a tampered copy (check challenge), an assertion without user verification even where the application only
+    prefers it (check userVerification; passkey/login accepts it), another user's passkey (check credential, audited with no
+    user) — each counting nothing on the operation, the swapped one's ceremony then used up; then the payment is approved while the tampered copy stays pending. An
+    operation canceled or expired after its options answers operationNotPending; an expired ceremony sessionExpired."""
+    s.ok("admin/configureApplication", applicationId="default", passkeyUserVerification="preferred")
+    s.ok("admin/configureApplication", applicationId="shop")
+    session = signed_in(s)
+    key = Authenticator("alice-key")
+    options, credential = register(s, session, key)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    bob_session = signed_in(s, "bob")
+    bob_key = Authenticator("bob-key")
+    options, credential = register(s, bob_session, bob_key)
+    s.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=credential)
+    carol_session = signed_in(s, "carol")
+    code = s.ok("admin/createActivationCode", userId="alice")["activationCode"]
+    s.ok("device/create", deviceId="phone")
+    s.ok("activation/start", deviceId="phone", activationCode=code)
+    registration = s.ok("activation/finish", deviceId="phone", authParameter=PIN)["registrationId"]
+    s.ok("admin/configureOperationTemplate", **PAYMENT)
+    s.ok("admin/configureOperationTemplate", name="login", title="Sign in on the web", message="Firefox on Linux", data="A2*TFirefox")
+    operation = payment(s)
+    tampered = payment(s, parameters=PARAMETERS | {"amount": "15000.00", "iban": "DE89370400440532013000"})
+    pin_only = s.ok("admin/createOperation", userId="alice", template="login")
+    bound = payment(s, registrationId=registration)
+    carols = payment(s, user="carol")
+    op = operation["operationId"]
+
+    # Options.
+    s.fails("operation/passkeyOptions", "userSessionInvalid", sessionId="no-such-session", operationId=op)
+    s.fails("operation/passkeyOptions", "invalidParams", operationId=op)
+    expect_data(s.fails("operation/passkeyOptions", "notFound", sessionId=bob_session, operationId=op), kind="operation")
+    expect_data(s.fails("operation/passkeyOptions", "notFound", sessionId=session, operationId=op, applicationId="shop"), kind="operation")
+    expect_data(s.fails("operation/passkeyOptions", "notFound", sessionId=session, operationId="no-such-operation"), kind="operation")
+    s.fails("operation/passkeyOptions", "authMethodNotAllowed", sessionId=session, operationId=pin_only["operationId"])
+    s.fails("operation/passkeyOptions", "authMethodNotAllowed", sessionId=session, operationId=bound["operationId"])
+    s.fails("operation/passkeyOptions", "authMethodNotAllowed", sessionId=carol_session, operationId=carols["operationId"])
+
+    # Approvals.
+    mine = s.ok("operation/passkeyOptions", sessionId=session, operationId=op)
+    s.fails("operation/passkeyApprove", "noSessionInProgress", ceremonyId="no-such-ceremony", credential=key.get(mine["publicKey"]))
+    login = s.ok("passkey/requestOptions", email="alice@example.com")
+    s.fails("operation/passkeyApprove", "noSessionInProgress", ceremonyId=login["ceremonyId"], credential=key.get(login["publicKey"]))
+    s.fails("passkey/login", "noSessionInProgress", ceremonyId=mine["ceremonyId"], credential=key.get(mine["publicKey"]))
+    theirs = s.ok("operation/passkeyOptions", sessionId=session, operationId=tampered["operationId"])
+    check_fails(s, "operation/passkeyApprove", "challenge", ceremonyId=theirs["ceremonyId"], credential=key.get(mine["publicKey"]))
+    s.fails("operation/passkeyApprove", "noSessionInProgress", ceremonyId=theirs["ceremonyId"], credential=key.get(theirs["publicKey"]))
+    unverified = s.ok("operation/passkeyOptions", sessionId=session, operationId=op)
+    check_fails(s, "operation/passkeyApprove", "userVerification", ceremonyId=unverified["ceremonyId"],
+                credential=key.get(unverified["publicKey"], flags=FLAG_UP))
+    s.ok("passkey/login", ceremonyId=login["ceremonyId"], credential=key.get(login["publicKey"], flags=FLAG_UP))
+    foreign = s.ok("operation/passkeyOptions", sessionId=session, operationId=op)
+    check_fails(s, "operation/passkeyApprove", "credential", ceremonyId=foreign["ceremonyId"], credential=bob_key.get(foreign["publicKey"]))
+    s.ok("audit/list", limit=1)  # another user's passkey: audited passkeyRejected with no user
+    expect_operation(s, operation, "pending")
+    expect_operation(s, tampered, "pending")
+    s.ok("operation/passkeyApprove", ceremonyId=mine["ceremonyId"], credential=key.get(mine["publicKey"]))
+    expect_operation(s, operation, "approved", approved_with="passkey")
+    expect_operation(s, tampered, "pending")
+
+    # The operation or the ceremony ends first.
+    late = s.ok("operation/passkeyOptions", sessionId=session, operationId=tampered["operationId"])
+    s.ok("admin/cancelOperation", operationId=tampered["operationId"])
+    expect_data(s.fails("operation/passkeyApprove", "operationNotPending", ceremonyId=late["ceremonyId"],
+                        credential=key.get(late["publicKey"])), status="canceled")
+    short = payment(s, ttlSeconds=30)
+    late = s.ok("operation/passkeyOptions", sessionId=session, operationId=short["operationId"])
+    s.ok("clock/advance", seconds=30)
+    expect_data(s.fails("operation/passkeyApprove", "operationNotPending", ceremonyId=late["ceremonyId"],
+                        credential=key.get(late["publicKey"])), status="expired")
+    later = payment(s)
+    late = s.ok("operation/passkeyOptions", sessionId=session, operationId=later["operationId"])
+    s.ok("clock/advance", seconds=300)
+    s.fails("operation/passkeyApprove", "sessionExpired", ceremonyId=late["ceremonyId"], credential=key.get(late["publicKey"]))
+    expect_operation(s, later, "pending")
+    s.ok("audit/list", userId="alice", limit=12)
+
+
 SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_phone_synced_backup, simulated_phone_biometry,
              reset_with_simulated_phone, outside_algorithms, registration_checks, assertion_checks, credential_shapes,
              anti_enumeration, imported_passkey, relying_party_settings, reset_with_outside_authenticator, reset_sms_without_new_passkey,
              reset_passkeys_with_password_reset_code, too_many_passkeys, thief_walk, ceremony_dies_with_its_session,
              reset_ceremony_dies_with_its_code, discoverable_needs_user_handle, passkeys_belong_to_their_rp_id,
-             backup_eligibility_is_fixed, client_data_and_origins]
+             backup_eligibility_is_fixed, client_data_and_origins, operation_approved_with_passkey,
+             operation_passkey_refusals]
 
 
 def main():

@@ -22,6 +22,12 @@ are written as unpadded base64url. ``backup()`` gives what a phone backup carrie
 data, never the this-device-only activation keys) as a JSON string, and ``restore()`` puts it on
 a new device.
 
+Operations (the contract's "Operations", over ``server/operation/*``): ``operations()`` is the
+inbox, ``show_operation()`` what a banking app shows of one (formatted attributes, the parsed
+operation data), ``approve_operation()`` and ``reject_operation()`` sign the hash of what the
+phone shows, and ``offline_code()`` answers a scanned QR payload with the code the user types
+back — no server call, checked against the operation-signing key kept from the activation.
+
 Needs the ``cryptography`` package (``pip install cryptography``, ≥ 44).
 """
 
@@ -29,16 +35,19 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 import os
 import struct
-from typing import Any, Callable, Dict, List, MutableMapping, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, MutableMapping, Optional, Union
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import (decode_dss_signature,
                                                             encode_dss_signature)
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from ._generated import ERROR_CODES
@@ -48,6 +57,10 @@ __all__ = [
     "Device", "DeviceError", "PIN_ROUNDS", "RECOVERY_ROUNDS", "BACKUP_FORMAT",
     "b64url", "b64url_decode", "payload", "context_hash", "public_key", "sign", "verify",
     "new_private_key", "mask", "pin_violations",
+    "REJECT_REASONS", "operation_hash", "OperationDataError", "parse_operation_data",
+    "escape_operation_data", "iban_valid", "format_amount", "format_iban", "show_operation",
+    "QRPayload", "QRPayloadError", "parse_qr_payload", "sign_qr_payload", "truncate",
+    "offline_part",
 ]
 
 #: PBKDF2 rounds that mask the PIN key (as the Swift device's ``KDFCost.standard``).
@@ -76,6 +89,10 @@ PIN_SALT = "activation.pinSalt"
 PIN_MASKED_KEY = "activation.pinMaskedKey"
 BIOMETRIC_KEYS = {"touchId": "activation.touchIdKey", "faceId": "activation.faceIdKey"}
 LAST_METHOD = "activation.lastMethod"
+#: The application's operation-signing key as first learned (a different one later is not taken).
+OPERATION_SIGNING_KEY = "activation.operationSigningKey"
+#: The registration's server key (offline approval's key agreement).
+SERVER_PUBLIC_KEY = "activation.serverPublicKey"
 #: The PIN rules of the activation's offer (``numeric,4,8``): a server/ challenge carries none,
 #: and only the device can check a new PIN. An item of this device's own (not in the Swift one).
 PIN_RULES = "activation.pinRules"
@@ -84,7 +101,8 @@ RECOVERY_REGISTRATION_ID = "recovery.registrationId"
 RECOVERY_SALT = "recovery.salt"
 RECOVERY_MASKED_KEY = "recovery.maskedKey"
 ACTIVATION_ITEMS = (REGISTRATION_ID, METHODS, POSSESSION_KEY, PIN_SALT, PIN_MASKED_KEY,
-                    *BIOMETRIC_KEYS.values(), LAST_METHOD, PIN_RULES)
+                    *BIOMETRIC_KEYS.values(), LAST_METHOD, PIN_RULES, OPERATION_SIGNING_KEY,
+                    SERVER_PUBLIC_KEY)
 RECOVERY_ITEMS = (RECOVERY_REGISTRATION_ID, RECOVERY_SALT, RECOVERY_MASKED_KEY)
 
 
@@ -202,6 +220,440 @@ def pin_violations(pin: str, rules: Dict[str, Any]) -> List[str]:
     return found
 
 
+# -- operations: what the phone shows and signs -------------------------------------------
+
+#: Why a user rejects an operation (the Mobile Token API's reasons).
+REJECT_REASONS = ("unknown", "incorrectData", "unexpectedOperation")
+#: Operation data: at most this many bytes and fields.
+DATA_MAX_BYTES = 255
+DATA_MAX_FIELDS = 5
+#: A QR payload's first line, and the most bytes a payload may have.
+QR_HEADER = "LATCHKEY-QR-V1"
+QR_MAX_BYTES = 4096
+#: The label of the offline code's derivation.
+OTP_LABEL = "LATCHKEY-OTP-V1"
+#: What a phone calls each field of operation data when no attribute names it.
+FIELD_LABELS = {"amount": "Amount", "iban": "To account", "account": "Account", "date": "Due date",
+                "reference": "Reference", "note": "Note", "text": "Text"}
+
+_B64URL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_DIGITS = frozenset(b"0123456789")
+_UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _b64url_strict(text: str) -> Optional[bytes]:
+    """Canonical unpadded base64url (no padding, no other alphabet, unused bits zero), else None."""
+    try:
+        raw = text.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    if len(raw) % 4 == 1 or not set(raw) <= _B64URL:
+        return None
+    decoded = b64url_decode(text)
+    return decoded if b64url(decoded) == text else None
+
+
+def operation_hash(operation_id: str, title: str, message: str, data: str) -> str:
+    """What an approval signs: unpadded base64url SHA-256 of ``operationId``, ``title``,
+    ``message`` and ``data``, each a 4-byte big-endian byte length and its UTF-8 bytes."""
+    digest = hashlib.sha256()
+    for field in (operation_id, title, message, data):
+        raw = field.encode("utf-8")
+        digest.update(struct.pack(">I", len(raw)) + raw)
+    return b64url(digest.digest())
+
+
+class OperationDataError(ValueError):
+    """Text that is not operation data; ``rule`` the first rule it breaks ("has an amount (A)
+    …"), worded as the server's ``invalidParams`` and the Swift parser word it."""
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(rule)
+        self.rule = rule
+
+
+def parse_operation_data(text: str) -> Dict[str, Any]:
+    """Reads PowerAuth's operation-data string, version A: ``{"template": n, "fields": [...]}``,
+    each field ``{"type": "amount", "amount", "currency"}``, ``{"type": "iban", "iban", "bic"}``
+    (``bic`` None without one), ``{"type": "account", "account"}``, ``{"type": "date", "date":
+    "YYYY-MM-DD"}``, ``{"type": "reference" | "note" | "text", <type>: value}``, values unescaped.
+    Untrusted input: bounded (255 bytes), raises ``OperationDataError`` for the first rule broken."""
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise OperationDataError("is not UTF-8 text") from None
+    if len(raw) > DATA_MAX_BYTES:
+        raise OperationDataError(f"is longer than {DATA_MAX_BYTES} bytes")
+    if any(byte < 0x20 for byte in raw):
+        raise OperationDataError("holds a control character (below U+0020)")
+    if raw[:1] != b"A":
+        raise OperationDataError("does not start with the version A")
+    parts = _split_data(raw[1:])
+    number = parts[0]
+    if not 1 <= len(number) <= 2 or not set(number) <= _DIGITS:
+        raise OperationDataError("has no template number (0 to 99) after the version")
+    if len(parts) - 1 > DATA_MAX_FIELDS:
+        raise OperationDataError(f"has more than {DATA_MAX_FIELDS} fields")
+    return {"template": int(number), "fields": [_data_field(part) for part in parts[1:]]}
+
+
+def _split_data(raw: bytes) -> List[bytes]:
+    """Split at every ``*`` not escaped, each part unescaped (escapes checked)."""
+    parts = [bytearray()]
+    index = 0
+    while index < len(raw):
+        byte = raw[index]
+        if byte == 0x5C:  # backslash
+            if index + 1 >= len(raw):
+                raise OperationDataError("ends with a lone backslash")
+            escaped = raw[index + 1]
+            if escaped not in b"*\\n":
+                raise OperationDataError("has a backslash that escapes neither *, \\ nor n")
+            parts[-1].append(0x0A if escaped == 0x6E else escaped)
+            index += 2
+            continue
+        if byte == 0x2A:  # *
+            parts.append(bytearray())
+        else:
+            parts[-1].append(byte)
+        index += 1
+    return [bytes(part) for part in parts]
+
+
+def _data_field(part: bytes) -> Dict[str, Any]:
+    if not part:
+        raise OperationDataError("has an empty field")
+    letter, value = part[:1], part[1:]
+    text = value.decode("utf-8")
+    if letter == b"A":
+        if len(value) <= 3:
+            raise OperationDataError("has an amount (A) without digits and a three-letter currency")
+        number, currency = value[:-3], value[-3:]
+        if not set(currency) <= _UPPER:
+            raise OperationDataError("has an amount (A) whose currency is not three capital letters")
+        if number.count(b".") > 1 or not set(number) & _DIGITS or not set(number) <= _DIGITS | {0x2E}:
+            raise OperationDataError("has an amount (A) that is not digits with at most one dot")
+        return {"type": "amount", "amount": number.decode(), "currency": currency.decode()}
+    if letter == b"I":
+        pieces = value.split(b",")
+        if len(pieces) > 2:
+            raise OperationDataError("has an IBAN (I) with more than one BIC")
+        if not iban_valid(pieces[0].decode("utf-8")):
+            raise OperationDataError("has an IBAN (I) whose mod-97 check fails")
+        bic = None
+        if len(pieces) == 2:
+            code = pieces[1]
+            if len(code) not in (8, 11) or not set(code) <= _DIGITS | _UPPER \
+                    or not set(code[4:6]) <= _UPPER:
+                raise OperationDataError(
+                    "has a BIC after the IBAN (I) that is not 8 or 11 capital letters and digits")
+            bic = code.decode()
+        return {"type": "iban", "iban": pieces[0].decode(), "bic": bic}
+    if letter == b"Q":
+        if not value:
+            raise OperationDataError("has an empty account (Q)")
+        return {"type": "account", "account": text}
+    if letter == b"D":
+        if len(value) != 8 or not set(value) <= _DIGITS:
+            raise OperationDataError("has a date (D) that is not YYYYMMDD")
+        year, month, day = int(value[:4]), int(value[4:6]), int(value[6:])
+        if not 1 <= month <= 12 or not 1 <= day <= _days_in(month, year):
+            raise OperationDataError("has a date (D) that does not exist")
+        return {"type": "date", "date": f"{year:04d}-{month:02d}-{day:02d}"}
+    kinds = {b"R": "reference", b"N": "note", b"T": "text"}
+    if letter in kinds:
+        return {"type": kinds[letter], kinds[letter]: text}
+    raise OperationDataError("has a field of an unknown type (not A, I, Q, D, R, N or T)")
+
+
+def _days_in(month: int, year: int) -> int:
+    if month == 2:
+        return 29 if (year % 4 == 0 and year % 100 != 0) or year % 400 == 0 else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def escape_operation_data(value: str) -> str:
+    """One field's value as it goes into operation data: ``\\`` → ``\\\\``, ``*`` → ``\\*``,
+    a newline → ``\\n``."""
+    return value.replace("\\", "\\\\").replace("*", "\\*").replace("\n", "\\n")
+
+
+def iban_valid(text: str) -> bool:
+    """ISO 13616: two capital letters, two check digits, 11 to 30 capital letters and digits
+    (15 to 34 in all), whose number (letters 10–35, the first four characters moved to the end)
+    is 1 modulo 97."""
+    raw = text.encode("utf-8", "replace")
+    if not 15 <= len(raw) <= 34 or not set(raw) <= _DIGITS | _UPPER:
+        return False
+    if raw[0] not in _UPPER or raw[1] not in _UPPER or raw[2] not in _DIGITS or raw[3] not in _DIGITS:
+        return False
+    remainder = 0
+    for byte in raw[4:] + raw[:4]:
+        value = byte - 48 if byte in _DIGITS else byte - 55
+        remainder = (remainder * (100 if value >= 10 else 10) + value) % 97
+    return remainder == 1
+
+
+def format_amount(amount: str) -> str:
+    """An amount as a banking app shows it: thousands grouped by spaces, leading zeros dropped
+    (``1500.00`` → ``1 500.00``). Text that is not digits with at most one dot comes back as is."""
+    raw = amount.encode("utf-8", "replace")
+    if amount.count(".") > 1 or not set(raw) <= _DIGITS | {0x2E} or not set(raw) & _DIGITS:
+        return amount
+    whole, _, fraction = amount.partition(".")
+    whole = whole.lstrip("0") or "0"
+    groups = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    return " ".join(groups) + ("." + fraction if fraction else "")
+
+
+def format_iban(iban: str) -> str:
+    """A valid IBAN in groups of four (``CZ27 3030 0000 …``); anything else as is."""
+    return " ".join(iban[i:i + 4] for i in range(0, len(iban), 4)) if iban_valid(iban) else iban
+
+
+def _field_text(field: Dict[str, Any]) -> str:
+    kind = field["type"]
+    if kind == "amount":
+        return f"{format_amount(field['amount'])} {field['currency']}"
+    if kind == "iban":
+        return format_iban(field["iban"]) + (f" (BIC {field['bic']})" if field["bic"] else "")
+    return field[kind]
+
+
+def _field_values(field: Dict[str, Any]) -> List[str]:
+    """The texts an attribute may render out of one field (each whole: a part of a field, say
+    ``500.00`` of ``1500.00``, is no rendering of it)."""
+    kind = field["type"]
+    if kind == "amount":
+        return [field["amount"] + "\n" + field["currency"]]
+    if kind == "iban":
+        return [field["iban"], field["bic"] or field["iban"], format_iban(field["iban"])]
+    if kind == "date":
+        return [field["date"], field["date"].replace("-", "")]
+    return [field[kind]]
+
+
+def show_operation(operation: Mapping[str, Any]) -> Dict[str, Any]:
+    """What a banking app shows of an operation (one of ``operations()``), formatted — never the
+    raw data string:
+
+    - ``title``, ``message`` as they are (the signed hash covers them);
+    - ``attributes`` in the Mobile Token API's ``formData`` style: each attribute as the template
+      made it, plus ``text`` (what the row shows: ``1 500.00 EUR``, the value, the note; a
+      heading's is its label), for ``amount`` also ``amountFormatted`` and ``currencyFormatted``,
+      and ``inData``: whether what it shows is a whole field of the operation's data (an
+      amount and its currency, an IBAN, a date, a text). Attributes are not signed — only the
+      title, message and data are — so an attribute not ``inData`` shows something the approval
+      does not cover;
+    - ``template`` and ``fields``: the parsed data, each field with a ``label`` and a ``text``
+      (``dataError`` names the rule when the data does not parse: do not offer approval then);
+    - ``lines``: all of it as plain text lines (title, message, ``label: text`` per attribute, or
+      per field when there are no attributes).
+    """
+    try:
+        parsed: Optional[Dict[str, Any]] = parse_operation_data(operation["data"])
+        error = None
+    except OperationDataError as caught:
+        parsed, error = None, caught.rule
+    fields = [{**field, "label": FIELD_LABELS[field["type"]], "text": _field_text(field)}
+              for field in (parsed["fields"] if parsed else [])]
+    values = [value for field in (parsed["fields"] if parsed else []) for value in _field_values(field)]
+
+    def occurs(text: str) -> bool:
+        return parsed is not None and text in values
+
+    attributes = []
+    for attribute in operation.get("attributes") or []:
+        kind = attribute.get("type")
+        shown = dict(attribute)
+        if kind == "amount":
+            shown["amountFormatted"] = format_amount(attribute["amount"])
+            shown["currencyFormatted"] = attribute["currency"]
+            shown["text"] = f"{shown['amountFormatted']} {attribute['currency']}"
+            shown["inData"] = occurs(attribute["amount"] + "\n" + attribute["currency"])
+        elif kind == "keyValue":
+            shown["text"] = attribute["value"]
+            shown["inData"] = occurs(attribute["value"])
+        elif kind == "note":
+            shown["text"] = attribute["note"]
+            shown["inData"] = occurs(attribute["note"])
+        else:
+            shown["text"] = attribute.get("label", "")
+            shown["inData"] = True
+        attributes.append(shown)
+    rows = attributes if attributes else fields
+    lines = [operation["title"], *operation["message"].split("\n")]
+    lines += [row["text"] if row.get("type") == "heading" else f"{row['label']}: {row['text']}"
+              for row in rows]
+    return {"operationId": operation["operationId"], "title": operation["title"],
+            "message": operation["message"], "attributes": attributes,
+            "template": parsed["template"] if parsed else None, "fields": fields,
+            "dataError": error, "lines": lines}
+
+
+# -- offline approval: the QR payload and the code ------------------------------------------
+
+class QRPayloadError(ValueError):
+    """Why a QR payload was refused (``its signature is not …``); the device answers ``qrInvalid``."""
+
+
+@dataclass(frozen=True)
+class QRPayload:
+    """A QR payload's eight lines, read: title and message unescaped, ``biometric`` the ``B``
+    flag, ``nonce`` as written (unpadded base64url of 16 bytes), ``signature`` DER bytes."""
+    operation_id: str
+    title: str
+    message: str
+    data: str
+    biometric: bool
+    nonce: str
+    signature: bytes
+
+    @property
+    def signed_text(self) -> str:
+        """The seven lines the signature covers, joined by ``\\n``."""
+        return qr_signed_text(self.operation_id, self.title, self.message, self.data,
+                              self.biometric, self.nonce)
+
+    @property
+    def text(self) -> str:
+        return self.signed_text + "\n" + b64url(self.signature)
+
+    @property
+    def operation_hash(self) -> str:
+        """The operation's hash, from what the payload shows."""
+        return operation_hash(self.operation_id, self.title, self.message, self.data)
+
+
+def _escape_line(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def _unescape_line(line: str, what: str) -> str:
+    out = []
+    escaping = False
+    for character in line:
+        if escaping:
+            if character not in "\\n":
+                raise QRPayloadError(f"its {what} has a backslash that escapes neither \\ nor n")
+            out.append("\n" if character == "n" else "\\")
+            escaping = False
+        elif character == "\\":
+            escaping = True
+        else:
+            if ord(character) < 0x20:
+                raise QRPayloadError(f"its {what} holds a control character")
+            out.append(character)
+    if escaping:
+        raise QRPayloadError(f"its {what} ends with a lone backslash")
+    return "".join(out)
+
+
+def qr_signed_text(operation_id: str, title: str, message: str, data: str, biometric: bool,
+                   nonce: str) -> str:
+    return "\n".join([QR_HEADER, operation_id, _escape_line(title), _escape_line(message), data,
+                      "B" if biometric else "", nonce])
+
+
+def parse_qr_payload(text: str, operation_signing_key: Optional[str] = None) -> QRPayload:
+    """Reads a QR payload strictly (its form as the contract writes it: eight lines, the header,
+    a printable operation id, title and message with only ``\\\\`` and ``\\n`` escapes, operation
+    data, flags empty or ``B``, a 16-byte nonce and a DER signature, both canonical unpadded
+    base64url, at most 4 096 bytes) and, given ``operation_signing_key`` (the public key, unpadded
+    base64url), checks the ECDSA P-256 / SHA-256 signature over the first seven lines.
+    Raises ``QRPayloadError`` naming the first flaw."""
+    if not isinstance(text, str):
+        raise QRPayloadError("it is not text")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise QRPayloadError("it is not UTF-8 text") from None
+    if size > QR_MAX_BYTES:
+        raise QRPayloadError(f"it is longer than {QR_MAX_BYTES} bytes")
+    lines = text.split("\n")
+    if len(lines) != 8:
+        raise QRPayloadError("it does not have eight lines")
+    if lines[0] != QR_HEADER:
+        raise QRPayloadError(f"it does not start with {QR_HEADER}")
+    operation_id = lines[1]
+    if not 1 <= len(operation_id) <= 128 or not all(0x20 < ord(c) < 0x7F for c in operation_id):
+        raise QRPayloadError("its operation id is not printable ASCII")
+    title = _unescape_line(lines[2], "title")
+    message = _unescape_line(lines[3], "message")
+    data = lines[4]
+    try:
+        parse_operation_data(data)
+    except OperationDataError as error:
+        raise QRPayloadError(f"its data is not operation data: it {error.rule}") from None
+    if lines[5] not in ("", "B"):
+        raise QRPayloadError("its flags are neither empty nor B")
+    nonce = _b64url_strict(lines[6])
+    if nonce is None or len(nonce) != 16:
+        raise QRPayloadError("its nonce is not 16 bytes of unpadded base64url")
+    signature = _b64url_strict(lines[7])
+    if not signature or len(signature) > 72:
+        raise QRPayloadError("its signature is not DER in unpadded base64url")
+    payload_ = QRPayload(operation_id, title, message, data, lines[5] == "B", lines[6], signature)
+    if operation_signing_key is not None:
+        key = _point(operation_signing_key)
+        try:
+            if key is None:
+                raise InvalidSignature()
+            key.verify(signature, payload_.signed_text.encode("utf-8"), ec.ECDSA(hashes.SHA256()))
+        except (InvalidSignature, ValueError, TypeError):
+            raise QRPayloadError(
+                "its signature is not the application's operation-signing key's") from None
+    return payload_
+
+
+def sign_qr_payload(private: bytes, operation_id: str, title: str, message: str, data: str,
+                    biometric: bool, nonce: str) -> str:
+    """A QR payload signed by ``private`` (what ``admin/operationQrCode`` makes with the
+    application's operation-signing key): for tests and tools."""
+    text = qr_signed_text(operation_id, title, message, data, biometric, nonce)
+    return text + "\n" + sign(private, text.encode("utf-8"), "der")
+
+
+def truncate(mac: bytes, digits: int = 8) -> str:
+    """RFC 4226's dynamic truncation: offset the low 4 bits of the last byte (``M[31] & 0x0F``
+    for a SHA-256 MAC), the 4 bytes from it big-endian ``& 0x7FFFFFFF``, modulo 10^digits,
+    written with exactly ``digits`` digits (leading zeros kept)."""
+    offset = mac[-1] & 0x0F
+    value = int.from_bytes(mac[offset:offset + 4], "big") & 0x7FFFFFFF
+    return str(value % 10 ** digits).zfill(digits)
+
+
+def offline_part(private: bytes, role: str, server_public_key: str, registration_id: str,
+                 operation_id: str, operation_hash_: str, nonce: str) -> str:
+    """One part of the offline code, as the contract defines it::
+
+        K = HKDF-SHA256(IKM = the 32-byte x of ECDH(private, serverPublicKey), salt empty,
+                        info "LATCHKEY-OTP-V1\\n<role>\\n<registrationId>", 32 bytes)
+        M = HMAC-SHA256(K, "LATCHKEY-OTP-V1\\n<operationId>\\n<operation hash>\\n<nonce>")
+        part = truncate(M), 8 digits
+
+    The server computes the same from its private key and the role's public key. Bytes that are
+    no key (a wrong PIN's, once in 2^32) stand in with their SHA-256 for the shared secret: a part
+    no one can predict, as a wrong key's."""
+    key = _key(private)
+    if key is None:
+        secret = hashlib.sha256(private).digest()
+    else:
+        theirs = _point(server_public_key)
+        if theirs is None:
+            raise ValueError("the server key is not a P-256 public key")
+        secret = key.exchange(ec.ECDH(), theirs)
+    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"",
+                   info=f"{OTP_LABEL}\n{role}\n{registration_id}".encode("utf-8")).derive(secret)
+    mac = hmac.new(derived, f"{OTP_LABEL}\n{operation_id}\n{operation_hash_}\n{nonce}".encode("utf-8"),
+                   hashlib.sha256).digest()
+    return truncate(mac)
+
+
 # -- the device -----------------------------------------------------------------------------
 
 class Device:
@@ -286,6 +738,7 @@ class Device:
             params["tokenPurpose"] = token_purpose
         result = self.client.call("server/activation/commit", params)
         self._keep_activation(result["registrationId"], made, pin, result["activatedAuthMethods"], offer)
+        self._learn_keys(result)
         return result
 
     def activate(self, activation_code: str, pin: Optional[str] = None, biometry: Optional[str] = None,
@@ -305,6 +758,7 @@ class Device:
         registration_id = self._held_registration()
         challenge = self.client.call("server/authentication/challenge",
                                      {"registrationId": registration_id, "purpose": purpose})
+        self._learn_keys(challenge)
         mine = (context_hash(challenge.get("contextTitle"), challenge.get("contextContent"),
                              challenge.get("contextMIME"))
                 if challenge.get("authenticationId") is not None else "")
@@ -524,8 +978,124 @@ class Device:
             params["tokenPurpose"] = token_purpose
         result = self.client.call("server/recovery/commit", params)
         self._keep_activation(result["registrationId"], made, pin, result["activatedAuthMethods"], offer)
+        self._learn_keys(result)
         self._wipe(RECOVERY_ITEMS)
         return result
+
+    # -- operations ---------------------------------------------------------------------------
+
+    @property
+    def operation_signing_key(self) -> Optional[str]:
+        """The application's operation-signing key (unpadded base64url), as first learned."""
+        return self.storage.get(OPERATION_SIGNING_KEY)
+
+    @property
+    def server_public_key(self) -> Optional[str]:
+        """The registration's server key (unpadded base64url): offline codes are derived with it."""
+        return self.storage.get(SERVER_PUBLIC_KEY)
+
+    def operations(self) -> List[Dict[str, Any]]:
+        """The inbox: the registration's pending operations, oldest first
+        (``server/operation/list``; no signature needed). Show one with ``show_operation``."""
+        inbox = self.client.call("server/operation/list", {"registrationId": self._held_registration()})
+        self._learn_keys(inbox)
+        return inbox["operations"]
+
+    @staticmethod
+    def show_operation(operation: Mapping[str, Any]) -> Dict[str, Any]:
+        """What the app shows of ``operation`` (see the module's ``show_operation``)."""
+        return show_operation(operation)
+
+    def approve_operation(self, operation_id: Union[str, Mapping[str, Any]], pin: Optional[str] = None,
+                          biometry: Optional[str] = None,
+                          shown_data: Optional[str] = None) -> Dict[str, Any]:
+        """Approves an operation with the device key and a second factor (``pin``: its key
+        unmasked with it, a wrong PIN signs with a wrong key and the server counts; or
+        ``biometry``). The device signs the hash of what it shows — the title and message of the
+        operation as shown (``operation_id`` may be the operation from ``operations()``, else the
+        challenge's) and ``shown_data`` (default: the operation's data; another string models a
+        tampered display, which the server answers ``operationDataMismatch``). Answers the
+        operation, ``approved``. A biometric key destroyed by ``change_biometric_enrolment``
+        raises ``biometryKeyInvalidated`` as ``finish_authentication`` does."""
+        registration_id = self._held_registration()
+        identifier, shown = _operation_id(operation_id)
+        challenge = self._operation_challenge(registration_id, identifier)
+        self._refuse_invalidated(biometry)
+        hashed = self._shown_hash(identifier, shown or challenge["operation"], shown_data)
+        signatures = self._signatures("approveOperation",
+                                      {"challenge": challenge["challenge"], "contextHash": hashed},
+                                      pin, biometry)
+        result = self.client.call("server/operation/approve", {
+            "registrationId": registration_id, "challengeId": challenge["challengeId"],
+            "operationId": identifier, "operationHash": hashed, "signatures": signatures})
+        self.storage[LAST_METHOD] = _method(pin, biometry)
+        return result
+
+    def reject_operation(self, operation_id: Union[str, Mapping[str, Any]], reason: str = "unknown",
+                         shown_data: Optional[str] = None) -> Dict[str, Any]:
+        """Rejects an operation for ``reason`` (``unknown``, ``incorrectData``,
+        ``unexpectedOperation``), signed by the device key alone over ``<reason>:<hash of what it
+        shows>`` (``shown_data`` as in ``approve_operation``: a hash other than the operation's
+        still rejects it, and the server's audit says ``dataMismatch``). Counts nothing."""
+        registration_id = self._held_registration()
+        identifier, shown = _operation_id(operation_id)
+        challenge = self._operation_challenge(registration_id, identifier)
+        hashed = self._shown_hash(identifier, shown or challenge["operation"], shown_data)
+        signed = payload("rejectOperation", registration_id, challenge["challenge"], "device",
+                         f"{reason}:{hashed}")
+        return self.client.call("server/operation/reject", {
+            "registrationId": registration_id, "challengeId": challenge["challengeId"],
+            "operationId": identifier, "operationHash": hashed, "reason": reason,
+            "signatures": {"device": sign(b64url_decode(self.storage[POSSESSION_KEY]), signed,
+                                          self.signature_format)}})
+
+    def offline_code(self, qr_payload: str, pin: Optional[str] = None,
+                     biometry: Optional[str] = None) -> Dict[str, Any]:
+        """Offline approval: reads the scanned ``qr_payload``, checks its signature with the
+        operation-signing key kept from the activation, and answers ``{code, operationId, title,
+        message, data}`` — show title, message and data (``show_operation`` formats them), and the
+        code (``part(device)-part(method)``, 17 characters) for the user to type back. No server
+        call. A wrong PIN unmasks a wrong key and gives a wrong code, which only the server tells.
+
+        Raises ``DeviceError``: ``notActivatedLocally``; ``qrInvalid`` (not a payload of the
+        contract's form, or not signed by the kept key; ``data.flaw`` says what); ``offlineUnavailable``
+        (the device has not learned its server key: go online once); ``authMethodNotAllowed``
+        (``device`` alone, a method not activated, ``touchId``/``faceId`` when the payload's flags
+        are not ``B``); ``biometryKeyInvalidated`` (the key is gone; offline, the server learns at
+        the next online use)."""
+        registration_id = self._held_registration()
+        signing_key = self.storage.get(OPERATION_SIGNING_KEY)
+        if signing_key is None:
+            raise DeviceError("qrInvalid", "The device holds no operation-signing key to check the "
+                              "QR code with; nothing was shown", flaw="no operation-signing key")
+        try:
+            scanned = parse_qr_payload(qr_payload, signing_key)
+        except QRPayloadError as error:
+            raise DeviceError("qrInvalid", f"The QR code was refused, {error}; nothing was shown",
+                              flaw=str(error)) from None
+        server_key = self.storage.get(SERVER_PUBLIC_KEY)
+        if server_key is None or _point(server_key) is None:
+            raise DeviceError("offlineUnavailable", "The device does not know its registration's "
+                              "server key yet: authenticate once online")
+        if pin is not None and biometry is not None:
+            raise DeviceError("authMethodNotAllowed", "At most one second factor")
+        method = _method(pin, biometry)
+        if method == "device" or method not in self.methods or (method in BIOMETRIC and not scanned.biometric):
+            raise DeviceError("authMethodNotAllowed", f"{method} may not make this code")
+        if method in BIOMETRIC and BIOMETRIC_KEYS[method] not in self.storage:
+            raise DeviceError("biometryKeyInvalidated",
+                              f"The {method} key was destroyed by a change of biometric enrolment: "
+                              "nothing was counted; approve with another method",
+                              authMethod=method, activatedAuthMethods=self.methods)
+
+        def part(private: bytes, role: str) -> str:
+            return offline_part(private, role, server_key, registration_id, scanned.operation_id,
+                                scanned.operation_hash, scanned.nonce)
+
+        code = part(b64url_decode(self.storage[POSSESSION_KEY]), "device") + "-" \
+            + part(self._factor_key(method, pin), method)
+        return {"code": code, "operationId": scanned.operation_id, "title": scanned.title,
+                "message": scanned.message, "data": scanned.data}
 
     # -- identity-based onboarding ----------------------------------------------------------
 
@@ -652,9 +1222,7 @@ class Device:
 
         signatures = {"device": signed("device", b64url_decode(self.storage[POSSESSION_KEY]))}
         if method == "pin":
-            private = mask(b64url_decode(self.storage[PIN_MASKED_KEY]), pin,
-                           b64url_decode(self.storage[PIN_SALT]), PIN_ROUNDS)
-            signatures["pin"] = signed("pin", private)
+            signatures["pin"] = signed("pin", self._factor_key("pin", pin))
         elif method in BIOMETRIC:
             if BIOMETRIC_KEYS[method] not in self.storage:
                 raise DeviceError("biometryKeyInvalidated",
@@ -662,6 +1230,36 @@ class Device:
                                   authMethod=method, activatedAuthMethods=self.methods)
             signatures[method] = signed(method, b64url_decode(self.storage[BIOMETRIC_KEYS[method]]))
         return signatures
+
+    def _operation_challenge(self, registration_id: str, operation_id: str) -> Dict[str, Any]:
+        challenge = self.client.call("server/operation/challenge",
+                                     {"registrationId": registration_id, "operationId": operation_id})
+        self._learn_keys(challenge)
+        return challenge
+
+    @staticmethod
+    def _shown_hash(operation_id: str, shown: Mapping[str, Any], shown_data: Optional[str]) -> str:
+        """The hash of what the phone displays: never the ``operationHash`` the server hands over."""
+        return operation_hash(operation_id, shown["title"], shown["message"],
+                              shown["data"] if shown_data is None else shown_data)
+
+    def _learn_keys(self, answer: Mapping[str, Any]) -> None:
+        """Keeps the keys an answer carries: the operation-signing key only when none is kept
+        (the first one learned stays: a different one later is not taken), the server key as the
+        server gives it (it stays the same across a recovery)."""
+        signing_key = answer.get("operationSigningKey")
+        if signing_key is not None and OPERATION_SIGNING_KEY not in self.storage:
+            self.storage[OPERATION_SIGNING_KEY] = signing_key
+        if answer.get("serverPublicKey") is not None:
+            self.storage[SERVER_PUBLIC_KEY] = answer["serverPublicKey"]
+
+    def _factor_key(self, method: str, pin: Optional[str]) -> bytes:
+        """A two-factor method's private key (the PIN's unmasked with ``pin``: a wrong PIN gives
+        a wrong key)."""
+        if method == "pin":
+            return mask(b64url_decode(self.storage[PIN_MASKED_KEY]), pin or "",
+                        b64url_decode(self.storage[PIN_SALT]), PIN_ROUNDS)
+        return b64url_decode(self.storage[BIOMETRIC_KEYS[method]])
 
     def _refuse_invalidated(self, biometry: Optional[str]) -> None:
         """An activated biometric method whose key a change of enrolment destroyed: removes it on
@@ -682,6 +1280,7 @@ class Device:
     def _keep_activation(self, registration_id: str, made: Dict[str, bytes], pin: Optional[str],
                          methods: List[str], offer: Dict[str, Any]) -> None:
         self._wipe(ACTIVATION_ITEMS)
+        self._learn_keys(offer)  # a new activation learns the operation-signing key (prepare's)
         self.storage[REGISTRATION_ID] = registration_id
         self.storage[PIN_RULES] = "{},{},{}".format(offer["pinCodeType"], offer["pinCodeLengthMin"],
                                                    offer["pinCodeLengthMax"])
@@ -716,3 +1315,21 @@ def _method(pin: Optional[str], biometry: Optional[str]) -> str:
             raise DeviceError("biometryUnavailable", f"No such biometry: {biometry}")
         return biometry
     return "device"
+
+
+def _operation_id(operation: Union[str, Mapping[str, Any]]):
+    """(the id, the operation as shown or None) of an id or an operation."""
+    if isinstance(operation, str):
+        return operation, None
+    return operation["operationId"], operation
+
+
+def _point(text: str) -> Optional[ec.EllipticCurvePublicKey]:
+    """A P-256 public key from its unpadded base64url uncompressed point, or None."""
+    raw = _b64url_strict(text) if isinstance(text, str) else None
+    if raw is None or len(raw) != 65 or raw[0] != 4:
+        return None
+    try:
+        return ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
+    except ValueError:
+        return None

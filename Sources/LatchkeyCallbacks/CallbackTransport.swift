@@ -1,0 +1,162 @@
+import AsyncHTTPClient
+import Dispatch
+import LatchkeyContract
+import LatchkeyCore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How one attempt ended: the receiver's status, or why there was none.
+public enum CallbackOutcome: Sendable, Equatable {
+    case status(Int)
+    case failed(CallbackAttemptError)
+}
+
+/// Sends attempts over HTTP(S) with AsyncHTTPClient, to the address the policy checked.
+///
+/// The host is resolved here (never by the client), every address it resolves to is checked, and the client connects to the one
+/// chosen: `dnsOverride` keeps the name for SNI, the `Host` header and the certificate check, so nothing can rebind the name between
+/// the check and the connection. One client per (host, address), kept for its connections; redirects are not followed; the whole
+/// request (connect, TLS, head and body) has 10 s.
+final class CallbackTransport: Sendable {
+    /// One attempt's time limit.
+    static let timeLimit: TimeAmount = .seconds(10)
+    /// Connections to one receiver at once (the worker keeps as many attempts in flight to one callback).
+    static let connectionsPerHost = 16
+    /// Clients kept before the cache is emptied (a host whose address keeps changing).
+    static let cachedClients = 256
+
+    private let group: MultiThreadedEventLoopGroup
+    private let tls: TLSConfiguration
+    private let policy: @Sendable () -> CallbackPolicy
+    private let clients = Mutex<[String: HTTPClient]>([:])
+
+    init(trust: CallbackTrust, policy: @escaping @Sendable () -> CallbackPolicy) {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group.next().execute { BackgroundPriority.lowerThisThread() }
+        tls = trust.configuration
+        self.policy = policy
+    }
+
+    /// Sends `request` for `url` off the calling thread (resolving may block); `done` gets the outcome, on another thread.
+    func send(_ request: CallbackRequest, to url: String, _ done: @escaping @Sendable (CallbackOutcome) -> Void) {
+        DispatchQueue.global().async { [self] in
+            do {
+                try execute(request, url).whenComplete { result in
+                    switch result {
+                    case .success(let status): done(.status(status))
+                    case .failure(let error): done(.failed(Self.classify(error, secure: url.lowercased().hasPrefix("https:"))))
+                    }
+                }
+            } catch let refusal as CallbackAttemptError {
+                done(.failed(refusal))
+            } catch {
+                done(.failed(.connectionFailed))
+            }
+        }
+    }
+
+    private func execute(_ request: CallbackRequest, _ url: String) throws -> EventLoopFuture<Int> {
+        let parsed: CallbackURL
+        do { parsed = try CallbackURL(url) } catch { throw CallbackAttemptError.connectionFailed }
+        var headers = HTTPHeaders()
+        for (name, value) in request.headers { headers.add(name: name, value: value) }
+        let outgoing = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(request.body))
+        // The client's reading of the host must be ours, or the address checked is not the one it would reach.
+        let clientHost = outgoing.host.lowercased()
+        guard clientHost == parsed.host || clientHost == "[\(parsed.host)]" else { throw CallbackAttemptError.addressNotAllowed }
+        let address = try policy().destination(of: parsed.host).get()
+        let client = self.client(host: outgoing.host, address: CallbackAddress.isLiteral(parsed.host) ? nil : address)
+        return client.execute(request: outgoing, delegate: StatusOnly(), deadline: .now() + Self.timeLimit).futureResult
+    }
+
+    /// The client for `host` pinned to `address` (nil: the host is itself an address).
+    private func client(host: String, address: String?) -> HTTPClient {
+        let key = "\(host) \(address ?? "")"
+        return clients.withLock { clients in
+            if let known = clients[key] { return known }
+            if clients.count >= Self.cachedClients {
+                for client in clients.values { client.shutdown { _ in } }
+                clients.removeAll()
+            }
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: Self.timeLimit),
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerHost))
+            // A refused or failed connection fails the attempt at once (the schedule retries it), not after the deadline.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            if let address { configuration.dnsOverride = [host: address] }
+            let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+
+    /// The `lastError` name of a failure.
+    ///
+    /// Over `https://` the TLS handshake is the first thing on a connection and no request is sent before it ends: a receiver that
+    /// closes or resets the connection before answering has refused the handshake (a TLS version or cipher it will not speak), as
+    /// often as it says so with an alert.
+    static func classify(_ error: any Error, secure: Bool) -> CallbackAttemptError {
+        let named = name(of: error)
+        guard secure, named == .connectionFailed else { return named }
+        switch error {
+        case let io as IOError where io.errnoCode == ECONNRESET || io.errnoCode == EPIPE: return .tlsFailure
+        case let client as HTTPClientError where client == .remoteConnectionClosed: return .tlsFailure
+        default: return named
+        }
+    }
+
+    private static func name(of error: any Error) -> CallbackAttemptError {
+        switch error {
+        case let refusal as CallbackAttemptError:
+            return refusal
+        case let client as HTTPClientError:
+            switch client {
+            case .deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return .timeout
+            default:
+                return .connectionFailed
+            }
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return .tlsFailure
+        case let io as IOError:
+            return io.errnoCode == ECONNREFUSED ? .connectionRefused : .connectionFailed
+        case let connection as NIOConnectionError:
+            if connection.dnsAError != nil || connection.dnsAAAAError != nil, connection.connectionErrors.isEmpty { return .resolutionFailed }
+            let causes = connection.connectionErrors.map { name(of: $0.error) }
+            return causes.contains(.connectionRefused) ? .connectionRefused : causes.first ?? .connectionFailed
+        case ChannelError.connectTimeout:
+            return .timeout
+        default:
+            return .connectionFailed
+        }
+    }
+}
+
+/// Keeps the status of an answer and drops its body.
+private final class StatusOnly: HTTPClientResponseDelegate, Sendable {
+    typealias Response = Int
+    private let status = Mutex<Int?>(nil)
+
+    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        status.withLock { $0 = Int(head.status.code) }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int {
+        guard let status = status.withLock({ $0 }) else { throw HTTPClientError.remoteConnectionClosed }
+        return status
+    }
+}

@@ -1,0 +1,242 @@
+import Dispatch
+import LatchkeyContract
+import LatchkeyCore
+import Logging
+import Synchronization
+
+/// Delivers callback events off the request path, on a thread of its own: fans events out, claims due deliveries (the domain's
+/// 30 s lease keeps each to one process at a time), sends them concurrently, records each outcome as it comes, prunes now and then,
+/// and sleeps until the next due time, a wake-up or a second has passed (other processes' events).
+///
+/// Nothing is made until the first `wake` (a callback in the store, configured, or an event written): no thread, no event loop, and
+/// no HTTP client until the first attempt. Attempts under way are bounded in all and per callback, so one slow receiver delays no
+/// other.
+public final class CallbackWorker: Sendable {
+    /// Attempts under way at once, in all and to one callback.
+    static let inFlight = 64
+    static let inFlightPerCallback = CallbackTransport.connectionsPerHost
+    /// How long the worker sleeps at most (another process may have written events).
+    static let pollMilliseconds = 1000
+    /// Outcomes recorded in one transaction, at most; while attempts are under way the worker looks for those that ended this often.
+    static let recordBatch = 16
+    static let coalesceMilliseconds = 5
+    /// Events fanned out in one transaction.
+    static let fanOutBatch = 500
+    /// After a pass the store refused, how long before the next.
+    static let retryMilliseconds = 1000
+    /// Between two prunes, on the process's clock.
+    static let pruneEverySeconds: Int64 = 3600
+
+    private let core: Latchkey
+    private let trust: CallbackTrust
+    private let version: String
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let signal = DispatchSemaphore(value: 0)
+    /// Made on the first attempt.
+    private let transport = Mutex<CallbackTransport?>(nil)
+
+    private struct State {
+        var started = false
+        /// Bumped by every wake-up and drain: a pass that begins after a request has seen what the request was about.
+        var requests = 0
+        /// `requests` when the worker last looked.
+        var seenRequests = 0
+        /// Drains waiting for an idle pass that began at or after their request.
+        var drains: [(request: Int, done: DispatchSemaphore)] = []
+        /// Attempts under way, per callback.
+        var sending: [String: Int] = [:]
+        var sendingTotal = 0
+        /// Attempts ended and not yet recorded.
+        var ended: [CallbackAttempt] = []
+    }
+
+    public init(core: Latchkey, trust: CallbackTrust, version: String, logger: Logger) {
+        self.core = core
+        self.trust = trust
+        self.version = version
+        self.logger = logger
+    }
+
+    /// Asks for a pass soon, starting the worker on first use; returns at once.
+    public func wake() {
+        let start = state.withLock { state -> Bool in
+            state.requests += 1
+            defer { state.started = true }
+            return !state.started
+        }
+        if start { DispatchQueue(label: "latchkey.callbacks").async { [self] in run() } }
+        signal.signal()
+    }
+
+    /// Returns once every delivery due now was attempted and recorded (a worker never started has none).
+    public func drain() {
+        let done = DispatchSemaphore(value: 0)
+        let waiting = state.withLock { state -> Bool in
+            guard state.started else { return false }
+            state.requests += 1
+            state.drains.append((state.requests, done))
+            return true
+        }
+        guard waiting else { return }
+        signal.signal()
+        done.wait()
+    }
+
+    private func run() {
+        BackgroundPriority.lowerThisThread()
+        var lastPrune: UnixTime?
+        var lastLook: Int64?
+        var backlog = Backlog()
+        var idleWaitEnded = false
+        while true {
+            let (request, woken) = state.withLock { state -> (Int, Bool) in
+                defer { state.seenRequests = state.requests }
+                return (state.requests, state.requests != state.seenRequests)
+            }
+            // Look for new events and what fell due after a wake-up, and at least once a second (other processes' events, retries
+            // and leases falling due); otherwise only record what ended and claim what a full claim may have left.
+            let now = core.clock.nowMilliseconds
+            let looking = woken || idleWaitEnded || lastLook.map { now - $0 >= Int64(Self.pollMilliseconds) } ?? true
+            if looking { lastLook = now }
+            var idle = false
+            var pause: Int
+            do {
+                let pass = try self.pass(looking: looking, backlog: backlog)
+                backlog = pass.backlog
+                switch pass.next {
+                case .progress:
+                    pause = 0
+                case .waiting:
+                    pause = Self.coalesceMilliseconds
+                case .idle:
+                    if lastPrune.map({ core.clock.now - $0 >= Self.pruneEverySeconds }) ?? true {
+                        try core.pruneCallbacks()
+                        lastPrune = core.clock.now
+                    }
+                    pause = try untilDue()
+                    idle = true
+                    releaseDrains(upTo: request)
+                }
+            } catch {
+                // The store is away (a failover, a restart): what ended stays queued and is recorded when it is back.
+                logger.warning("callback deliveries paused", metadata: ["error": "\(String(describing: type(of: error)))"])
+                pause = Self.retryMilliseconds
+                backlog.full = true
+                releaseDrains(upTo: request)
+            }
+            // An idle wait that ran out: something fell due, or it is time to look for other processes' events.
+            idleWaitEnded = pause > 0 && signal.wait(timeout: .now() + .milliseconds(pause)) == .timedOut && idle
+        }
+    }
+
+    private enum Next {
+        /// Something was recorded or started: look again at once.
+        case progress
+        /// Attempts are under way and nothing more could start: wait for some to end.
+        case waiting
+        /// Nothing due, under way or left to record.
+        case idle
+    }
+
+    /// What the last claim may have left due.
+    private struct Backlog {
+        /// It took all it could: more may be due.
+        var full = false
+        /// It stopped at a callback's bound: more of it may be due once one of its attempts ends.
+        var capped = false
+    }
+
+    /// Records what ended, fans out (when `looking`), claims when something may be due, and starts what it claimed.
+    private func pass(looking: Bool, backlog: Backlog) throws -> (next: Next, backlog: Backlog) {
+        let ended = state.withLock { state -> [CallbackAttempt] in
+            defer { state.ended.removeAll() }
+            return state.ended
+        }
+        if !ended.isEmpty {
+            do {
+                try core.recordCallbackAttempts(ended)
+            } catch {
+                state.withLock { $0.ended = ended + $0.ended }
+                throw error
+            }
+        }
+        var fannedOut = 0
+        if looking {
+            repeat { fannedOut = try core.fanOutCallbackEvents(limit: Self.fanOutBatch) } while fannedOut == Self.fanOutBatch
+        }
+        let (free, underWay) = state.withLock { (Self.inFlight - $0.sendingTotal, $0.sending) }
+        var claimed: [ClaimedDelivery] = []
+        var left = backlog
+        if free > 0, looking || fannedOut > 0 || backlog.full || (backlog.capped && !ended.isEmpty) {
+            claimed = try core.claimCallbackDeliveries(limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay)
+            var taken = underWay
+            for delivery in claimed { taken[delivery.callbackId, default: 0] += 1 }
+            left = Backlog(full: claimed.count == free, capped: taken.values.contains { $0 >= Self.inFlightPerCallback })
+        }
+        for delivery in claimed { start(delivery) }
+        if !ended.isEmpty || !claimed.isEmpty { return (.progress, left) }
+        return (state.withLock { $0.sendingTotal == 0 && $0.ended.isEmpty } ? .idle : .waiting, left)
+    }
+
+    /// One attempt, sent off this thread; its outcome is queued for the next pass.
+    private func start(_ delivery: ClaimedDelivery) {
+        let startedAt = core.clock.now
+        let request = CallbackRequest(delivery, at: startedAt, version: version)
+        state.withLock { state in
+            state.sending[delivery.callbackId, default: 0] += 1
+            state.sendingTotal += 1
+        }
+        let transport = transport.withLock { made in
+            if let made { return made }
+            let policy = core
+            let transport = CallbackTransport(trust: trust) { policy.callbackPolicy }
+            made = transport
+            return transport
+        }
+        transport.send(request, to: delivery.url) { [self] outcome in
+            logger.debug(
+                "callback attempt",
+                metadata: [
+                    "delivery": "\(delivery.deliveryId)", "event": "\(delivery.eventId)",
+                    "outcome": "\(outcome)",
+                ])
+            let attempt: CallbackAttempt
+            switch outcome {
+            case .status(let code):
+                attempt = CallbackAttempt(
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: code, error: nil)
+            case .failed(let error):
+                attempt = CallbackAttempt(
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: nil,
+                    error: error.rawValue)
+            }
+            // Outcomes are recorded in batches: the worker is told at once when a batch is full or nothing else is under way, and
+            // otherwise finds them within `coalesceMilliseconds`.
+            let tell = state.withLock { state -> Bool in
+                state.ended.append(attempt)
+                state.sendingTotal -= 1
+                state.sending[delivery.callbackId, default: 1] -= 1
+                if state.sending[delivery.callbackId] == 0 { state.sending[delivery.callbackId] = nil }
+                return state.ended.count >= Self.recordBatch || state.sendingTotal == 0
+            }
+            if tell { signal.signal() }
+        }
+    }
+
+    /// Milliseconds until the next delivery is due, at most a poll.
+    private func untilDue() throws -> Int {
+        guard let due = try core.nextCallbackDeliveryDue() else { return Self.pollMilliseconds }
+        let remaining = due * 1000 - core.clock.nowMilliseconds
+        return Int(min(max(remaining, 1), Int64(Self.pollMilliseconds)))
+    }
+
+    private func releaseDrains(upTo request: Int) {
+        let done = state.withLock { state -> [DispatchSemaphore] in
+            let released = state.drains.filter { $0.request <= request }.map(\.done)
+            state.drains.removeAll { $0.request <= request }
+            return released
+        }
+        for semaphore in done { semaphore.signal() }
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import LatchkeyCallbacks
+import LatchkeyCore
+import LatchkeyServer
+import Logging
+
+/// Callbacks: each process on the store delivers them, with a worker attached to the system when it opens and started only once a
+/// callback is in sight (one in the store at open, one configured, an event written), so a process that has none pays nothing.
+enum CallbackWiring {
+    /// Reads `--callback-ca-file` now, so a bad file stops the process at its start.
+    /// - Throws: `ValidationError` (exit 2) when the file cannot be read or holds no PEM certificate.
+    static func trust(caFile: String?) throws -> CallbackTrust {
+        guard let caFile else { return CallbackTrust() }
+        do {
+            return try CallbackTrust(caFile: caFile)
+        } catch {
+            throw ValidationError("--callback-ca-file: \(error.message)")
+        }
+    }
+
+    /// Attaches a delivery worker to the system when it opens, with the address policy of `--callback-allow-private`.
+    static func configure(_ environment: inout Environment, trust: CallbackTrust, allowPrivate: Bool, version: String) {
+        environment.attach = { core in
+            core.callbackPolicy = CallbackPolicy(allowPrivate: allowPrivate)
+            let worker = CallbackWorker(core: core, trust: trust, version: version, logger: Logger(label: "latchkey.callbacks"))
+            core.setCallbackWorker(wake: { worker.wake() }, drain: { worker.drain() })
+            // Deliveries left by an earlier run, or callbacks another process configured: start now. A store that cannot tell is
+            // looked at again when an event is written.
+            if (try? core.hasCallbacks()) == true { worker.wake() }
+        }
+    }
+}
