@@ -38,6 +38,9 @@ public final class Latchkey: Sendable {
     let callbackRenderer = Mutex<CallbackRenderer?>(nil)
     /// Where event ids come from: a stream apart from `random`, so writing an event moves no value of a seeded run.
     let eventRandom: RandomSource
+    /// Whether this process has seen a callback in the store (from then on a write transaction reads whether there is one with its
+    /// first reads: `writeCallbackEvents`).
+    let callbacksInSight = Mutex(false)
     /// The process's delivery worker, woken after a commit that wrote callback events (see `setCallbackWorker`).
     let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
@@ -88,6 +91,7 @@ public final class Latchkey: Sendable {
             try store.write { tx in
                 effects.reset()
                 wroteCallbackEvents = false
+                tx.willRead(callbackReads)
                 let outcome: Result<T, DomainError>
                 do {
                     outcome = .success(try body(tx, effects))

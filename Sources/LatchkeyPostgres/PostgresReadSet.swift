@@ -179,6 +179,9 @@ struct PostgresReadSet {
         case .ids(let table, let filters, let keyed?):
             let head = PostgresStatement.select("SELECT id FROM \(quoted(table))", filters, &parameters)
             return head + (filters.isEmpty ? " WHERE " : " AND ") + "\(quoted(keyed.column)) IN (\(ids(keyed.key, &parameters)))"
+        case .first(let table, let filters, let newestFirst, let limit):
+            let head = PostgresStatement.select("SELECT id FROM \(quoted(table))", filters, &parameters)
+            return head + (newestFirst ? " ORDER BY \"_seq\" DESC" : " ORDER BY \"_seq\"") + PostgresStatement.limit(limit, &parameters)
         case .either(let one, let other):
             return "(\(ids(one, &parameters))) UNION (\(ids(other, &parameters)))"
         }

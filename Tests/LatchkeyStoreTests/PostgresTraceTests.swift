@@ -127,6 +127,36 @@ struct PostgresTraceTests {
         #expect(write.metadata["roundTrips"] == "2")
     }
 
+    /// A key of the ids a query with a limit reads (`StoreKey.ids(of:)`) finds those rows only, in its
+    /// order: the rows read through it are known, the others cost a round trip of their own.
+    @Test func theFirstIdsOfAQueryKeepItsOrderAndLimit() throws {
+        let (store, captured, tag) = try tracedStore()
+        try store.write { tx in
+            try tx.save(DeviceRecord(id: "\(tag)-d", biometry: .touchId, iCloudKeychain: true, name: nil, biometricOutcome: .match, createdAt: 1))
+            try tx.save(DeviceRecord(id: "\(tag)-e", biometry: .faceId, iCloudKeychain: true, name: nil, biometricOutcome: .match, createdAt: 1))
+            try tx.save(DeviceRecord(id: "\(tag)-f", biometry: .none, iCloudKeychain: true, name: nil, biometricOutcome: .match, createdAt: 1))
+            for name in ["d", "e", "f"] {
+                try tx.save(
+                    DeviceItemRecord(
+                        id: "\(tag)-\(name)", deviceId: "\(tag)-x", name: name, value: Array("\(tag)-\(name)".utf8), thisDeviceOnly: true))
+            }
+        }
+        func devices(newestFirst: Bool) -> StoreKey {
+            let items = StoreQuery<DeviceItemRecord>(
+                where: [.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-x")], newestFirst: newestFirst, limit: 1)
+            return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, .ids(of: items))
+        }
+        captured.lines.withLock { $0.removeAll() }
+        let answers = try store.write { tx -> [String] in
+            tx.willRead([.row(DeviceRecord.self, id: .either(devices(newestFirst: false), devices(newestFirst: true)))])
+            // The first and the newest: one round trip; the one between: a round trip of its own.
+            return try ["d", "f", "e"].map { try tx.fetch(DeviceRecord.self, id: "\(tag)-\($0)")?.biometry.rawValue ?? "-" }
+        }
+        #expect(answers == ["touchId", "none", "faceId"])
+        let write = try #require(captured.lines.withLock { $0.first })
+        #expect(write.metadata["roundTrips"] == "3")
+    }
+
     /// A check whose answer the body needs only to be "none" costs no round trip of its own: it
     /// goes with COMMIT; when a row is there, the body runs again and asks first.
     @Test func aCheckForNoneGoesWithCommitAndFailingRunsTheBodyAgain() throws {

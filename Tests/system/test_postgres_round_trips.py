@@ -11,10 +11,12 @@ alike.
 """
 import os
 import re
+import time
 
 import pytest
 
 from lkharness import activate, pin
+from receivers import Receiver
 from test_postgres import database  # noqa: F401  (the fixture: a fresh database, dropped after)
 
 URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
@@ -251,34 +253,41 @@ def operations(lk, outside):
             lk.ok("server/operation/reject", reason="unknown", signatures={"device": device}, **params)
 
 
-def callback(lk):
+def callback(lk, receiver):
     """A callback configured, then replaced: the operations' changes are written as its events, in
-    the round trip of COMMIT (nothing is delivered: no receiver listens)."""
-    made = lk.ok("admin/configureCallback", url="https://203.0.113.7/hook", events=["operation.statusChanged"])["callbackId"]
-    lk.ok("admin/configureCallback", callbackId=made, url="https://203.0.113.7/hook2",
-          events=["operation.statusChanged", "registration.stateChanged"])
+    the round trip of COMMIT, and the process's worker fans them out, claims and records their
+    deliveries to a receiver on loopback."""
+    made = lk.ok("admin/configureCallback", url=receiver.url("/first"), events=["operation.statusChanged"])["callbackId"]
+    lk.ok("admin/configureCallback", callbackId=made, url=receiver.url(), events=["operation.statusChanged", "registration.stateChanged"])
     return made
 
 
-def callback_removed(lk, made):
+def callback_removed(lk, receiver, made):
+    receiver.wait_count(10, timeout=30)
+    for _ in range(100):  # the worker records what ended within moments
+        if not [d for d in lk.ok("admin/listCallbackDeliveries", callbackId=made)["deliveries"] if d["status"] == "pending"]:
+            break
+        time.sleep(0.05)
     lk.ok("admin/listCallbacks")
-    lk.ok("admin/listCallbackDeliveries", callbackId=made)
     lk.ok("admin/removeCallback", callbackId=made)
 
 
 def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, workdir):
     """A walk through every family that writes: no write transaction's first attempt makes more
-    than two round trips (its reads, then its writes with COMMIT), and a PIN authentication four."""
+    than two round trips (its reads, then its writes with COMMIT), the callback worker's included,
+    and a PIN authentication four."""
     lk = Counted(traced(spawn, database, workdir, "walk"), os.path.join(workdir, "walk.stderr"))
+    receiver = Receiver()
     try:
         phone_flows(lk)
         onboarding(lk)
         users_and_passkeys(lk)
         outside = outside_device(lk)
-        made = callback(lk)
+        made = callback(lk, receiver)
         operations(lk, outside)
-        callback_removed(lk, made)
+        callback_removed(lk, receiver, made)
     finally:
+        receiver.close()
         report = os.environ.get("LATCHKEY_ROUND_TRIPS_REPORT")  # each call's write transactions, for a note
         if report:
             with open(report, "w") as f:
@@ -286,6 +295,9 @@ def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, w
     assert lk.authentications and all(trips == [2, 2] for trips in lk.authentications), lk.authentications
     over = [(method, trips) for method, trips in lk.seen if any(t > 2 for t in trips)]
     assert not over, f"write transactions over two round trips: {over}"
+    # Every write transaction the process logged, between calls too (the worker's own thread).
+    everything = write_round_trips(lk.stderr, 0)
+    assert everything and max(everything) <= 2, sorted(everything)[-5:]
     families = {method.split("/")[0] for method, trips in lk.seen if trips}
     assert {"activation", "authentication", "authMethod", "recovery", "onboarding", "user", "passkey", "reset", "server",
             "operation"} <= families

@@ -136,8 +136,7 @@ extension Latchkey {
             guard record.deliveryStatus != .delivered else { throw DomainError.invalid(.callbackDelivery, "was delivered already") }
             record.status = CallbackDeliveryStatus.pending.rawValue
             record.nextAttemptAt = now
-            // An attempt under way keeps its lease: the delivery is claimed again only once that attempt is recorded or its
-            // process is gone (the lease runs out); one process at a time.
+            record.leaseUntil = nil
             try tx.save(record)
             return record.delivery
         }
@@ -149,10 +148,11 @@ extension Latchkey {
     /// - Returns: how many events were fanned out.
     public func fanOutCallbackEvents(limit: Int = 500) throws -> Int {
         try transact { tx, _ in
-            let events = try tx.fetchAll(
-                CallbackEventRecord.self, where: [.equals(CallbackEventRecord.Columns.fannedOut, false)], newestFirst: false, limit: limit)
+            let waiting = StoreQuery<CallbackEventRecord>(where: [.equals(CallbackEventRecord.Columns.fannedOut, false)], limit: limit)
+            tx.willRead([.rows(waiting), .rows(CallbackRecord.all)])
+            let events = try tx.fetchAll(waiting)
             guard !events.isEmpty else { return 0 }
-            let callbacks = try tx.fetchAll(CallbackRecord.self)
+            let callbacks = try tx.fetchAll(CallbackRecord.all)
             for var event in events {
                 for callback in callbacks
                 where callback.afterSeq < event.seq && callback.eventTypes.map(\.rawValue).contains(event.type)
@@ -187,8 +187,15 @@ extension Latchkey {
             filters += taken.filter { $0.value >= perCallback }.keys.sorted().map {
                 StoreFilter(CallbackDeliveryRecord.Columns.callbackId, .notEqual, .text($0))
             }
-            let due = try tx.fetchAll(
-                CallbackDeliveryRecord.self, where: filters, newestFirst: false, limit: perCallback < limit ? limit * 2 : limit)
+            let dueQuery = StoreQuery<CallbackDeliveryRecord>(where: filters, limit: perCallback < limit ? limit * 2 : limit)
+            // The due deliveries, and their callbacks and events, in one round trip.
+            let dueIds = StoreKey.ids(of: dueQuery)
+            tx.willRead([
+                .rows(dueQuery),
+                .row(CallbackRecord.self, id: .column(CallbackDeliveryRecord.Columns.callbackId, of: CallbackDeliveryRecord.self, dueIds)),
+                .row(CallbackEventRecord.self, id: .column(CallbackDeliveryRecord.Columns.eventId, of: CallbackDeliveryRecord.self, dueIds)),
+            ])
+            let due = try tx.fetchAll(dueQuery)
             let leaseUntil = now + CallbackSchedule.lease
             var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
             var claimed: [ClaimedDelivery] = []
@@ -223,6 +230,7 @@ extension Latchkey {
     public func recordCallbackAttempts(_ attempts: [CallbackAttempt]) throws {
         guard !attempts.isEmpty else { return }
         try transact { tx, effects in
+            tx.willRead(attempts.map { .row(CallbackDeliveryRecord.self, id: $0.deliveryId) })
             for attempt in attempts {
                 guard var delivery = try tx.fetch(CallbackDeliveryRecord.self, id: attempt.deliveryId),
                     delivery.deliveryStatus == .pending, delivery.leaseUntil == attempt.leaseUntil
@@ -290,20 +298,15 @@ extension Latchkey {
                         StoreFilter(CallbackDeliveryRecord.Columns.lastAttemptAt, .less, .int(cutoff)),
                     ])
             }
-            let old = try tx.fetchAll(
-                CallbackEventRecord.self,
+            let oldQuery = StoreQuery<CallbackEventRecord>(
                 where: [
                     .equals(CallbackEventRecord.Columns.fannedOut, true), StoreFilter(CallbackEventRecord.Columns.createdAt, .less, .int(cutoff)),
                 ],
-                newestFirst: false, limit: 500)
-            for event in old {
-                let pending = try tx.count(
-                    CallbackDeliveryRecord.self,
-                    where: [
-                        .equals(CallbackDeliveryRecord.Columns.eventId, event.id),
-                        .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
-                    ])
-                if pending == 0 { try tx.delete(CallbackEventRecord.self, id: event.id) }
+                limit: 500)
+            // The old events and whether each has a pending delivery, read with the deletions above (they go first).
+            tx.willRead([.rows(oldQuery), .rows(CallbackDeliveryRecord.pendingOfEvent, .ids(of: oldQuery))])
+            for event in try tx.fetchAll(oldQuery) {
+                if try tx.fetchAll(CallbackDeliveryRecord.pendingOfEvent, event.id).isEmpty { try tx.delete(CallbackEventRecord.self, id: event.id) }
             }
         }
     }

@@ -39,11 +39,14 @@ extension Latchkey {
     ///
     /// Nothing is announced that did not commit, nothing committed goes unannounced. Each is numbered by the store in commit order; its
     /// deliveries are made off the request path (`fanOutCallbackEvents`). A callback hears only of events after it, so while the store
-    /// has none nothing is written (one read of the transaction).
+    /// has none nothing is written. Whether it has one is read with the transaction's first reads once this process has seen one
+    /// (`callbacksInSight`); before, a store with round trips answers "none" and checks it with COMMIT (`StoreTransaction.noneMatch`:
+    /// a callback there runs the transaction again, asking first), so a transaction pays no round trip for it either way.
     func writeCallbackEvents(_ tx: StoreTransaction, _ events: [DomainEvent]) throws -> Bool {
         guard let renderer = callbackRenderer.withLock({ $0 }), events.contains(where: { $0.callback != nil }),
-            try tx.first(CallbackRecord.self, where: []) != nil
+            try !tx.noneMatch(CallbackRecord.any)
         else { return false }
+        callbacksInSight.withLock { $0 = true }
         for event in events {
             guard let (type, applicationId) = event.callback else { continue }
             try tx.insertNumbered(
@@ -53,6 +56,9 @@ extension Latchkey {
         }
         return true
     }
+
+    /// What a write transaction reads ahead once this process has seen a callback: whether the store has one.
+    var callbackReads: [StoreRead] { callbacksInSight.withLock { $0 } ? [.rows(CallbackRecord.any)] : [] }
 
     /// Records a change of a registration's state, for callbacks.
     func registrationStateChanged(_ effects: Effects, _ registration: RegistrationRecord, from previous: RegistrationState?) {

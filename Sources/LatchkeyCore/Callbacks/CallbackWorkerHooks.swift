@@ -26,7 +26,9 @@ extension Latchkey {
     /// Whether the store has a callback (a process that finds one when it opens starts its worker).
     /// - Throws: `storeUnavailable`.
     public func hasCallbacks() throws -> Bool {
-        try inspect { tx in try tx.first(CallbackRecord.self, where: []) != nil }
+        let found = try inspect { tx in try tx.first(CallbackRecord.self, where: []) != nil }
+        if found { callbacksInSight.withLock { $0 = true } }
+        return found
     }
 
     func wakeCallbackWorker() {

@@ -93,9 +93,17 @@ extension CallbackDeliveryRecord {
     /// A callback's pending deliveries.
     static let pendingOf = KeyedQuery<CallbackDeliveryRecord>(
         Columns.callbackId, and: [.equals(Columns.status, CallbackDeliveryStatus.pending.rawValue)])
+    /// An event's first pending delivery (whether it has one).
+    static let pendingOfEvent = KeyedQuery<CallbackDeliveryRecord>(
+        Columns.eventId, and: [.equals(Columns.status, CallbackDeliveryStatus.pending.rawValue)], limit: 1)
 }
 
 extension CallbackRecord {
+    /// A callback, any (whether the store has one).
+    static let any = StoreQuery<CallbackRecord>(where: [], limit: 1)
+    /// Every callback.
+    static let all = StoreQuery<CallbackRecord>(where: [])
+
     var eventTypes: [CallbackEventType] { events.split(separator: "\n").compactMap { CallbackEventType(rawValue: String($0)) } }
 
     func callback(secret: String? = nil) -> Callback {
@@ -163,6 +171,7 @@ extension Latchkey {
             try audit(tx, effects, .callbackConfigured, detail: record.id)
             return record.callback(secret: answerSecret)
         }
+        callbacksInSight.withLock { $0 = true }
         wakeCallbackWorker()
         return configured
     }

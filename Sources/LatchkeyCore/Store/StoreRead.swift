@@ -12,6 +12,9 @@ public indirect enum StoreKey: Sendable {
     /// The ids of the rows of `table` matching every filter, and when `keyed` names a column,
     /// whose column holds an id that key finds.
     case ids(table: String, filters: [StoreFilter], keyed: (column: String, key: StoreKey)?)
+    /// The ids of the first `limit` rows of `table` matching every filter, in insertion order (or
+    /// newest first): those a `fetchAll` with that limit reads.
+    case first(table: String, filters: [StoreFilter], newestFirst: Bool, limit: Int)
     /// The ids either key finds.
     case either(StoreKey, StoreKey)
 
@@ -33,6 +36,12 @@ public indirect enum StoreKey: Sendable {
         .ids(table: R.table, filters: filters, keyed: nil)
     }
 
+    /// The ids of the rows `query` reads (its order and limit kept).
+    public static func ids<R: StoredRecord>(of query: StoreQuery<R>) -> StoreKey {
+        guard let limit = query.limit else { return .ids(table: R.table, filters: query.filters, keyed: nil) }
+        return .first(table: R.table, filters: query.filters, newestFirst: query.newestFirst, limit: limit)
+    }
+
     /// The ids of the rows `query` reads for the ids `key` finds.
     public static func ids<R: StoredRecord>(of query: KeyedQuery<R>, _ key: StoreKey) -> StoreKey {
         .ids(table: R.table, filters: query.rest.filters, keyed: (query.column, key))
@@ -44,6 +53,7 @@ public indirect enum StoreKey: Sendable {
         case .value: return []
         case .column(let table, _, _, let rows): return [table] + rows.tables
         case .ids(let table, _, let keyed): return [table] + (keyed?.key.tables ?? [])
+        case .first(let table, _, _, _): return [table]
         case .either(let one, let other): return one.tables + other.tables
         }
     }
