@@ -5,7 +5,7 @@ BIN_DEBUG := .build/debug/latchkey
 BIN_RELEASE := .build/release/latchkey
 SHARED ?= ../shared
 
-.PHONY: all deps pg-deps venv venv-interop chromium format format-check build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system failover mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
+.PHONY: test-build test-times test-quick fuzz-smoke-build all deps pg-deps venv venv-interop chromium format format-check build release run test contract-log-reset contract-log-check unit golden golden-record regen regen-check schema schema-check clients-test system failover mcp-test docs-test passkey-interop browser web-demo demo bench fuzz fuzz-smoke fuzz-smoke-webauthn fuzz-replay clean
 
 all: build
 
@@ -26,6 +26,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# BUILT=1 (set by Tests/suites.py, which make test runs after one build): the suites below skip
+# their own build step. Unset, each builds what it needs first, as when run alone.
+BUILD_STEP := $(if $(BUILT),,build)
+
 # One formatter: swift-format (in the toolchain) with .swift-format (hummingbird's settings, line
 # length 150, doc comments that open with a one-line summary). `make format` rewrites the tree;
 # `make format-check` (part of make test) fails on any file it would change or any rule it breaks.
@@ -43,7 +47,7 @@ format-check:
 	  if [ -n "$$big" ]; then echo "Swift files over 400 lines (split them by concept):"; echo "$$big"; exit 1; fi
 	@echo "format check: every Swift file is as swift-format writes it"
 
-# A Python for the tests that use PyPI packages: pytest, cryptography (the Python reference
+# A Python for the tests that use PyPI packages: pytest and pytest-xdist (suites on both cores), cryptography (the Python reference
 # device and software authenticator), mcp (the official MCP SDK as a client of `latchkey mcp`),
 # webauthn and cbor2 (py_webauthn and a CBOR decoder nobody here wrote, to cross-check the
 # clients' software authenticators), selenium (the browser test), segno (the QR code of the web
@@ -51,9 +55,9 @@ format-check:
 # callback receivers). Rebuilt when missing, or when a package the tests import is not in it.
 VENV := .build/venv
 PY := $(abspath $(VENV))/bin/python
-VENV_PACKAGES := pytest cryptography mcp webauthn cbor2 selenium segno standardwebhooks
+VENV_PACKAGES := pytest pytest-xdist cryptography mcp webauthn cbor2 selenium segno standardwebhooks
 venv: $(VENV)/.ready
-	@$(PY) -c 'import pytest, cryptography, mcp, webauthn, cbor2, selenium, segno, standardwebhooks' 2>/dev/null || \
+	@$(PY) -c 'import pytest, xdist, cryptography, mcp, webauthn, cbor2, selenium, segno, standardwebhooks' 2>/dev/null || \
 	  $(VENV)/bin/pip install -q --disable-pip-version-check $(VENV_PACKAGES)
 $(VENV)/.ready:
 	python3 -m venv $(VENV)
@@ -72,7 +76,7 @@ $(VENV_INTEROP)/.ready: Tests/passkey/requirements.txt
 
 # Debian's Chromium and its WebDriver, for the browser test, and zbar-tools (zbarimg reads the
 # offline page's QR code back from a screenshot); installed when missing.
-chromium:
+chromium: deps pg-deps
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v zbarimg >/dev/null; then \
 	  echo "installing: chromium chromium-driver zbar-tools"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -90,11 +94,11 @@ run: release
 # PostgreSQL server binaries for the tests and benchmarks (Debian's postgresql when missing);
 # PG_RUN runs a command with a private cluster started for it, stopped after (see Tests/pg/cluster.sh).
 PG_RUN := bash Tests/pg/cluster.sh run
-pg-deps:
+pg-deps: deps
 	@bash Tests/pg/cluster.sh install
 
 unit: deps pg-deps
-	$(SWIFT) build --build-tests
+	$(if $(BUILT),,$(SWIFT) build --build-tests)
 	$(PG_RUN) $(SWIFT) test --skip-build
 
 # The debug binary checks every answer against its method's declaration in these suites
@@ -103,7 +107,7 @@ CONTRACT_LOG := $(abspath .build/contract-violations.log)
 export LATCHKEY_CHECK_CONTRACT := 1
 export LATCHKEY_CONTRACT_LOG := $(CONTRACT_LOG)
 
-golden: build
+golden: $(BUILD_STEP)
 	python3 Tests/golden/run.py --binary $(BIN_DEBUG)
 
 # Re-records the golden transcripts (all, or those whose path contains FILTER) from the debug
@@ -129,43 +133,47 @@ schema: regen
 # The params decoding is checked before the build (stale, it may not compile).
 regen-check: deps
 	@python3 schema/gen_params.py --check
-	$(SWIFT) build
+	$(if $(BUILT),,$(SWIFT) build)
 	@python3 schema/regen.py $(BIN_DEBUG) --check
 	@[ -f $(SHARED)/openrpc/validate.py ] || { echo "regen-check: $(SHARED)/openrpc/validate.py not found (set SHARED=path/to/shared)"; exit 1; }
 	@python3 $(SHARED)/openrpc/validate.py schema/openrpc.json
 
 schema-check: regen-check
 
-clients-test: build venv
-	PYTHON=$(PY) LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
+clients-test: $(BUILD_STEP) venv
+	PYTHON=$(PY) PYTEST_WORKERS=$(PYTEST_WORKERS) LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash clients/run-tests.sh
+
+# pytest-xdist workers for the Python suites that can share the machine.
+PYTEST_WORKERS ?= 2
 
 # Process-level tests: two processes racing on one store, SIGKILL consistency, secret hygiene,
 # signals, time-driven notifications, --deliver-command.
-system: build venv pg-deps
-	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PG_RUN) $(PY) -m pytest -q -p no:cacheprovider Tests/system
+system: $(BUILD_STEP) venv pg-deps
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PG_RUN) bash -c '$(PY) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) -m "not cluster" Tests/system && \
+	  $(PY) -m pytest -q -p no:cacheprovider -m cluster Tests/system'
 
 # A failover under load: a private primary with a synchronous standby (Tests/pg/cluster.sh
 # run-standby starts and stops both), the primary killed and the standby promoted mid-run. Then
 # each COMMIT cut off by a failover, the standby with and without it: each test spends its pair.
 FAILOVER_RUN = LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) bash Tests/pg/cluster.sh run-standby $(PY) -m pytest -q -p no:cacheprovider
-failover: build venv pg-deps
+failover: $(BUILD_STEP) venv pg-deps
 	$(FAILOVER_RUN) Tests/system/test_failover.py
 	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_the_standby_never_had_is_not_acknowledged
 	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost
 
 # `latchkey mcp` driven by the official MCP Python SDK as a stdio client, in its default mode
 # (server/discover probe, then the handshake) and in handshake mode.
-mcp-test: build venv
+mcp-test: $(BUILD_STEP) venv
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider Tests/mcp
 
 # Passkeys against implementations nobody here wrote: py_webauthn, python-fido2, soft-webauthn.
-passkey-interop: build venv-interop
+passkey-interop: $(BUILD_STEP) venv-interop
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY_INTEROP) -m pytest -q -p no:cacheprovider Tests/passkey
 
 # Passkeys in a real browser: headless Chromium with its virtual authenticator drives the pages of
 # clients/web against its back end and the binary (loopback only) — sign-in, and payments approved
 # with a passkey and offline by QR code; screenshots in bench/out/browser/.
-browser: build venv chromium
+browser: $(BUILD_STEP) venv chromium
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider -rs Tests/browser
 
 # The pictures in docs/flows.md name only methods the registry has.
@@ -180,8 +188,29 @@ web-demo: build venv
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) clients/web/server.py --in-memory --port $(WEB_PORT) \
 	  --demo-user demo@example.com --demo-payment --mailbox-dir bench/out/web-demo-mailbox
 
-test: deps format-check contract-log-reset unit golden regen-check docs-test clients-test system failover mcp-test passkey-interop browser fuzz-replay fuzz-smoke fuzz-smoke-webauthn demo contract-log-check
+# Everything, from a fresh clone: the installs, the format check and one build (with the tests')
+# first — the installs and the format check beside the build — then every suite of Tests/suites.py,
+# TEST_JOBS at a time (the sanitized fuzz build among them), then the contract log. Each suite's
+# output is in .build/test-logs/; `make test-times` shows how long each took and the slowest tests.
+TEST_JOBS ?= 3
+test: contract-log-reset
+	@$(MAKE) --no-print-directory -j4 -Otarget test-build format-check venv venv-interop chromium
+	python3 Tests/suites.py --jobs $(TEST_JOBS)
+	@$(MAKE) --no-print-directory contract-log-check
 	@echo "make test: all suites passed"
+
+# One debug build of every product and every test target (the suites share it).
+test-build: deps pg-deps
+	$(SWIFT) build --build-tests
+
+# The last run's suite times and slowest tests.
+test-times:
+	@cat .build/test-times.txt 2>/dev/null || echo "no times yet: run make test"
+
+# The edit-test loop: the unit tests (SQLite; PostgreSQL's cases skip) and the goldens, on one build.
+test-quick: test-build
+	$(SWIFT) test --skip-build
+	python3 Tests/golden/run.py --binary $(BIN_DEBUG)
 
 contract-log-reset:
 	@mkdir -p .build && rm -f $(CONTRACT_LOG)
@@ -192,7 +221,7 @@ contract-log-check:
 	  sort $(CONTRACT_LOG) | uniq -c | head -40; exit 1; else echo "contract check: every answer kept its method's declaration"; fi
 
 # A scripted session through the binary; exits 0 when every step answered as expected.
-demo: build
+demo: $(BUILD_STEP)
 	python3 Tests/demo.py $(BIN_DEBUG)
 
 # Protocol benchmarks against the C echo, then the domain benchmarks (crypto floor, flows,
@@ -237,8 +266,10 @@ export LATCHKEY_FUZZ_TARGET = $(FUZZ_TARGET)
 # seed, FUZZ_SMOKE_SECONDS of fuzzing with a fixed seed; any crash, leak or sanitizer report fails.
 FUZZ_SMOKE_SECONDS ?= 30
 FUZZ_SMOKE_SCRATCH := .build-fuzz-debug
-fuzz-smoke: deps
+fuzz-smoke-build: deps
 	$(SWIFT) build --scratch-path $(FUZZ_SMOKE_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+
+fuzz-smoke: $(if $(BUILT),,fuzz-smoke-build)
 	rm -rf $(FUZZ_SMOKE_SCRATCH)/corpus && mkdir -p $(FUZZ_SMOKE_SCRATCH)/corpus $(FUZZ_SMOKE_SCRATCH)/crashes
 	python3 Tests/fuzz/seed_corpus.py $(FUZZ_SMOKE_SCRATCH)/corpus lines
 	LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 $(FUZZ_SMOKE_SCRATCH)/debug/LatchkeyFuzz $(FUZZ_SMOKE_SCRATCH)/corpus \
@@ -263,6 +294,6 @@ fuzz-smoke-webauthn: fuzz-smoke
 
 # Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
 # A crash while replaying fails the target.
-fuzz-replay: build
+fuzz-replay: $(BUILD_STEP)
 	@if ls Tests/fuzz/findings/* >/dev/null 2>&1; then .build/debug/LatchkeyFuzz Tests/fuzz/findings/* && echo "fuzz findings replayed"; \
 	  else echo "no fuzz findings to replay"; fi

@@ -33,7 +33,10 @@ fi
 
 status=0
 echo "== Python client"
-(cd "$here/python" && PYTHON="$python" "$python" -m pytest -q -p no:cacheprovider tests) || status=1
+# PYTEST_WORKERS: pytest-xdist workers (make clients-test sets it; unset, one process).
+workers=()
+if [ -n "${PYTEST_WORKERS:-}" ] && [ "${PYTEST_WORKERS}" != 1 ]; then workers=(-n "$PYTEST_WORKERS"); fi
+(cd "$here/python" && PYTHON="$python" "$python" -m pytest -q -p no:cacheprovider "${workers[@]}" tests) || status=1
 echo "== JavaScript client"
 (cd "$here/js" && PYTHON="$python" "$node" --test test/*.test.mjs) || status=1
 exit "$status"

@@ -5,7 +5,9 @@ own, plain or TLS (`tls=PrivateCA().server_context()`). Each request is filed wi
 arrival time and what `standardwebhooks` (PyPI: the Standard Webhooks reference library, not our
 code) said of it; `answer(request)` picks the reply: a status, or `HANG` (never answer: the sender's
 time limit ends it). `PrivateCA` makes a private CA and a certificate for localhost/127.0.0.1 with
-`cryptography`, written to PEM files for `--callback-ca-file`.
+`cryptography`, written to PEM files for `--callback-ca-file`. `RefusingPort` holds a port whose
+connections are refused; `wait_until` waits for a condition with a deadline (the tests sleep for nothing
+else, so they run side by side under `pytest -n`).
 
 A process under `--clock manual` signs with its manual time: `ManualClockWebhook` checks the
 timestamp against that clock instead of the wall clock (standardwebhooks 1.1.0 hard-codes
@@ -193,13 +195,32 @@ class Receiver:
             self._thread.join(5)
 
 
-def unused_port():
-    """A loopback port nothing listens on (bound, then closed): a connection to it is refused."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+class RefusingPort:
+    """A loopback port bound and never listened on, held until `close`: a connection to it is refused, and no
+    other test (pytest -n) can take the port meanwhile, as it could a port bound and closed."""
+
+    def __init__(self):
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.port = self._socket.getsockname()[1]
+
+    def url(self, path="/hook"):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def close(self):
+        self._socket.close()
+
+
+def wait_until(condition, timeout=20, what="condition", interval=0.05):
+    """Calls condition() until it returns something true, which it returns; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what}: not met within {timeout}s (last: {value!r})")
+        time.sleep(interval)
 
 
 class PrivateCA:

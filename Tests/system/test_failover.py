@@ -5,12 +5,15 @@ killed (`pg_ctl stop -m immediate`) and the standby promoted mid-run. Checked: e
 write is on the new primary; nothing answered storeUnavailable was written (the same call made
 again answers as if for the first time); the wrong-PIN counters are exact; every call sent 3 s
 after the promotion succeeds; the subscriber heard every committed change exactly once; a callback
-receiver on loopback got every callback event committed (each worker also locks and unlocks a
-registration of its own), whichever process delivered it.
+receiver on loopback, configured before the load, got every callback event committed (each worker
+also locks and unlocks a registration of its own), whichever process delivered it: each request
+verified by standardwebhooks, deduplicated by webhook-id (at least once), and for each registration
+exactly the state changes its acknowledged calls made, in order, none lost.
 
 The cluster is spent by the test (its primary is dead), so this file holds one test. Without
 LATCHKEY_TEST_POSTGRES_HA it skips with a message.
 """
+import base64
 import collections
 import os
 import subprocess
@@ -35,6 +38,7 @@ DOWN_FOR = 0.5           # seconds between the kill and the promotion
 LOAD_AFTER = 5.0         # seconds of load after the promotion
 ANSWER_WITHIN = 3.0      # every call sent this long after the promotion succeeds
 WRONG_PINS_IN_A_ROW = 3  # below the limit (5): the right PIN then resets the counter
+CALLBACK_SECRET = "whsec_" + base64.b64encode(bytes(range(64, 96))).decode()
 
 pytestmark = pytest.mark.skipif(not HA, reason="LATCHKEY_TEST_POSTGRES_HA is not set (make failover starts a primary and a standby)")
 
@@ -114,8 +118,9 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
     uri = with_database(HA, name)
     key_file = os.path.join(workdir, "latchkey.key")
     procs = [spawn("--db", uri, "--key-file", key_file, name=f"W{i}") for i in range(WORKERS)]
-    receiver = Receiver()
-    callback = procs[0].ok("admin/configureCallback", url=receiver.url(), events=["registration.stateChanged"])
+    receiver = Receiver(secret=CALLBACK_SECRET)
+    callback = procs[0].ok("admin/configureCallback", url=receiver.url(), events=["registration.stateChanged"],
+                           secret=CALLBACK_SECRET)
     workers = []
     for lk in procs:
         dev, reg, _ = activate(lk, f"fo-owner-{lk.name}")
@@ -138,10 +143,15 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
     for t in threads:
         t.start()
     time.sleep(LOAD_BEFORE)
+    # The receiver answers nothing from just before the kill until the promotion: the attempts under way when the primary
+    # dies end after it, and are recorded on the new primary (or, their claim lost, made again).
+    receiver.hold()
+    held_from = time.monotonic()
     subprocess.run(["bash", CLUSTER_SH, "kill", PRIMARY], check=True)
     time.sleep(DOWN_FOR)
     subprocess.run(["bash", CLUSTER_SH, "promote", STANDBY], check=True)
     promoted = time.monotonic()
+    receiver.release()
     time.sleep(LOAD_AFTER)
     stop.set()
     for t in threads:
@@ -150,7 +160,7 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
     problems = [p for w in workers for p in w.problems]
     if problems:
         pytest.fail(f"{len(problems)} answers were not what the acknowledged ones imply:\n" + "\n".join(problems), pytrace=False)
-    refused = sum(sum(w.refused.values()) for w in workers)
+    unavailable = sum(sum(w.refused.values()) for w in workers)
 
     # Every call sent ANSWER_WITHIN seconds after the promotion succeeded; every process answers.
     late = [(w.lk.name, round(sent - promoted, 2), method) for w in workers for sent, method, outcome in w.calls
@@ -206,10 +216,30 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
     deadline = time.time() + 30
     while time.time() < deadline and not events <= {r.id for r in receiver.snapshot()}:
         time.sleep(0.2)
-    received = collections.Counter(r.id for r in receiver.snapshot())
+    requests = receiver.snapshot()
     receiver.close()
+    received = collections.Counter(r.id for r in requests)
+    held = sum(1 for r in requests if held_from <= r.received <= promoted)
     assert events <= set(received), (len(events - set(received)), sorted(events - set(received))[:5])
     assert set(received) <= events, "a delivery of an event the new primary does not have"
+    # Each request as standardwebhooks (PyPI) verifies it; one webhook-id is one body however often it came.
+    refused = [(r.id, r.problem) for r in requests if r.problem]
+    assert not refused, refused[:5]
+    bodies = {}
+    for r in requests:
+        assert bodies.setdefault(r.id, r.verified) == r.verified, f"{r.id} came with two bodies"
+    assert len({b["seq"] for b in bodies.values()}) == len(bodies)
+    # Deduplicated by webhook-id, in seq order, each registration's events are exactly what its acknowledged calls did:
+    # the activation, then each acknowledged lock and unlock (none answered storeUnavailable was written).
+    for w in workers:
+        changes = [(b["data"]["previousState"], b["data"]["state"]) for b in sorted(bodies.values(), key=lambda b: b["seq"])
+                   if b["data"]["registrationId"] == w.toggled]
+        expected = [(None, "active")] + [("active", "lockedByAdmin"), ("lockedByAdmin", "active")] * (w.toggles // 2) \
+            + [("active", "lockedByAdmin")] * (w.toggles % 2)
+        assert changes == expected, (w.lk.name, len(changes), len(expected),
+                                     next(((i, c, e) for i, (c, e) in enumerate(zip(changes, expected)) if c != e), None))
+        owned = [b["data"]["state"] for b in bodies.values() if b["data"]["registrationId"] == w.registration]
+        assert owned == ["active"], (w.lk.name, owned)
     # Each acknowledged lock or unlock committed its event (and activations theirs).
     assert len(events) >= sum(w.toggles for w in workers) + 2 * WORKERS, (len(events), sum(w.toggles for w in workers))
     count = f'''SELECT count(*) FROM callback_delivery WHERE "callbackId" = '{callback["callbackId"]}' AND "status" = 'delivered' '''
@@ -220,5 +250,6 @@ def test_a_failover_loses_nothing_acknowledged_and_no_notification(spawn, workdi
     assert len(acknowledged) > 40 and sum(len(w.tokens_used) for w in workers) > 4
     print(f"\nfailover: {len(acknowledged)} users, {sum(len(w.tokens_used) for w in workers)} token uses, "
           f"{len(committed)} audit events heard once each, {len(events)} callback events received "
-          f"({sum(received.values()) - len(received)} twice), {refused} calls answered storeUnavailable; "
+          f"({sum(received.values()) - len(received)} more than once, {held} held across the failover), "
+          f"{unavailable} calls answered storeUnavailable; "
           f"first answer after the promotion: {', '.join(f'{a:.2f}s' if a is not None else '-' for a in first_answers)}")

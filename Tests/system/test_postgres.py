@@ -169,6 +169,7 @@ def test_kill_9_mid_run_loses_nothing_acknowledged(group):
     assert psql('SELECT count(*) FROM "user" WHERE "createdAt" IS NULL', group.database) == "0"
 
 
+@pytest.mark.cluster
 def test_a_database_restart_answers_store_unavailable_then_recovers(group):
     if not CLUSTER:
         pytest.skip("LATCHKEY_PG_CLUSTER is not set")
@@ -261,6 +262,7 @@ def test_notifications_in_the_database_are_sealed(group):
     assert code not in out and "olivia" not in out, out
 
 
+@pytest.mark.cluster
 def test_connections_cut_mid_run_leave_nothing_half_written(group):
     """The server ends every latchkey connection, again and again, while four processes write:
     every answer is a success or storeUnavailable, each process reconnects by itself, and every
@@ -340,6 +342,7 @@ def test_the_database_holds_no_secret_in_clear(group):
     assert not leaks, "the database holds secrets: " + ", ".join(f"{s[0]} as {s[2]!r}" for s in leaks)
 
 
+@pytest.mark.cluster
 def test_a_subscriber_hears_what_committed_while_it_had_no_connection_once_in_commit_order(group):
     """Issue 28: a subscriber's listening connection is cut again and again, then the server
     restarts, while another process creates users: the subscriber hears every creation once,

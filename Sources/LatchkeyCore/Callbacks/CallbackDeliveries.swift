@@ -136,7 +136,8 @@ extension Latchkey {
             guard record.deliveryStatus != .delivered else { throw DomainError.invalid(.callbackDelivery, "was delivered already") }
             record.status = CallbackDeliveryStatus.pending.rawValue
             record.nextAttemptAt = now
-            record.leaseUntil = nil
+            // An attempt under way keeps its lease: the delivery is claimed again only once that attempt is recorded or its
+            // process is gone (the lease runs out); one process at a time.
             try tx.save(record)
             return record.delivery
         }
