@@ -23,8 +23,14 @@ deps:
 	fi
 	@python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 
+# Debug builds compile C code (BoringSSL's scrypt, PBKDF2, P-256 inside swift-crypto; SQLite) at -O2:
+# at -O0 one password hash takes half a second, and every suite spends most of its time there.
+# Swift code stays -Onone. Every debug build below passes the same flags, so none rebuilds
+# another's work (a bare `swift build` compiles at -O0, into the same .build: it rebuilds).
+DEBUG_FLAGS := -Xcc -O2
+
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 
 # BUILT=1 (set by Tests/suites.py, which make test runs after one build): the suites below skip
 # their own build step. Unset, each builds what it needs first, as when run alone.
@@ -98,8 +104,8 @@ pg-deps: deps
 	@bash Tests/pg/cluster.sh install
 
 unit: deps pg-deps
-	$(if $(BUILT),,$(SWIFT) build --build-tests)
-	$(PG_RUN) $(SWIFT) test --skip-build
+	$(if $(BUILT),,$(SWIFT) build $(DEBUG_FLAGS) --build-tests)
+	$(PG_RUN) $(SWIFT) test $(DEBUG_FLAGS) --skip-build
 
 # The debug binary checks every answer against its method's declaration in these suites
 # (undeclared errors, results off their schema); findings land in CONTRACT_LOG.
@@ -124,7 +130,7 @@ golden-record: build
 # generated method tables (see schema/regen.py).
 regen: deps
 	python3 schema/gen_params.py
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 	python3 schema/regen.py $(BIN_DEBUG)
 
 schema: regen
@@ -133,7 +139,7 @@ schema: regen
 # The params decoding is checked before the build (stale, it may not compile).
 regen-check: deps
 	@python3 schema/gen_params.py --check
-	$(if $(BUILT),,$(SWIFT) build)
+	$(if $(BUILT),,$(SWIFT) build $(DEBUG_FLAGS))
 	@python3 schema/regen.py $(BIN_DEBUG) --check
 	@[ -f $(SHARED)/openrpc/validate.py ] || { echo "regen-check: $(SHARED)/openrpc/validate.py not found (set SHARED=path/to/shared)"; exit 1; }
 	@python3 $(SHARED)/openrpc/validate.py schema/openrpc.json
@@ -168,7 +174,7 @@ mcp-test: $(BUILD_STEP) venv
 
 # Passkeys against implementations nobody here wrote: py_webauthn, python-fido2, soft-webauthn.
 passkey-interop: $(BUILD_STEP) venv-interop
-	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY_INTEROP) -m pytest -q -p no:cacheprovider Tests/passkey
+	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY_INTEROP) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) Tests/passkey
 
 # Passkeys in a real browser: headless Chromium with its virtual authenticator drives the pages of
 # clients/web against its back end and the binary (loopback only) — sign-in, and payments approved
@@ -201,7 +207,7 @@ test: contract-log-reset
 
 # One debug build of every product and every test target (the suites share it).
 test-build: deps pg-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build $(DEBUG_FLAGS) --build-tests
 
 # The last run's suite times and slowest tests.
 test-times:
@@ -209,7 +215,7 @@ test-times:
 
 # The edit-test loop: the unit tests (SQLite; PostgreSQL's cases skip) and the goldens, on one build.
 test-quick: test-build
-	$(SWIFT) test --skip-build
+	$(SWIFT) test $(DEBUG_FLAGS) --skip-build
 	python3 Tests/golden/run.py --binary $(BIN_DEBUG)
 
 contract-log-reset:
@@ -267,7 +273,7 @@ export LATCHKEY_FUZZ_TARGET = $(FUZZ_TARGET)
 FUZZ_SMOKE_SECONDS ?= 30
 FUZZ_SMOKE_SCRATCH := .build-fuzz-debug
 fuzz-smoke-build: deps
-	$(SWIFT) build --scratch-path $(FUZZ_SMOKE_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+	$(SWIFT) build $(DEBUG_FLAGS) --scratch-path $(FUZZ_SMOKE_SCRATCH) --product LatchkeyFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 
 fuzz-smoke: $(if $(BUILT),,fuzz-smoke-build)
 	rm -rf $(FUZZ_SMOKE_SCRATCH)/corpus && mkdir -p $(FUZZ_SMOKE_SCRATCH)/corpus $(FUZZ_SMOKE_SCRATCH)/crashes
