@@ -27,7 +27,9 @@ deps:
 # at -O0 one password hash takes half a second, and every suite spends most of its time there.
 # Swift code stays -Onone. Every debug build below passes the same flags, so none rebuilds
 # another's work (a bare `swift build` compiles at -O0, into the same .build: it rebuilds).
-DEBUG_FLAGS := -Xcc -O2
+# No debug information (-gnone, -g0) and lld: less to compile and to link, for binaries that
+# tests run and nobody steps through (`make build DEBUG_FLAGS=-Xcc\ -O2` keeps it for lldb).
+DEBUG_FLAGS := -Xcc -O2 -Xcc -g0 -Xswiftc -gnone -Xswiftc -use-ld=lld
 
 build: deps
 	$(SWIFT) build $(DEBUG_FLAGS)
@@ -230,12 +232,15 @@ contract-log-check:
 demo: $(BUILD_STEP)
 	python3 Tests/demo.py $(BIN_DEBUG)
 
-# Protocol benchmarks against the C echo, then the domain benchmarks (crypto floor, flows,
-# scale with BENCH_SCALE registrations in the store).
+# Protocol benchmarks against the C echo, callbacks, a passkey sign-in beside a Python peer and
+# enumeration by timing (bench/run.sh), the stores side by side and the operations' round trips on
+# PostgreSQL, then the domain benchmarks (crypto floor, flows, operations, scale with
+# BENCH_SCALE registrations in the store).
 BENCH_SCALE ?= 100 100000
 bench: deps venv pg-deps release
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) bash bench/run.sh
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) $(PG_RUN) python3 bench/stores.py
+	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) $(PG_RUN) $(PY) bench/operations.py
 	.build/release/LatchkeyBench 300 $(BENCH_SCALE)
 
 clean:
@@ -284,19 +289,22 @@ fuzz-smoke: $(if $(BUILT),,fuzz-smoke-build)
 	  || { tail -60 $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log; exit 1; }
 	@grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" $(FUZZ_SMOKE_SCRATCH)/fuzz-smoke.log
 
-# Each parser of untrusted bytes (WebAuthn, operation data, QR payloads) fuzzed for FUZZ_WEBAUTHN_SECONDS on the same sanitized build (make test).
+# Each parser of untrusted bytes (WebAuthn, operation data, QR payloads) fuzzed for FUZZ_WEBAUTHN_SECONDS on the same
+# sanitized build, beside the rpc smoke run: FUZZ_SMOKE_PARALLEL runs at once (make test runs this target).
 FUZZ_WEBAUTHN_SECONDS ?= 10
 FUZZ_WEBAUTHN_TARGETS := cbor cose authData registration assertion operationData qrPayload
-fuzz-smoke-webauthn: fuzz-smoke
-	@for target in $(FUZZ_WEBAUTHN_TARGETS); do \
-	  corpus=$(FUZZ_SMOKE_SCRATCH)/corpus-$$target; rm -rf $$corpus && mkdir -p $$corpus; \
-	  python3 Tests/fuzz/seed_corpus.py $$corpus $$target >/dev/null || exit 1; \
-	  LATCHKEY_FUZZ_TARGET=$$target LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 \
+FUZZ_SMOKE_PARALLEL ?= 2
+fuzz-smoke-webauthn: $(if $(BUILT),,fuzz-smoke-build)
+	@$(MAKE) --no-print-directory -j$(FUZZ_SMOKE_PARALLEL) -Otarget BUILT=1 fuzz-smoke $(addprefix fuzz-smoke-one-,$(FUZZ_WEBAUTHN_TARGETS))
+
+fuzz-smoke-one-%:
+	@corpus=$(FUZZ_SMOKE_SCRATCH)/corpus-$*; rm -rf $$corpus && mkdir -p $$corpus $(FUZZ_SMOKE_SCRATCH)/crashes; \
+	  python3 Tests/fuzz/seed_corpus.py $$corpus $* >/dev/null || exit 1; \
+	  LATCHKEY_FUZZ_TARGET=$* LSAN_OPTIONS=suppressions=$(abspath Tests/fuzz/lsan.supp):print_suppressions=0 \
 	    $(FUZZ_SMOKE_SCRATCH)/debug/LatchkeyFuzz $$corpus -seed=1 -max_total_time=$(FUZZ_WEBAUTHN_SECONDS) -max_len=4096 \
 	    -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_SMOKE_SCRATCH)/crashes/ -print_final_stats=1 \
-	    > $(FUZZ_SMOKE_SCRATCH)/fuzz-$$target.log 2>&1 || { tail -60 $(FUZZ_SMOKE_SCRATCH)/fuzz-$$target.log; exit 1; }; \
-	  echo "fuzz $$target: $$(grep -E '^stat::number_of_executed_units' $(FUZZ_SMOKE_SCRATCH)/fuzz-$$target.log)"; \
-	done
+	    > $(FUZZ_SMOKE_SCRATCH)/fuzz-$*.log 2>&1 || { tail -60 $(FUZZ_SMOKE_SCRATCH)/fuzz-$*.log; exit 1; }; \
+	  echo "fuzz $*: $$(grep -E '^stat::number_of_executed_units' $(FUZZ_SMOKE_SCRATCH)/fuzz-$*.log)"
 
 # Replays every fuzz finding kept under Tests/fuzz/findings (a normal build; part of make test).
 # A crash while replaying fails the target.

@@ -39,19 +39,19 @@ class Suite:
 # The fuzz build is a second, sanitized build of its own scratch path: it starts with the suites
 # and the fuzzing waits for it. contract-log-check runs after all (see the Makefile).
 SUITES = [
-    Suite("fuzz-build", "fuzz-smoke-build", 330),
-    Suite("system", "system", 330),
-    Suite("clients", "clients-test", 170),
-    Suite("failover", "failover", 150),
-    Suite("browser", "browser", 120),
-    Suite("unit", "unit", 90),
+    Suite("fuzz-build", "fuzz-smoke-build", 400),
+    Suite("system", "system", 210),
+    Suite("clients", "clients-test", 240),
+    Suite("failover", "failover", 41),
+    Suite("browser", "browser", 82),
+    Suite("unit", "unit", 34),
     Suite("fuzz", "fuzz-smoke-webauthn", 60, after=["fuzz-build"]),
-    Suite("passkey-interop", "passkey-interop", 60),
-    Suite("golden", "golden", 50),
-    Suite("mcp", "mcp-test", 30),
-    Suite("regen-docs", "docs-test", 20),
-    Suite("demo", "demo", 10),
-    Suite("fuzz-replay", "fuzz-replay", 2),
+    Suite("passkey-interop", "passkey-interop", 15),
+    Suite("golden", "golden", 68),
+    Suite("mcp", "mcp-test", 9),
+    Suite("regen-docs", "docs-test", 7),
+    Suite("demo", "demo", 1),
+    Suite("fuzz-replay", "fuzz-replay", 1),
 ]
 
 

@@ -8,6 +8,8 @@
 #   5b. startup.py    one ping's CPU against `latchkey --version` (<= 2 ms apart)
 #   6. external_device.py  an outside device's PIN authentication vs a simulated one
 #   6b. callbacks.py  deliveries per second, commit-to-answer latency, PIN authentications with a busy receiver
+#   6c. passkey_peer.py  a passkey sign-in's CPU beside the same Relying Party in Python (py_webauthn + sqlite3)
+#   6d. enumeration.py   known against unknown identifiers: medians and the rank-sum z of six methods
 #   7. callgrind.sh   instructions per pipelined ping, latchkey and C (only when valgrind is installed)
 # Each step has its own time limit; a failed step is reported and the others still run.
 # Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
@@ -61,9 +63,11 @@ if [[ -x "$VENV_PY" ]]; then
     step external_device 600 "$VENV_PY" "$BENCH_DIR/external_device.py" "$LATCHKEY_BIN" "${EXTERNAL_N:-1000}"
     # Callbacks: deliveries per second, commit-to-answer latency, PIN authentications with a busy receiver.
     step callbacks 600 "$VENV_PY" "$BENCH_DIR/callbacks.py"
+    step passkey_peer 900 "$VENV_PY" "$BENCH_DIR/passkey_peer.py"
+    step enumeration 900 "$VENV_PY" "$BENCH_DIR/enumeration.py"
 else
     echo "external_device: skipped (no .build/venv; run make venv)"
-    echo "callbacks: skipped (no .build/venv; run make venv)"
+    echo "callbacks, passkey_peer, enumeration: skipped (no .build/venv; run make venv)"
 fi
 # Instructions per pipelined ping: the same count on every run, where the timings above are not.
 if command -v valgrind >/dev/null; then
