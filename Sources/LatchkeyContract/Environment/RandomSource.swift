@@ -1,12 +1,6 @@
 import Crypto
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where every random value comes from: ids, codes, tokens, keys, challenges.
 ///
 /// Core never calls the system generator directly.
@@ -20,18 +14,18 @@ public protocol RandomSource: AnyObject, Sendable {
     func derived(_ label: String) -> RandomSource
 }
 
-/// The operating system's CSPRNG, drawn in bulk: one read of `/dev/urandom` (the kernel's CSPRNG,
-/// as `getrandom` reads it) fills a pool of `poolSize` bytes, served in order, each byte once; a
-/// request then costs no system call, or one when the pool runs dry (the identifiers, codes,
-/// challenges and tokens of a request take a few hundred bytes).
+/// The system's CSPRNG, drawn in bulk: one call of swift-crypto's generator (BoringSSL's `RAND_bytes`,
+/// seeded from the kernel by `getrandom`) fills a pool of `poolSize` bytes, served in order, each
+/// byte once; a request then costs no call into it, or one when the pool runs dry (the identifiers,
+/// codes, challenges and tokens of a request take a few hundred bytes).
 ///
-/// Bytes wait in the pool in process memory until served, as a seeded CSPRNG's state does
-/// (BoringSSL's `RAND_bytes`). An OS generator that fails stops the process, as Swift's
-/// `SystemRandomNumberGenerator` does: no value stands in for randomness.
+/// Bytes wait in the pool in process memory until served, as BoringSSL's own DRBG state does. A
+/// generator that fails stops the process inside BoringSSL, as Swift's `SystemRandomNumberGenerator`
+/// does: no value stands in for randomness.
 public final class SystemRandomSource: RandomSource {
     public static let poolSize = 4096
-    /// The pool, the next byte to serve, and the device (opened on first use, kept open).
-    private let pool = Mutex<(bytes: [UInt8], next: Int, device: Int32)>(([], 0, -1))
+    /// The pool and the next byte to serve.
+    private let pool = Mutex<(bytes: [UInt8], next: Int)>(([], 0))
 
     public init() {}
 
@@ -39,7 +33,7 @@ public final class SystemRandomSource: RandomSource {
         guard count > 0 else { return [] }
         return pool.withLock { pool in
             if pool.bytes.count - pool.next < count {
-                pool.bytes = Self.draw(max(Self.poolSize, count), &pool.device)
+                pool.bytes = SymmetricKey(size: SymmetricKeySize(bitCount: max(Self.poolSize, count) * 8)).withUnsafeBytes { Array($0) }
                 pool.next = 0
             }
             defer { pool.next += count }
@@ -48,24 +42,6 @@ public final class SystemRandomSource: RandomSource {
     }
 
     public var isSeeded: Bool { false }
-
-    /// `count` bytes from the kernel in one read (more only if a signal cut it short).
-    private static func draw(_ count: Int, _ device: inout Int32) -> [UInt8] {
-        if device < 0 { device = open("/dev/urandom", O_RDONLY | O_CLOEXEC) }
-        guard device >= 0 else { fatalError("/dev/urandom cannot be opened (errno \(errno)): no randomness, no answer") }
-        var out = [UInt8](repeating: 0, count: count)
-        let fd = device
-        out.withUnsafeMutableBytes { buffer in
-            var filled = 0
-            while filled < count, let base = buffer.baseAddress {
-                let got = read(fd, base + filled, count - filled)
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else { fatalError("/dev/urandom cannot be read (errno \(errno)): no randomness, no answer") }
-                filled += got
-            }
-        }
-        return out
-    }
 
     public func derived(_ label: String) -> RandomSource { self }
 }
