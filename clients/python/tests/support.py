@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, List, Optional, Tuple, Union
+
+import pytest
 
 from latchkey import Latchkey, LatchkeyError
 
@@ -136,3 +139,24 @@ def replay(binary: str, transcript: Transcript, prefix_args: List[str] = ()) -> 
         problems.append("notifications differ ([responses before, method, params]):\n"
                         f"  expected {expected_notes}\n  got      {got_notes}")
     return problems
+
+
+def refused(reason, call, *args, **kwargs):
+    """The LatchkeyError `call` raises, after checking its reason."""
+    with pytest.raises(LatchkeyError) as caught:
+        call(*args, **kwargs)
+    assert caught.value.reason == reason, caught.value
+    return caught.value
+
+
+def counter(seed):
+    """A reproducible random source (keys and salts): SHA-256 of "seed/n" for n = 1, 2, …"""
+    state = [0]
+
+    def draw(n):
+        out = b""
+        while len(out) < n:
+            state[0] += 1
+            out += hashlib.sha256(f"{seed}/{state[0]}".encode()).digest()
+        return out[:n]
+    return draw

@@ -10,10 +10,10 @@ The tests that need the binary skip only when LATCHKEY_BIN is not set. The devic
 import json
 
 import pytest
-from support import DEFAULT_ARGS
+from support import DEFAULT_ARGS, counter, refused
 
 import latchkey.device as device_module
-from latchkey import Latchkey, LatchkeyError
+from latchkey import Latchkey
 
 Device, DeviceError = device_module.Device, device_module.DeviceError
 b64url, b64url_decode = device_module.b64url, device_module.b64url_decode
@@ -30,27 +30,6 @@ def lk(binary):
 def activation_code(lk, **user):
     user_id = lk.call("admin/createUser", user or {"email": "ann@example.com"})["userId"]
     return user_id, lk.call("admin/createActivationCode", {"userId": user_id})["activationCode"]
-
-
-def refused(reason, call, *args, **kwargs):
-    with pytest.raises(LatchkeyError) as caught:
-        call(*args, **kwargs)
-    assert caught.value.reason == reason, caught.value
-    return caught.value
-
-
-def counter(seed):
-    """A reproducible random source (for keys and salts)."""
-    import hashlib
-    state = [0]
-
-    def draw(n):
-        out = b""
-        while len(out) < n:
-            state[0] += 1
-            out += hashlib.sha256(f"{seed}/{state[0]}".encode()).digest()
-        return out[:n]
-    return draw
 
 
 def test_life_cycle(lk):

@@ -29,7 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from support import CLIENTS, DEFAULT_ARGS  # noqa: E402
+from support import CLIENTS, DEFAULT_ARGS, counter, refused  # noqa: E402
 
 import latchkey.device as dm  # noqa: E402
 from latchkey import Latchkey, LatchkeyError  # noqa: E402
@@ -52,26 +52,6 @@ TAMPERED = "A1*A9500.00EUR*ICZ2730300000001165254011*D20260131"
 def lk(binary):
     with Latchkey.spawn(binary, DEFAULT_ARGS, timeout=60) as client:
         yield client
-
-
-def refused(reason, call, *args, **kwargs):
-    with pytest.raises(LatchkeyError) as caught:
-        call(*args, **kwargs)
-    assert caught.value.reason == reason, caught.value
-    return caught.value
-
-
-def counter(seed):
-    """A reproducible random source (keys and salts)."""
-    state = [0]
-
-    def draw(n):
-        out = b""
-        while len(out) < n:
-            state[0] += 1
-            out += hashlib.sha256(f"{seed}/{state[0]}".encode()).digest()
-        return out[:n]
-    return draw
 
 
 def phone_of(lk, email="ann@example.com", seed="phone", **factors):

@@ -7,7 +7,7 @@ verification only preferred.
 Skips, saying so, while the binary has no passkey/creationOptions (rpc.discover tells)."""
 
 import pytest
-from support import DEFAULT_ARGS
+from support import DEFAULT_ARGS, refused
 
 from latchkey import Latchkey, LatchkeyError
 
@@ -26,13 +26,6 @@ def lk(binary):
             pytest.skip("this latchkey has no passkey methods yet (rpc.discover lists no "
                         "passkey/creationOptions)")
         yield client
-
-
-def refused(reason, call, *args, **kwargs):
-    with pytest.raises(LatchkeyError) as caught:
-        call(*args, **kwargs)
-    assert caught.value.reason == reason, caught.value
-    return caught.value
 
 
 def signed_in(lk, email=EMAIL):
