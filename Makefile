@@ -105,8 +105,7 @@ PG_RUN := bash Tests/pg/cluster.sh run
 pg-deps: deps
 	@bash Tests/pg/cluster.sh install
 
-unit: deps pg-deps
-	$(if $(BUILT),,$(SWIFT) build $(DEBUG_FLAGS) --build-tests)
+unit: deps pg-deps $(if $(BUILT),,test-build)
 	$(PG_RUN) $(SWIFT) test $(DEBUG_FLAGS) --skip-build
 
 # The debug binary checks every answer against its method's declaration in these suites
