@@ -16,6 +16,7 @@ enum PostgresMigrations {
         ("v8-operations", v8),
         ("v9-callbacks", v9),
         ("v10-read-sets", v10),
+        ("v11-key-agreements", v11),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -288,5 +289,11 @@ enum PostgresMigrations {
                 RAISE EXCEPTION 'a row the transaction counted on being absent is there' USING ERRCODE = 'LK001';
             END IF;
         END $$;
+        """
+
+    /// Offline approval: the ECDH shared secrets of a registration's server key with the phone's
+    /// keys, sealed beside it (`ServerKeyAgreements`), so that checking a code agrees no key.
+    static let v11 = """
+        ALTER TABLE "registration_key" ADD COLUMN "sealedAgreements" BYTEA;
         """
 }

@@ -32,6 +32,9 @@ enum Migrations {
         migrator.registerMigration("v8-callbacks") { db in
             try db.execute(sql: v8)
         }
+        migrator.registerMigration("v9-key-agreements") { db in
+            try db.execute(sql: v9)
+        }
         return migrator
     }
 
@@ -235,6 +238,12 @@ enum Migrations {
         CREATE INDEX callback_delivery_due ON callback_delivery(status, nextAttemptAt);
         CREATE INDEX callback_delivery_callback ON callback_delivery(callbackId, status);
         CREATE INDEX callback_delivery_event ON callback_delivery(eventId);
+        """
+
+    /// Offline approval: the ECDH shared secrets of a registration's server key with the phone's
+    /// keys, sealed beside it, so that checking a code agrees no key.
+    static let v9 = """
+        ALTER TABLE registration_key ADD COLUMN sealedAgreements BLOB;
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

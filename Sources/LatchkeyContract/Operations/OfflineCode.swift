@@ -38,10 +38,16 @@ public enum OfflineCode {
     /// The x-coordinate of ECDH between a P-256 private scalar and a public key.
     /// - Throws: `CryptoFailure`-like `OfflineCodeError` when the key agreement fails (the call fails; nothing is derived).
     public static func sharedSecret(privateKey: [UInt8], publicKey: PublicKey) throws -> [UInt8] {
+        let mine: P256.KeyAgreement.PrivateKey
+        do { mine = try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey) } catch { throw OfflineCodeError() }
+        return try sharedSecret(privateKey: mine, publicKey: publicKey)
+    }
+
+    /// The same from a private key already read (reading one computes its public key: a scalar multiplication).
+    public static func sharedSecret(privateKey: P256.KeyAgreement.PrivateKey, publicKey: PublicKey) throws -> [UInt8] {
         do {
-            let mine = try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
             let theirs = try P256.KeyAgreement.PublicKey(x963Representation: publicKey.sec1)
-            return try mine.sharedSecretFromKeyAgreement(with: theirs).withUnsafeBytes { Array($0) }
+            return try privateKey.sharedSecretFromKeyAgreement(with: theirs).withUnsafeBytes { Array($0) }
         } catch {
             throw OfflineCodeError()
         }

@@ -10,6 +10,8 @@ public enum SealedKind: String, Sendable, CaseIterable {
     case operationSigningKey
     /// A callback's Standard Webhooks secret.
     case callbackSecret
+    /// The ECDH shared secrets of a registration's server key with the phone's keys (`ServerKeyAgreements`).
+    case serverKeyAgreements
 }
 
 /// AES-256-GCM under HKDF-SHA256(the store's keyed-hash key, info `LATCHKEY-SEAL-V1\n<kind>`).
@@ -26,9 +28,29 @@ enum Sealed {
     /// Seals `plaintext` for the row `rowId`, with a nonce from `random`.
     /// - Throws: `CryptoFailure` — nothing is stored unsealed in its place.
     static func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8], random: RandomSource) throws -> [UInt8] {
+        try seal(plaintext, kind, rowId: rowId, storeKey: storeKey, nonce: random.bytes(12))
+    }
+
+    /// Seals `plaintext` for the row `rowId` with a nonce that is a MAC of the row and the plaintext.
+    ///
+    /// The MAC's key is one of its own (HKDF info `LATCHKEY-SEAL-V1\n<kind>\nnonce`), as SIV modes
+    /// make their nonces. For values derived from what the row already keeps, so that sealing them draws nothing from the
+    /// key stream (a seeded run's keys stay the same); the same value sealed twice seals the same, and
+    /// two values share a nonce only if a MAC collides. Opened by `open`.
+    /// - Throws: `CryptoFailure` — nothing is stored unsealed in its place.
+    static func sealDerivingNonce(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8]) throws -> [UInt8] {
+        let nonceKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: storeKey), info: Array("LATCHKEY-SEAL-V1\n\(kind.rawValue)\nnonce".utf8), outputByteCount: 32)
+        var authenticated = HMAC<SHA256>(key: nonceKey)
+        authenticated.update(data: Array(rowId.utf8) + [0])
+        authenticated.update(data: plaintext)
+        return try seal(plaintext, kind, rowId: rowId, storeKey: storeKey, nonce: Array(Array(authenticated.finalize()).prefix(12)))
+    }
+
+    private static func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8], nonce: [UInt8]) throws -> [UInt8] {
         do {
-            let nonce = try AES.GCM.Nonce(data: random.bytes(12))
-            let box = try AES.GCM.seal(plaintext, using: key(kind, storeKey: storeKey), nonce: nonce, authenticating: Array(rowId.utf8))
+            let box = try AES.GCM.seal(
+                plaintext, using: key(kind, storeKey: storeKey), nonce: try AES.GCM.Nonce(data: nonce), authenticating: Array(rowId.utf8))
             guard let combined = box.combined else { throw CryptoFailure("AES-GCM") }
             return Array(combined)
         } catch let failure as CryptoFailure {
@@ -56,7 +78,12 @@ extension Latchkey {
         try Sealed.seal(plaintext, kind, rowId: rowId, storeKey: try serverKey(tx), random: keyRandom)
     }
 
-    /// Opens a value `seal` made.
+    /// Seals a value derived from what the row `rowId` keeps (`Sealed.sealDerivingNonce`: nothing drawn from the key stream).
+    func sealDerivingNonce(_ tx: StoreTransaction, _ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
+        try Sealed.sealDerivingNonce(plaintext, kind, rowId: rowId, storeKey: try serverKey(tx))
+    }
+
+    /// Opens a value `seal` or `sealDerivingNonce` made.
     func unseal(_ tx: StoreTransaction, _ sealed: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
         try Sealed.open(sealed, kind, rowId: rowId, storeKey: try serverKey(tx))
     }

@@ -15,12 +15,14 @@ extension ServerSession {
                 .row(RegistrationKeyRecord.self, id: Self.offlineRegistrations(operation, given: registrationId)),
                 .row(ApplicationKeyRecord.self, id: .column(OperationRecord.Columns.applicationId, of: OperationRecord.self, operation)),
             ])
-        var record = try core.settledOperation(tx, effects, operationId)
+        let record = try core.settledOperation(tx, effects, operationId)
         try core.requirePending(record)
         try requireOffline(record)
         let registration = try offlineRegistration(record, given: registrationId)
         try core.requireActive(registration)
         _ = try core.serverPublicKey(tx, registrationId: registration.id)
+        // The key agreements a check of this payload's code needs, made now when they are not kept yet.
+        _ = try agreedSecrets(registration)
         let biometric = record.methods.contains(.touchId) || record.methods.contains(.faceId)
         let nonce = random.secret(byteCount: 16)
         let signed = QRPayload.signedText(
@@ -135,22 +137,22 @@ extension ServerSession {
     ) throws -> (
         device: String, factors: [String]
     ) {
-        guard let serverKey = try core.serverPrivateKey(tx, RegistrationKeyRecord.self, id: registration.id) else {
+        guard let secrets = try agreedSecrets(registration) else {
             throw DomainError(.noSessionInProgress, "No QR payload was made for this registration")
         }
-        func part(_ role: KeyRole, _ publicKey: [UInt8]?) throws -> String? {
-            guard let key = publicKey.flatMap(PublicKey.init(sec1:)) else { return nil }
-            let secret = try OfflineCode.sharedSecret(privateKey: serverKey, publicKey: key)
-            return OfflineCode.part(
-                sharedSecret: secret, role: role, registrationId: registration.id, operationId: record.id, operationHash: record.hash,
-                nonce: payload.nonce)
+        func part(_ role: KeyRole) -> String? {
+            secrets[role].map {
+                OfflineCode.part(
+                    sharedSecret: $0, role: role, registrationId: registration.id, operationId: record.id, operationHash: record.hash,
+                    nonce: payload.nonce)
+            }
         }
-        guard let device = try part(.device, registration.possessionPublicKey) else { throw CryptoFailure("device key") }
+        guard let device = part(.device) else { throw CryptoFailure("device key") }
         var factors: [String] = []
         for method in registration.methods where method.isTwoFactor {
             guard let approval = OperationApproval(method), record.methods.contains(approval) else { continue }
             if method != .pin, !payload.biometric { continue }
-            if let part = try part(KeyRole(method), registration.publicKey(for: method)) { factors.append(part) }
+            if let part = part(KeyRole(method)) { factors.append(part) }
         }
         return (device, factors)
     }

@@ -78,6 +78,12 @@ struct RegistrationKeyRecord: ServerKeyRecord {
     var sealedPrivateKey: [UInt8]
     var publicKey: [UInt8]
     var createdAt: Int64
+    /// `ServerKeyAgreements`, sealed (`serverKeyAgreements`); nil until the first QR payload.
+    var sealedAgreements: [UInt8]?
+
+    init(id: String, sealedPrivateKey: [UInt8], publicKey: [UInt8], createdAt: Int64) {
+        (self.id, self.sealedPrivateKey, self.publicKey, self.createdAt) = (id, sealedPrivateKey, publicKey, createdAt)
+    }
 }
 
 // Each record's row, coded as Records+Rows.swift codes the others'.
@@ -132,4 +138,16 @@ extension ServerKeyRecord {
     }
 
     func encode(into row: inout RowWriter) { row.put(id, sealedPrivateKey, publicKey, createdAt) }
+}
+
+extension RegistrationKeyRecord {
+    /// A server key's columns, and the agreements made with it.
+    static let columns = ServerKeyColumns.allCases.map(\.rawValue) + ["sealedAgreements"]
+
+    init(row: inout RowReader) throws {
+        try self.init(id: row.text(), sealedPrivateKey: row.bytes(), publicKey: row.bytes(), createdAt: row.integer())
+        sealedAgreements = try row.optionalBytes()
+    }
+
+    func encode(into row: inout RowWriter) { row.put(id, sealedPrivateKey, publicKey, createdAt, sealedAgreements) }
 }
