@@ -43,6 +43,8 @@ public final class Latchkey: Sendable {
     let callbacksInSight = Mutex(false)
     /// The process's delivery worker, woken after a commit that wrote callback events (see `setCallbackWorker`).
     let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
+    /// The user `userTellingNothing` found last: what an identifier that names nobody reads instead (see `decoyUserId`).
+    let lastUserFound = Mutex<String?>(nil)
     /// Opens the system over a store; makes the store's keyed-hash key on first use.
     /// - Throws: a store failure.
     public init(

@@ -187,6 +187,13 @@ def users_and_passkeys(lk):
     code = last_code(lk, "dave@example.com")
     lk.ok("reset/passkeyCreationOptions", email="dave@example.com", verificationCode=code)
     lk.ok("reset/resetPasskeys", email="dave@example.com", verificationCode=code, passkey={"deviceId": "p1"})
+    # An identifier that names nobody reads a decoy user in its place (security property 11): in the same read set.
+    lk.ok("passkey/requestOptions", email="nobody@example.com")
+    lk.ok("reset/requestAccountRecovery", email="nobody@example.com", redirectUrl="app://recover")
+    lk.call("reset/passkeyCreationOptions", email="nobody@example.com", verificationCode="123456")
+    lk.call("reset/passkeyCreationOptions", email="nobody-at-all@example.com", verificationCode="123456")
+    lk.ok("device/create", deviceId="n1")
+    lk.ok("onboarding/start", deviceId="n1", credentials={"email": "nobody@example.com"})
 
 
 def outside_device(lk):

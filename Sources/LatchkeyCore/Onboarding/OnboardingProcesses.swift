@@ -23,12 +23,12 @@ extension Latchkey {
 
     /// What starting an onboarding process reads (`ServerSession.startOnboarding`): the
     /// application, the caller's processes, and the users the credentials name.
-    public static func onboardingStartReads(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) -> [StoreRead] {
+    public func onboardingStartReads(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) -> [StoreRead] {
         [
             .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
             .rows(OnboardingProcessRecord.openOf.query(caller.key)),
         ]
-            + identifiers(credentials).map(\.lookup.read)
+            + Self.identifiers(credentials).map(\.lookup.read) + decoyReads
     }
 
     /// The identifiers credentials give, in the order they are matched.
@@ -45,7 +45,7 @@ extension Latchkey {
         let identifiers = Self.identifiers(credentials)
         guard !identifiers.isEmpty else { return nil }
         for identifier in identifiers {
-            guard let candidate = try user(tx, matching: identifier), matched == nil || matched?.id == candidate.id else { return nil }
+            guard let candidate = try userTellingNothing(tx, matching: identifier), matched == nil || matched?.id == candidate.id else { return nil }
             matched = candidate
         }
         if let birthDate = credentials.birthDate, matched?.birthDate != birthDate { return nil }
@@ -317,7 +317,7 @@ extension ServerSession {
     /// One running process per caller.
     /// - Throws: `notFound` (application), `onboardingInProgress`.
     public func startOnboarding(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) throws -> String {
-        tx.willRead(Latchkey.onboardingStartReads(credentials: credentials, applicationId: applicationId, caller: caller))
+        tx.willRead(core.onboardingStartReads(credentials: credentials, applicationId: applicationId, caller: caller))
         let app = try core.application(tx, applicationId)
         let open = try tx.fetchAll(OnboardingProcessRecord.openOf, caller.key)
         for running in open {

@@ -30,10 +30,6 @@ extension Latchkey {
     /// The name a passkey gets when the caller gives none.
     public static let defaultPasskeyName = "Passkey"
 
-    /// A user id no user has (user ids are never empty): what an unknown identifier's reads ask
-    /// for, so they cost what a known one's do.
-    static let nobody = ""
-
     /// Options to add a passkey to the signed-in user.
     /// - Throws: `userSessionInvalid`, `notFound` (application), `policyViolation` (`tooManyPasskeys`).
     public func passkeyCreationOptions(sessionId: String, applicationId: String?) throws -> CredentialCreationOptions {
@@ -88,20 +84,22 @@ extension Latchkey {
         try transact { tx, _ in
             tx.willRead(
                 [.row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId)]
-                    + (identifier.map { [$0.lookup.read, .rows(PasskeyRecord.ofUser, .either($0.lookup.key, .value(Self.nobody)))] } ?? []))
+                    + (identifier.map {
+                        [$0.lookup.read, .rows(PasskeyRecord.ofUser, .either($0.lookup.key, .value(decoyUserId)))] + decoyReads
+                    } ?? []))
             let app = try application(tx, applicationId)
             var userId: String?
             var allow: [PasskeyDescriptor] = []
             if let identifier {
-                // The same work whether or not anyone is found (security property 11): the lookup,
-                // the passkeys' read (of nobody, for an unknown identifier) and the decoy's hash.
-                let user = try user(tx, matching: identifier)
+                // The same work whether or not anyone is found (security property 11): a user read
+                // and decoded, passkeys read and decoded (for an unknown identifier the decoy user's,
+                // thrown away) and the decoy credential's hash.
+                let user = try userTellingNothing(tx, matching: identifier)
                 let decoy = try decoyCredential(tx, identifier)
-                let owner = user?.id ?? Self.nobody
+                let passkeys = try passkeyRecords(tx, userId: user?.id ?? decoyUserId, rpId: app.relyingParty.rpId)
+                    .filter { $0.publicKey != nil }.compactMap(\.descriptor)
                 userId = user?.id
-                allow = try passkeyRecords(tx, userId: owner, rpId: app.relyingParty.rpId).filter { $0.publicKey != nil }
-                    .compactMap(\.descriptor)
-                if allow.isEmpty { allow = [decoy] }
+                allow = user == nil || passkeys.isEmpty ? [decoy] : passkeys
             }
             let ceremony = try openCeremony(tx, .get, applicationId: app.applicationId, userId: userId, named: identifier != nil)
             let party = app.relyingParty

@@ -28,7 +28,9 @@ extension Latchkey {
         try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
             let subject = try codeHash(tx, identifier.key, purpose: "reset")
-            tx.willRead([.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read])
+            tx.willRead(
+                [.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read]
+                    + decoyReads)
             // The same random draws whether or not anyone is found or sent to.
             let code = random.digits(6)
             let messageId = random.identifier("msg")
@@ -44,7 +46,7 @@ extension Latchkey {
             // The same reads, hashing, writes and message whether or not anyone is found (security
             // property 11); only a user's message leaves. An unknown identifier gets a code no one
             // can know, so later answers (remaining tries, expiry) are the same as for a real user.
-            let user = try user(tx, matching: identifier)
+            let user = try userTellingNothing(tx, matching: identifier)
             // A user has one code at a time: this one replaces the code a request by any of the
             // user's identifiers sent before (an unknown identifier's key matches no code's user).
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user?.id ?? subject)])
@@ -122,7 +124,7 @@ extension Latchkey {
                 id: .either(
                     .value(ApplicationConfig.defaultApplicationId),
                     .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: ResetCodeRecord.liveOf, owner)))),
-        ]
+        ] + decoyReads
     }
 
     /// Checks a verification code for `kind` (nil: either).
@@ -137,12 +139,14 @@ extension Latchkey {
     ) throws -> (ResetCodeRecord, UserRecord) {
         let subject = try codeHash(tx, identifier.key, purpose: "reset")
         let given = try codeHash(tx, code, purpose: "reset-code")
-        let owner = try user(tx, matching: identifier)
+        let owner = try userTellingNothing(tx, matching: identifier)
         let live = owner.map { ResetCodeRecord.liveOf.query($0.id) } ?? ResetCodeRecord.live(subject: subject)
         guard var record = try tx.fetchAll(live).first else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
         }
-        let user = try tx.fetch(UserRecord.self, id: record.userId)
+        // A code sent for nobody names no user (`""`): the decoy user is read in its place and thrown away (security property 11).
+        let holder = try tx.fetch(UserRecord.self, id: record.userId.isEmpty ? decoyUserId : record.userId)
+        let user = record.userId.isEmpty ? nil : holder
         guard now < record.expiresAt else {
             throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
         }

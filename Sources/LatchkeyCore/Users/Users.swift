@@ -68,6 +68,29 @@ extension Latchkey {
         try identifier.lookup.user(tx)
     }
 
+    /// The user an identifier names, if any, for an answer that must not tell which (security property 11).
+    ///
+    /// Both sides make one read that finds a user and one that finds none, and decode one user: a
+    /// known identifier's lookup, then a read of no one (`""`); an unknown one's lookup, then the
+    /// user this found last (`decoyUserId`), thrown away. A lookup that finds no one skips reading
+    /// and decoding a row, which the rank-sum test of `bench/enumeration.py` tells apart at 300 calls.
+    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
+        if let user = try user(tx, matching: identifier) {
+            lastUserFound.withLock { $0 = user.id }
+            _ = try tx.fetch(UserRecord.self, id: "")
+            return user
+        }
+        _ = try tx.fetch(UserRecord.self, id: decoyUserId)
+        return nil
+    }
+
+    /// Whose rows an identifier that names nobody reads in place of its own: the user
+    /// `userTellingNothing` found last in this process (`""`, no row, before it found anyone).
+    var decoyUserId: String { lastUserFound.withLock { $0 } ?? "" }
+
+    /// What `userTellingNothing` reads besides the lookup, for a read set (PostgreSQL reads them in the same round trip).
+    var decoyReads: [StoreRead] { [.row(UserRecord.self, id: .value(decoyUserId)), .row(UserRecord.self, id: .value(""))] }
+
     /// The read of the user who holds a passkey user handle.
     static func userHoldingHandle(_ handle: [UInt8]) -> StoreQuery<UserRecord> {
         StoreQuery(where: [.equals(UserRecord.Columns.passkeyUserHandle, handle)], limit: 1)

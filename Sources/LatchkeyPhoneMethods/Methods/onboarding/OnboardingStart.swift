@@ -26,7 +26,7 @@ enum OnboardingStart: RPCMethod {
         )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
-        let reads = Latchkey.onboardingStartReads(
+        let reads = try context.core.onboardingStartReads(
             credentials: params.credentials, applicationId: params.applicationId, caller: .device(params.deviceId))
         try context.devices.on(params.deviceId, reading: reads) {
             try $0.startOnboarding(
