@@ -52,14 +52,18 @@ extension Latchkey {
             if failure.isCloneSuspected, let record {
                 try audit(tx, effects, .passkeyCloneSuspected, userId: record.userId, detail: record.id)
             }
-            try reject(tx, effects, failure, userId: key == nil ? nil : record?.userId)
+            // An operation's ceremony names its user and operation whatever the credential was.
+            let owner = key == nil ? (ceremony.operationId == nil ? nil : ceremony.userId) : record?.userId
+            try reject(tx, effects, failure, userId: owner, operationId: ceremony.operationId)
         }
     }
 
     /// Audits a refused credential and answers `passkeyInvalid`.
-    private func reject(_ tx: StoreTransaction, _ effects: Effects, _ failure: PasskeyCheckFailure, userId: String?) throws -> Never {
+    private func reject(
+        _ tx: StoreTransaction, _ effects: Effects, _ failure: PasskeyCheckFailure, userId: String?, operationId: String? = nil
+    ) throws -> Never {
         logger.info("passkey refused", metadata: ["check": "\(failure.check.rawValue)", "why": "\(failure.detail)"])
-        try audit(tx, effects, .passkeyRejected, userId: userId, check: failure.check.rawValue)
+        try audit(tx, effects, .passkeyRejected, userId: userId, check: failure.check.rawValue, operationId: operationId)
         throw failure.domainError
     }
 }
