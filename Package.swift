@@ -50,11 +50,20 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // What a store is: transactions, rows coded per record type, the reads a transaction states.
+        // The domain writes through it; the SQLite and PostgreSQL stores implement it and know nothing else of the domain.
+        .target(name: "LatchkeyStorage", dependencies: ["LatchkeyContract"]),
+        // A WebAuthn Relying Party's checks (registration and assertion, L3 §7.1 and §7.2) and the options and
+        // credentials they speak of: pure functions over bytes, no store.
+        .target(
+            name: "LatchkeyRelyingParty",
+            dependencies: ["LatchkeyContract", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The server half, the domain. Knows nothing of JSON, SQL or the wire.
         .target(
             name: "LatchkeyCore",
             dependencies: [
-                "LatchkeyContract",
+                "LatchkeyStorage", "LatchkeyRelyingParty", "LatchkeyContract",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,7 +82,7 @@ let package = Package(
         .target(
             name: "LatchkeyStore",
             dependencies: [
-                "LatchkeyCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "LatchkeyStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
@@ -83,7 +92,7 @@ let package = Package(
         .target(
             name: "LatchkeyPostgres",
             dependencies: [
-                "LatchkeyCore", "CLibpq", .product(name: "Crypto", package: "swift-crypto"),
+                "LatchkeyStorage", "CLibpq", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -179,6 +188,13 @@ let package = Package(
         .testTarget(
             name: "LatchkeySimulatorTests",
             dependencies: ["LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract", "LatchkeyTestSupport"]
+        ),
+        .testTarget(
+            name: "LatchkeyRelyingPartyTests",
+            dependencies: [
+                "LatchkeyRelyingParty", "LatchkeyContract", "LatchkeyDevice", "LatchkeyPlatformAuthenticator",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "LatchkeyCoreTests",

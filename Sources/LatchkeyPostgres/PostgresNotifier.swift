@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import LatchkeyCore
+import LatchkeyStorage
 import Synchronization
 
 /// Notifications between the processes that share one PostgreSQL database, through a transactional outbox: a write transaction that causes

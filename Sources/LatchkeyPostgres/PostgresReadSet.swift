@@ -1,4 +1,4 @@
-import LatchkeyCore
+import LatchkeyStorage
 
 /// What a transaction's reads told it: the reads its body stated (`StoreTransaction.willRead`) and
 /// not sent yet, and what the reads answered, kept under the reads the body makes.

@@ -1,4 +1,4 @@
-import LatchkeyCore
+import LatchkeyStorage
 
 extension PostgresStatement {
     /// `head WHERE …` (`SELECT` a record's columns `FROM` its table: `PostgresStatementTexts.select(from:columns:)`)

@@ -1,5 +1,5 @@
 import Foundation
-import LatchkeyCore
+import LatchkeyStorage
 import Logging
 import Synchronization
 

@@ -1,4 +1,4 @@
-import LatchkeyCore
+import LatchkeyStorage
 
 /// One open transaction on the store's connection.
 ///

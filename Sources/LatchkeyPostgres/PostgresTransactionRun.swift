@@ -1,4 +1,4 @@
-import LatchkeyCore
+import LatchkeyStorage
 
 /// One call of `PostgresStore.transaction` across its attempts, as a state machine: how an
 /// attempt ended (`End`) decides the next step (`Step`), every decision in `next(after:now:)`;

@@ -1,5 +1,5 @@
 import CLibpq
-import LatchkeyCore
+import LatchkeyStorage
 
 /// One column value as the store reads and writes it: the domain's `StoreValue` (the types the
 /// tables use), so a row's values go to its record's `init(row:)` as they arrive.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LatchkeyCore
+import LatchkeyStorage
 import Synchronization
 
 /// The SQLite store (WAL for files), through GRDB.

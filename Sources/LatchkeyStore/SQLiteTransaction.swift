@@ -1,6 +1,6 @@
 import GRDB
 import GRDBSQLite
-import LatchkeyCore
+import LatchkeyStorage
 
 /// One open transaction.
 ///

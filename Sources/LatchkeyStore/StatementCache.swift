@@ -1,5 +1,5 @@
 import GRDB
-import LatchkeyCore
+import LatchkeyStorage
 
 /// The store's statements, prepared once per record type and shape on the store's single connection.
 ///

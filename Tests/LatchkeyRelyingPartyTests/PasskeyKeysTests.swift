@@ -2,7 +2,7 @@ import Crypto
 import Testing
 
 @testable import LatchkeyContract
-@testable import LatchkeyCore
+@testable import LatchkeyRelyingParty
 
 /// Stored passkey keys are read once and then served as read: the same key for the same bytes, none
 /// for bytes that are no COSE key.

@@ -1,6 +1,6 @@
 import LatchkeyContract
-import LatchkeyCore
 import LatchkeyPlatformAuthenticator
+import LatchkeyRelyingParty
 import Testing
 
 @testable import LatchkeyDevice

@@ -4,8 +4,8 @@ import LatchkeyPlatformAuthenticator
 import Testing
 import _CryptoExtras
 
-@testable import LatchkeyCore
 @testable import LatchkeyDevice
+@testable import LatchkeyRelyingParty
 
 /// The Relying Party's checks: registrations and assertions from the platform authenticator
 /// (ES256, EdDSA) and a hand-built RS256 authenticator pass; one forged field per `data.check`

@@ -3,8 +3,8 @@ import LatchkeyContract
 import Testing
 import _CryptoExtras
 
-@testable import LatchkeyCore
 @testable import LatchkeyDevice
+@testable import LatchkeyRelyingParty
 
 /// The assertion half of the Relying Party's checks (registrations in RelyingPartyTests.swift).
 extension RelyingPartyTests {
