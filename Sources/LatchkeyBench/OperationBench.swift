@@ -109,13 +109,14 @@ private func approvalBenchmarks(_ system: System, count: Int) throws {
 /// What the server computes to check one offline code of a PIN registration, on keys of its own.
 ///
 /// Kept agreements (every check after a registration's first QR payload): the sealed agreements
-/// opened, then for the `device` part and the PIN's part the phone's key fingerprinted and looked
+/// opened, then for the `device` part and the PIN's part the agreement's fingerprint taken and looked
 /// up, HKDF, HMAC and truncation, compared in constant time. The first check, before they are kept:
 /// the server key opened and read, then per part the phone's key read and ECDH.
 private struct OfflineCheck {
     let storeKey = SymmetricKey(size: .bits256)
     let sealedServerKey: [UInt8]
     let sealedAgreements: [UInt8]
+    let serverPublicKey: [UInt8]
     let phoneKeys: [(key: [UInt8], role: KeyRole)]
     let code: [UInt8]
     let registrationId = "reg_" + Base64URL.encode(Array(Array(SHA256.hash(data: [1])).prefix(16)))
@@ -131,8 +132,10 @@ private struct OfflineCheck {
         sealedServerKey = Array(
             try AES.GCM.seal(server.rawRepresentation, using: Self.sealKey(storeKey, "serverKey"), authenticating: associated).combined ?? Data())
         phoneKeys = [(Array(device.publicKey.x963Representation), .device), (Array(pin.publicKey.x963Representation), .pin)]
+        let serverPublicKey = Array(server.publicKey.x963Representation)
+        self.serverPublicKey = serverPublicKey
         let agreements = try phoneKeys.flatMap { key, _ in
-            Array(SHA256.hash(data: key))
+            Self.fingerprint(serverPublicKey, key)
                 + (try server.sharedSecretFromKeyAgreement(with: .init(x963Representation: key))).withUnsafeBytes { Array($0) }
         }
         sealedAgreements = Array(
@@ -149,6 +152,9 @@ private struct OfflineCheck {
         code = Array(parts.joined(separator: "-").utf8)
     }
 
+    /// What an agreement is kept by: SHA-256 of the server's and the phone's public keys.
+    static func fingerprint(_ serverKey: [UInt8], _ phoneKey: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: serverKey + phoneKey)) }
+
     /// A sealing key, as the store derives it on every open.
     static func sealKey(_ storeKey: SymmetricKey, _ kind: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: storeKey, info: Array("LATCHKEY-SEAL-V1\n\(kind)".utf8), outputByteCount: 32)
@@ -162,7 +168,7 @@ private struct OfflineCheck {
     func check() throws -> Bool {
         let agreements = try open(sealedAgreements, "serverKeyAgreements")
         return try compare { phoneKey in
-            let fingerprint = Array(SHA256.hash(data: phoneKey))
+            let fingerprint = Self.fingerprint(serverPublicKey, phoneKey)
             return stride(from: 0, to: agreements.count, by: 64).first { Array(agreements[$0..<$0 + 32]) == fingerprint }
                 .map { Array(agreements[$0 + 32..<$0 + 64]) }
         }

@@ -81,6 +81,28 @@ import Testing
         #expect(try approveOffline(system, AuthParameter(method: .pin, pin: "1234")) == .approved)
     }
 
+    @Test func aFactorRemovedIsDroppedAndOneEnrolledAgainIsAgreedAnew() throws {
+        let system = try makeSystem()
+        let registrationId = try activatedWithPin(system)
+        _ = try system.core.configureOperationTemplate(template)
+        let pin = AuthParameter(method: .pin, pin: "1234")
+        _ = try system.on { try $0.startAddOrUpdate() }
+        _ = try system.on { try $0.finishAddOrUpdate(activation: AuthParameter(method: .faceId), proof: pin) }
+        #expect(try approveOffline(system, AuthParameter(method: .faceId)) == .approved)
+        let withFace = try kept(system, registrationId).entries
+        #expect(withFace.count == 3)
+        _ = try system.on { try $0.deactivateAuthMethod(.faceId) }
+        #expect(try approveOffline(system, pin) == .approved)
+        #expect(try kept(system, registrationId).entries.count == 2)
+        // Enrolled again: a new key, so a new agreement; the code made with it checks.
+        _ = try system.on { try $0.startAddOrUpdate() }
+        _ = try system.on { try $0.finishAddOrUpdate(activation: AuthParameter(method: .faceId), proof: pin) }
+        #expect(try approveOffline(system, AuthParameter(method: .faceId)) == .approved)
+        let again = try kept(system, registrationId).entries
+        #expect(again.count == 3)
+        #expect(Set(again.map(\.fingerprint)) != Set(withFace.map(\.fingerprint)))
+    }
+
     @Test func keptAgreementsThatAreGoneOrDoNotOpenAreMadeAgainAndTheCodeStillChecks() throws {
         let system = try makeSystem()
         let registrationId = try activatedWithPin(system)

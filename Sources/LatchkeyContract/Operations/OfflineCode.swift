@@ -44,6 +44,7 @@ public enum OfflineCode {
     }
 
     /// The same from a private key already read (reading one computes its public key: a scalar multiplication).
+    /// - Throws: `OfflineCodeError` when the key agreement fails.
     public static func sharedSecret(privateKey: P256.KeyAgreement.PrivateKey, publicKey: PublicKey) throws -> [UInt8] {
         do {
             let theirs = try P256.KeyAgreement.PublicKey(x963Representation: publicKey.sec1)

@@ -10,8 +10,10 @@ import LatchkeyContract
 /// no longer has is dropped. Derived data only: what does not open or does not parse counts as none and
 /// is made again from the server key, which stays the authority. Sealed as `serverKeyAgreements` with
 /// a nonce derived from the row and the value (`Sealed.sealDerivingNonce`: nothing is drawn from the
-/// key stream, so a seeded run's keys stay the same), as entries of 64 bytes: SHA-256 of the phone's
-/// 65-byte public key, then the 32-byte x-coordinate of the shared point.
+/// key stream, so a seeded run's keys stay the same), as entries of 64 bytes: SHA-256 of the server's
+/// and the phone's 65-byte public keys, then the 32-byte x-coordinate of the shared point. The
+/// server's key in the fingerprint ties each entry to the key it was agreed with: a server key made
+/// again (a row rewritten by any path) finds none of the old entries.
 struct ServerKeyAgreements: Equatable {
     struct Entry: Equatable {
         let fingerprint: [UInt8]
@@ -37,8 +39,13 @@ struct ServerKeyAgreements: Equatable {
     /// The value to seal.
     var bytes: [UInt8] { entries.flatMap { $0.fingerprint + $0.secret } }
 
-    /// What a public key is known by.
-    static func fingerprint(_ publicKey: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: publicKey)) }
+    /// What the agreement of the server's key with a phone's key is known by.
+    static func fingerprint(serverKey: [UInt8], phoneKey: [UInt8]) -> [UInt8] {
+        var hash = SHA256()
+        hash.update(data: serverKey)
+        hash.update(data: phoneKey)
+        return Array(hash.finalize())
+    }
 
     func secret(for fingerprint: [UInt8]) -> [UInt8]? { entries.first { $0.fingerprint == fingerprint }?.secret }
 
@@ -57,22 +64,27 @@ extension ServerSession {
     /// - Throws: a store failure, `CryptoFailure` (the server key does not open, or a key agreement fails).
     func agreedSecrets(_ registration: RegistrationRecord) throws -> [KeyRole: [UInt8]]? {
         guard var record = try tx.fetch(RegistrationKeyRecord.self, id: registration.id) else { return nil }
-        let kept =
-            record.sealedAgreements.flatMap { try? core.unseal(tx, $0, .serverKeyAgreements, rowId: record.id) }
-            .map(ServerKeyAgreements.init(opened:)) ?? ServerKeyAgreements()
+        var kept = ServerKeyAgreements()
+        if let sealed = record.sealedAgreements {
+            do {
+                kept = ServerKeyAgreements(opened: try core.unseal(tx, sealed, .serverKeyAgreements, rowId: record.id))
+            } catch is CryptoFailure {
+                // It does not open (damaged, or sealed for another row): every agreement is made again below.
+            }
+        }
         var phoneKeys: [(KeyRole, [UInt8])] = [(.device, registration.possessionPublicKey)]
         for method in registration.methods where method.isTwoFactor {
             if let key = registration.publicKey(for: method) { phoneKeys.append((KeyRole(method), key)) }
         }
         var agreements = ServerKeyAgreements()
-        var serverKey: P256.KeyAgreement.PrivateKey?
+        var privateKey: P256.KeyAgreement.PrivateKey?
         var secrets: [KeyRole: [UInt8]] = [:]
         for (role, phoneKey) in phoneKeys {
-            let fingerprint = ServerKeyAgreements.fingerprint(phoneKey)
+            let fingerprint = ServerKeyAgreements.fingerprint(serverKey: record.publicKey, phoneKey: phoneKey)
             var secret = kept.secret(for: fingerprint)
             if secret == nil, let key = PublicKey(sec1: phoneKey) {
-                let opened = try serverKey ?? openServerKey(record)
-                serverKey = opened
+                let opened = try privateKey ?? openServerKey(record)
+                privateKey = opened
                 do { secret = try OfflineCode.sharedSecret(privateKey: opened, publicKey: key) } catch { throw CryptoFailure("ECDH") }
             }
             guard let secret else { continue }

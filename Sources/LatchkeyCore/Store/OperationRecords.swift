@@ -142,7 +142,8 @@ extension ServerKeyRecord {
 
 extension RegistrationKeyRecord {
     /// A server key's columns, and the agreements made with it.
-    static let columns = ServerKeyColumns.allCases.map(\.rawValue) + ["sealedAgreements"]
+    enum Columns: String, CaseIterable { case id, sealedPrivateKey, publicKey, createdAt, sealedAgreements }
+    static let columns = Columns.allCases.map(\.rawValue)
 
     init(row: inout RowReader) throws {
         try self.init(id: row.text(), sealedPrivateKey: row.bytes(), publicKey: row.bytes(), createdAt: row.integer())

@@ -86,6 +86,11 @@ extension Latchkey {
 
     /// Whose rows an identifier that names nobody reads in place of its own: the user
     /// `userTellingNothing` found last in this process (`""`, no row, before it found anyone).
+    ///
+    /// A read set names it (`decoyReads`) and the body reads it again: the server runs requests one
+    /// at a time, so both see the same user. An embedder calling from several threads at once may see
+    /// it change in between; the body then reads a row the set did not name (one more PostgreSQL round
+    /// trip), never another answer.
     var decoyUserId: String { lastUserFound.withLock { $0 } ?? "" }
 
     /// What `userTellingNothing` reads besides the lookup, for a read set (PostgreSQL reads them in the same round trip).
