@@ -35,6 +35,9 @@ enum Migrations {
         migrator.registerMigration("v9-key-agreements") { db in
             try db.execute(sql: v9)
         }
+        migrator.registerMigration("v10-pending-deliveries") { db in
+            try db.execute(sql: v10)
+        }
         return migrator
     }
 
@@ -244,6 +247,15 @@ enum Migrations {
     /// keys, sealed beside it, so that checking a code agrees no key.
     static let v9 = """
         ALTER TABLE registration_key ADD COLUMN sealedAgreements BLOB;
+        """
+
+    /// The worker's claim reads the first due pending deliveries in insertion order (`ORDER BY rowid
+    /// LIMIT n`). On (status, nextAttemptAt) SQLite found every due one and sorted them all, a claim
+    /// costing the whole backlog; an index on status alone keeps its entries in rowid order, so the
+    /// claim reads the first ones and stops.
+    static let v10 = """
+        DROP INDEX callback_delivery_due;
+        CREATE INDEX callback_delivery_pending ON callback_delivery(status);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.
