@@ -249,10 +249,12 @@ enum Migrations {
         ALTER TABLE registration_key ADD COLUMN sealedAgreements BLOB;
         """
 
-    /// The worker's claim reads the first due pending deliveries in insertion order (`ORDER BY rowid
-    /// LIMIT n`). On (status, nextAttemptAt) SQLite found every due one and sorted them all, a claim
-    /// costing the whole backlog; an index on status alone keeps its entries in rowid order, so the
-    /// claim reads the first ones and stops.
+    /// An index the worker's claim can read in insertion order.
+    ///
+    /// The claim reads the first due pending deliveries (`ORDER BY rowid LIMIT n`). On (status,
+    /// nextAttemptAt) SQLite found every due one and sorted them all, a claim costing the whole
+    /// backlog; an index on status alone keeps its entries in rowid order, so the claim reads the
+    /// first ones and stops.
     static let v10 = """
         DROP INDEX callback_delivery_due;
         CREATE INDEX callback_delivery_pending ON callback_delivery(status);
