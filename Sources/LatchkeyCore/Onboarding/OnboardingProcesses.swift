@@ -41,21 +41,10 @@ extension Latchkey {
 
     /// The user the credentials name, or nil (the answer to the caller is the same either way).
     func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
-        var matched: UserRecord?
-        var allOne = true
-        let identifiers = Self.identifiers(credentials)
-        guard !identifiers.isEmpty else { return nil }
-        // Every identifier is looked up, whatever the ones before it found (security property 11).
-        for identifier in identifiers {
-            let candidate = try userTellingNothing(tx, matching: identifier)
-            guard let candidate, matched == nil || matched?.id == candidate.id else {
-                allOne = false
-                continue
-            }
-            matched = candidate
-        }
-        guard allOne else { return nil }
-        if let birthDate = credentials.birthDate, matched?.birthDate != birthDate { return nil }
+        // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
+        let found = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0) }
+        guard let matched = found.first ?? nil, found.allSatisfy({ $0?.id == matched.id }) else { return nil }
+        if let birthDate = credentials.birthDate, matched.birthDate != birthDate { return nil }
         return matched
     }
 

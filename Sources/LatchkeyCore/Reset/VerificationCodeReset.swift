@@ -52,7 +52,7 @@ extension Latchkey {
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user?.id ?? subject)])
             try tx.save(
                 ResetCodeRecord(
-                    id: codeId, subject: subject, userId: user?.id ?? "", kind: kind.rawValue,
+                    id: codeId, subject: subject, userId: user?.id ?? Self.nobody, kind: kind.rawValue,
                     codeHash: try codeHash(tx, code, purpose: "reset-code"),
                     expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now,
                     applicationId: applicationId))
@@ -144,9 +144,10 @@ extension Latchkey {
         guard var record = try tx.fetchAll(live).first else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
         }
-        // A code sent for nobody names no user (`""`): the decoy user is read in its place and thrown away (security property 11).
-        let holder = try tx.fetch(UserRecord.self, id: record.userId.isEmpty ? decoyUserId : record.userId)
-        let user = record.userId.isEmpty ? nil : holder
+        // A code sent for nobody names no user: the decoy user is read in its place and thrown away (security property 11).
+        let forNobody = record.userId == Self.nobody
+        let holder = try tx.fetch(UserRecord.self, id: forNobody ? decoyUserId : record.userId)
+        let user = forNobody ? nil : holder
         guard now < record.expiresAt else {
             throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
         }

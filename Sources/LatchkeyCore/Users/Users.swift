@@ -71,30 +71,34 @@ extension Latchkey {
     /// The user an identifier names, if any, for an answer that must not tell which (security property 11).
     ///
     /// Both sides make one read that finds a user and one that finds none, and decode one user: a
-    /// known identifier's lookup, then a read of no one (`""`); an unknown one's lookup, then the
+    /// known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the
     /// user this found last (`decoyUserId`), thrown away. A lookup that finds no one skips reading
     /// and decoding a row, which the rank-sum test of `bench/enumeration.py` tells apart at 300 calls.
     func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
         if let user = try user(tx, matching: identifier) {
             lastUserFound.withLock { $0 = user.id }
-            _ = try tx.fetch(UserRecord.self, id: "")
+            _ = try tx.fetch(UserRecord.self, id: Self.nobody)
             return user
         }
         _ = try tx.fetch(UserRecord.self, id: decoyUserId)
         return nil
     }
 
+    /// A user id no user has (user ids are never empty): what a verification code sent for an unknown
+    /// identifier records as its user, and the read of no one.
+    static let nobody = ""
+
     /// Whose rows an identifier that names nobody reads in place of its own: the user
-    /// `userTellingNothing` found last in this process (`""`, no row, before it found anyone).
+    /// `userTellingNothing` found last in this process (`nobody` before it found anyone).
     ///
     /// A read set names it (`decoyReads`) and the body reads it again: the server runs requests one
     /// at a time, so both see the same user. An embedder calling from several threads at once may see
     /// it change in between; the body then reads a row the set did not name (one more PostgreSQL round
     /// trip), never another answer.
-    var decoyUserId: String { lastUserFound.withLock { $0 } ?? "" }
+    var decoyUserId: String { lastUserFound.withLock { $0 } ?? Self.nobody }
 
     /// What `userTellingNothing` reads besides the lookup, for a read set (PostgreSQL reads them in the same round trip).
-    var decoyReads: [StoreRead] { [.row(UserRecord.self, id: .value(decoyUserId)), .row(UserRecord.self, id: .value(""))] }
+    var decoyReads: [StoreRead] { [.row(UserRecord.self, id: .value(decoyUserId)), .row(UserRecord.self, id: .value(Self.nobody))] }
 
     /// The read of the user who holds a passkey user handle.
     static func userHoldingHandle(_ handle: [UInt8]) -> StoreQuery<UserRecord> {
