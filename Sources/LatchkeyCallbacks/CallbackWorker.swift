@@ -181,7 +181,10 @@ public final class CallbackWorker: Sendable {
 
     /// One attempt, sent off this thread; its outcome is queued for the next pass.
     private func start(_ delivery: ClaimedDelivery) {
-        let startedAt = core.clock.now
+        // One reading of the clock: the second the attempt began, and the first whole second at or after it.
+        let started = core.clock.nowMilliseconds
+        let startedAt = started / 1000
+        let dueFrom = (started + 999) / 1000
         let request = CallbackRequest(delivery, at: startedAt, version: version)
         state.withLock { state in
             state.sending[delivery.callbackId, default: 0] += 1
@@ -205,10 +208,11 @@ public final class CallbackWorker: Sendable {
             switch outcome {
             case .status(let code):
                 attempt = CallbackAttempt(
-                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: code, error: nil)
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, dueFrom: dueFrom, statusCode: code,
+                    error: nil)
             case .failed(let error):
                 attempt = CallbackAttempt(
-                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: nil,
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, dueFrom: dueFrom, statusCode: nil,
                     error: error.rawValue)
             }
             // Outcomes are recorded in batches: the worker is told at once when a batch is full or nothing else is under way, and

@@ -74,18 +74,22 @@ public enum CallbackAttemptError: String, Sendable, Error, CaseIterable {
 public struct CallbackAttempt: Sendable {
     public var deliveryId: String
     public var leaseUntil: UnixTime
-    /// When the attempt began (the next one is due its delay after it).
+    /// When the attempt began, in whole seconds (what `lastAttemptAt` reports).
     public var startedAt: UnixTime
+    /// The first whole second at or after the attempt began: the next attempt is due its delay after it, so never before the
+    /// delay has passed since the start (from `startedAt`, cut to the second, it could be due up to a second early).
+    public var dueFrom: UnixTime
     /// The receiver's status, when it answered.
     public var statusCode: Int?
     /// Why there was no answer: `addressNotAllowed`, `resolutionFailed`, `connectionRefused`, `timeout`, `tlsFailure`,
     /// `connectionFailed`.
     public var error: String?
 
-    public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, statusCode: Int?, error: String?) {
+    public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, dueFrom: UnixTime, statusCode: Int?, error: String?) {
         self.deliveryId = deliveryId
         self.leaseUntil = leaseUntil
         self.startedAt = startedAt
+        self.dueFrom = dueFrom
         self.statusCode = statusCode
         self.error = error
     }
@@ -254,7 +258,7 @@ extension Latchkey {
                         recordId: Self.derivedIdentifier("evt", "\(delivery.id)\n\(delivery.attempts)"))
                 } else {
                     let delay = CallbackSchedule.retryDelays[min(delivery.attempts - 1, CallbackSchedule.retryDelays.count - 1)]
-                    delivery.nextAttemptAt = attempt.startedAt + delay
+                    delivery.nextAttemptAt = attempt.dueFrom + delay
                 }
                 try tx.save(delivery)
             }
