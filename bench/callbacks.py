@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -37,6 +38,59 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "system"))
 from lkharness import LK, activate, pin  # noqa: E402
 from receivers import Receiver  # noqa: E402
+
+
+class ReceiverProcess:
+    """The busy receiver in a process of its own. As a thread of this script it would hold the interpreter's lock for each of
+    its ~800 requests a second, and the client driving the PIN authentications would wait for it: the figure would be Python's."""
+
+    def __init__(self, delay, nice):
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve-receiver", str(delay), str(nice)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._url = self.proc.stdout.readline().strip()
+        if not self._url:
+            raise RuntimeError("the receiver process did not start")
+
+    def _ask(self, command):
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline().strip()
+
+    def url(self):
+        return self._url
+
+    def hold(self):
+        self._ask("hold")
+
+    def release(self):
+        self._ask("release")
+
+    def count(self):
+        return int(self._ask("count"))
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def serve_receiver(delay, nice):
+    """`--serve-receiver DELAY NICE`: a Receiver whose url is the first line out; then one answer a line in: hold, release, count."""
+    os.nice(nice)
+    receiver = Receiver(delay=delay)
+    print(receiver.url(), flush=True)
+    for line in sys.stdin:
+        command = line.strip()
+        if command == "hold":
+            receiver.hold()
+        elif command == "release":
+            receiver.release()
+        print(len(receiver.snapshot()) if command == "count" else "ok", flush=True)
+    receiver.close()
+    return 0
 
 
 def percentile(values, p):
@@ -132,7 +186,7 @@ def request_path(binary, seconds, backlog):
     quiet = spawn(binary, "pin-quiet")
     busy = spawn(binary, "pin-busy")
     # The receiver stands for one on another machine: its own CPU (this machine has 2) is not the request path's cost.
-    receiver = Receiver(delay=0.02, nice=19)
+    receiver = ReceiverProcess(delay=0.02, nice=19)
     try:
         quiet_device, _, _ = activate(quiet, "pin")
         busy_device, _, _ = activate(busy, "pin")
@@ -148,7 +202,7 @@ def request_path(binary, seconds, backlog):
         events(busy, registration, backlog // 2)
         receiver.release()
         time.sleep(0.2)
-        before = len(receiver.snapshot())
+        before = receiver.count()
         # Short windows, the two processes in turn (which first alternates), so a machine whose speed drifts (a shared host)
         # slows both sides of each pair alike; the figure is the median of the pairs' ratios.
         rounds = max(2, int(seconds))
@@ -161,7 +215,7 @@ def request_path(binary, seconds, backlog):
                 withouts.append(pin_rate(quiet, quiet_device, 1))
                 withs.append(pin_rate(busy, busy_device, 1))
             ratios.append(withs[-1] / withouts[-1])
-        after = len(receiver.snapshot())
+        after = receiver.count()
         return {"pin_auth_per_s_without": round(statistics.median(withouts), 1),
                 "pin_auth_per_s_with_busy_receiver": round(statistics.median(withs), 1),
                 "ratio": round(statistics.median(ratios), 3), "ratio_range": [round(min(ratios), 3), round(max(ratios), 3)],
@@ -173,6 +227,8 @@ def request_path(binary, seconds, backlog):
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--serve-receiver"]:
+        return serve_receiver(float(sys.argv[2]), int(sys.argv[3]))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--events", type=int, default=4000)
     ap.add_argument("--samples", type=int, default=200)

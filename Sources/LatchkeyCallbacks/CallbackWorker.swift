@@ -44,7 +44,7 @@ public final class CallbackWorker: Sendable {
         var seenRequests = 0
         /// Drains waiting for an idle pass that began at or after their request.
         var drains: [(request: Int, done: DispatchSemaphore)] = []
-        /// Attempts under way, per callback.
+        /// Attempts under way, per callback; 0 for one whose last attempt ended and that no claim has looked at since.
         var sending: [String: Int] = [:]
         var sendingTotal = 0
         /// Attempts ended and not yet recorded.
@@ -87,7 +87,7 @@ public final class CallbackWorker: Sendable {
         BackgroundPriority.lowerThisThread()
         var lastPrune: UnixTime?
         var lastLook: Int64?
-        var backlog = Backlog()
+        var more = false
         var idleWaitEnded = false
         while true {
             let (request, woken) = state.withLock { state -> (Int, Bool) in
@@ -95,15 +95,16 @@ public final class CallbackWorker: Sendable {
                 return (state.requests, state.requests != state.seenRequests)
             }
             // Look for new events and what fell due after a wake-up, and at least once a second (other processes' events, retries
-            // and leases falling due); otherwise only record what ended and claim what a full claim may have left.
+            // and leases falling due); otherwise record what ended, claim for the callbacks whose attempts ended, and claim what a full
+            // claim may have left.
             let now = core.clock.nowMilliseconds
             let looking = woken || idleWaitEnded || lastLook.map { now - $0 >= Int64(Self.pollMilliseconds) } ?? true
             if looking { lastLook = now }
             var idle = false
             var pause: Int
             do {
-                let pass = try self.pass(looking: looking, backlog: backlog)
-                backlog = pass.backlog
+                let pass = try self.pass(looking: looking, more: more)
+                more = pass.more
                 switch pass.next {
                 case .progress:
                     pause = 0
@@ -122,7 +123,7 @@ public final class CallbackWorker: Sendable {
                 // The store is away (a failover, a restart): what ended stays queued and is recorded when it is back.
                 logger.warning("callback deliveries paused", metadata: ["error": "\(String(describing: type(of: error)))"])
                 pause = Self.retryMilliseconds
-                backlog.full = true
+                more = true
                 releaseDrains(upTo: request)
             }
             // An idle wait that ran out: something fell due, or it is time to look for other processes' events.
@@ -139,16 +140,9 @@ public final class CallbackWorker: Sendable {
         case idle
     }
 
-    /// What the last claim may have left due.
-    private struct Backlog {
-        /// It took all it could: more may be due.
-        var full = false
-        /// It stopped at a callback's bound: more of it may be due once one of its attempts ends.
-        var capped = false
-    }
-
-    /// Records what ended, fans out (when `looking`), claims when something may be due, and starts what it claimed.
-    private func pass(looking: Bool, backlog: Backlog) throws -> (next: Next, backlog: Backlog) {
+    /// Records what ended, fans out (when `looking`), claims when something may be due, and starts what it claimed. `more`: the
+    /// last claim of callbacks with nothing under way came back full, and is the next pass's.
+    private func pass(looking: Bool, more: Bool) throws -> (next: Next, more: Bool) {
         let ended = state.withLock { state -> [CallbackAttempt] in
             defer { state.ended.removeAll() }
             return state.ended
@@ -165,14 +159,20 @@ public final class CallbackWorker: Sendable {
         if looking {
             repeat { fannedOut = try core.fanOutCallbackEvents(limit: Self.fanOutBatch) } while fannedOut == Self.fanOutBatch
         }
+        // Callbacks under way (or whose last attempt just ended, kept at 0) are claimed for as their attempts end, each as much as it
+        // has room for; the others when something may have fallen due for them.
         let (free, underWay) = state.withLock { (Self.inFlight - $0.sendingTotal, $0.sending) }
         var claimed: [ClaimedDelivery] = []
-        var left = backlog
-        if free > 0, looking || fannedOut > 0 || backlog.full || (backlog.capped && !ended.isEmpty) {
-            claimed = try core.claimCallbackDeliveries(limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay)
-            var taken = underWay
-            for delivery in claimed { taken[delivery.callbackId, default: 0] += 1 }
-            left = Backlog(full: claimed.count == free, capped: taken.values.contains { $0 >= Self.inFlightPerCallback })
+        var left = more
+        let idleToo = looking || fannedOut > 0 || more
+        if free > 0, idleToo || !ended.isEmpty {
+            let claim = try core.claimCallbackDeliveries(limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay, idleToo: idleToo)
+            claimed = claim.deliveries
+            left = idleToo ? claim.more : more
+            // Only this thread starts attempts: a callback at 0 then is at 0 now, and has been claimed for.
+            state.withLock { state in
+                for (callbackId, attempts) in underWay where attempts == 0 && state.sending[callbackId] == 0 { state.sending[callbackId] = nil }
+            }
         }
         for delivery in claimed { start(delivery) }
         if !ended.isEmpty || !claimed.isEmpty { return (.progress, left) }
@@ -221,7 +221,6 @@ public final class CallbackWorker: Sendable {
                 state.ended.append(attempt)
                 state.sendingTotal -= 1
                 state.sending[delivery.callbackId, default: 1] -= 1
-                if state.sending[delivery.callbackId] == 0 { state.sending[delivery.callbackId] = nil }
                 return state.ended.count >= Self.recordBatch || state.sendingTotal == 0
             }
             if tell { signal.signal() }

@@ -178,54 +178,87 @@ extension Latchkey {
     }
 
     /// Takes up to `limit` deliveries that are due and held by no live process, at most `perCallback` to one callback counting the
-    /// attempts of it `underWay` in this process.
+    /// attempts of it `underWay` in this process; those of callbacks with none under way only when `idleToo`.
     ///
     /// This process holds each for `CallbackSchedule.lease` seconds, and each is due again when that ends: a process killed mid-attempt
     /// gives it up then, to whichever process claims next.
-    public func claimCallbackDeliveries(limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:]) throws -> [ClaimedDelivery] {
-        try transact { tx, _ in
-            var filters: [StoreFilter] = [
-                .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
-                StoreFilter(CallbackDeliveryRecord.Columns.nextAttemptAt, .lessOrEqual, .int(now)),
-            ]
-            var taken = underWay
-            filters += taken.filter { $0.value >= perCallback }.keys.sorted().map {
-                StoreFilter(CallbackDeliveryRecord.Columns.callbackId, .notEqual, .text($0))
-            }
-            let dueQuery = StoreQuery<CallbackDeliveryRecord>(where: filters, limit: perCallback < limit ? limit * 2 : limit)
+    /// - Returns: the deliveries claimed, and whether more may be due (a read came back full).
+    public func claimCallbackDeliveries(
+        limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:], idleToo: Bool = true
+    ) throws
+        -> (deliveries: [ClaimedDelivery], more: Bool)
+    {
+        let queries = Self.dueQueries(limit: limit, perCallback: perCallback, underWay: underWay, idleToo: idleToo, now: now)
+        guard !queries.isEmpty else { return ([], false) }
+        return try transact { tx, _ in
             // The due deliveries, and their callbacks and events, in one round trip.
-            let dueIds = StoreKey.ids(of: dueQuery)
-            tx.willRead([
-                .rows(dueQuery),
-                .row(CallbackRecord.self, id: .column(CallbackDeliveryRecord.Columns.callbackId, of: CallbackDeliveryRecord.self, dueIds)),
-                .row(CallbackEventRecord.self, id: .column(CallbackDeliveryRecord.Columns.eventId, of: CallbackDeliveryRecord.self, dueIds)),
-            ])
-            let due = try tx.fetchAll(dueQuery)
+            tx.willRead(
+                queries.flatMap { query -> [StoreRead] in
+                    let dueIds = StoreKey.ids(of: query)
+                    return [
+                        .rows(query),
+                        .row(CallbackRecord.self, id: .column(CallbackDeliveryRecord.Columns.callbackId, of: CallbackDeliveryRecord.self, dueIds)),
+                        .row(CallbackEventRecord.self, id: .column(CallbackDeliveryRecord.Columns.eventId, of: CallbackDeliveryRecord.self, dueIds)),
+                    ]
+                })
             let leaseUntil = now + CallbackSchedule.lease
             var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
+            var taken = underWay
             var claimed: [ClaimedDelivery] = []
-            for var delivery in due where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
-                guard taken[delivery.callbackId, default: 0] < perCallback else { continue }
-                var found = callbacks[delivery.callbackId]
-                if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
-                    found = (callback, try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id))
-                    callbacks[callback.id] = found
+            var more = false
+            for query in queries {
+                let due = try tx.fetchAll(query)
+                more = more || due.count == query.limit
+                // A retry by hand makes a delivery due while its attempt is under way: it is claimed once the lease is given up.
+                for var delivery in due where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
+                    guard taken[delivery.callbackId, default: 0] < perCallback else { continue }
+                    var found = callbacks[delivery.callbackId]
+                    if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
+                        found = (callback, try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id))
+                        callbacks[callback.id] = found
+                    }
+                    guard let (callback, key) = found, let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else {
+                        try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
+                        continue
+                    }
+                    delivery.leaseUntil = leaseUntil
+                    delivery.nextAttemptAt = leaseUntil
+                    try tx.save(delivery)
+                    taken[delivery.callbackId, default: 0] += 1
+                    claimed.append(
+                        ClaimedDelivery(
+                            deliveryId: delivery.id, callbackId: callback.id, url: callback.url, key: key, eventId: event.id, type: event.type,
+                            seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: leaseUntil))
                 }
-                guard let (callback, key) = found, let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else {
-                    try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
-                    continue
-                }
-                delivery.leaseUntil = leaseUntil
-                delivery.nextAttemptAt = leaseUntil
-                try tx.save(delivery)
-                taken[delivery.callbackId, default: 0] += 1
-                claimed.append(
-                    ClaimedDelivery(
-                        deliveryId: delivery.id, callbackId: callback.id, url: callback.url, key: key, eventId: event.id, type: event.type,
-                        seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: leaseUntil))
             }
-            return claimed
+            return (claimed, more)
         }
+    }
+
+    /// What a claim reads: for each callback with attempts under way, as many of its due deliveries as it has room for (through the
+    /// index on callback and status); with `idleToo`, due deliveries of the other callbacks, no more than one callback may take.
+    /// Nothing is read that could not be claimed (but a delivery retried by hand while leased): a worker whose one receiver is slow
+    /// claims a few at a time, as attempts end.
+    static func dueQueries(
+        limit: Int, perCallback: Int, underWay: [String: Int], idleToo: Bool, now: UnixTime
+    )
+        -> [StoreQuery<CallbackDeliveryRecord>]
+    {
+        let due: [StoreFilter] = [
+            .equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue),
+            StoreFilter(CallbackDeliveryRecord.Columns.nextAttemptAt, .lessOrEqual, .int(now)),
+        ]
+        guard limit > 0 else { return [] }
+        var queries: [StoreQuery<CallbackDeliveryRecord>] = []
+        for (callbackId, attempts) in underWay.sorted(by: { $0.key < $1.key }) where attempts < perCallback {
+            queries.append(
+                StoreQuery(where: [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)] + due, limit: min(perCallback - attempts, limit)))
+        }
+        if idleToo {
+            let others = underWay.keys.sorted().map { StoreFilter(CallbackDeliveryRecord.Columns.callbackId, .notEqual, .text($0)) }
+            queries.append(StoreQuery(where: due + others, limit: min(perCallback, limit)))
+        }
+        return queries
     }
 
     /// Records how attempts ended.
