@@ -140,8 +140,9 @@ public final class CallbackWorker: Sendable {
         case idle
     }
 
-    /// Records what ended, fans out (when `looking`), claims when something may be due, and starts what it claimed. `more`: the
-    /// last claim of callbacks with nothing under way came back full, and is the next pass's.
+    /// Records what ended, fans out (when `looking`), claims when something may be due, and starts what it claimed.
+    ///
+    /// `more`: the last claim of callbacks with nothing under way came back full, and is the next pass's.
     private func pass(looking: Bool, more: Bool) throws -> (next: Next, more: Bool) {
         let ended = state.withLock { state -> [CallbackAttempt] in
             defer { state.ended.removeAll() }

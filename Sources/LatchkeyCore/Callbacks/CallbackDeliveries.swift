@@ -235,8 +235,10 @@ extension Latchkey {
         }
     }
 
-    /// What a claim reads: for each callback with attempts under way, as many of its due deliveries as it has room for (through the
-    /// index on callback and status); with `idleToo`, due deliveries of the other callbacks, no more than one callback may take.
+    /// What a claim reads.
+    ///
+    /// For each callback with attempts under way, as many of its due deliveries as it has room for (through the index on callback
+    /// and status); with `idleToo`, due deliveries of the other callbacks, no more than one callback may take.
     /// Nothing is read that could not be claimed (but a delivery retried by hand while leased): a worker whose one receiver is slow
     /// claims a few at a time, as attempts end.
     static func dueQueries(
