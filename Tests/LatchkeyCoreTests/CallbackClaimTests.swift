@@ -6,8 +6,10 @@ import Testing
 
 /// Issue 39: a claim reads only deliveries it may take.
 ///
-/// A callback with attempts under way is read for as many as it has room for; the others, only when the worker asks (`idleToo`) and no more than one callback may take. With one slow receiver the
-/// worker claims a few at a time as attempts end, instead of reading a page of the backlog it cannot start.
+/// A callback with attempts under way is read for as many as it has room for; the others, only when
+/// the worker asks (`idleToo`) and no more than one callback may take. With one slow receiver the
+/// worker claims a few at a time as attempts end, instead of reading a page of the backlog it
+/// cannot start.
 @Suite struct CallbackClaimTests {
     /// Events' data as the server writes it does not matter here.
     private struct EmptyData: CallbackRenderer {
