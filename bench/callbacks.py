@@ -16,7 +16,7 @@ the figure is the sender's):
    committed it (read by this script) to the receiver's answer: p50, p99.
 3. the request path: simulated-device PIN authentications per second (authentication/start then
    finish, pipelined 8 deep) in a process with no callback, and in one whose worker sends a backlog
-   of deliveries to a busy receiver (20 ms an answer; its thread at nice 19, standing for a receiver on
+   of deliveries to a busy receiver (20 ms an answer; a process of its own at nice 19, standing for a receiver on
    another machine) throughout the window. Both processes commit the same backlog of changes first
    (the quiet one with no callback), so their stores differ only by the callback's events and
    deliveries. Goal: with/without >= 0.95.
