@@ -56,9 +56,13 @@ import Testing
         let second = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: underWay, idleToo: false)
         for delivery in second.deliveries { underWay[delivery.callbackId, default: 0] += 1 }
         #expect(underWay == [a: 16, b: 16])
+        // Reads of callbacks under way that come back full say nothing of the others.
+        #expect(!second.more)
         #expect(Set(first.deliveries.map(\.deliveryId)).isDisjoint(with: second.deliveries.map(\.deliveryId)))
-        // At their bounds: nothing to read.
+        // At their bounds: nothing to read, and with `idleToo` nothing of another callback is due.
         #expect(try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: underWay, idleToo: false).deliveries.isEmpty)
+        let idle = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: underWay, idleToo: true)
+        #expect(idle.deliveries.isEmpty && !idle.more)
         // One of a's attempts ends: one more of a's, none of b's.
         underWay[a] = 15
         let third = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: underWay, idleToo: false)

@@ -182,35 +182,34 @@ extension Latchkey {
     ///
     /// This process holds each for `CallbackSchedule.lease` seconds, and each is due again when that ends: a process killed mid-attempt
     /// gives it up then, to whichever process claims next.
-    /// - Returns: the deliveries claimed, and whether more may be due (a read came back full).
+    /// - Returns: the deliveries claimed, and whether more may be due to callbacks with none under way (with `idleToo`, their read
+    ///   came back full).
     public func claimCallbackDeliveries(
         limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:], idleToo: Bool = true
     ) throws
         -> (deliveries: [ClaimedDelivery], more: Bool)
     {
         let queries = Self.dueQueries(limit: limit, perCallback: perCallback, underWay: underWay, idleToo: idleToo, now: now)
-        guard !queries.isEmpty else { return ([], false) }
+        guard let first = queries.first else { return ([], false) }
         return try transact { tx, _ in
             // The due deliveries, and their callbacks and events, in one round trip.
+            let dueIds = queries.dropFirst().reduce(StoreKey.ids(of: first)) { .either($0, .ids(of: $1)) }
             tx.willRead(
-                queries.flatMap { query -> [StoreRead] in
-                    let dueIds = StoreKey.ids(of: query)
-                    return [
-                        .rows(query),
-                        .row(CallbackRecord.self, id: .column(CallbackDeliveryRecord.Columns.callbackId, of: CallbackDeliveryRecord.self, dueIds)),
-                        .row(CallbackEventRecord.self, id: .column(CallbackDeliveryRecord.Columns.eventId, of: CallbackDeliveryRecord.self, dueIds)),
-                    ]
-                })
+                queries.map { .rows($0) } + [
+                    .row(CallbackRecord.self, id: .column(CallbackDeliveryRecord.Columns.callbackId, of: CallbackDeliveryRecord.self, dueIds)),
+                    .row(CallbackEventRecord.self, id: .column(CallbackDeliveryRecord.Columns.eventId, of: CallbackDeliveryRecord.self, dueIds)),
+                ])
             let leaseUntil = now + CallbackSchedule.lease
             var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
             var taken = underWay
             var claimed: [ClaimedDelivery] = []
-            var more = false
-            for query in queries {
-                let due = try tx.fetchAll(query)
-                more = more || due.count == query.limit
+            // Every read before the first write: a write to the table forgets what was read of it.
+            let due = try queries.map { try tx.fetchAll($0) }
+            // More may be due to callbacks with none under way (those under way are claimed for as their attempts end).
+            let more = idleToo && due.last?.count == queries.last?.limit
+            for rows in due {
                 // A retry by hand makes a delivery due while its attempt is under way: it is claimed once the lease is given up.
-                for var delivery in due where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
+                for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
                     guard taken[delivery.callbackId, default: 0] < perCallback else { continue }
                     var found = callbacks[delivery.callbackId]
                     if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
