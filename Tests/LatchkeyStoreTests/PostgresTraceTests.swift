@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyContract
 import Logging
 import Synchronization
 import Testing
@@ -178,5 +179,27 @@ struct PostgresTraceTests {
         #expect(seen == [true, false])
         let again = try #require(captured.lines.withLock { $0.first })
         #expect(again.metadata["attempts"] == "2")
+    }
+
+    /// `admin/listOperations` that expires an operation itself (before the due work has) still makes
+    /// two round trips: the list is read before the expiry writes, and answered with it.
+    @Test func aListThatExpiresAnOperationMakesTwoRoundTrips() throws {
+        let (store, captured, tag) = try tracedStore()
+        let clock = ManualClock(start: 1_767_225_600)
+        let core = try Latchkey(store: store, clock: clock, random: SeededRandomSource(seed: 1))
+        let userId = "u-\(tag)"
+        _ = try core.createUser(NewUser(userId: userId, email: "\(tag)@example.com"))
+        _ = try core.configureOperationTemplate(
+            OperationTemplate(
+                applicationId: ApplicationConfig.defaultApplicationId, name: "t\(tag)", title: "Pay ${amount} EUR", message: "To CZ27",
+                data: "A1*A${amount}EUR", attributes: [], maxFailureCount: 5, ttlSeconds: 60, allowedMethods: OperationTemplate.defaultAllowedMethods)
+        )
+        let operation = try core.createOperation(NewOperation(userId: userId, template: "t\(tag)", parameters: [("amount", "1.00")]))
+        try clock.advance(by: 61)
+        captured.lines.withLock { $0.removeAll() }
+        let listed = try core.operations(userId: userId, status: nil, limit: 10)
+        #expect(listed.map(\.operationId) == [operation.operationId] && listed.map(\.status) == [.expired])
+        let writes = captured.lines.withLock { $0.filter { $0.metadata["kind"] == "write" } }
+        #expect(writes.count == 1 && writes.first?.metadata["roundTrips"] == "2", "\(writes.map(\.metadata))")
     }
 }

@@ -166,11 +166,25 @@ extension Latchkey {
     public func operations(userId: String, status: OperationStatus?, limit: Int) throws -> [Operation] {
         try transact { tx, effects in
             let listed = OperationRecord.listed(userId: userId, status: status, limit: limit)
-            // The list is read again only when an expiry wrote to the table.
             tx.willRead([.row(UserRecord.self, id: userId), .rows(OperationRecord.pendingOf.query(userId)), .rows(listed)])
             _ = try user(tx, userId)
-            try expireDueOperations(tx, effects, of: userId)
-            return try tx.fetchAll(listed).map { try $0.operation() }
+            // Every read before the first write (a write to the table forgets what was read of it): the list as it stood, then what
+            // this call's expiries change in it.
+            let before = try tx.fetchAll(listed)
+            let wasPending = try expireDueOperations(tx, effects, of: userId)
+            let expired = Dictionary(uniqueKeysWithValues: wasPending.filter { !$0.isPending }.map { ($0.id, $0) })
+            guard !expired.isEmpty else { return try before.map { try $0.operation() } }
+            switch status {
+            case .pending?:
+                // Every pending operation was read (oldest first): those still pending, newest first.
+                return try wasPending.filter(\.isPending).reversed().prefix(limit).map { try $0.operation() }
+            case .expired?:
+                // Those just expired join the list where the store orders them: read again (on PostgreSQL a third round trip,
+                // only when this call expired one).
+                return try tx.fetchAll(listed).map { try $0.operation() }
+            default:
+                return try before.map { try (expired[$0.id] ?? $0).operation() }
+            }
         }
     }
 
@@ -228,10 +242,11 @@ extension Latchkey {
 
     // MARK: time-driven expiry
 
-    /// Expires the user's pending operations whose time is up.
-    private func expireDueOperations(_ tx: StoreTransaction, _ effects: Effects, of userId: String) throws {
-        let pending = try tx.fetchAll(OperationRecord.pendingOf, userId)
-        for var record in pending { try settle(tx, effects, &record) }
+    /// Expires the user's pending operations whose time is up; returns every one that was pending, oldest first, as it is now.
+    private func expireDueOperations(_ tx: StoreTransaction, _ effects: Effects, of userId: String) throws -> [OperationRecord] {
+        var pending = try tx.fetchAll(OperationRecord.pendingOf, userId)
+        for index in pending.indices { try settle(tx, effects, &pending[index]) }
+        return pending
     }
 
     /// When the next pending operation expires (nil: none).
