@@ -28,7 +28,7 @@ extension SimulatedDevices {
     /// - Throws: `notFound` (backup), `alreadyExists` (device).
     public func restore(backupId: String, _ new: NewDevice) throws -> String {
         try core.session { session in
-            // A deviceId drawn here is checked in a read of its own (it is drawn after the backup is found).
+            // A deviceId drawn here (after the backup is found) is checked with COMMIT.
             session.tx.willRead(
                 [.row(DeviceBackupRecord.self, id: backupId), .rows(DeviceBackupItemRecord.ofBackup, .value(backupId))]
                     + (new.deviceId.map { [.row(DeviceRecord.self, id: $0)] } ?? []))

@@ -102,9 +102,20 @@ public final class SimulatedDevices: Sendable {
     }
 
     func insert(_ tx: StoreTransaction, _ new: NewDevice) throws -> String {
-        let deviceId = new.deviceId ?? core.random.identifier("dev")
-        if try tx.fetch(DeviceRecord.self, id: deviceId) != nil {
-            throw DomainError(.alreadyExists, "A device with this deviceId exists already", [(.kind, .string("device"))])
+        let deviceId: String
+        if let given = new.deviceId {
+            guard try tx.fetch(DeviceRecord.self, id: given) == nil else {
+                throw DomainError(.alreadyExists, "A device with this deviceId exists already", [(.kind, .string("device"))])
+            }
+            deviceId = given
+        } else {
+            // A drawn id (80 random bits) is checked with COMMIT, no round trip of its own: were it ever taken, the transaction runs
+            // again, asks first and draws another.
+            var drawn: String
+            repeat {
+                drawn = core.random.identifier("dev")
+            } while try !tx.noneMatch(StoreQuery<DeviceRecord>(where: [.equals(DeviceRecord.Columns.id, drawn)], limit: 1))
+            deviceId = drawn
         }
         try tx.save(
             DeviceRecord(

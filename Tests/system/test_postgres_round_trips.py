@@ -130,6 +130,8 @@ def phone_flows(lk):
     lk.authenticate("d1", {"method": "faceId"})
     backup = lk.ok("device/backup", deviceId="d1", kind="iCloud")["backupId"]
     lk.ok("device/restore", backupId=backup, deviceId="d2")
+    lk.ok("device/restore", backupId=backup)  # a drawn deviceId: checked with COMMIT
+    lk.ok("device/create")
     lk.ok("recovery/start", deviceId="d2")
     lk.ok("recovery/finish", deviceId="d2", recoveryParameter={"method": "backup", "recoveryCode": "correct horse battery"},
           authParameter=pin("4321"))
