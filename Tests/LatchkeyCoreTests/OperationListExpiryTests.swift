@@ -10,10 +10,7 @@ import Testing
 /// ones in it; `pending` is answered from every pending operation read; `expired` is read again.
 /// Each answer is the one a list read after the expiry would give.
 @Suite struct OperationListExpiryTests {
-    private let template = OperationTemplate(
-        applicationId: ApplicationConfig.defaultApplicationId, name: "payment", title: "Pay ${amount} EUR", message: "To CZ27",
-        data: "A1*A${amount}EUR*ICZ2730300000001165254011", attributes: [], maxFailureCount: 5, ttlSeconds: 3600,
-        allowedMethods: OperationTemplate.defaultAllowedMethods)
+    private let template = paymentTemplate
 
     /// Four operations, oldest first: two that expire after 60 s, one after an hour, one canceled.
     private func operations() throws -> (TestSystem, [String]) {

@@ -10,10 +10,7 @@ import Testing
 /// open, or lacks a factor enrolled since is made again from the server key, and every code still
 /// checks as the phone computed it.
 @Suite struct ServerKeyAgreementsTests {
-    private let template = OperationTemplate(
-        applicationId: ApplicationConfig.defaultApplicationId, name: "payment", title: "Pay ${amount} EUR", message: "To CZ27",
-        data: "A1*A${amount}EUR*ICZ2730300000001165254011", attributes: [], maxFailureCount: 5, ttlSeconds: 3600,
-        allowedMethods: OperationTemplate.defaultAllowedMethods)
+    private let template = paymentTemplate
 
     private func newOperation(_ system: TestSystem) throws -> String {
         try system.core.createOperation(NewOperation(userId: "alice", template: "payment", parameters: [("amount", "10.00")])).operationId

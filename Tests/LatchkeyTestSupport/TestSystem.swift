@@ -36,6 +36,12 @@ public func activatedWithPin(_ system: TestSystem, pin: String = "1234") throws 
     }
 }
 
+/// The operation tests' template: "Pay ${amount} EUR" to CZ27…, an hour to approve, in the default application.
+public let paymentTemplate = OperationTemplate(
+    applicationId: ApplicationConfig.defaultApplicationId, name: "payment", title: "Pay ${amount} EUR", message: "To CZ27",
+    data: "A1*A${amount}EUR*ICZ2730300000001165254011", attributes: [], maxFailureCount: 5, ttlSeconds: 3600,
+    allowedMethods: OperationTemplate.defaultAllowedMethods)
+
 /// Runs `body` and returns the domain error it threw.
 public func domainError(_ body: () throws -> Void) -> DomainError? {
     do {
