@@ -201,16 +201,15 @@ extension Latchkey {
                 ])
             let leaseUntil = now + CallbackSchedule.lease
             var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
-            var taken = underWay
             var claimed: [ClaimedDelivery] = []
             // Every read before the first write: a write to the table forgets what was read of it.
             let due = try queries.map { try tx.fetchAll($0) }
             // More may be due to callbacks with none under way (those under way are claimed for as their attempts end).
             let more = idleToo && due.last?.count == queries.last?.limit
             for rows in due {
-                // A retry by hand makes a delivery due while its attempt is under way: it is claimed once the lease is given up.
+                // Each read asks for no more than its callbacks have room for (`dueQueries`). A retry by hand makes a delivery due
+                // while its attempt is under way: it is claimed once the lease is given up.
                 for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
-                    guard taken[delivery.callbackId, default: 0] < perCallback else { continue }
                     var found = callbacks[delivery.callbackId]
                     if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
                         found = (callback, try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id))
@@ -223,7 +222,6 @@ extension Latchkey {
                     delivery.leaseUntil = leaseUntil
                     delivery.nextAttemptAt = leaseUntil
                     try tx.save(delivery)
-                    taken[delivery.callbackId, default: 0] += 1
                     claimed.append(
                         ClaimedDelivery(
                             deliveryId: delivery.id, callbackId: callback.id, url: callback.url, key: key, eventId: event.id, type: event.type,
