@@ -72,7 +72,7 @@ class Request:
 class Receiver:
     """An HTTP(S) receiver on 127.0.0.1; `answer(request) -> int | HANG` (default 200)."""
 
-    def __init__(self, secret=None, answer=None, tls=None, manual=False, delay=0, nice=0):
+    def __init__(self, secret=None, answer=None, tls=None, manual=False, delay=0):
         self.secret = secret
         self.delay = delay          # seconds each answer waits (a busy receiver)
         self.answer = answer or (lambda request: 200)
@@ -83,7 +83,6 @@ class Receiver:
         self._open = None           # set: answers go out (`hold` clears it until `release`)
         self._hung = []
         ready = threading.Event()
-        self._nice = nice          # the receiver thread's niceness (the benchmark's: a receiver on another machine)
         self._thread = threading.Thread(target=self._run, args=(tls, ready), daemon=True)
         self._thread.start()
         ready.wait(10)
@@ -94,8 +93,6 @@ class Receiver:
         return f"{scheme}://{host}:{self.port}{path}"
 
     def _run(self, tls, ready):
-        if self._nice:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self._nice)
         asyncio.set_event_loop(self._loop)
         self._open = asyncio.Event()
         self._open.set()
