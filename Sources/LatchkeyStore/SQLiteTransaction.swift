@@ -39,15 +39,54 @@ struct Transaction: StoreTransaction {
     }
 
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
+    ///
+    /// SQLite rewrites every index whose column an UPDATE sets, whether its value changed or not:
+    /// a passkey's sign-in, setting its counter, would write both of the passkey table's index pages
+    /// too. So an update first sets only the columns no index holds, and only where the indexed ones
+    /// already hold the row's values (`upsertKeepingIndexes`); where one of them differs, that
+    /// statement changes nothing and the whole row is set.
     func save<R: StoredRecord>(_ record: R) throws {
-        let statement = try statements.statement(R.self, .upsert, in: db) {
-            let names = R.columns.map(\.quotedDatabaseIdentifier)
-            let updates = names.filter { $0 != "id".quotedDatabaseIdentifier }.map { "\($0) = excluded.\($0)" }
-            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            return "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
-                + "ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))"
+        let values = record.rowValues
+        if let keeping = try statements.optionalStatement(R.self, .upsertKeepingIndexes, in: db, sql: { try upsertKeepingIndexes(R.self) }) {
+            try SQLiteStatementRun(keeping, db).run(values)
+            guard db.changesCount == 0 else { return }
         }
-        try SQLiteStatementRun(statement, db).run(record.rowValues)
+        let statement = try statements.statement(R.self, .upsert, in: db) {
+            Self.upsert(R.self, setting: R.columns.filter { $0 != "id" })
+        }
+        try SQLiteStatementRun(statement, db).run(values)
+    }
+
+    /// The upsert of `columns` (every other column is written on insert only).
+    private static func upsert<R: StoredRecord>(_ type: R.Type, setting columns: [String], where condition: String = "") -> String {
+        let names = R.columns.map(\.quotedDatabaseIdentifier)
+        let updates = columns.map(\.quotedDatabaseIdentifier).map { "\($0) = excluded.\($0)" }
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        return "INSERT INTO \(R.table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) "
+            + "ON CONFLICT(id) DO UPDATE SET \(updates.joined(separator: ", "))\(condition)"
+    }
+
+    /// The upsert that sets only the columns no index holds, where the indexed ones hold the row's
+    /// values; nil where it would not help (no indexed column but the id, or nothing else) or could
+    /// be wrong (an index on an expression, or a partial one, whose rows depend on other columns).
+    private func upsertKeepingIndexes<R: StoredRecord>(_ type: R.Type) throws -> String? {
+        let table = R.table.quotedDatabaseIdentifier
+        let indexes = try Row.fetchAll(db, sql: "SELECT name, partial FROM pragma_index_list(?)", arguments: [R.table])
+        var indexed: Set<String> = []
+        for index in indexes {
+            guard let name: String = index["name"], index["partial"] as Int? == 0 else { return nil }
+            let columns = try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [name])
+            for column in columns {
+                guard let column: String = column["name"] else { return nil }
+                indexed.insert(column)
+            }
+        }
+        indexed.remove("id")
+        let kept = R.columns.filter { indexed.contains($0) }
+        let set = R.columns.filter { $0 != "id" && !indexed.contains($0) }
+        guard !kept.isEmpty, !set.isEmpty else { return nil }
+        let unchanged = kept.map(\.quotedDatabaseIdentifier).map { "\(table).\($0) IS excluded.\($0)" }
+        return Self.upsert(R.self, setting: set, where: " WHERE " + unchanged.joined(separator: " AND "))
     }
 
     /// One writer at a time holds the database: the next number is the largest so far plus one, and

@@ -10,6 +10,9 @@ final class StatementCache: @unchecked Sendable {
     /// What a statement does.
     enum Operation: Hashable {
         case fetch, delete, upsert, insertNumbered
+        /// The upsert that leaves the indexed columns as they are (`Transaction.save`); nil where
+        /// every update must set the whole row.
+        case upsertKeepingIndexes
         case select(Shape)
         case count(Shape)
         case deleteWhere(Shape)
@@ -39,14 +42,28 @@ final class StatementCache: @unchecked Sendable {
         let operation: Operation
     }
 
-    private var prepared: [Key: Statement] = [:]
+    private var prepared: [Key: Statement?] = [:]
 
     /// The statement of `operation` on `type`'s table, prepared from `sql` the first time.
-    func statement<R: StoredRecord>(_ type: R.Type, _ operation: Operation, in db: Database, sql: () -> String) throws -> Statement {
+    func statement<R: StoredRecord>(_ type: R.Type, _ operation: Operation, in db: Database, sql: () throws -> String) throws -> Statement {
         let key = Key(type: ObjectIdentifier(type), operation: operation)
-        if let statement = prepared[key] { return statement }
+        if let statement = prepared[key] ?? nil { return statement }
         let statement = try db.makeStatement(sql: sql())
         prepared[key] = statement
+        return statement
+    }
+
+    /// The statement of `operation` on `type`'s table, or nil where `sql` gives none: either is
+    /// found out once.
+    func optionalStatement<R: StoredRecord>(
+        _ type: R.Type, _ operation: Operation, in db: Database, sql: () throws -> String?
+    ) throws
+        -> Statement?
+    {
+        let key = Key(type: ObjectIdentifier(type), operation: operation)
+        if let known = prepared[key] { return known }
+        let statement = try sql().map { try db.makeStatement(sql: $0) }
+        prepared[key] = .some(statement)
         return statement
     }
 }
