@@ -99,18 +99,26 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return try KeyFile.readOrCreate(at: keyPath, make: make)
     }
 
+    /// The body in one transaction that takes the write lock at its start.
+    ///
+    /// `BEGIN IMMEDIATE`, the body, `COMMIT`; on any error, `ROLLBACK` (which fails harmlessly
+    /// where SQLite has already rolled back) and the first error thrown. The three statements are
+    /// prepared once (`StatementCache.Control`).
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        var outcome: T?
         try Self.mapBusy {
             try queue.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    outcome = try body(Transaction(db: db, statements: statements))
-                    return .commit
+                let transaction = Transaction(db: db, statements: statements)
+                try transaction.run(.begin)
+                do {
+                    let outcome = try body(transaction)
+                    try transaction.run(.commit)
+                    return outcome
+                } catch {
+                    try? transaction.run(.rollback)
+                    throw error
                 }
             }
         }
-        guard let outcome else { throw StoreFailure.noOutcome }
-        return outcome
     }
 
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
@@ -131,5 +139,3 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try queue.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" }
     }
 }
-
-enum StoreFailure: Error { case noOutcome }

@@ -116,6 +116,11 @@ struct Transaction: StoreTransaction {
         try SQLiteStatementRun(statement, db).run(Self.arguments(filters))
     }
 
+    /// Begins, commits or rolls back the transaction.
+    func run(_ control: StatementCache.Control) throws {
+        try SQLiteStatementRun(statements.statement(control, in: db), db).run([])
+    }
+
     /// The records the statement's rows hold, each read by its record.
     private func records<R: StoredRecord>(_ type: R.Type, _ statement: Statement, _ arguments: [StoreValue]) throws -> [R] {
         var records: [R] = []

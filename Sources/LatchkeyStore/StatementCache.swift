@@ -43,6 +43,22 @@ final class StatementCache: @unchecked Sendable {
     }
 
     private var prepared: [Key: Statement?] = [:]
+    private var controls: [Control: Statement] = [:]
+
+    /// The statements that begin and end a write transaction.
+    enum Control: String {
+        case begin = "BEGIN IMMEDIATE TRANSACTION"
+        case commit = "COMMIT TRANSACTION"
+        case rollback = "ROLLBACK TRANSACTION"
+    }
+
+    /// `control`'s statement, prepared the first time (GRDB's `inTransaction` parses each anew).
+    func statement(_ control: Control, in db: Database) throws -> Statement {
+        if let statement = controls[control] { return statement }
+        let statement = try db.makeStatement(sql: control.rawValue)
+        controls[control] = statement
+        return statement
+    }
 
     /// The statement of `operation` on `type`'s table, prepared from `sql` the first time.
     func statement<R: StoredRecord>(_ type: R.Type, _ operation: Operation, in db: Database, sql: () throws -> String) throws -> Statement {
