@@ -9,8 +9,26 @@ public enum Identifiers {
         return chars.dropFirst().allSatisfy { $0 >= 48 && $0 <= 57 }
     }
 
-    /// A plausible address: something, `@`, a domain with a dot; no spaces.
+    /// A plausible address: something, `@`, a domain with a dot; no spaces, no line breaks, at most
+    /// 254 characters.
     public static func isEmail(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 } ? isASCIIEmail(text.utf8) : isEmailByCharacters(text)
+    }
+
+    /// `isEmail` of an ASCII text, byte by byte: there a character is a byte, but for CR LF, which
+    /// the line-break rule refuses anyway.
+    static func isASCIIEmail(_ bytes: String.UTF8View) -> Bool {
+        let breaks = UInt8(ascii: "\n")...UInt8(ascii: "\r")  // LF, VT, FF, CR
+        guard bytes.count <= 254, !bytes.contains(where: { $0 == UInt8(ascii: " ") || breaks.contains($0) }),
+            let at = bytes.firstIndex(of: UInt8(ascii: "@"))
+        else { return false }
+        let domain = bytes[bytes.index(after: at)...]
+        let dot = UInt8(ascii: ".")
+        return at != bytes.startIndex && !domain.contains(UInt8(ascii: "@")) && domain.contains(dot) && domain.first != dot && domain.last != dot
+    }
+
+    /// `isEmail` character by character (grapheme clusters): any text.
+    static func isEmailByCharacters(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else { return false }
         return !text.contains(where: { $0 == " " || $0.isNewline }) && text.count <= 254
