@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Testing
 
 @testable import LatchkeyContract
@@ -45,6 +46,18 @@ import Testing
         #expect(Base64URL.decode("AF") == nil, "the unused bits of the last character must be zero")
         #expect(Base64URL.decode("A") == nil)
         #expect(Base64URL.decode("AA AA") == nil)
+    }
+
+    @Test("base64url of every length 0–70 is Foundation's base64 in the URL alphabet without padding, and reads back")
+    func base64URLAgainstFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for count in 0...70 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == foundation, "\(count) bytes")
+            #expect(Base64URL.decode(foundation) == bytes, "\(count) bytes")
+        }
     }
 
     @Test("the payload is six lines joined by \\n with no final newline")

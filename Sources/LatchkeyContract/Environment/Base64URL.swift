@@ -10,21 +10,24 @@ public enum Base64URL {
     }()
 
     public static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Self.alphabet
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var index = 0
         while index + 3 <= bytes.count {
             let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(alphabet[Int(n >> 6 & 63)])
+            out.append(alphabet[Int(n & 63)])
             index += 3
         }
         let rest = bytes.count - index
-        if rest == 1 {
-            let n = UInt32(bytes[index]) << 16
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
-        } else if rest == 2 {
-            let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
+        if rest > 0 {
+            let n = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            if rest == 2 { out.append(alphabet[Int(n >> 6 & 63)]) }
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -34,12 +37,13 @@ public enum Base64URL {
     ///
     /// Nil otherwise.
     public static func decode(_ text: String) -> [UInt8]? {
-        let input = Array(text.utf8)
+        let input = text.utf8
         guard input.count % 4 != 1 else { return nil }
+        let values = Self.values
         var out: [UInt8] = []
         out.reserveCapacity(input.count * 3 / 4)
         var buffer: UInt32 = 0
-        var bits = 0
+        var bits: UInt32 = 0
         for character in input {
             let value = values[Int(character)]
             guard value != 0xFF else { return nil }
@@ -47,8 +51,8 @@ public enum Base64URL {
             bits += 6
             if bits >= 8 {
                 bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
+                out.append(UInt8(truncatingIfNeeded: buffer >> bits))
+                buffer &= (1 << bits) - 1
             }
         }
         guard buffer == 0 else { return nil }
