@@ -119,10 +119,10 @@ private struct OfflineCheck {
     let serverPublicKey: [UInt8]
     let phoneKeys: [(key: [UInt8], role: KeyRole)]
     let code: [UInt8]
-    let registrationId = "reg_" + Base64URL.encode(Array(Array(SHA256.hash(data: [1])).prefix(16)))
+    let registrationId = "reg_" + Base64URL.encode(Array(SHA256.hash(data: [1]).byteArray.prefix(16)))
     let operationId = UUID().uuidString.lowercased()
-    let operationHash = Base64URL.encode(Array(SHA256.hash(data: [2])))
-    let nonce = Base64URL.encode(Array(Array(SHA256.hash(data: [3])).prefix(16)))
+    let operationHash = Base64URL.encode(SHA256.hash(data: [2]).byteArray)
+    let nonce = Base64URL.encode(Array(SHA256.hash(data: [3]).byteArray.prefix(16)))
 
     init() throws {
         let server = P256.KeyAgreement.PrivateKey()
@@ -153,7 +153,7 @@ private struct OfflineCheck {
     }
 
     /// What an agreement is kept by: SHA-256 of the server's and the phone's public keys.
-    static func fingerprint(_ serverKey: [UInt8], _ phoneKey: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: serverKey + phoneKey)) }
+    static func fingerprint(_ serverKey: [UInt8], _ phoneKey: [UInt8]) -> [UInt8] { SHA256.hash(data: serverKey + phoneKey).byteArray }
 
     /// A sealing key, as the store derives it on every open.
     static func sealKey(_ storeKey: SymmetricKey, _ kind: String) -> SymmetricKey {
@@ -202,7 +202,7 @@ private struct OfflineCheck {
 private func offlineBenchmarks(_ system: System, count: Int) throws {
     report("== offline approval: one code checked (admin/verifyOfflineOperation) beside one P-256 ECDSA verification")
     let signingKey = P256.Signing.PrivateKey()
-    let message = Array(SHA256.hash(data: [4, 5, 6]))
+    let message = SHA256.hash(data: [4, 5, 6]).byteArray
     let signature = try signingKey.signature(for: message)
     let check = try OfflineCheck()
     let batch = 20

@@ -97,11 +97,11 @@ func benchCredential(_ id: String, _ response: JSON) -> JSON {
 
 func passkeyBenchmarks(directory: URL, count: Int) throws {
     report("== passkeys: sign-ins through the whole server (JSON, dispatch, CBOR, checks, SQLite) on a file store")
-    let rpIdHash = Array(SHA256.hash(data: Array("localhost".utf8)))
+    let rpIdHash = SHA256.hash(data: Array("localhost".utf8)).byteArray
     for algorithm in COSEAlgorithm.allCases {
         var server = InProcessServer(storePath: directory.appendingPathComponent("passkeys-\(algorithm.rawValue).sqlite").path)
         let key = try BenchKey.make(algorithm)
-        let credentialId = Array(SHA256.hash(data: Array("bench-\(algorithm.rawValue)".utf8)).prefix(16))
+        let credentialId = Array(SHA256.hash(data: Array("bench-\(algorithm.rawValue)".utf8)).byteArray.prefix(16))
         let id = Base64URL.encode(credentialId)
         _ = try server.call("admin/createUser", ["userId": "alice", "email": "alice@example.com", "password": "correct horse"])
         let session = try server.call("user/login", ["userId": "alice", "password": "correct horse"])["sessionId"] ?? .null
@@ -132,7 +132,7 @@ func passkeyBenchmarks(directory: URL, count: Int) throws {
             counter += 1
             let data = AuthenticatorData(rpIdHash: rpIdHash, flags: [.userPresent, .userVerified], signCount: counter).encoded
             let clientData = benchClientData("webauthn.get", options["publicKey"]?["challenge"]?.stringValue ?? "")
-            let signed = data + Array(SHA256.hash(data: clientData))
+            let signed = data + SHA256.hash(data: clientData).byteArray
             let signature = try key.sign(signed)
             let request = JSONSerializer.serialize([
                 "jsonrpc": "2.0", "id": 1, "method": "passkey/login",

@@ -42,7 +42,7 @@ let recoveryKDF = try measure("PBKDF2-HMAC-SHA256 x 100 000 (recovery code)", co
         unsafeUncheckedRounds: 100_000)
 }
 let key = P256.Signing.PrivateKey()
-let message = Array(SHA256.hash(data: [1, 2, 3]))
+let message = SHA256.hash(data: [1, 2, 3]).byteArray
 let signature = try key.signature(for: message)
 let sign = try measure("P-256 sign", count: 2000) { _ = try key.signature(for: message) }
 let verify = measure("P-256 verify", count: 2000) { _ = key.publicKey.isValidSignature(signature, for: message) }

@@ -41,7 +41,7 @@ public struct CallbackRequest: Sendable, Equatable {
         var signed = HMAC<SHA256>(key: SymmetricKey(data: key))
         signed.update(data: Array("\(id).\(timestamp).".utf8))
         signed.update(data: body)
-        return "v1," + Base64.encode(Array(signed.finalize()))
+        return "v1," + Base64.encode(signed.finalize().byteArray)
     }
 
     public static func == (lhs: CallbackRequest, rhs: CallbackRequest) -> Bool {

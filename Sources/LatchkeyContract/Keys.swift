@@ -32,7 +32,7 @@ public struct PublicKey: Sendable, Equatable, Hashable {
 
     /// The `keyId` of a key's 65 bytes (a key the store keeps, checked when it was registered:
     /// naming it needs no parse).
-    public static func keyId(sec1 bytes: [UInt8]) -> String { Base64URL.encode(Array(SHA256.hash(data: bytes).prefix(16))) }
+    public static func keyId(sec1 bytes: [UInt8]) -> String { Base64URL.encode(Array(SHA256.hash(data: bytes).byteArray.prefix(16))) }
 
     /// Whether `signature` is this key's over `payload` (ECDSA over SHA-256).
     ///

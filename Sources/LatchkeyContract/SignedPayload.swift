@@ -78,6 +78,6 @@ public enum PushContext {
             withUnsafeBytes(of: UInt32(clamping: bytes.count).bigEndian) { data.append(contentsOf: $0) }
             data.append(contentsOf: bytes)
         }
-        return Base64URL.encode(Array(SHA256.hash(data: data)))
+        return Base64URL.encode(SHA256.hash(data: data).byteArray)
     }
 }

@@ -63,7 +63,7 @@ extension Device {
     {
         let secret: [UInt8]
         if (try? P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey)) == nil {
-            secret = Array(SHA256.hash(data: privateKey))
+            secret = SHA256.hash(data: privateKey).byteArray
         } else {
             secret = try OfflineCode.sharedSecret(privateKey: privateKey, publicKey: serverKey)
         }

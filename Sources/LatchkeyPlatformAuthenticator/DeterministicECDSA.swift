@@ -13,7 +13,7 @@ public enum DeterministicECDSA {
         guard privateKey.count == 32 else { return nil }
         let d = Scalar256(bigEndian: privateKey)
         guard !d.isZero, d < Scalar256.order else { return nil }
-        let digest = Array(SHA256.hash(data: message))
+        let digest = SHA256.hash(data: message).byteArray
         let h = Scalar256(bigEndian: digest).reducedOnce
         var nonces = NonceGenerator(privateKey: privateKey, digest: h.bigEndianBytes)
         while true {
@@ -69,7 +69,7 @@ public enum DeterministicECDSA {
         }
 
         func mac(_ data: [UInt8]) -> [UInt8] {
-            Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+            HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)).byteArray
         }
 
         /// The next candidate in 1…n−1 (step h; after a refused candidate, step h.3's update).

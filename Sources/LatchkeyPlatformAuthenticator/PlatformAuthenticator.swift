@@ -149,7 +149,7 @@ public struct PlatformAuthenticator: Sendable {
             privateKey: privateKey, signCount: request.synced ? 0 : 1, synced: request.synced,
             createdAt: now)
         let data = AuthenticatorData(
-            rpIdHash: Array(SHA256.hash(data: Array(request.rpId.utf8))), flags: flags(credential, userVerified: request.userVerified),
+            rpIdHash: SHA256.hash(data: Array(request.rpId.utf8)).byteArray, flags: flags(credential, userVerified: request.userVerified),
             signCount: credential.signCount,
             attestedCredential: AttestedCredentialData(aaguid: aaguid, credentialId: id, publicKey: publicKey))
         let authData = data.encoded
@@ -171,10 +171,10 @@ public struct PlatformAuthenticator: Sendable {
         var credential = credential
         if !credential.synced { credential.signCount &+= 1 }
         let authData = AuthenticatorData(
-            rpIdHash: Array(SHA256.hash(data: Array(credential.rpId.utf8))),
+            rpIdHash: SHA256.hash(data: Array(credential.rpId.utf8)).byteArray,
             flags: flags(credential, userVerified: userVerified), signCount: credential.signCount
         ).encoded
-        let signed = authData + Array(SHA256.hash(data: clientDataJSON))
+        let signed = authData + SHA256.hash(data: clientDataJSON).byteArray
         let signature: [UInt8]
         switch credential.algorithm {
         case .es256:

@@ -133,7 +133,7 @@ public enum RelyingParty {
         do { data = try AuthenticatorData(bytes: bytes) } catch {
             throw PasskeyCheckFailure(.encoding, "authData is not what its flags announce (\(error))")
         }
-        guard data.rpIdHash == Array(SHA256.hash(data: Array(settings.rpId.utf8))) else {
+        guard data.rpIdHash == SHA256.hash(data: Array(settings.rpId.utf8)).byteArray else {
             throw PasskeyCheckFailure(.rpId, "authData's RP id hash is not the application's")
         }
         guard data.flags.contains(.userPresent) else { throw PasskeyCheckFailure(.userPresence, "UP is clear") }
@@ -279,6 +279,6 @@ public enum RelyingParty {
 
     /// What an assertion or a packed statement signs: `authData ‖ SHA-256(clientDataJSON)`.
     public static func signedBytes(authData: [UInt8], clientDataJSON: [UInt8]) -> [UInt8] {
-        authData + Array(SHA256.hash(data: clientDataJSON))
+        authData + SHA256.hash(data: clientDataJSON).byteArray
     }
 }

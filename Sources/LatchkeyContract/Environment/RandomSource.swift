@@ -85,7 +85,7 @@ public final class SeededRandomSource: RandomSource {
                     state.counter += 1
                     var mac = keyed
                     mac.update(data: block)
-                    state.pool.append(contentsOf: mac.finalize())
+                    state.pool.append(contentsOf: mac.finalize().byteArray)
                 }
             }
             defer { state.next += count }

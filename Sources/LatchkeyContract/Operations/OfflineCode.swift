@@ -19,7 +19,8 @@ public enum OfflineCode {
         let key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: x), salt: [UInt8](), info: Array("LATCHKEY-OTP-V1\n\(role.rawValue)\n\(registrationId)".utf8),
             outputByteCount: 32)
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array("LATCHKEY-OTP-V1\n\(operationId)\n\(operationHash)\n\(nonce)".utf8), using: key))
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("LATCHKEY-OTP-V1\n\(operationId)\n\(operationHash)\n\(nonce)".utf8), using: key)
+            .byteArray
         return truncate(mac)
     }
 

@@ -120,7 +120,7 @@ public enum OperationHash {
             withUnsafeBytes(of: UInt32(clamping: utf8.count).bigEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: utf8)
         }
-        return Base64URL.encode(Array(SHA256.hash(data: bytes)))
+        return Base64URL.encode(SHA256.hash(data: bytes).byteArray)
     }
 
     /// The last line of a rejection's payload: `<reason>:<hash>`.

@@ -303,7 +303,7 @@ extension Latchkey {
     /// An identifier named by what it is about: a prefix and 16 lowercase base32 characters (80 bits) of SHA-256 of `name`.
     static func derivedIdentifier(_ prefix: String, _ name: String) -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
-        let digest = Array(SHA256.hash(data: Array(name.utf8)))
+        let digest = SHA256.hash(data: Array(name.utf8)).byteArray
         var value = digest.prefix(10).reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
         var out: [Character] = []
         for _ in 0..<16 {

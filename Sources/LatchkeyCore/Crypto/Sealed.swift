@@ -44,7 +44,7 @@ enum Sealed {
         var authenticated = HMAC<SHA256>(key: nonceKey)
         authenticated.update(data: Array(rowId.utf8) + [0])
         authenticated.update(data: plaintext)
-        return try seal(plaintext, kind, rowId: rowId, storeKey: storeKey, nonce: Array(Array(authenticated.finalize()).prefix(12)))
+        return try seal(plaintext, kind, rowId: rowId, storeKey: storeKey, nonce: Array(authenticated.finalize().byteArray.prefix(12)))
     }
 
     private static func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8], nonce: [UInt8]) throws -> [UInt8] {

@@ -8,12 +8,12 @@ enum SecretHash {
     /// HMAC-SHA256 of `secret` under `key`, bound to a purpose, as lowercase hex.
     static func keyed(_ secret: String, purpose: String, key: [UInt8]) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array((purpose + "\u{0}" + secret).utf8), using: SymmetricKey(data: key))
-        return hex(Array(mac))
+        return hex(mac.byteArray)
     }
 
     /// SHA-256 of a high-entropy bearer secret, as lowercase hex.
     static func digest(_ secret: String, purpose: String) -> String {
-        hex(Array(SHA256.hash(data: Array((purpose + "\u{0}" + secret).utf8))))
+        hex(SHA256.hash(data: Array((purpose + "\u{0}" + secret).utf8)).byteArray)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

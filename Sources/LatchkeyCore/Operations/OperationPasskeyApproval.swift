@@ -77,6 +77,6 @@ extension Latchkey {
     /// The assertion challenge of an operation's approval: SHA-256 of
     /// `LATCHKEY-OPERATION-V1\n<operationId>\n<operation hash>\n<nonce>`.
     static func operationChallenge(operationId: String, hash: String, nonce: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array("LATCHKEY-OPERATION-V1\n\(operationId)\n\(hash)\n\(nonce)".utf8)))
+        SHA256.hash(data: Array("LATCHKEY-OPERATION-V1\n\(operationId)\n\(hash)\n\(nonce)".utf8)).byteArray
     }
 }

@@ -44,7 +44,7 @@ struct ServerKeyAgreements: Equatable {
         var hash = SHA256()
         hash.update(data: serverKey)
         hash.update(data: phoneKey)
-        return Array(hash.finalize())
+        return hash.finalize().byteArray
     }
 
     func secret(for fingerprint: [UInt8]) -> [UInt8]? { entries.first { $0.fingerprint == fingerprint }?.secret }

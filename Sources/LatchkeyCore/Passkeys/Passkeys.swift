@@ -115,7 +115,7 @@ extension Latchkey {
     private func decoyCredential(_ tx: StoreTransaction, _ identifier: UserIdentifier) throws -> PasskeyDescriptor {
         let key = SymmetricKey(data: try serverKey(tx))
         let mac = HMAC<SHA256>.authenticationCode(for: Array(("passkey-decoy\u{0}" + identifier.key).utf8), using: key)
-        return PasskeyDescriptor(id: Array(Array(mac).prefix(Self.decoyCredentialIdLength)), transports: PlatformTransports.simulatedPhone)
+        return PasskeyDescriptor(id: Array(mac.byteArray.prefix(Self.decoyCredentialIdLength)), transports: PlatformTransports.simulatedPhone)
     }
 
     /// Signs a user in with a passkey: a new session, exactly as `user/login` makes one.
