@@ -1,3 +1,4 @@
+import Crypto
 import LatchkeyContract
 import Logging
 import Synchronization
@@ -29,6 +30,8 @@ public final class Latchkey: Sendable {
     /// Where a transaction's events are written before it commits (nil: nowhere), boxed as `sink`.
     private let journal = Mutex<EventJournal?>(nil)
     let secretKeyCache = Mutex<[UInt8]?>(nil)
+    /// HMAC-SHA256 keyed by the store's key once, at start: each keyed hash starts from a copy (`keyedMAC`).
+    let keyedHash: Mutex<HMAC<SHA256>>
     let dueCache = DueCache()
     /// When the next pending operation expires, as last read.
     let operationDueCache = DueCache()
@@ -62,6 +65,7 @@ public final class Latchkey: Sendable {
         sink = Mutex(EventSink { _ in })
         let key = try store.secretKey { random.bytes(32) }
         secretKeyCache.withLock { $0 = key }
+        keyedHash = Mutex(HMAC<SHA256>(key: SymmetricKey(data: key)))
     }
 
     /// Where committed events go (the server turns them into notifications).

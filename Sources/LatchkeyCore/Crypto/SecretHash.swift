@@ -1,16 +1,11 @@
 import Crypto
 import LatchkeyContract
 
-/// Keyed hashes of low-entropy one-time secrets (activation codes, OTPs, reset codes) and plain hashes of high-entropy ones (tokens, session ids).
+/// Plain hashes of high-entropy secrets (tokens, session ids); low-entropy one-time secrets
+/// (activation codes, OTPs, reset codes) are hashed keyed (`Latchkey.codeHash`).
 ///
 /// The store keeps only these.
 enum SecretHash {
-    /// HMAC-SHA256 of `secret` under `key`, bound to a purpose, as lowercase hex.
-    static func keyed(_ secret: String, purpose: String, key: [UInt8]) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Array((purpose + "\u{0}" + secret).utf8), using: SymmetricKey(data: key))
-        return hex(mac.byteArray)
-    }
-
     /// SHA-256 of a high-entropy bearer secret, as lowercase hex.
     static func digest(_ secret: String, purpose: String) -> String {
         hex(SHA256.hash(data: Array((purpose + "\u{0}" + secret).utf8)).byteArray)
@@ -51,13 +46,22 @@ extension Latchkey {
 
     /// The keyed hash a one-time code is stored and looked up by.
     func codeHash(_ tx: StoreTransaction, _ code: String, purpose: String) throws -> String {
-        SecretHash.keyed(code, purpose: purpose, key: try serverKey(tx))
+        codeHash(code, purpose: purpose)
     }
 
-    /// The keyed hash of a code, for a read stated before the transaction: the key is made when
-    /// the system opens, so it is at hand (were it not, the stated read would find nothing and
-    /// the body's own read, with the key, would ask: a statement lost, never a wrong answer).
+    /// The keyed hash of a code (HMAC-SHA256 under the store's key, bound to a purpose, as lowercase
+    /// hex), for a read stated before the transaction as well: the key is made when the system
+    /// opens, so it is at hand.
     func codeHash(_ code: String, purpose: String) -> String {
-        SecretHash.keyed(code, purpose: purpose, key: secretKeyCache.withLock { $0 } ?? [])
+        SecretHash.hex(keyedMAC(Array((purpose + "\u{0}" + code).utf8)))
+    }
+
+    /// HMAC-SHA256 of `message` under the store's key, from a copy of the HMAC keyed at start.
+    func keyedMAC(_ message: [UInt8]) -> [UInt8] {
+        keyedHash.withLock { keyed in
+            var mac = keyed
+            mac.update(data: message)
+            return mac.finalize().byteArray
+        }
     }
 }

@@ -95,7 +95,7 @@ extension Latchkey {
                 // and decoded, passkeys read and decoded (for an unknown identifier the decoy user's,
                 // thrown away) and the decoy credential's hash.
                 let user = try userTellingNothing(tx, matching: identifier)
-                let decoy = try decoyCredential(tx, identifier)
+                let decoy = decoyCredential(identifier)
                 let passkeys = try passkeyRecords(tx, userId: user?.id ?? decoyUserId, rpId: app.relyingParty.rpId)
                     .filter { $0.publicKey != nil }.compactMap(\.descriptor)
                 userId = user?.id
@@ -112,10 +112,9 @@ extension Latchkey {
 
     /// The made-up credential offered for an identifier with no passkey behind it: derived with
     /// the store's keyed hash, so it is stable and tells nothing.
-    private func decoyCredential(_ tx: StoreTransaction, _ identifier: UserIdentifier) throws -> PasskeyDescriptor {
-        let key = SymmetricKey(data: try serverKey(tx))
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(("passkey-decoy\u{0}" + identifier.key).utf8), using: key)
-        return PasskeyDescriptor(id: Array(mac.byteArray.prefix(Self.decoyCredentialIdLength)), transports: PlatformTransports.simulatedPhone)
+    private func decoyCredential(_ identifier: UserIdentifier) -> PasskeyDescriptor {
+        let mac = keyedMAC(Array(("passkey-decoy\u{0}" + identifier.key).utf8))
+        return PasskeyDescriptor(id: Array(mac.prefix(Self.decoyCredentialIdLength)), transports: PlatformTransports.simulatedPhone)
     }
 
     /// Signs a user in with a passkey: a new session, exactly as `user/login` makes one.
