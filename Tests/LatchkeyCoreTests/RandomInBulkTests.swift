@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import LatchkeyContract
@@ -39,5 +40,28 @@ import Testing
         #expect(first.count == SystemRandomSource.poolSize - 8 && across.count == 64 && again.count == 32)
         #expect(across != again && Set([first.prefix(32), across.prefix(32), again.prefix(32)]).count == 3)
         #expect(random.bytes(SystemRandomSource.poolSize * 2).count == SystemRandomSource.poolSize * 2)
+    }
+
+    @Test func thePoolIsFilledByOneDrawAPool() {
+        let fills = Mutex(0)
+        let random = SystemRandomSource { bytes in
+            fills.withLock { $0 += 1 }
+            SystemRandomSource.systemFill(&bytes)
+        }
+        _ = random.bytes(1)
+        #expect(fills.withLock { $0 } == 1)
+        for _ in 0..<(SystemRandomSource.poolSize / 32 - 1) { _ = random.bytes(32) }
+        #expect(fills.withLock { $0 } == 1, "4 095 bytes are left after the first, 127 draws of 32 take 4 064")
+        _ = random.bytes(64)
+        #expect(fills.withLock { $0 } == 2)
+    }
+
+    @Test func theSystemFillFillsEveryByte() {
+        // 64 KiB: a zero run of 64 bytes in random bytes has probability about 2^-512.
+        var bytes = [UInt8](repeating: 0, count: 65_536)
+        SystemRandomSource.systemFill(&bytes)
+        for start in stride(from: 0, to: bytes.count, by: 64) {
+            #expect(bytes[start..<start + 64].contains { $0 != 0 }, "bytes \(start)..<\(start + 64) were left zero")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import Glibc
 import Synchronization
 
 /// Where every random value comes from: ids, codes, tokens, keys, challenges.
@@ -14,26 +15,34 @@ public protocol RandomSource: AnyObject, Sendable {
     func derived(_ label: String) -> RandomSource
 }
 
-/// The system's CSPRNG, drawn in bulk: one call of swift-crypto's generator (BoringSSL's `RAND_bytes`,
-/// seeded from the kernel by `getrandom`) fills a pool of `poolSize` bytes, served in order, each
-/// byte once; a request then costs no call into it, or one when the pool runs dry (the identifiers,
-/// codes, challenges and tokens of a request take a few hundred bytes).
+/// The system's CSPRNG, drawn in bulk: one read of `/dev/urandom` fills a pool of `poolSize` bytes, served
+/// in order, each byte once; a request then costs no call into the kernel, or one when the pool runs
+/// dry (the identifiers, codes, challenges and tokens of a request take a few hundred bytes).
 ///
-/// Bytes wait in the pool in process memory until served, as BoringSSL's own DRBG state does. A
-/// generator that fails stops the process inside BoringSSL, as Swift's `SystemRandomNumberGenerator`
-/// does: no value stands in for randomness.
+/// Not through swift-crypto's `SymmetricKey(size:)`: it fills its bytes eight at a time from Swift's
+/// `SystemRandomNumberGenerator`, one `getrandom` each, 512 system calls for a pool.
+///
+/// Bytes wait in the pool in process memory until served, as BoringSSL's own DRBG state does. Where
+/// `/dev/urandom` cannot be read, the pool is filled from `SystemRandomNumberGenerator`, which stops
+/// the process if the system has no randomness: no value stands in for it.
 public final class SystemRandomSource: RandomSource {
     public static let poolSize = 4096
     /// The pool and the next byte to serve.
     private let pool = Mutex<(bytes: [UInt8], next: Int)>(([], 0))
+    /// Fills a buffer with the system's random bytes.
+    private let fill: @Sendable (inout [UInt8]) -> Void
 
-    public init() {}
+    public init() { fill = Self.systemFill }
+
+    /// A source whose pool `fill` fills (tests count the fills).
+    init(fill: @escaping @Sendable (inout [UInt8]) -> Void) { self.fill = fill }
 
     public func bytes(_ count: Int) -> [UInt8] {
         guard count > 0 else { return [] }
         return pool.withLock { pool in
             if pool.bytes.count - pool.next < count {
-                pool.bytes = SymmetricKey(size: SymmetricKeySize(bitCount: max(Self.poolSize, count) * 8)).withUnsafeBytes { Array($0) }
+                pool.bytes = [UInt8](repeating: 0, count: max(Self.poolSize, count))
+                fill(&pool.bytes)
                 pool.next = 0
             }
             defer { pool.next += count }
@@ -44,6 +53,31 @@ public final class SystemRandomSource: RandomSource {
     public var isSeeded: Bool { false }
 
     public func derived(_ label: String) -> RandomSource { self }
+
+    /// One read of `/dev/urandom` (the kernel's CSPRNG, as `getrandom(2)` serves it; more reads only
+    /// if one comes back short); if it cannot be read, the standard library's generator.
+    static func systemFill(_ bytes: inout [UInt8]) {
+        let filled = bytes.withUnsafeMutableBytes { buffer -> Bool in
+            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0, let base = buffer.baseAddress else { return false }
+            defer { close(fd) }
+            var offset = 0
+            while offset < buffer.count {
+                let got = read(fd, base + offset, buffer.count - offset)
+                if got > 0 {
+                    offset += got
+                } else if got < 0, errno == EINTR {
+                    continue
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+        guard !filled else { return }
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = generator.next() }
+    }
 }
 
 /// A deterministic generator for replayable transcripts: HMAC-SHA256 in counter mode, keyed by the seed.
