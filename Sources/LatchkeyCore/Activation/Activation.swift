@@ -52,7 +52,7 @@ extension ServerSession {
             throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes for this application")
         }
         let app = try core.application(tx, applicationId)
-        let hash = try core.codeHash(tx, code, purpose: "activation")
+        let hash = core.codeHash(code, purpose: "activation")
         // The usable code with this value, else the newest used or expired one (for the answer).
         let candidates = try tx.fetchAll(ActivationCodeRecord.withHash(hash))
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }

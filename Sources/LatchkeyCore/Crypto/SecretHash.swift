@@ -45,13 +45,9 @@ extension Latchkey {
     }
 
     /// The keyed hash a one-time code is stored and looked up by.
-    func codeHash(_ tx: StoreTransaction, _ code: String, purpose: String) throws -> String {
-        codeHash(code, purpose: purpose)
-    }
-
-    /// The keyed hash of a code (HMAC-SHA256 under the store's key, bound to a purpose, as lowercase
-    /// hex), for a read stated before the transaction as well: the key is made when the system
-    /// opens, so it is at hand.
+    ///
+    /// HMAC-SHA256 under the store's key, bound to a purpose, as lowercase hex. The key is read
+    /// when the system opens, so a read stated before a transaction can name the hash too.
     func codeHash(_ code: String, purpose: String) -> String {
         SecretHash.hex(keyedMAC(Array((purpose + "\u{0}" + code).utf8)))
     }

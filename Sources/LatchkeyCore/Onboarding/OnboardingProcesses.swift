@@ -102,7 +102,7 @@ extension Latchkey {
         process.lastSentAt = now
         // The same hashing, message and writes whether or not the credentials matched anyone
         // (security property 11): only a match's message leaves, and only a match has an OTP.
-        let hash = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
+        let hash = codeHash(otp, purpose: "onboarding:\(process.id)")
         let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
         let message = OutboundMessage(
             id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
@@ -137,7 +137,7 @@ extension Latchkey {
         guard now < (process.otpExpiresAt ?? 0) else {
             throw DomainError(.otpExpired, "The OTP has expired; ask for a new one")
         }
-        let given = try codeHash(tx, otp, purpose: "onboarding:\(process.id)")
+        let given = codeHash(otp, purpose: "onboarding:\(process.id)")
         guard let expected = process.otpHash, SecretHash.constantTimeEquals(given, expected) else {
             process.wrongOtps += 1
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)

@@ -23,7 +23,7 @@ extension Latchkey {
     /// 2, reason 2).
     /// - Throws: `rateLimited`, `invalidCredentials`.
     public func login(_ identifier: UserIdentifier, password: String) throws -> (sessionId: String, uid: String) {
-        let subject = try inspect { tx in try codeHash(tx, identifier.key, purpose: "login") }
+        let subject = codeHash(identifier.key, purpose: "login")
         let candidate: UserRecord? = try inspect { tx in
             tx.willRead([.rows(Self.loginLimit.events(of: subject)), identifier.lookup.read])
             if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
