@@ -5,9 +5,11 @@ import Testing
 @testable import LatchkeyCore
 @testable import LatchkeyStore
 
-/// A save that changes no indexed column writes the table's page alone; one that changes an indexed
-/// column still sets the whole row, and the indexes stay right (`Transaction.save`).
-@Suite struct SQLiteUpsertTests {
+/// The pages a write puts in the WAL: a save that changes no indexed column writes the table's page
+/// alone, while one that changes an indexed column still sets the whole row and the indexes stay
+/// right (`Transaction.save`); an audit row without a user or registration writes no page of that
+/// index (migration v11).
+@Suite struct SQLitePageWritesTests {
     private static func passkey(signCount: Int64 = 1, rpId: String = "example.com") -> PasskeyRecord {
         PasskeyRecord(
             id: "credential-1", userId: "user-1", friendlyName: "phone", createdAt: 1_000, publicKey: [1, 2, 3], algorithm: -7,
@@ -55,6 +57,31 @@ import Testing
             try tx.fetchAll(PasskeyRecord.self, where: [StoreFilter(PasskeyRecord.Columns.rpId, .equal, .text("example.com"))])
         }
         #expect(byOldValue.isEmpty)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test func anAuditRowWithoutARegistrationWritesNoPageOfItsIndex() throws {
+        let (path, store) = try Self.open()
+        func event(_ id: String, registrationId: String?) -> AuditRecord {
+            AuditRecord(
+                id: id, at: 1_000, type: "passkeyLogin", userId: "user-1", registrationId: registrationId, deviceId: nil, detail: nil,
+                activationName: nil, installationId: nil, operationId: nil, dataMismatch: nil)
+        }
+        try store.write { try $0.save(event("evt-0", registrationId: "reg-1")) }
+        // The table, its id's index and the user's index; before v11 the registration's index too.
+        #expect(try Self.pagesWritten(path, store) { try $0.save(event("evt-1", registrationId: nil)) } == 3)
+        #expect(try Self.pagesWritten(path, store) { try $0.save(event("evt-2", registrationId: "reg-1")) } == 4)
+        let byRegistration = try store.read { tx in
+            try tx.fetchAll(AuditRecord.self, where: [StoreFilter(AuditRecord.Columns.registrationId, .equal, .text("reg-1"))])
+        }
+        #expect(byRegistration.map(\.id) == ["evt-0", "evt-2"])
+        let plan = try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT id FROM audit_event WHERE registrationId = ? ORDER BY rowid DESC", arguments: ["reg-1"]
+            )
+            .compactMap { $0["detail"] as String? }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX audit_event_registration") }, "\(plan)")
         #expect(try store.integrityCheck() == "ok")
     }
 
