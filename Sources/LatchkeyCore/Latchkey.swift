@@ -29,8 +29,9 @@ public final class Latchkey: Sendable {
     private let sink: Mutex<EventSink>
     /// Where a transaction's events are written before it commits (nil: nowhere), boxed as `sink`.
     private let journal = Mutex<EventJournal?>(nil)
-    let secretKeyCache = Mutex<[UInt8]?>(nil)
-    /// HMAC-SHA256 keyed by the store's key once, at start: each keyed hash starts from a copy (`keyedMAC`).
+    /// The store's keyed-hash and sealing key (kept outside the tables; see `Store.secretKey`), read or made at start.
+    let storeKey: [UInt8]
+    /// HMAC-SHA256 keyed by `storeKey` once, at start: each keyed hash starts from a copy (`keyedMAC`).
     let keyedHash: Mutex<HMAC<SHA256>>
     let dueCache = DueCache()
     /// When the next pending operation expires, as last read.
@@ -63,9 +64,8 @@ public final class Latchkey: Sendable {
         self.logger = logger
         self.sentMessages = sentMessages
         sink = Mutex(EventSink { _ in })
-        let key = try store.secretKey { random.bytes(32) }
-        secretKeyCache.withLock { $0 = key }
-        keyedHash = Mutex(HMAC<SHA256>(key: SymmetricKey(data: key)))
+        storeKey = try store.secretKey { random.bytes(32) }
+        keyedHash = Mutex(HMAC<SHA256>(key: SymmetricKey(data: storeKey)))
     }
 
     /// Where committed events go (the server turns them into notifications).

@@ -25,7 +25,7 @@ import Testing
     private func kept(_ system: TestSystem, _ registrationId: String) throws -> ServerKeyAgreements {
         try system.core.transact { tx, _ in
             guard let sealed = try tx.fetch(RegistrationKeyRecord.self, id: registrationId)?.sealedAgreements,
-                let opened = try? system.core.unseal(tx, sealed, .serverKeyAgreements, rowId: registrationId)
+                let opened = try? system.core.unseal(sealed, .serverKeyAgreements, rowId: registrationId)
             else { return ServerKeyAgreements() }
             return ServerKeyAgreements(opened: opened)
         }
@@ -59,10 +59,8 @@ import Testing
         #expect(try approveOffline(system, AuthParameter(method: .pin, pin: "1234")) == .approved)
         #expect(try keyRow(system, registrationId)?.sealedAgreements == first)
         // Sealed for this row: under another row's id it does not open.
-        try system.core.transact { tx, _ in
-            #expect((try? system.core.unseal(tx, first, .serverKeyAgreements, rowId: "reg_other")) == nil)
-            #expect((try? system.core.unseal(tx, first, .serverKey, rowId: registrationId)) == nil)
-        }
+        #expect((try? system.core.unseal(first, .serverKeyAgreements, rowId: "reg_other")) == nil)
+        #expect((try? system.core.unseal(first, .serverKey, rowId: registrationId)) == nil)
     }
 
     @Test func aFactorEnrolledAfterTheFirstPayloadIsAgreedAndKeptThen() throws {

@@ -212,7 +212,7 @@ extension Latchkey {
                 for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
                     var found = callbacks[delivery.callbackId]
                     if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
-                        found = (callback, try unseal(tx, callback.sealedSecret, .callbackSecret, rowId: callback.id))
+                        found = (callback, try unseal(callback.sealedSecret, .callbackSecret, rowId: callback.id))
                         callbacks[callback.id] = found
                     }
                     guard let (callback, key) = found, let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else {

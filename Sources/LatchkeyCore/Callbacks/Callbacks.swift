@@ -153,7 +153,7 @@ extension Latchkey {
                 record.url = url.text
                 record.events = events.map(\.rawValue).joined(separator: "\n")
                 if let key {
-                    record.sealedSecret = try seal(tx, key, .callbackSecret, rowId: record.id)
+                    record.sealedSecret = try seal(key, .callbackSecret, rowId: record.id)
                     answerSecret = WebhookSecret.secret(key)
                 }
                 for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) where !events.map(\.rawValue).contains(delivery.type) {
@@ -165,7 +165,7 @@ extension Latchkey {
                 answerSecret = WebhookSecret.secret(made)
                 record = CallbackRecord(
                     id: id, applicationId: app.applicationId, url: url.text, events: events.map(\.rawValue).joined(separator: "\n"),
-                    sealedSecret: try seal(tx, made, .callbackSecret, rowId: id), afterSeq: try lastCallbackEventSeq(tx), createdAt: now)
+                    sealedSecret: try seal(made, .callbackSecret, rowId: id), afterSeq: try lastCallbackEventSeq(tx), createdAt: now)
             }
             try tx.save(record)
             try audit(tx, effects, .callbackConfigured, detail: record.id)

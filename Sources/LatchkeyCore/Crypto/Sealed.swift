@@ -74,17 +74,17 @@ enum Sealed {
 
 extension Latchkey {
     /// Seals a value of `kind` for the row `rowId` under the store's key.
-    func seal(_ tx: StoreTransaction, _ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
-        try Sealed.seal(plaintext, kind, rowId: rowId, storeKey: try serverKey(tx), random: keyRandom)
+    func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
+        try Sealed.seal(plaintext, kind, rowId: rowId, storeKey: storeKey, random: keyRandom)
     }
 
     /// Seals a value derived from what the row `rowId` keeps (`Sealed.sealDerivingNonce`: nothing drawn from the key stream).
-    func sealDerivingNonce(_ tx: StoreTransaction, _ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
-        try Sealed.sealDerivingNonce(plaintext, kind, rowId: rowId, storeKey: try serverKey(tx))
+    func sealDerivingNonce(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
+        try Sealed.sealDerivingNonce(plaintext, kind, rowId: rowId, storeKey: storeKey)
     }
 
     /// Opens a value `seal` or `sealDerivingNonce` made.
-    func unseal(_ tx: StoreTransaction, _ sealed: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
-        try Sealed.open(sealed, kind, rowId: rowId, storeKey: try serverKey(tx))
+    func unseal(_ sealed: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
+        try Sealed.open(sealed, kind, rowId: rowId, storeKey: storeKey)
     }
 }

@@ -36,14 +36,6 @@ enum SecretHash {
 }
 
 extension Latchkey {
-    /// The store's keyed-hash key (kept outside the tables; see `Store.secretKey`).
-    func serverKey(_ tx: StoreTransaction) throws -> [UInt8] {
-        if let cached = secretKeyCache.withLock({ $0 }) { return cached }
-        let key = try store.secretKey { random.bytes(32) }
-        secretKeyCache.withLock { $0 = key }
-        return key
-    }
-
     /// The keyed hash a one-time code is stored and looked up by.
     ///
     /// HMAC-SHA256 under the store's key, bound to a purpose, as lowercase hex. The key is read

@@ -20,7 +20,7 @@ extension Latchkey {
         let (scalar, key) = try newP256Key()
         let publicKey = Array(key.publicKey.x963Representation)
         guard let parsed = PublicKey(sec1: publicKey) else { throw CryptoFailure("P-256 public key") }
-        try tx.save(R(id: id, sealedPrivateKey: try seal(tx, scalar, R.sealedKind, rowId: id), publicKey: publicKey, createdAt: now))
+        try tx.save(R(id: id, sealedPrivateKey: try seal(scalar, R.sealedKind, rowId: id), publicKey: publicKey, createdAt: now))
         return parsed
     }
 
@@ -28,7 +28,7 @@ extension Latchkey {
     /// - Throws: a store failure, `CryptoFailure` (it does not open).
     func serverPrivateKey<R: ServerKeyRecord>(_ tx: StoreTransaction, _ type: R.Type, id: String) throws -> [UInt8]? {
         guard let record = try tx.fetch(R.self, id: id) else { return nil }
-        return try unseal(tx, record.sealedPrivateKey, R.sealedKind, rowId: id)
+        return try unseal(record.sealedPrivateKey, R.sealedKind, rowId: id)
     }
 
     /// The application's operation-signing key, made on first use.

@@ -67,7 +67,7 @@ extension ServerSession {
         var kept = ServerKeyAgreements()
         if let sealed = record.sealedAgreements {
             do {
-                kept = ServerKeyAgreements(opened: try core.unseal(tx, sealed, .serverKeyAgreements, rowId: record.id))
+                kept = ServerKeyAgreements(opened: try core.unseal(sealed, .serverKeyAgreements, rowId: record.id))
             } catch is CryptoFailure {
                 // It does not open (damaged, or sealed for another row): every agreement is made again below.
             }
@@ -92,7 +92,7 @@ extension ServerSession {
             secrets[role] = secret
         }
         if agreements != kept {
-            record.sealedAgreements = try core.sealDerivingNonce(tx, agreements.bytes, .serverKeyAgreements, rowId: record.id)
+            record.sealedAgreements = try core.sealDerivingNonce(agreements.bytes, .serverKeyAgreements, rowId: record.id)
             try tx.save(record)
         }
         return secrets
@@ -101,7 +101,7 @@ extension ServerSession {
     /// The registration's server key, opened and read.
     /// - Throws: `CryptoFailure`.
     private func openServerKey(_ record: RegistrationKeyRecord) throws -> P256.KeyAgreement.PrivateKey {
-        let scalar = try core.unseal(tx, record.sealedPrivateKey, RegistrationKeyRecord.sealedKind, rowId: record.id)
+        let scalar = try core.unseal(record.sealedPrivateKey, RegistrationKeyRecord.sealedKind, rowId: record.id)
         do { return try P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) } catch { throw CryptoFailure("P-256 server key") }
     }
 }
