@@ -169,7 +169,7 @@ public final class CallbackWorker: Sendable {
         if free > 0, idleToo || !ended.isEmpty {
             let claim = try core.claimCallbackDeliveries(limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay, idleToo: idleToo)
             claimed = claim.deliveries
-            left = idleToo ? claim.more : more
+            left = claim.more  // false without idleToo, as `more` then is
             // Only this thread starts attempts: a callback at 0 then is at 0 now, and has been claimed for.
             state.withLock { state in
                 for (callbackId, attempts) in underWay where attempts == 0 && state.sending[callbackId] == 0 { state.sending[callbackId] = nil }
