@@ -124,9 +124,10 @@ extension Codec where Value == String {
                     return nil
                 }
                 guard acceptsText(text, path, &problems) else { return nil }
-                // Counting characters walks the string: only when there is a bound.
+                // Characters are code points, as JSON Schema's `maxLength` counts them (not grapheme clusters: `e` and a combining
+                // accent are two). Counting walks the string: only when there is a bound.
                 if minLength != nil || maxLength != nil,
-                    !keepsBounds(text.count, minLength, maxLength, path, &problems, unit: "character")
+                    !keepsBounds(text.unicodeScalars.count, minLength, maxLength, path, &problems, unit: "character")
                 {
                     return nil
                 }

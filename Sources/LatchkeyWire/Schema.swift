@@ -66,8 +66,8 @@ extension Schema {
         case .null: if !value.isNull { found.append("\(path) must be null, not \(value.typeName)") }
         case .string(let minLength, let maxLength, _):
             guard case .string(let text) = value else { return found.append("\(path) must be a string, not \(value.typeName)") }
-            if let minLength, text.count < minLength { found.append("\(path) is shorter than \(minLength)") }
-            if let maxLength, text.count > maxLength { found.append("\(path) is longer than \(maxLength)") }
+            if let minLength, text.unicodeScalars.count < minLength { found.append("\(path) is shorter than \(minLength)") }
+            if let maxLength, text.unicodeScalars.count > maxLength { found.append("\(path) is longer than \(maxLength)") }
         case .integer(let minimum, let maximum):
             guard case .int(let number) = value else { return found.append("\(path) must be an integer, not \(value.typeName)") }
             if let minimum, number < minimum { found.append("\(path) is below \(minimum)") }

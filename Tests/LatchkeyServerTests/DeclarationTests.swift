@@ -32,6 +32,19 @@ import Testing
         #expect(problems.first?.message == "must have at least 1 character")
     }
 
+    @Test("a length bound counts code points, as JSON Schema's maxLength does: a combining accent is a character of its own")
+    func lengthsCountCodePoints() {
+        func problems(_ externalId: String) -> [String] {
+            decode(AdminCreateOperation.self, ["userId": "u", "template": "t", "externalId": .string(externalId)]).1.map(\.path)
+        }
+        // 128 code points pass and 129 do not, whether or not they combine into fewer grapheme clusters.
+        #expect(problems(String(repeating: "e\u{0301}", count: 64)).isEmpty)
+        #expect(problems(String(repeating: "e\u{0301}", count: 64) + "e") == ["externalId"])
+        #expect(problems(String(repeating: "e\u{0301}", count: 100)) == ["externalId"])
+        #expect(problems(String(repeating: "\u{1F1E8}\u{1F1FF}", count: 65)) == ["externalId"])
+        #expect(problems(String(repeating: "\u{1F600}", count: 128)).isEmpty)
+    }
+
     @Test("an optional member given as null counts as absent; a default is the contract's")
     func nullsAndDefaults() throws {
         let (params, problems) = decode(
