@@ -66,7 +66,8 @@ final class CallbackTransport: Sendable {
 
     private func execute(_ request: CallbackRequest, _ url: String) throws -> EventLoopFuture<Int> {
         let parsed: CallbackURL
-        do { parsed = try CallbackURL(url) } catch { throw CallbackAttemptError.connectionFailed }
+        // A URL stored before today's host rules (a zone id, a percent-encoded host) names a host the checks cannot read: refused.
+        do { parsed = try CallbackURL(url) } catch { throw CallbackAttemptError.addressNotAllowed }
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.add(name: name, value: value) }
         let outgoing = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(request.body))

@@ -437,6 +437,11 @@ def test_events_reach_the_receiver_numbered_in_commit_order(spawn, receivers):
     ("https://[::ffff:10.0.0.1]/hook", "private"),
     ("https://10.1/hook", "private"),                    # not a dotted quad: resolved, to 10.0.0.1
     ("https://0xa9fea9fe/latest", "link-local"),         # resolved, to 169.254.169.254
+    # A zone id would send the attempt out of an interface the checks never see; a percent-encoded host could spell an address.
+    ("https://[fe80::1%eth0]/hook", "zone id"),
+    ("https://[fd00::1%25eth0]/hook", "zone id"),
+    ("https://%31%30.0.0.1/hook", "neither a name"),
+    ("https://10.0.0.1%2e/hook", "neither a name"),
     ("https://user:pw@example.com/hook", "user info"),
     ("http://user@127.0.0.1/hook", "user info"),         # on loopback: user info is the only fault
     ("https://example.com/" + "a" * 2040, "2048"),

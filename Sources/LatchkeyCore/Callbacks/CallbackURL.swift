@@ -38,16 +38,32 @@ public struct CallbackURL: Sendable, Equatable {
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw CallbackURLProblem("has an IPv6 host without its closing bracket") }
             hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            // An IPv6 literal is an address and nothing else: a zone id (`%eth0`) would name an interface the address checks never see.
+            guard CallbackAddress.ipv6(String(hostPart)) != nil else {
+                throw CallbackURLProblem("has a bracketed host that is not an IPv6 address (a zone id is not allowed)")
+            }
             try Self.checkPort(authority[authority.index(after: close)...])
         } else if let colon = authority.firstIndex(of: ":") {
             hostPart = authority[..<colon]
             try Self.checkPort(authority[colon...])
         }
         guard !hostPart.isEmpty else { throw CallbackURLProblem("has no host") }
+        // A name is letters, digits, `-`, `_` and dots: a percent-encoded host could spell an address the checks would read as a name.
+        guard authority.hasPrefix("[") || hostPart.utf8.allSatisfy(Self.isNameByte) else {
+            throw CallbackURLProblem("has a host that is neither a name (letters, digits, '-', '_', '.') nor an IP address")
+        }
         self.text = text
         host = hostPart.lowercased()
         if !secure, !CallbackAddress.isLoopbackHost(host) {
             throw CallbackURLProblem("may use http:// only to a loopback host (localhost, 127.0.0.0/8, [::1]); use https://")
+        }
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+        default: false
         }
     }
 
@@ -81,9 +97,11 @@ public enum CallbackAddress {
     }
 
     /// Whether an address (IPv4 or IPv6 text, no brackets) is link-local, private or unspecified.
+    ///
+    /// Fails closed: text that is neither address (a scoped `fe80::1%eth0` as a resolver may answer) counts as restricted.
     public static func isRestricted(_ address: String) -> Bool {
         if let v4 = ipv4(address) { return isRestricted(v4: v4) }
-        guard let v6 = ipv6(address) else { return false }
+        guard let v6 = ipv6(address) else { return true }
         if v6.allSatisfy({ $0 == 0 }) { return true }
         // An IPv4-mapped address is its IPv4 address.
         if v6.prefix(10).allSatisfy({ $0 == 0 }), v6[10] == 0xFF, v6[11] == 0xFF { return isRestricted(v4: Array(v6.suffix(4))) }

@@ -1,0 +1,33 @@
+import Testing
+
+@testable import LatchkeyCore
+
+/// A callback URL's host is a name or an address the checks can read: no zone id on an IPv6 literal (it would send the attempt out
+/// of an interface the link-local check never sees), no percent-encoded name (it could spell a private address).
+@Suite struct CallbackURLTests {
+    @Test(arguments: [
+        "https://[fe80::1%eth0]/hook", "https://[fe80::fc:ff:fe00:1%4]:8443/", "https://[fe80::1%25eth0]/hook",
+        "https://[fd00::1%25eth0]/hook", "https://[not-an-address]/hook", "https://%31%30.0.0.1/hook", "https://10%2e0.0.1/hook",
+        "https://10.0.0.1%2e/hook", "https://exa%6Dple.com/hook",
+    ])
+    func refused(_ url: String) {
+        #expect(throws: CallbackURLProblem.self) { try CallbackURL(url) }
+    }
+
+    @Test(arguments: [
+        "https://example.com/hook", "https://hooks_1.example-2.com:8443/a%20b?c=%2F", "https://[2001:db8::1]/hook", "http://[::1]:8080/",
+        "https://EXAMPLE.com./hook", "http://127.0.0.1:9/",
+    ])
+    func accepted(_ url: String) throws {
+        _ = try CallbackURL(url)
+    }
+
+    @Test("an address a resolver answers with a zone id, or text that is no address, counts as restricted (fails closed)")
+    func unreadableAddressesAreRestricted() {
+        #expect(CallbackAddress.isRestricted("fe80::1%eth0"))
+        #expect(CallbackAddress.isRestricted("2001:db8::1%eth0"))
+        #expect(CallbackAddress.isRestricted("not an address"))
+        #expect(!CallbackAddress.isRestricted("2001:db8::1"))
+        #expect(!CallbackAddress.isRestricted("93.184.216.34"))
+    }
+}
