@@ -574,6 +574,20 @@ def test_retry_by_hand_of_a_pending_delivery_attempts_it_now_and_of_a_delivered_
     assert len(requests) == 2 and requests[0].id == requests[1].id
 
 
+def test_retry_by_hand_of_a_removed_callbacks_delivery_is_not_found_and_sends_nothing(spawn, receivers):
+    lk = spawn(*MANUAL)
+    receiver = receivers(secret=SECRET, answer=lambda r: 410, manual=True)
+    callback = configure(lk, receiver.url())
+    activate(lk, "rm")
+    failed, = deliveries(lk, callback["callbackId"])
+    assert failed["status"] == "failed", failed
+    lk.ok("admin/removeCallback", callbackId=callback["callbackId"])
+    error = lk.err("admin/retryCallbackDelivery", deliveryId=failed["deliveryId"])
+    assert (error["data"]["reason"], error["data"]["kind"]) == ("notFound", "callback"), error
+    lk.ok("clock/advance", seconds=10)
+    assert len(receiver.snapshot()) == 1
+
+
 def test_retry_by_hand_of_a_delivery_whose_attempt_is_under_way_starts_no_second_attempt(spawn, receivers):
     # Each delivery is attempted by one process at a time: a retry by hand does not race the attempt under way.
     receiver = receivers(secret=SECRET)

@@ -132,11 +132,17 @@ extension Latchkey {
     }
 
     /// Gives a delivery one more attempt now (`attempts` keeps counting; failing, a failed one is `failed` again).
-    /// - Throws: `notFound` (`callbackDelivery`), `invalidParams` (a delivered one).
+    /// - Throws: `notFound` (`callbackDelivery`; `callback` where the delivery's callback was removed: nothing could attempt it),
+    ///   `invalidParams` (a delivered one).
     public func retryCallbackDelivery(deliveryId: String) throws -> CallbackDelivery {
         let delivery = try transact { tx, _ in
-            tx.willRead([.row(CallbackDeliveryRecord.self, id: deliveryId)])
+            let delivery = StoreKey.value(deliveryId)
+            tx.willRead([
+                .row(CallbackDeliveryRecord.self, id: delivery),
+                .row(CallbackRecord.self, id: .column(CallbackDeliveryRecord.Columns.callbackId, of: CallbackDeliveryRecord.self, delivery)),
+            ])
             guard var record = try tx.fetch(CallbackDeliveryRecord.self, id: deliveryId) else { throw DomainError.notFound("callbackDelivery") }
+            guard try tx.fetch(CallbackRecord.self, id: record.callbackId) != nil else { throw DomainError.notFound("callback") }
             guard record.deliveryStatus != .delivered else { throw DomainError.invalid(.callbackDelivery, "was delivered already") }
             record.status = CallbackDeliveryStatus.pending.rawValue
             record.nextAttemptAt = now

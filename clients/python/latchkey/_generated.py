@@ -956,7 +956,7 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/removeCallback``: Removes a callback; its pending deliveries are dropped.
 
-        Removes a callback. Its pending deliveries are dropped; delivered and failed ones stay listed until pruned.
+        Removes a callback. Its pending deliveries are dropped; its delivered and failed ones can no longer be listed or retried (notFound, kind callback) and are pruned with the rest.
 
         Params:
             callbackId (str)
@@ -992,7 +992,7 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/retryCallbackDelivery``: Gives a delivery one more attempt now.
 
-        Makes a failed (or pending) delivery pending and due now; attempts keep counting, and a failed one that fails again is failed again. A delivered one answers invalidParams.
+        Makes a failed (or pending) delivery pending and due now; attempts keep counting, and a failed one that fails again is failed again. A delivered one answers invalidParams; one whose callback was removed, notFound (kind callback).
 
         Params:
             deliveryId (str)

@@ -7,7 +7,10 @@ import LatchkeyWire
 enum AdminRemoveCallback: RPCMethod {
     static let declaration = MethodDeclaration(
         "admin/removeCallback", "Removes a callback; its pending deliveries are dropped.",
-        description: "Removes a callback. Its pending deliveries are dropped; delivered and failed ones stay listed until pruned.",
+        description: """
+            Removes a callback. Its pending deliveries are dropped; its delivered and failed ones can no longer be listed or retried \
+            (notFound, kind callback) and are pruned with the rest.
+            """,
         errors: [.notFound], access: .admin)
     struct Params: WireParams {
         let callbackId: String
