@@ -26,6 +26,9 @@ public final class CallbackWorker: Sendable {
     static let retryMilliseconds = 1000
     /// Between two prunes, on the process's clock.
     static let pruneEverySeconds: Int64 = 3600
+    /// How long a drain waits at most: long enough for an attempt a receiver answers at once (or a refused connection), so a
+    /// transcript replays; short of any receiver that takes its time (no request waits for one).
+    static let drainLimitMilliseconds = 1000
 
     private let core: Latchkey
     private let trust: CallbackTrust
@@ -69,7 +72,8 @@ public final class CallbackWorker: Sendable {
         signal.signal()
     }
 
-    /// Returns once every delivery due now was attempted and recorded (a worker never started has none).
+    /// Returns once every delivery due now was attempted and recorded (a worker never started has none), or after
+    /// `drainLimitMilliseconds`, whichever comes first.
     public func drain() {
         let done = DispatchSemaphore(value: 0)
         let waiting = state.withLock { state -> Bool in
@@ -80,7 +84,8 @@ public final class CallbackWorker: Sendable {
         }
         guard waiting else { return }
         signal.signal()
-        done.wait()
+        // Timed out, the entry stays listed until a pass releases it: a signal nobody waits for.
+        _ = done.wait(timeout: .now() + .milliseconds(Self.drainLimitMilliseconds))
     }
 
     private func run() {

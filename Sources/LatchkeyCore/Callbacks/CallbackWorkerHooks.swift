@@ -3,8 +3,9 @@ import LatchkeyContract
 /// How the domain reaches the process's delivery worker (the executable composes one; the domain knows no HTTP).
 ///
 /// `wake` asks for a pass soon (after a commit that wrote callback events, a callback configured, a delivery retried by hand) and
-/// returns at once; `drain` returns once every delivery due at the current time has been attempted and the worker is idle — only
-/// called under a manual clock, so a transcript replays; under the system clock nothing waits for a delivery.
+/// returns at once; `drain` returns once every delivery due at the current time has been attempted and the worker is idle, or after
+/// a second at most (a receiver that takes its time holds up no request) — only called under a manual clock, so a transcript with
+/// receivers that answer at once replays; under the system clock nothing waits for a delivery.
 final class CallbackWorkerHooks: Sendable {
     let wake: @Sendable () -> Void
     let drain: @Sendable () -> Void
@@ -35,7 +36,7 @@ extension Latchkey {
         callbackWorker.withLock { $0 }?.wake()
     }
 
-    /// Under a manual clock: waits until every delivery due now was attempted (so what follows sees its outcome).
+    /// Under a manual clock: waits until every delivery due now was attempted (so what follows sees its outcome), a second at most.
     func drainCallbackWorker() {
         guard clock.isManual, let hooks = callbackWorker.withLock({ $0 }) else { return }
         hooks.drain()
