@@ -48,6 +48,28 @@ import Testing
         #expect(Base64URL.decode("AA AA") == nil)
     }
 
+    @Test("base64url refuses every byte outside its alphabet, in each place of a whole group and of a short last one")
+    func base64URLAlphabetInEveryPlace() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for byte in UInt8(0)...UInt8(0x7F) {
+            let inAlphabet = alphabet.contains(byte)
+            for (valid, place) in [("AAAAAAAA", 1), ("AAAAAAAA", 3), ("AAAAAAAA", 6), ("AAAAAA", 4), ("AAAAAAA", 6), ("AAAAAAAA", 0)] {
+                var text = Array(valid.utf8)
+                text[place] = byte
+                let decoded = Base64URL.decode(String(decoding: text, as: UTF8.self))
+                // In a whole group every character of the alphabet may stand; the last one of a short group must also leave its
+                // unused bits zero (below).
+                if !inAlphabet { #expect(decoded == nil, "byte \(byte) at \(place) of \(valid)") }
+                if inAlphabet, text.count % 4 == 0 { #expect(decoded?.count == text.count / 4 * 3, "byte \(byte) at \(place) of \(valid)") }
+            }
+        }
+        #expect(Base64URL.decode("AAA") == [0, 0])
+        #expect(Base64URL.decode("AAE") == [0, 1])
+        #expect(Base64URL.decode("AAB") == nil, "stray bits after two bytes")
+        #expect(Base64URL.decode("AAAAA") == nil, "one character over a whole group holds no byte")
+        #expect(Base64URL.decode("") == [])
+    }
+
     @Test("base64url of every length 0–70 is Foundation's base64 in the URL alphabet without padding, and reads back")
     func base64URLAgainstFoundation() {
         var generator = SystemRandomNumberGenerator()

@@ -37,25 +37,40 @@ public enum Base64URL {
     ///
     /// Nil otherwise.
     public static func decode(_ text: String) -> [UInt8]? {
-        let input = text.utf8
-        guard input.count % 4 != 1 else { return nil }
+        // A native string's bytes are read in place; a bridged one's are copied first.
+        text.utf8.withContiguousStorageIfAvailable { decode($0) } ?? decode(Array(text.utf8))
+    }
+
+    /// Four characters at a time into three bytes; the last one, two or three characters into what they hold.
+    private static func decode<Input: RandomAccessCollection<UInt8>>(_ input: Input) -> [UInt8]? where Input.Index == Int {
+        let count = input.count
+        guard count % 4 != 1 else { return nil }
         let values = Self.values
         var out: [UInt8] = []
-        out.reserveCapacity(input.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits: UInt32 = 0
-        for character in input {
-            let value = values[Int(character)]
-            guard value != 0xFF else { return nil }
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> bits))
-                buffer &= (1 << bits) - 1
-            }
+        out.reserveCapacity(count * 3 / 4)
+        var index = input.startIndex
+        let whole = input.startIndex + count / 4 * 4
+        while index < whole {
+            let a = values[Int(input[index])], b = values[Int(input[index + 1])]
+            let c = values[Int(input[index + 2])], d = values[Int(input[index + 3])]
+            // 0xFF, a byte outside the alphabet, is the only value with its top bits set.
+            guard (a | b | c | d) & 0xC0 == 0 else { return nil }
+            let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            out.append(UInt8(truncatingIfNeeded: n >> 16))
+            out.append(UInt8(truncatingIfNeeded: n >> 8))
+            out.append(UInt8(truncatingIfNeeded: n))
+            index += 4
         }
-        guard buffer == 0 else { return nil }
+        let rest = input.endIndex - index
+        guard rest > 0 else { return out }
+        let a = values[Int(input[index])], b = values[Int(input[index + 1])]
+        let c = rest == 3 ? values[Int(input[index + 2])] : 0
+        guard (a | b | c) & 0xC0 == 0 else { return nil }
+        let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+        // The bits past the last whole byte must be zero (one spelling for every byte string).
+        guard n & (rest == 2 ? 0xFFFF : 0xFF) == 0 else { return nil }
+        out.append(UInt8(truncatingIfNeeded: n >> 16))
+        if rest == 3 { out.append(UInt8(truncatingIfNeeded: n >> 8)) }
         return out
     }
 }
