@@ -26,9 +26,6 @@ public final class CallbackWorker: Sendable {
     static let retryMilliseconds = 1000
     /// Between two prunes, on the process's clock.
     static let pruneEverySeconds: Int64 = 3600
-    /// How long a drain waits at most: long enough for an attempt a receiver answers at once (or a refused connection), so a
-    /// transcript replays; short of any receiver that takes its time (no request waits for one).
-    static let drainLimitMilliseconds = 1000
 
     private let core: Latchkey
     private let trust: CallbackTrust
@@ -72,20 +69,23 @@ public final class CallbackWorker: Sendable {
         signal.signal()
     }
 
-    /// Returns once every delivery due now was attempted and recorded (a worker never started has none), or after
-    /// `drainLimitMilliseconds`, whichever comes first.
-    public func drain() {
+    /// Returns once every delivery due now was attempted and recorded (a worker never started has none), or once `milliseconds`
+    /// have passed, whichever comes first; answers the milliseconds left.
+    public func drain(within milliseconds: Int) -> Int {
         let done = DispatchSemaphore(value: 0)
         let waiting = state.withLock { state -> Bool in
-            guard state.started else { return false }
+            guard state.started, milliseconds > 0 else { return false }
             state.requests += 1
             state.drains.append((state.requests, done))
             return true
         }
-        guard waiting else { return }
+        guard waiting else { return milliseconds }
         signal.signal()
+        let start = DispatchTime.now()
         // Timed out, the entry stays listed until a pass releases it: a signal nobody waits for.
-        _ = done.wait(timeout: .now() + .milliseconds(Self.drainLimitMilliseconds))
+        _ = done.wait(timeout: start + .milliseconds(milliseconds))
+        let waited = Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000)
+        return max(milliseconds - waited, 0)
     }
 
     private func run() {

@@ -18,13 +18,13 @@ extension Latchkey {
     /// Moves a manual clock forward and carries out what became due.
     ///
     /// Callback deliveries due before the move are attempted at the time they were due, and those due after it before this returns,
-    /// so a transcript replays (each wait a second at most: a receiver that takes its time holds up no request).
+    /// so a transcript replays (the two waits a second at most together: a receiver that takes its time holds up no request).
     /// - Throws: `forbidden` on the system clock.
     public func advanceClock(by seconds: Int64) throws {
-        drainCallbackWorker()
+        let left = drainCallbackWorker()
         try clock.advance(by: seconds)
         try runDueTransitions()
         wakeCallbackWorker()
-        drainCallbackWorker()
+        drainCallbackWorker(within: left)
     }
 }

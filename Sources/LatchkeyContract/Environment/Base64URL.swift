@@ -51,8 +51,10 @@ public enum Base64URL {
         var index = input.startIndex
         let whole = input.startIndex + count / 4 * 4
         while index < whole {
-            let a = values[Int(input[index])], b = values[Int(input[index + 1])]
-            let c = values[Int(input[index + 2])], d = values[Int(input[index + 3])]
+            let a = values[Int(input[index])]
+            let b = values[Int(input[index + 1])]
+            let c = values[Int(input[index + 2])]
+            let d = values[Int(input[index + 3])]
             // 0xFF, a byte outside the alphabet, is the only value with its top bits set.
             guard (a | b | c | d) & 0xC0 == 0 else { return nil }
             let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
@@ -63,7 +65,8 @@ public enum Base64URL {
         }
         let rest = input.endIndex - index
         guard rest > 0 else { return out }
-        let a = values[Int(input[index])], b = values[Int(input[index + 1])]
+        let a = values[Int(input[index])]
+        let b = values[Int(input[index + 1])]
         let c = rest == 3 ? values[Int(input[index + 2])] : 0
         guard (a | b | c) & 0xC0 == 0 else { return nil }
         let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6

@@ -3,14 +3,15 @@ import LatchkeyContract
 /// How the domain reaches the process's delivery worker (the executable composes one; the domain knows no HTTP).
 ///
 /// `wake` asks for a pass soon (after a commit that wrote callback events, a callback configured, a delivery retried by hand) and
-/// returns at once; `drain` returns once every delivery due at the current time has been attempted and the worker is idle, or after
-/// a second at most (a receiver that takes its time holds up no request) — only called under a manual clock, so a transcript with
-/// receivers that answer at once replays; under the system clock nothing waits for a delivery.
+/// returns at once; `drain` returns once every delivery due at the current time has been attempted and the worker is idle, or once
+/// the milliseconds it is given have passed, and answers those left — only called under a manual clock, so a transcript with
+/// receivers that answer at once replays, and within a second a request (a receiver that takes its time holds up none); under the
+/// system clock nothing waits for a delivery.
 final class CallbackWorkerHooks: Sendable {
     let wake: @Sendable () -> Void
-    let drain: @Sendable () -> Void
+    let drain: @Sendable (Int) -> Int
 
-    init(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable () -> Void) {
+    init(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable (Int) -> Int) {
         self.wake = wake
         self.drain = drain
     }
@@ -19,7 +20,7 @@ final class CallbackWorkerHooks: Sendable {
 extension Latchkey {
     /// Attaches the process's delivery worker: `wake` after each commit that wrote callback events (and a callback configured or a
     /// delivery retried), `drain` before answers that show deliveries or move a manual clock.
-    public func setCallbackWorker(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable () -> Void) {
+    public func setCallbackWorker(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable (_ milliseconds: Int) -> Int) {
         let hooks = CallbackWorkerHooks(wake: wake, drain: drain)
         callbackWorker.withLock { $0 = hooks }
     }
@@ -36,9 +37,15 @@ extension Latchkey {
         callbackWorker.withLock { $0 }?.wake()
     }
 
-    /// Under a manual clock: waits until every delivery due now was attempted (so what follows sees its outcome), a second at most.
-    func drainCallbackWorker() {
-        guard clock.isManual, let hooks = callbackWorker.withLock({ $0 }) else { return }
-        hooks.drain()
+    /// How long one request waits at most for the deliveries due now, in all: long enough for receivers that answer at once (or a
+    /// refused connection), short of one that takes its time (no request waits for a delivery).
+    static let drainMilliseconds = 1000
+
+    /// Under a manual clock: waits until every delivery due now was attempted (so what follows sees its outcome), `milliseconds` at
+    /// most; answers the milliseconds left of them.
+    @discardableResult
+    func drainCallbackWorker(within milliseconds: Int = drainMilliseconds) -> Int {
+        guard clock.isManual, let hooks = callbackWorker.withLock({ $0 }) else { return milliseconds }
+        return hooks.drain(milliseconds)
     }
 }
