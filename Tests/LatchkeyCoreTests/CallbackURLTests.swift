@@ -28,6 +28,25 @@ import Testing
         #expect(CallbackAddress.isRestricted("2001:db8::1%eth0"))
         #expect(CallbackAddress.isRestricted("not an address"))
         #expect(!CallbackAddress.isRestricted("2001:db8::1"))
+    }
+
+    @Test(
+        "an IPv6 address that carries a private or link-local IPv4 address is judged by it",
+        arguments: [
+            "::ffff:10.0.0.1", "::ffff:0:10.0.0.1", "::10.0.0.1", "64:ff9b::10.0.0.1", "2002:a00:1::1", "::ffff:169.254.169.254",
+            "64:ff9b::192.168.1.1", "2002:c0a8:101::",
+        ])
+    func embeddedPrivateIPv4IsRestricted(_ address: String) {
+        #expect(CallbackAddress.isRestricted(address))
+    }
+
+    @Test(
+        "one that carries a public IPv4 address is not; nor is loopback ::1",
+        arguments: [
+            "::ffff:93.184.216.34", "64:ff9b::93.184.216.34", "2002:5db8:d822::1", "::1",
+        ])
+    func embeddedPublicIPv4IsAllowed(_ address: String) {
+        #expect(!CallbackAddress.isRestricted(address))
         #expect(!CallbackAddress.isRestricted("93.184.216.34"))
     }
 }

@@ -103,11 +103,22 @@ public enum CallbackAddress {
         if let v4 = ipv4(address) { return isRestricted(v4: v4) }
         guard let v6 = ipv6(address) else { return true }
         if v6.allSatisfy({ $0 == 0 }) { return true }
-        // An IPv4-mapped address is its IPv4 address.
-        if v6.prefix(10).allSatisfy({ $0 == 0 }), v6[10] == 0xFF, v6[11] == 0xFF { return isRestricted(v4: Array(v6.suffix(4))) }
+        // An address that carries an IPv4 address is judged by it too: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
+        // (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d, but ::1), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::).
+        if let v4 = embeddedIPv4(v6), isRestricted(v4: v4) { return true }
         if v6[0] & 0xFE == 0xFC { return true }  // fc00::/7, unique local
         if v6[0] == 0xFE, v6[1] & 0xC0 == 0x80 { return true }  // fe80::/10, link-local
         return false
+    }
+
+    private static func embeddedIPv4(_ v6: [UInt8]) -> [UInt8]? {
+        let tail = Array(v6.suffix(4))
+        if v6.prefix(10).allSatisfy({ $0 == 0 }), v6[10] == 0xFF, v6[11] == 0xFF { return tail }
+        if v6.prefix(8).allSatisfy({ $0 == 0 }), v6[8] == 0xFF, v6[9] == 0xFF, v6[10] == 0, v6[11] == 0 { return tail }
+        if v6.prefix(12).allSatisfy({ $0 == 0 }), tail != [0, 0, 0, 1] { return tail }
+        if v6.prefix(4) == [0x00, 0x64, 0xFF, 0x9B], v6[4..<12].allSatisfy({ $0 == 0 }) { return tail }
+        if v6[0] == 0x20, v6[1] == 0x02 { return Array(v6[2..<6]) }
+        return nil
     }
 
     private static func isRestricted(v4: [UInt8]) -> Bool {
