@@ -445,6 +445,8 @@ def test_events_reach_the_receiver_numbered_in_commit_order(spawn, receivers):
     # Addresses written another way are the address they name.
     ("https://[::ffff:169.254.169.254]/latest", "link-local"),
     ("https://[::ffff:10.0.0.1]/hook", "private"),
+    ("https://[64:ff9b::a00:1]/hook", "private"),        # NAT64: reaches 10.0.0.1 through a translator
+    ("https://[2002:a9fe:a9fe::]/latest", "link-local"), # 6to4 of 169.254.169.254
     ("https://10.1/hook", "private"),                    # not a dotted quad: resolved, to 10.0.0.1
     ("https://0xa9fea9fe/latest", "link-local"),         # resolved, to 169.254.169.254
     # A zone id would send the attempt out of an interface the checks never see; a percent-encoded host could spell an address.
