@@ -31,8 +31,8 @@ extension ServerSession {
                 contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
             contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
             deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
-            operationSigningKey: purpose == .authenticate ? try core.operationSigningKey(tx, applicationId: app.applicationId) : nil,
-            serverPublicKey: purpose == .authenticate ? try core.serverPublicKey(tx, registrationId: registration.id) : nil)
+            operationSigningKey: Self.answersKeys(purpose) ? try core.operationSigningKey(tx, applicationId: app.applicationId) : nil,
+            serverPublicKey: Self.answersKeys(purpose) ? try core.serverPublicKey(tx, registrationId: registration.id) : nil)
     }
 
     /// Verifies an authentication: the challenge, the state, then the signatures (see
@@ -72,11 +72,15 @@ extension ServerSession {
         let registration = StoreKey.value(registrationId)
         let application = StoreKey.column(RegistrationRecord.Columns.applicationId, of: RegistrationRecord.self, registration)
         return [.row(RegistrationRecord.self, id: registration), Latchkey.applicationRead(ofRegistration: registration)]
-            + (purpose == .authenticate
-                ? [
-                    .rows(Latchkey.pendingPushes, registration), .row(RegistrationKeyRecord.self, id: registration),
-                    .row(ApplicationKeyRecord.self, id: application),
-                ] : [])
+            + (purpose == .authenticate ? [.rows(Latchkey.pendingPushes, registration)] : [])
+            + (Self.answersKeys(purpose)
+                ? [.row(RegistrationKeyRecord.self, id: registration), .row(ApplicationKeyRecord.self, id: application)] : [])
+    }
+
+    /// Whether a challenge of `purpose` answers the application's operation-signing key and the registration's server key: those
+    /// `server/authentication/challenge` issues (`authenticate`, `removeRegistration`), whose result lists both.
+    static func answersKeys(_ purpose: ChallengePurpose) -> Bool {
+        purpose == .authenticate || purpose == .removeRegistration
     }
 
     /// What `verify` reads: the challenge, the push it picked up, the registration and its
@@ -114,7 +118,8 @@ extension ServerSession {
     /// What a device shows without authenticating.
     /// - Throws: `notFound` (registration).
     public func registrationStatus(registrationId: String) throws -> RegistrationStatus {
-        tx.willRead(Self.challengeReads(registrationId, purpose: .removeRegistration))
+        let key = StoreKey.value(registrationId)
+        tx.willRead([.row(RegistrationRecord.self, id: key), Latchkey.applicationRead(ofRegistration: key)])
         let registration = try core.registration(tx, registrationId)
         let limit = try core.maxFailedAttempts(tx, registration)
         return RegistrationStatus(
