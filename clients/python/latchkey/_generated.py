@@ -1565,7 +1565,7 @@ class EventsMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``events/subscribe``: Starts notifications for topics; answers with every topic subscribed.
 
-        Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's subscriptions; from then on the matching notifications are sent before the response of the call that caused them. The delivery and audit topics are closed by --no-admin.
+        Adds topics (delivery, accountRecovery, accountRecoveryCallback, operations, audit) to this connection's subscriptions; from then on the matching notifications are sent before the response of the call that caused them. The delivery and audit topics are closed by --no-admin.
 
         Params:
             topics (List[Literal['delivery', 'accountRecovery', 'accountRecoveryCallback', 'operations', 'audit']])

@@ -7,7 +7,7 @@ enum EventsSubscribe: RPCMethod {
     static let declaration = MethodDeclaration(
         "events/subscribe", "Starts notifications for topics; answers with every topic subscribed.",
         description: """
-            Adds topics (delivery, accountRecovery, accountRecoveryCallback, audit) to this connection's \
+            Adds topics (delivery, accountRecovery, accountRecoveryCallback, operations, audit) to this connection's \
             subscriptions; from then on the matching notifications are sent before the response of the call that \
             caused them. The delivery and audit topics are closed by --no-admin.
             """,
