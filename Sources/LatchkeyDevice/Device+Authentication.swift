@@ -35,6 +35,8 @@ extension Device {
         operation.registrationId = registrationId
         operation.contextHash = challenge.contextHash
         operation.methods = challenge.allowedAuthMethodsToActivate ?? []
+        // The registration's application's PIN policy, which a new PIN (an add or update) must keep.
+        operation.pinRules = challenge.pinRules
         try storage.setPendingOperation(operation)
         return (challenge, operation)
     }
