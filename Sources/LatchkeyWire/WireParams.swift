@@ -220,6 +220,13 @@ public struct WireRule<Root>: Sendable {
         }
     }
 
+    /// Every one of `rules`, their problems in that order.
+    public static func all(_ rules: [WireRule]) -> WireRule {
+        WireRule { root, path, problems in
+            for rule in rules { rule.check(root, path, &problems) }
+        }
+    }
+
     /// The rule applied to a part of another object.
     public func at<Outer>(_ keyPath: KeyPath<Outer, Root> & Sendable) -> WireRule<Outer> {
         let check = self.check

@@ -9,17 +9,26 @@ enum ResetFamily {
     static let codeErrors: [ErrorReason] = [.verificationCodeInvalid, .verificationCodeExpired]
 
     /// Who a reset is for, and by which channel: `email` or `phoneNumber`, exactly one.
+    ///
+    /// The phone number's form is the rule's, not the member's: a code request checks its redirect URL before anything else,
+    /// this rule included (`CodeRequest.handle`); the other methods check the rule as they decode.
     struct Identified: WireWritableParams {
         let email: String?
         let phoneNumber: String?
         static let wire = (
             email: WireMember.optional("email", .text, "email channel"),
-            phoneNumber: WireMember.optional("phoneNumber", .phoneNumber, "SMS channel, E.164")
+            phoneNumber: WireMember.optional("phoneNumber", .text, "SMS channel, E.164")
         )
         func identifier() throws -> UserIdentifier {
             try eitherOr(self, Self.rule, email, UserIdentifier.email, phoneNumber, UserIdentifier.phoneNumber)
         }
-        static let rule = WireRule<Identified>.exactlyOne("email", \.email, "phoneNumber", \.phoneNumber)
+        static let rule = WireRule<Identified>.all([
+            .exactlyOne("email", \.email, "phoneNumber", \.phoneNumber),
+            .custom { who, path, problems in
+                guard let phoneNumber = who.phoneNumber, !Identifiers.isPhoneNumber(phoneNumber) else { return }
+                problems.append(ParamProblem((path.isEmpty ? "" : path + ".") + "phoneNumber", Codec<String>.phoneNumberProblem))
+            },
+        ])
     }
 
     /// `{email | phoneNumber, redirectUrl, applicationId*}`.
