@@ -324,6 +324,9 @@ def _data_field(part: bytes) -> Dict[str, Any]:
     if not part:
         raise OperationDataError("has an empty field")
     letter, value = part[:1], part[1:]
+    # The letter first: a field that starts with a multi-byte character is of no known type (and its rest is no whole UTF-8).
+    if letter not in (b"A", b"I", b"Q", b"D", b"R", b"N", b"T"):
+        raise OperationDataError("has a field of an unknown type (not A, I, Q, D, R, N or T)")
     text = value.decode("utf-8")
     if letter == b"A":
         if len(value) <= 3:

@@ -360,6 +360,9 @@ def test_operation_data_rules():
     assert dm.parse_operation_data(data)["fields"] == [{"type": "text", "text": "a*b\\c\nd"}]
     assert dm.operation_hash("op", "t", "m", "A1") == dm.b64url(hashlib.sha256(
         b"\0\0\0\x02op\0\0\0\x01t\0\0\0\x01m\0\0\0\x02A1").digest())
+    # A field that starts with a multi-byte character (the random inputs below found it, once in many runs).
+    with pytest.raises(dm.OperationDataError, match="unknown type"):
+        dm.parse_operation_data("A1*\u00e9AE")
     # Untrusted input never raises anything but the parser's own error.
     rng = secrets.SystemRandom()
     alphabet = "A1*\\nITDQRNE.,Z9-é\t"
