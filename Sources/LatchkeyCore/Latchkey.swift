@@ -32,7 +32,7 @@ public final class Latchkey: Sendable {
     /// The store's keyed-hash and sealing key (kept outside the tables; see `Store.secretKey`), read or made at start.
     let storeKey: [UInt8]
     /// HMAC-SHA256 keyed by `storeKey` once, at start: each keyed hash starts from a copy (`keyedMAC`).
-    let keyedHash: Mutex<HMAC<SHA256>>
+    let keyedHash: HMAC<SHA256>
     let dueCache = DueCache()
     /// When the next pending operation expires, as last read.
     let operationDueCache = DueCache()
@@ -65,7 +65,7 @@ public final class Latchkey: Sendable {
         self.sentMessages = sentMessages
         sink = Mutex(EventSink { _ in })
         storeKey = try store.secretKey { random.bytes(32) }
-        keyedHash = Mutex(HMAC<SHA256>(key: SymmetricKey(data: storeKey)))
+        keyedHash = HMAC<SHA256>(key: SymmetricKey(data: storeKey))
     }
 
     /// Where committed events go (the server turns them into notifications).

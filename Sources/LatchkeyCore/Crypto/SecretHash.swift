@@ -46,10 +46,8 @@ extension Latchkey {
 
     /// HMAC-SHA256 of `message` under the store's key, from a copy of the HMAC keyed at start.
     func keyedMAC(_ message: [UInt8]) -> [UInt8] {
-        keyedHash.withLock { keyed in
-            var mac = keyed
-            mac.update(data: message)
-            return mac.finalize().byteArray
-        }
+        var mac = keyedHash
+        mac.update(data: message)
+        return mac.finalize().byteArray
     }
 }
