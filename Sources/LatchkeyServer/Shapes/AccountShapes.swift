@@ -7,10 +7,12 @@ import LatchkeyWire
 extension Codec where Value == String {
     /// An email address.
     static let email = Codec.text.checked { Identifiers.isEmail($0) ? nil : "must be an email address" }
-    /// What a phone number that is not E.164 is told.
-    static let phoneNumberProblem = "must be an E.164 number: + and digits"
+    /// What is wrong with `text` as an E.164 phone number (nil: nothing).
+    static func phoneNumberProblem(_ text: String) -> String? {
+        Identifiers.isPhoneNumber(text) ? nil : "must be an E.164 number: + and digits"
+    }
     /// An E.164 phone number: `+` and digits.
-    static let phoneNumber = Codec.text.checked { Identifiers.isPhoneNumber($0) ? nil : phoneNumberProblem }
+    static let phoneNumber = Codec.text.checked(phoneNumberProblem)
     /// A calendar date, `YYYY-MM-DD`.
     static let date = Codec.string(format: "date").checked { Timestamp.isValidDate($0) ? nil : "must be a date written YYYY-MM-DD" }
 }

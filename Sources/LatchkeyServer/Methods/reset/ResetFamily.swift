@@ -25,8 +25,8 @@ enum ResetFamily {
         static let rule = WireRule<Identified>.all([
             .exactlyOne("email", \.email, "phoneNumber", \.phoneNumber),
             .custom { who, path, problems in
-                guard let phoneNumber = who.phoneNumber, !Identifiers.isPhoneNumber(phoneNumber) else { return }
-                problems.append(ParamProblem((path.isEmpty ? "" : path + ".") + "phoneNumber", Codec<String>.phoneNumberProblem))
+                guard let problem = who.phoneNumber.flatMap(Codec<String>.phoneNumberProblem) else { return }
+                problems.append(ParamProblem((path.isEmpty ? "" : path + ".") + "phoneNumber", problem))
             },
         ])
     }
