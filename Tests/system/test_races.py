@@ -251,6 +251,30 @@ def test_one_onboarding_otp_two_processes_exactly_one_success(pair):
         assert r["state"] == "verificationPending", r
 
 
+def test_an_onboarding_started_with_the_default_lives_in_every_process(pair):
+    """canRestoreSession defaults to true (the seed's SDK's default): another process on the store
+    sees the device's process, and reading it there (no server call) leaves it running; started
+    with false, another process is another instance of the app and forgets it."""
+    a, b = pair
+    a.ok("admin/createUser", userId="onboard-default", email="onboard-default@example.com")
+    dev = a.ok("device/create")["deviceId"]
+    assert a.ok("onboarding/start", deviceId=dev, credentials={"email": "onboard-default@example.com"}) == {}
+    assert b.ok("onboarding/hasActiveProcess", deviceId=dev) == {"active": True}
+    assert a.ok("onboarding/hasActiveProcess", deviceId=dev) == {"active": True}
+    assert b.ok("onboarding/status", deviceId=dev) == {"status": "activationInProgress"}
+    otp = delivered(a, "onboard-default@example.com", "onboardingOtp")["code"]
+    a.ok("onboarding/activate", deviceId=dev, otp=otp)
+    b.ok("activation/finish", deviceId=dev, authParameter=pin("1234"))
+    assert a.ok("onboarding/status", deviceId=dev) == {"status": "verificationInProgress"}
+
+    a.ok("admin/createUser", userId="onboard-instance", email="onboard-instance@example.com")
+    dev = a.ok("device/create")["deviceId"]
+    a.ok("onboarding/start", deviceId=dev, credentials={"email": "onboard-instance@example.com"}, canRestoreSession=False)
+    assert a.ok("onboarding/hasActiveProcess", deviceId=dev) == {"active": True}
+    assert b.ok("onboarding/hasActiveProcess", deviceId=dev) == {"active": False}
+    assert a.ok("onboarding/hasActiveProcess", deviceId=dev) == {"active": False}
+
+
 # --------------------------------------------------------------------------
 # e) concurrent accountRecovery/start for one user: exactly one start
 # --------------------------------------------------------------------------

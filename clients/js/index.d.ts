@@ -1115,7 +1115,7 @@ export interface OnboardingStartParams {
   credentials: OnboardingCredentials;
   /** defaults to `default` */
   applicationId?: string;
-  /** keep the process across restarts */
+  /** keep the process in every latchkey process on the store (false: another process, as another app instance, forgets it) */
   canRestoreSession?: boolean;
 }
 /** Result of `onboarding/start`. */

@@ -1690,13 +1690,13 @@ class OnboardingMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``onboarding/start``: Starts onboarding from identity; the same answer whether or not it matches a user.
 
-        Starts identity-based onboarding on a device from credentials (email, phone number, loginName, or userId with birthDate): an 8-digit OTP goes to the contact on file. Answers the same whether or not the credentials match a user. Follow with onboarding/activate.
+        Starts identity-based onboarding on a device from credentials (email, phone number, loginName, or userId with birthDate): an 8-digit OTP goes to the contact on file. Answers the same whether or not the credentials match a user. Follow with onboarding/activate. canRestoreSession (default true, as in the seed's SDK) keeps the process for every latchkey process on the store; false ties it to this process alone.
 
         Params:
             deviceId (str): the simulated device
             credentials (Dict[str, Any])
             applicationId (str, optional): defaults to `default`
-            canRestoreSession (bool, optional): keep the process across restarts
+            canRestoreSession (bool, optional): keep the process in every latchkey process on the store (false: another process, as another app instance, forgets it)
 
         Errors: notFound (1000), onboardingCannotActivate (1802), onboardingInProgress (1800),
         storeUnavailable (1005), invalidParams (-32602), internalError (-32603).

@@ -11,7 +11,8 @@ enum OnboardingStart: RPCMethod {
         description: """
             Starts identity-based onboarding on a device from credentials (email, phone number, loginName, or userId \
             with birthDate): an 8-digit OTP goes to the contact on file. Answers the same whether or not the \
-            credentials match a user. Follow with onboarding/activate.
+            credentials match a user. Follow with onboarding/activate. canRestoreSession (default true, as in the seed's \
+            SDK) keeps the process for every latchkey process on the store; false ties it to this process alone.
             """,
         errors: [.notFound, .onboardingCannotActivate, .onboardingInProgress])
     struct Params: WireParams {
@@ -22,7 +23,10 @@ enum OnboardingStart: RPCMethod {
         static let wire = (
             deviceId: WireMember.deviceId, credentials: WireMember.required("credentials", OnboardingFamily.credentials),
             applicationId: WireMember.applicationId,
-            canRestoreSession: WireMember.defaulted("canRestoreSession", .bool, default: false, "keep the process across restarts")
+            canRestoreSession: WireMember.defaulted(
+                "canRestoreSession", .bool, default: true,
+                "keep the process in every latchkey process on the store (false: another process, as another app instance, forgets it)"
+            )
         )
     }
     static func handle(_ params: Params, _ context: CallContext) throws -> EmptyResult {
