@@ -45,7 +45,7 @@ extension ApplicationRelyingParty {
                 )
             }
             guard WebOrigin.rpId(rpId, coversOrigin: origin) else {
-                return (index, "must be on the RP id \(rpId) or a subdomain of it")
+                return (index, "must be on the RP id (passkeyRpId) or a subdomain of it")
             }
         }
         return nil
