@@ -86,7 +86,8 @@ enum ErrorCodes {
         case .iCloudKeychainDisabled: return "An iCloud backup needs iCloud Keychain."
         case .biometryKeyInvalidated:
             return "The biometric key was destroyed by a change of enrolment; nothing counts; the method is deactivated (data.authMethod, "
-                + "data.activatedAuthMethods: device alone needs a recovery or a new activation)."
+                + "data.activatedAuthMethods: device alone needs a recovery or a new activation). Offline (operation/offlineApprove) "
+                + "nothing is deactivated and data holds authMethod alone: the phone's next online use deactivates it."
         case .noSessionInProgress: return "No started operation to finish."
         case .sessionExpired: return "The started operation is older than 300 s."
         case .activationCodeInvalid: return "Unknown, used or foreign activation code."
