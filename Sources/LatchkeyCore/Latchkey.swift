@@ -152,18 +152,19 @@ public final class Latchkey: Sendable {
         }
     }
 
-    /// Records an audit event in the store and queues its notification.
+    /// Records an audit event in the store and queues its notification; `aboutNobody`: an event
+    /// about an identifier that names no user, which would record its user if it named one.
     func audit(
         _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
         registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
         activationName: String? = nil, installationId: String? = nil, check: String? = nil, operationId: String? = nil,
-        dataMismatch: Bool? = nil, recordId: String? = nil
+        dataMismatch: Bool? = nil, recordId: String? = nil, aboutNobody: Bool = false
     ) throws {
         let event = AuditEvent(
             at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
             activationName: activationName, installationId: installationId, check: check, operationId: operationId,
             dataMismatch: dataMismatch)
-        try tx.save(AuditRecord(id: recordId ?? random.identifier("evt"), event: event))
+        try tx.save(AuditRecord(id: recordId ?? random.identifier("evt"), event: event, aboutNobody: aboutNobody))
         effects.append(.audit(event))
     }
 }

@@ -46,14 +46,17 @@ public struct AuditEvent: Sendable, Equatable {
 }
 
 // A `passkeyRejected` event keeps its `check` in the `detail` column (it has no detail of its own).
+// An event about an identifier that names nobody, where an identifier that names someone records
+// its user, stores `Latchkey.nobody` as its user: the row and its index entries cost what a user's
+// do (security property 11), and it reads back as an event of no user.
 extension AuditRecord {
-    init(id: String, event: AuditEvent) {
+    init(id: String, event: AuditEvent, aboutNobody: Bool = false) {
         activationName = event.activationName
         installationId = event.installationId
         self.id = id
         at = event.at
         type = event.type.rawValue
-        userId = event.userId
+        userId = event.userId ?? (aboutNobody ? Latchkey.nobody : nil)
         registrationId = event.registrationId
         deviceId = event.deviceId
         detail = event.check ?? event.detail
@@ -65,7 +68,8 @@ extension AuditRecord {
         guard let type = AuditEventType(rawValue: type) else { return nil }
         let check = type == .passkeyRejected ? detail : nil
         return AuditEvent(
-            at: at, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: check == nil ? detail : nil,
+            at: at, type: type, userId: userId == Latchkey.nobody ? nil : userId, registrationId: registrationId, deviceId: deviceId,
+            detail: check == nil ? detail : nil,
             activationName: activationName, installationId: installationId, check: check, operationId: operationId,
             dataMismatch: dataMismatch)
     }

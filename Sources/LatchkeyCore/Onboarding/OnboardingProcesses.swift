@@ -88,7 +88,9 @@ extension Latchkey {
         }
         try sendOnboardingOtp(tx, effects, &process)
         onboardingStatusChanged(effects, process)
-        try audit(tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId)
+        try audit(
+            tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId,
+            aboutNobody: user == nil)
         return process
     }
 
@@ -101,22 +103,25 @@ extension Latchkey {
         process.otpExpiresAt = now + OnboardingProcessRecord.otpLifetime
         process.lastSentAt = now
         // The same hashing, message and writes whether or not the credentials matched anyone
-        // (security property 11): only a match's message leaves, and only a match has an OTP.
-        let hash = codeHash(otp, purpose: "onboarding:\(process.id)")
+        // (security property 11): only a match's message leaves, and only a match has an OTP. One
+        // whose OTP is withheld keeps a hash of the same size under another purpose of the same length, which no OTP
+        // given to activate can match: its row costs what a sent OTP's does.
         let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
+        let sent = channel != nil && process.address != nil
+        process.otpHash = codeHash(otp, purpose: (sent ? "onboarding:" : "unsent-otp:") + process.id)
         let message = OutboundMessage(
             id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
             text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)
         let owner = Caller(key: process.deviceId)
-        if let channel, process.address != nil {
-            process.otpHash = hash
+        if sent, let channel {
             effects.append(.delivery(message))
             try audit(
                 tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
                 installationId: owner?.installationId)
         } else {
-            process.otpHash = nil
-            try audit(tx, effects, .onboardingOtpWithheld, deviceId: owner?.deviceId, installationId: owner?.installationId)
+            try audit(
+                tx, effects, .onboardingOtpWithheld, deviceId: owner?.deviceId, installationId: owner?.installationId,
+                aboutNobody: process.userId == nil)
         }
         try tx.save(process)
     }
@@ -143,7 +148,7 @@ extension Latchkey {
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)
             try audit(
                 tx, effects, .onboardingOtpRejected, userId: process.userId, deviceId: caller?.deviceId,
-                installationId: caller?.installationId)
+                installationId: caller?.installationId, aboutNobody: process.userId == nil)
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
                 onboardingStatusChanged(effects, process)

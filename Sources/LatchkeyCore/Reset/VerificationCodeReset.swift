@@ -60,7 +60,7 @@ extension Latchkey {
             // Named by id or login name, a user with neither email nor phone gets no message.
             guard user == nil || message != nil else { return }
             if user != nil, let message { effects.append(.delivery(message)) }
-            try audit(tx, effects, .resetRequested, userId: user?.id, detail: kind.rawValue)
+            try audit(tx, effects, .resetRequested, userId: user?.id, detail: kind.rawValue, aboutNobody: user == nil)
         }
     }
 
