@@ -4,13 +4,14 @@ extension Latchkey {
     /// When the next time-driven state change is due (nil: none).
     /// - Throws: `storeUnavailable` when the store cannot tell (the caller looks again shortly).
     public func nextDueTime() throws -> UnixTime? {
-        [try accountRecoveryNextDue(), try operationsNextDue()].compactMap { $0 }.min()
+        [try accountRecoveryNextDue(), try operationsNextDue(), try onboardingNextDue()].compactMap { $0 }.min()
     }
 
     /// Carries out every time-driven state change that is due; their events are published.
     public func runDueTransitions() throws {
         try runDueAccountRecoveryTransitions()
         try runDueOperationExpiries()
+        try runDueOnboardingExpiries()
     }
 }
 

@@ -36,6 +36,8 @@ public final class Latchkey: Sendable {
     let dueCache = DueCache()
     /// When the next pending operation expires, as last read.
     let operationDueCache = DueCache()
+    /// When the next onboarding process waiting for its OTP reaches its 3 h end.
+    let onboardingDueCache = DueCache()
     /// How callback addresses are checked (see `callbackPolicy`).
     let callbackPolicyBox = Mutex(CallbackPolicy())
     /// Writes each callback event's `data` (the server layer knows its wire form).

@@ -17,6 +17,7 @@ enum PostgresMigrations {
         ("v9-callbacks", v9),
         ("v10-read-sets", v10),
         ("v11-key-agreements", v11),
+        ("v12-onboarding-due", v12),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -295,5 +296,10 @@ enum PostgresMigrations {
     /// keys, sealed beside it (`ServerKeyAgreements`), so that checking a code agrees no key.
     static let v11 = """
         ALTER TABLE "registration_key" ADD COLUMN "sealedAgreements" BYTEA;
+        """
+
+    /// Onboarding processes still waiting for their OTP, found by the clock that fails them 3 h after their start.
+    static let v12 = """
+        CREATE INDEX "onboarding_process_due" ON "onboarding_process"("status", "closed", "createdAt");
         """
 }

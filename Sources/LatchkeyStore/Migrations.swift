@@ -41,6 +41,9 @@ enum Migrations {
         migrator.registerMigration("v11-audit-partial-indexes") { db in
             try db.execute(sql: v11)
         }
+        migrator.registerMigration("v12-onboarding-due") { db in
+            try db.execute(sql: v12)
+        }
         return migrator
     }
 
@@ -274,6 +277,11 @@ enum Migrations {
         CREATE INDEX audit_event_user ON audit_event(userId) WHERE userId IS NOT NULL;
         DROP INDEX audit_event_registration;
         CREATE INDEX audit_event_registration ON audit_event(registrationId) WHERE registrationId IS NOT NULL;
+        """
+
+    /// Onboarding processes still waiting for their OTP, found by the clock that fails them 3 h after their start.
+    static let v12 = """
+        CREATE INDEX onboarding_process_due ON onboarding_process(status, closed, createdAt);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

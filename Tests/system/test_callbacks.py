@@ -429,6 +429,27 @@ def test_events_reach_the_receiver_numbered_in_commit_order(spawn, receivers):
     assert seqs[2] == seqs[1] + 1 and seqs[4] == seqs[3] + 1
 
 
+def test_an_onboarding_process_that_reaches_its_3_h_end_is_announced_failed_by_the_clock(spawn, receivers):
+    """Nobody reads either process (a user's, and one whose credentials match nobody): clock/advance
+    past their end fails them and sends the events, once."""
+    receiver = receivers(secret=SECRET, manual=True)
+    lk = spawn(*MANUAL)
+    configure(lk, receiver.url(), events=["onboarding.statusChanged"])
+    start = rfc3339(lk.ok("clock/now")["now"])
+    lk.ok("admin/createUser", userId="kim", email="kim@example.com")
+    lk.ok("server/onboarding/start", credentials={"email": "kim@example.com"}, installationId="kim-app")
+    lk.ok("server/onboarding/start", credentials={"email": "nobody@example.com"}, installationId="other-app")
+    begun = receiver.wait_count(2)
+    assert [receiver.verify_at(r, start)["data"]["status"] for r in begun] == ["activationInProgress"] * 2
+    lk.ok("clock/advance", seconds=3 * 3600 - 1)
+    assert len(receiver.snapshot()) == 2
+    lk.ok("clock/advance", seconds=1)
+    ended = [receiver.verify_at(r, at(start, 3 * 3600)) for r in receiver.wait_count(4)[2:]]
+    assert [b["data"]["status"] for b in ended] == ["failed", "failed"], ended
+    lk.ok("clock/advance", seconds=86400)
+    assert len(receiver.snapshot()) == 4
+
+
 @pytest.mark.parametrize("url, why", [
     ("ftp://127.0.0.1/hook", "https://"),
     ("file:///etc/passwd", "https://"),

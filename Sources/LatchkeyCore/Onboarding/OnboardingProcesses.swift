@@ -11,6 +11,11 @@ extension OnboardingProcessRecord {
     static let ofRegistration = KeyedQuery<OnboardingProcessRecord>(Columns.registrationId)
     /// The open processes a caller started (by `Caller.key`).
     static let openOf = KeyedQuery<OnboardingProcessRecord>(Columns.deviceId, and: [.equals(Columns.closed, false)])
+    /// The open processes still waiting for their OTP (those the clock fails at their end), optionally only those started by `startedBy`.
+    static func waiting(startedBy: Int64? = nil) -> [StoreFilter] {
+        [.equals(Columns.status, OnboardingStatus.activationInProgress.rawValue), .equals(Columns.closed, false)]
+            + (startedBy.map { [StoreFilter(Columns.createdAt, .lessOrEqual, .int($0))] } ?? [])
+    }
 }
 
 /// The server's side of onboarding: processes started from identity, each with its OTP, its
@@ -59,6 +64,26 @@ extension Latchkey {
         return process
     }
 
+    /// When the next process waiting for its OTP reaches its end (nil: none).
+    func onboardingNextDue() throws -> UnixTime? {
+        try onboardingDueCache.get(nowMilliseconds: clock.nowMilliseconds) {
+            try inspect { tx in try tx.first(OnboardingProcessRecord.self, where: OnboardingProcessRecord.waiting()) }
+                .map { $0.createdAt + OnboardingProcessRecord.lifetime }
+        }
+    }
+
+    /// Fails every process still waiting for its OTP whose 3 h are up, each announced once (as reading it would).
+    func runDueOnboardingExpiries() throws {
+        guard let due = try onboardingNextDue(), due <= now else { return }
+        try transact { tx, effects in
+            let ended = now - OnboardingProcessRecord.lifetime
+            for process in try tx.fetchAll(OnboardingProcessRecord.self, where: OnboardingProcessRecord.waiting(startedBy: ended)) {
+                _ = try onboardingProcess(tx, effects, process.id)
+            }
+        }
+        onboardingDueCache.invalidate()
+    }
+
     /// Records a change of what `onboarding/status` answers, for callbacks.
     func onboardingStatusChanged(_ effects: Effects, _ process: OnboardingProcessRecord) {
         effects.append(.onboardingStatusChanged(processId: process.id, applicationId: process.applicationId, status: process.onboardingStatus))
@@ -88,6 +113,7 @@ extension Latchkey {
         }
         try sendOnboardingOtp(tx, effects, &process)
         onboardingStatusChanged(effects, process)
+        onboardingDueCache.invalidate()
         try audit(
             tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId,
             aboutNobody: user == nil)
