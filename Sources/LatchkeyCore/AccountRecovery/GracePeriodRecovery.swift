@@ -180,10 +180,9 @@ extension Latchkey {
             guard let current, current.state == .insecure else {
                 throw notAllowed(current?.state ?? AccountRecoveryState.none, "The password can be reset only in the insecure window")
             }
+            // In the insecure window: the change returns the account to state 0.
             try changePassword(tx, effects, user: user, salt: salt, hash: hash.get(), keepSession: session.id)
-            let status = AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil)
-            try saveAccountRecovery(tx, effects, status)
-            return status
+            return AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil)
         }
     }
 

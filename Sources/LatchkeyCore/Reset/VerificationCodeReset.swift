@@ -124,7 +124,7 @@ extension Latchkey {
                 id: .either(
                     .value(ApplicationConfig.defaultApplicationId),
                     .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: ResetCodeRecord.liveOf, owner)))),
-        ] + decoyReads
+        ] + decoyReads + Self.accountRecoveryReads(owner)
     }
 
     /// Checks a verification code for `kind` (nil: either).

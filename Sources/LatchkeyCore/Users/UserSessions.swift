@@ -114,7 +114,8 @@ extension Latchkey {
         }
     }
 
-    /// Sets a new password: every other session ends and outstanding reset codes die.
+    /// Sets a new password: every other session ends, outstanding reset codes die, and an account in
+    /// its insecure window (state 3) returns to state 0, announced.
     func changePassword(
         _ tx: StoreTransaction, _ effects: Effects, user: UserRecord, salt: [UInt8], hash: [UInt8],
         keepSession: String?
@@ -129,6 +130,9 @@ extension Latchkey {
         try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
         try audit(tx, effects, .passwordChanged, userId: user.id)
         sendSecurityNotice(effects, to: user, "Your password was changed. If this was not you, contact support.")
+        if try settledAccountRecovery(tx, effects, uid: user.id)?.state == .insecure {
+            try saveAccountRecovery(tx, effects, AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil))
+        }
     }
 
     /// The password policy: at least 8 characters.
