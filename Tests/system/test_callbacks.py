@@ -255,6 +255,22 @@ def test_410_fails_at_once_and_a_redirect_is_not_followed_but_retried(spawn, rec
     assert len(receiver.snapshot()) == (1 if audited else 2)
 
 
+def test_a_retry_by_hand_after_a_410_is_one_more_attempt_then_failed_again(spawn, receivers):
+    answers = iter([410, 500])
+    lk = spawn(*MANUAL)
+    receiver = receivers(secret=SECRET, answer=lambda r: next(answers, 500), manual=True)
+    callback = configure(lk, receiver.url())
+    activate(lk, "fay")
+    failed, = deliveries(lk, callback["callbackId"])
+    assert (failed["attempts"], failed["status"], failed["lastStatusCode"]) == (1, "failed", 410)
+    lk.ok("admin/retryCallbackDelivery", deliveryId=failed["deliveryId"])
+    again, = deliveries(lk, callback["callbackId"])
+    assert (again["attempts"], again["status"], again["lastStatusCode"], again["nextAttemptAt"]) == (2, "failed", 500, None)
+    lk.ok("clock/advance", seconds=86400)
+    assert len(receiver.snapshot()) == 2
+    assert len([e for e in lk.ok("audit/list")["events"] if e["type"] == "callbackFailed"]) == 2
+
+
 def test_on_the_system_clock_a_retry_is_due_5_s_after_the_first_attempt_began(spawn, receivers):
     answers = iter([503, 200])
     receiver = receivers(secret=SECRET, answer=lambda r: next(answers))

@@ -269,7 +269,8 @@ extension Latchkey {
     /// Records how attempts ended.
     ///
     /// 2xx delivers; 410 fails at once; anything else is tried again on the schedule, and after the eighth failure the delivery is `failed`
-    /// (audited `callbackFailed`). An attempt whose lease another process took over records nothing.
+    /// (audited `callbackFailed`). A retry by hand of a failed delivery is one more attempt: failing, it is
+    /// `failed` again. An attempt whose lease another process took over records nothing.
     public func recordCallbackAttempts(_ attempts: [CallbackAttempt]) throws {
         guard !attempts.isEmpty else { return }
         try transact { tx, effects in
@@ -278,6 +279,8 @@ extension Latchkey {
                 guard var delivery = try tx.fetch(CallbackDeliveryRecord.self, id: attempt.deliveryId),
                     delivery.deliveryStatus == .pending, delivery.leaseUntil == attempt.leaseUntil
                 else { continue }
+                // A 410 failed the delivery at once: only a retry by hand attempts it again, and that retry is its one more attempt.
+                let retriedByHandAfter410 = delivery.lastStatusCode == 410
                 delivery.attempts += 1
                 delivery.lastAttemptAt = attempt.startedAt
                 delivery.lastStatusCode = attempt.statusCode
@@ -286,7 +289,7 @@ extension Latchkey {
                 if let code = attempt.statusCode, (200...299).contains(code) {
                     delivery.status = CallbackDeliveryStatus.delivered.rawValue
                     delivery.nextAttemptAt = nil
-                } else if attempt.statusCode == 410 || delivery.attempts >= CallbackSchedule.maxAttempts {
+                } else if attempt.statusCode == 410 || delivery.attempts >= CallbackSchedule.maxAttempts || retriedByHandAfter410 {
                     delivery.status = CallbackDeliveryStatus.failed.rawValue
                     delivery.nextAttemptAt = nil
                     // Its id from the delivery and the attempt, not the seeded stream: the worker's thread must move no value of a
