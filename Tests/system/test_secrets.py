@@ -252,6 +252,14 @@ def test_no_secret_leaks_at_trace_level(spawn, workdir, db_path):
     assert "error" in lk.request("accountRecovery/resetPassword", sessionId=session1, newPassword=early)
     lk.ok("accountRecovery/cancel", sessionId=session1)
     lk.ok("user/passkeys", sessionId=session1)
+    # What names a creation ceremony or an activation lets whoever holds it finish it with keys of
+    # their own: the store keeps neither (only their keyed hashes).
+    res, i = call("passkey/creationOptions", sessionId=session1)
+    issued("ceremonyId1", res["ceremonyId"], i)
+    res, i = call("admin/createActivationCode", userId="bob")
+    act_code3 = issued("activationCode3", res["activationCode"], i)
+    res, i = call("server/activation/prepare", activationCode=act_code3, installationId="secrets-app")
+    issued("activationId1", res["activationId"], i)
 
     # --- verification-code reset: password reset -------------------------------------------
     assert lk.ok("reset/requestPasswordReset", email=email1, redirectUrl="app://reset") == {}

@@ -16,6 +16,11 @@ extension ActivationCodeRecord {
 }
 
 extension Latchkey {
+    /// The key an activation's row is stored and found by: a keyed hash of its activationId, so that
+    /// the store alone does not hold what names an activation (security property 1: its id and
+    /// challenge, read from the store, would let anyone commit keys of their own).
+    func activationKey(_ activationId: String) -> String { codeHash(activationId, purpose: "activation-id") }
+
     /// What opening an activation with `code` reads (`ServerSession.prepareActivation`): the
     /// caller's and the application's wrong codes, the application, the codes with this value and
     /// the activations they opened, and the application's operation-signing key.
@@ -83,12 +88,13 @@ extension ServerSession {
 
     /// A new activation for a code or an onboarding process: keys for the application's enabled methods.
     func openActivation(codeId: String?, processId: String?, caller: Caller?, _ app: ApplicationConfig) throws -> KeyRequest {
+        let activationId = random.uuid()
         let record = ActivationRecord(
-            id: random.uuid(), codeId: codeId, processId: processId, caller: Caller.storedKey(caller),
+            id: core.activationKey(activationId), codeId: codeId, processId: processId, caller: Caller.storedKey(caller),
             challenge: random.secret(byteCount: 32), expiresAt: now + ActivationRecord.lifetime, createdAt: now)
         try tx.save(record)
         return KeyRequest(
-            id: record.id, challenge: record.challenge, expiresAt: record.expiresAt,
+            id: activationId, challenge: record.challenge, expiresAt: record.expiresAt,
             authMethodsForActivation: app.authMethods, pinRules: app.pinRules,
             operationSigningKey: try core.operationSigningKey(tx, applicationId: app.applicationId))
     }
@@ -103,8 +109,9 @@ extension ServerSession {
         activationId: String, keys: KeySet, activationName: String?, tokenPurpose: TokenPurpose,
         caller asker: Caller?
     ) throws -> ActivationOutcome {
-        tx.willRead(Self.commitReads(activationId: activationId))
-        guard let activation = try tx.fetch(ActivationRecord.self, id: activationId) else {
+        let key = core.activationKey(activationId)
+        tx.willRead(Self.commitReads(activationKey: key))
+        guard let activation = try tx.fetch(ActivationRecord.self, id: key) else {
             throw DomainError(.noSessionInProgress, "No activation with this id is waiting for its keys")
         }
         // The installation that opened the activation asks (a commit names none of its own).
@@ -130,7 +137,7 @@ extension ServerSession {
             try tx.save(code)
         }
         if let process = source.process { try core.onboardingActivated(tx, effects, process, registrationId: registration.id) }
-        try tx.delete(ActivationRecord.self, id: activationId)
+        try tx.delete(ActivationRecord.self, id: key)
         try audit(
             .activationCompleted, userId: source.userId, registrationId: registration.id, caller: caller,
             detail: keys.factors.isEmpty ? "device" : AuthMethod.text(Array(keys.factors.keys)), activationName: registration.name)
@@ -145,12 +152,12 @@ extension ServerSession {
 
     /// What `commitActivation` reads: the activation, the code or the onboarding process it came
     /// from, and their application and user.
-    static func commitReads(activationId: String) -> [StoreRead] {
-        let activation = StoreKey.value(activationId)
+    static func commitReads(activationKey: String) -> [StoreRead] {
+        let activation = StoreKey.value(activationKey)
         let code = StoreKey.column(ActivationRecord.Columns.codeId, of: ActivationRecord.self, activation)
         let process = StoreKey.column(ActivationRecord.Columns.processId, of: ActivationRecord.self, activation)
         return [
-            .row(ActivationRecord.self, id: activationId), .row(ActivationCodeRecord.self, id: code), .row(OnboardingProcessRecord.self, id: process),
+            .row(ActivationRecord.self, id: activation), .row(ActivationCodeRecord.self, id: code), .row(OnboardingProcessRecord.self, id: process),
             .row(
                 ApplicationRecord.self,
                 id: .either(

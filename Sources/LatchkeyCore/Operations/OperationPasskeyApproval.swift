@@ -50,10 +50,11 @@ extension Latchkey {
     ///   user verification always required, another user's passkey is `credential`).
     public func approveOperationWithPasskey(ceremonyId: String, credential: AssertionResponse) throws -> Operation {
         try transact { tx, effects in
-            let operation = StoreKey.column(PasskeyCeremonyRecord.Columns.operationId, of: PasskeyCeremonyRecord.self, .value(ceremonyId))
+            let ceremonyRow = StoreKey.value(ceremonyKey(ceremonyId))
+            let operation = StoreKey.column(PasskeyCeremonyRecord.Columns.operationId, of: PasskeyCeremonyRecord.self, ceremonyRow)
             let credentialId = StoreKey.value(Base64URL.encode(credential.rawId))
             tx.willRead([
-                .row(PasskeyCeremonyRecord.self, id: ceremonyId), .row(OperationRecord.self, id: operation),
+                .row(PasskeyCeremonyRecord.self, id: ceremonyRow), .row(OperationRecord.self, id: operation),
                 .row(ApplicationRecord.self, id: .column(OperationRecord.Columns.applicationId, of: OperationRecord.self, operation)),
                 .row(PasskeyRecord.self, id: credentialId),
                 .row(UserRecord.self, id: .column(PasskeyRecord.Columns.userId, of: PasskeyRecord.self, credentialId)),

@@ -12,6 +12,12 @@ enum PasskeyCeremonyKind: String, Sendable {
     case operation
 }
 
+/// A ceremony just opened: the id it is named by (handed out, never stored) and its challenge.
+struct OpenedCeremony {
+    let id: String
+    let challenge: [UInt8]
+}
+
 extension Latchkey {
     /// A ceremony is valid this long.
     static let passkeyCeremonyLifetime: Int64 = 300
@@ -29,15 +35,21 @@ extension Latchkey {
     func openCeremony(
         _ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
         named: Bool, openedBy: String? = nil, challenge: [UInt8]? = nil, operationId: String? = nil, nonce: String? = nil
-    ) throws -> PasskeyCeremonyRecord {
+    ) throws -> OpenedCeremony {
         try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
+        let ceremonyId = random.uuid()
         let ceremony = PasskeyCeremonyRecord(
-            id: random.uuid(), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
+            id: ceremonyKey(ceremonyId), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,
             challenge: challenge ?? random.bytes(32), expiresAt: now + Self.passkeyCeremonyLifetime, createdAt: now, openedBy: openedBy,
             operationId: operationId, nonce: nonce)
         try tx.save(ceremony)
-        return ceremony
+        return OpenedCeremony(id: ceremonyId, challenge: ceremony.challenge)
     }
+
+    /// The key a ceremony's row is stored and found by: a keyed hash of its ceremonyId, so that the
+    /// store alone does not hold what names a ceremony (security property 1: a creation ceremony's
+    /// id and challenge, read from the store, would let anyone add their own passkey).
+    func ceremonyKey(_ ceremonyId: String) -> String { codeHash(ceremonyId, purpose: "passkey-ceremony") }
 
     /// The ceremony `ceremonyId` names, of one of `kinds`, still valid.
     ///
@@ -45,11 +57,11 @@ extension Latchkey {
     /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
     /// What an operation on a ceremony reads first: the ceremony, its application and user, what
     /// opened it (a session), and the user's passkeys.
-    static func ceremonyReads(_ ceremonyId: String) -> [StoreRead] {
-        let ceremony = StoreKey.value(ceremonyId)
+    func ceremonyReads(_ ceremonyId: String) -> [StoreRead] {
+        let ceremony = StoreKey.value(ceremonyKey(ceremonyId))
         let owner = StoreKey.column(PasskeyCeremonyRecord.Columns.userId, of: PasskeyCeremonyRecord.self, ceremony)
         return [
-            .row(PasskeyCeremonyRecord.self, id: ceremonyId),
+            .row(PasskeyCeremonyRecord.self, id: ceremony),
             .row(ApplicationRecord.self, id: .column(PasskeyCeremonyRecord.Columns.applicationId, of: PasskeyCeremonyRecord.self, ceremony)),
             .row(UserRecord.self, id: owner), .rows(PasskeyRecord.ofUser, owner),
             .row(UserSessionRecord.self, id: .column(PasskeyCeremonyRecord.Columns.openedBy, of: PasskeyCeremonyRecord.self, ceremony)),
@@ -57,7 +69,7 @@ extension Latchkey {
     }
 
     func liveCeremony(_ tx: StoreTransaction, _ ceremonyId: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
-        guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyId),
+        guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyKey(ceremonyId)),
             kinds.contains(where: { $0.rawValue == ceremony.kind })
         else {
             throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
@@ -115,7 +127,7 @@ extension Latchkey {
 
     /// Creation options for `user` on the ceremony just opened.
     func creationOptions(
-        _ tx: StoreTransaction, _ ceremony: PasskeyCeremonyRecord, _ user: UserRecord,
+        _ tx: StoreTransaction, _ ceremony: OpenedCeremony, _ user: UserRecord,
         _ app: ApplicationConfig
     ) throws -> CredentialCreationOptions {
         let name = Self.passkeyDisplayName(user)

@@ -52,7 +52,7 @@ extension Latchkey {
     ///   `passkeyInvalid` (`data.check`), `alreadyExists` (the credential id is registered).
     public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
         try transact { tx, effects in
-            tx.willRead(Self.ceremonyReads(ceremonyId))
+            tx.willRead(ceremonyReads(ceremonyId))
             let ceremony = try liveCeremony(tx, ceremonyId, .create)
             guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
@@ -124,7 +124,7 @@ extension Latchkey {
             let passkey = StoreKey.value(Base64URL.encode(credential.rawId))
             let owner = StoreKey.column(PasskeyRecord.Columns.userId, of: PasskeyRecord.self, passkey)
             tx.willRead(
-                Self.ceremonyReads(ceremonyId).prefix(2) + [.row(PasskeyRecord.self, id: passkey), .row(UserRecord.self, id: owner)]
+                ceremonyReads(ceremonyId).prefix(2) + [.row(PasskeyRecord.self, id: passkey), .row(UserRecord.self, id: owner)]
                     + Self.accountRecoveryReads(owner))
             let ceremony = try liveCeremony(tx, ceremonyId, .get)
             let app = try application(tx, ceremony.applicationId)

@@ -69,7 +69,7 @@ extension Latchkey {
 
     /// What `resetPasskeys` reads: the code's reads, and the new passkey's ceremony.
     func resetPasskeysReads(_ identifier: UserIdentifier, _ newPasskey: ResetPasskey?) -> [StoreRead] {
-        resetCodeReads(identifier) + (newPasskey.map { Self.ceremonyReads($0.ceremonyId) } ?? [])
+        resetCodeReads(identifier) + (newPasskey.map { ceremonyReads($0.ceremonyId) } ?? [])
     }
 
     func resetPasskeys(
