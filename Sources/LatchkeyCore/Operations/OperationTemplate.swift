@@ -62,6 +62,16 @@ extension OperationAttribute {
         }
     }
 
+    /// What the attribute renders (its label aside): the texts that must come from `data`.
+    var renderedTexts: [String] {
+        switch self {
+        case .amount(_, let amount, let currency): [amount, currency]
+        case .keyValue(_, let value): [value]
+        case .note(_, let note): [note]
+        case .heading: []
+        }
+    }
+
     /// The attribute with each text mapped.
     func mapTexts(_ transform: (String) throws -> String) rethrows -> OperationAttribute {
         switch self {
@@ -186,16 +196,28 @@ extension Latchkey {
                 throw DomainError.invalid(.templateText(member), "has a ${ that is not a placeholder ${name} (name: A–Z a–z 0–9 _ . -)")
             }
         }
-        let inData = Set(Placeholders.names(template.data) ?? [])
+        let dataPieces = Placeholders.pieces(template.data) ?? []
+        let inData = Set(dataPieces.compactMap { if case .placeholder(let name) = $0 { name } else { nil } })
+        let dataText = dataPieces.compactMap { if case .literal(let text) = $0 { text } else { nil } }
         for (index, attribute) in template.attributes.enumerated() {
             for text in attribute.texts {
-                guard let names = Placeholders.names(text) else {
+                guard let pieces = Placeholders.pieces(text) else {
                     throw DomainError.invalid(.templateAttribute(index: index), "has a ${ that is not a placeholder ${name}")
                 }
-                if let missing = names.first(where: { !inData.contains($0) }) {
+                for case .placeholder(let name) in pieces where !inData.contains(name) {
                     throw DomainError.invalid(
                         .templateAttribute(index: index),
-                        "uses the placeholder ${\(missing)}, which data does not hold: attributes render data and add nothing to it")
+                        "uses the placeholder ${\(name)}, which data does not hold: attributes render data and add nothing to it")
+                }
+            }
+            // What it renders (a label aside) is placeholders of data and text that data holds as it is: a currency written
+            // out where data writes it out, never a value the signed data does not carry (security property 8).
+            for text in attribute.renderedTexts {
+                for case .literal(let literal) in Placeholders.pieces(text) ?? []
+                where !dataText.contains(where: { $0.contains(literal) }) {
+                    throw DomainError.invalid(
+                        .templateAttribute(index: index),
+                        "renders text that data does not hold: attributes render data and add nothing to it (use a ${placeholder} of data)")
                 }
             }
         }

@@ -10,7 +10,8 @@ enum AdminConfigureOperationTemplate: RPCMethod {
         description: """
             Says what operations of one kind look like: title, message and data (PowerAuth's operation-data string, version A) \
             are texts with ${param} placeholders that admin/createOperation fills; attributes are what the phone lists (amount, \
-            keyValue, note, heading), and a placeholder used in one must also occur in data (attributes render data and add \
+            keyValue, note, heading), and a placeholder used in one must also occur in data, and what one renders besides its \
+            label (amount, currency, value, note) is placeholders and text written out in data (attributes render data and add \
             nothing to it). maxFailureCount (1–10, default 5), ttlSeconds (30–86 400, default 300) and allowedMethods (pin, \
             touchId, faceId, passkey, offline; default all but passkey) apply to the operations made from it. A template of the \
             same name is replaced.
