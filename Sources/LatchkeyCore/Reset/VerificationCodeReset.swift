@@ -10,9 +10,9 @@ extension ResetCodeRecord {
     static let liveOf = KeyedQuery<ResetCodeRecord>(Columns.userId, and: [.equals(Columns.consumed, false)], limit: 1)
 
     /// The live code an identifier that names no user was sent (by the keyed hash of the identifier).
-    static func live(subject: String) -> StoreQuery<ResetCodeRecord> {
-        StoreQuery(where: [.equals(Columns.subject, subject), .equals(Columns.consumed, false)], limit: 1)
-    }
+    static func live(subject: String) -> StoreQuery<ResetCodeRecord> { liveFor.query(subject) }
+    /// `live(subject:)` as a query kept (built as a user's `liveOf` is: the same work either way, security property 11).
+    static let liveFor = KeyedQuery<ResetCodeRecord>(Columns.subject, and: [.equals(Columns.consumed, false)], limit: 1)
 }
 
 extension Latchkey {
@@ -158,7 +158,7 @@ extension Latchkey {
             record.wrongTries += 1
             if record.wrongTries >= ResetCodeRecord.maxWrongTries { record.consumed = true }
             try tx.save(record)
-            try audit(tx, effects, .resetCodeRejected, userId: user?.id)
+            try audit(tx, effects, .resetCodeRejected, userId: user?.id, aboutNobody: forNobody)
             throw DomainError(
                 .verificationCodeInvalid, "The verification code is not valid",
                 [(.remainingAttempts, .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])
