@@ -16,10 +16,11 @@ extension ActivationCodeRecord {
 }
 
 extension Latchkey {
-    /// The key an activation's row is stored and found by: a keyed hash of its activationId, so that
-    /// the store alone does not hold what names an activation (security property 1: its id and
-    /// challenge, read from the store, would let anyone commit keys of their own).
-    func activationKey(_ activationId: String) -> String { codeHash(activationId, purpose: "activation-id") }
+    /// The key an activation's row is stored and found by: the SHA-256 digest of its activationId
+    /// (122 random bits, as `ceremonyKey`), so that the store alone does not hold what names an
+    /// activation (security property 1: its id and challenge, read from the store, would let anyone
+    /// commit keys of their own).
+    func activationKey(_ activationId: String) -> String { SecretHash.digest(activationId, purpose: "activation-id") }
 
     /// What opening an activation with `code` reads (`ServerSession.prepareActivation`): the
     /// caller's and the application's wrong codes, the application, the codes with this value and

@@ -50,7 +50,8 @@ extension Latchkey {
     ///   user verification always required, another user's passkey is `credential`).
     public func approveOperationWithPasskey(ceremonyId: String, credential: AssertionResponse) throws -> Operation {
         try transact { tx, effects in
-            let ceremonyRow = StoreKey.value(ceremonyKey(ceremonyId))
+            let key = ceremonyKey(ceremonyId)
+            let ceremonyRow = StoreKey.value(key)
             let operation = StoreKey.column(PasskeyCeremonyRecord.Columns.operationId, of: PasskeyCeremonyRecord.self, ceremonyRow)
             let credentialId = StoreKey.value(Base64URL.encode(credential.rawId))
             tx.willRead([
@@ -59,7 +60,7 @@ extension Latchkey {
                 .row(PasskeyRecord.self, id: credentialId),
                 .row(UserRecord.self, id: .column(PasskeyRecord.Columns.userId, of: PasskeyRecord.self, credentialId)),
             ])
-            let ceremony = try liveCeremony(tx, ceremonyId, .operation)
+            let ceremony = try liveCeremony(tx, key: key, .operation)
             guard let operationId = ceremony.operationId, var record = try tx.fetch(OperationRecord.self, id: operationId),
                 record.userId == ceremony.userId, record.registrationId == nil
             else { throw DomainError.notFound("operation") }

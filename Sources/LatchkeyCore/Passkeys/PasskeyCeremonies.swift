@@ -46,10 +46,11 @@ extension Latchkey {
         return OpenedCeremony(id: ceremonyId, challenge: ceremony.challenge)
     }
 
-    /// The key a ceremony's row is stored and found by: a keyed hash of its ceremonyId, so that the
-    /// store alone does not hold what names a ceremony (security property 1: a creation ceremony's
-    /// id and challenge, read from the store, would let anyone add their own passkey).
-    func ceremonyKey(_ ceremonyId: String) -> String { codeHash(ceremonyId, purpose: "passkey-ceremony") }
+    /// The key a ceremony's row is stored and found by: the SHA-256 digest of its ceremonyId (122
+    /// random bits, so a digest serves as it does for tokens and session ids: `SecretHash`), so that
+    /// the store alone does not hold what names a ceremony (security property 1: a creation
+    /// ceremony's id and challenge, read from the store, would let anyone add their own passkey).
+    func ceremonyKey(_ ceremonyId: String) -> String { SecretHash.digest(ceremonyId, purpose: "passkey-ceremony") }
 
     /// The ceremony `ceremonyId` names, of one of `kinds`, still valid.
     ///
@@ -57,8 +58,8 @@ extension Latchkey {
     /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
     /// What an operation on a ceremony reads first: the ceremony, its application and user, what
     /// opened it (a session), and the user's passkeys.
-    func ceremonyReads(_ ceremonyId: String) -> [StoreRead] {
-        let ceremony = StoreKey.value(ceremonyKey(ceremonyId))
+    static func ceremonyReads(key: String) -> [StoreRead] {
+        let ceremony = StoreKey.value(key)
         let owner = StoreKey.column(PasskeyCeremonyRecord.Columns.userId, of: PasskeyCeremonyRecord.self, ceremony)
         return [
             .row(PasskeyCeremonyRecord.self, id: ceremony),
@@ -68,8 +69,8 @@ extension Latchkey {
         ]
     }
 
-    func liveCeremony(_ tx: StoreTransaction, _ ceremonyId: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
-        guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: ceremonyKey(ceremonyId)),
+    func liveCeremony(_ tx: StoreTransaction, key: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
+        guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: key),
             kinds.contains(where: { $0.rawValue == ceremony.kind })
         else {
             throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")

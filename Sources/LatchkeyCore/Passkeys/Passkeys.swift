@@ -52,8 +52,9 @@ extension Latchkey {
     ///   `passkeyInvalid` (`data.check`), `alreadyExists` (the credential id is registered).
     public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
         try transact { tx, effects in
-            tx.willRead(ceremonyReads(ceremonyId))
-            let ceremony = try liveCeremony(tx, ceremonyId, .create)
+            let key = ceremonyKey(ceremonyId)
+            tx.willRead(Self.ceremonyReads(key: key))
+            let ceremony = try liveCeremony(tx, key: key, .create)
             guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
             }
@@ -120,13 +121,14 @@ extension Latchkey {
     /// Signs a user in with a passkey: a new session, exactly as `user/login` makes one.
     /// - Throws: `noSessionInProgress`, `sessionExpired`, `passkeyInvalid` (`data.check`).
     public func passkeyLogin(ceremonyId: String, credential: AssertionResponse) throws -> (sessionId: String, uid: String) {
-        try transact { tx, effects in
+        let key = ceremonyKey(ceremonyId)
+        return try transact { tx, effects in
             let passkey = StoreKey.value(Base64URL.encode(credential.rawId))
             let owner = StoreKey.column(PasskeyRecord.Columns.userId, of: PasskeyRecord.self, passkey)
             tx.willRead(
-                ceremonyReads(ceremonyId).prefix(2) + [.row(PasskeyRecord.self, id: passkey), .row(UserRecord.self, id: owner)]
+                Self.ceremonyReads(key: key).prefix(2) + [.row(PasskeyRecord.self, id: passkey), .row(UserRecord.self, id: owner)]
                     + Self.accountRecoveryReads(owner))
-            let ceremony = try liveCeremony(tx, ceremonyId, .get)
+            let ceremony = try liveCeremony(tx, key: key, .get)
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
             var record = try checkAssertion(tx, effects, credential, ceremony: ceremony, party: app.relyingParty)

@@ -69,7 +69,7 @@ extension Latchkey {
 
     /// What `resetPasskeys` reads: the code's reads, and the new passkey's ceremony.
     func resetPasskeysReads(_ identifier: UserIdentifier, _ newPasskey: ResetPasskey?) -> [StoreRead] {
-        resetCodeReads(identifier) + (newPasskey.map { ceremonyReads($0.ceremonyId) } ?? [])
+        resetCodeReads(identifier) + (newPasskey.map { Self.ceremonyReads(key: ceremonyKey($0.ceremonyId)) } ?? [])
     }
 
     func resetPasskeys(
@@ -79,7 +79,7 @@ extension Latchkey {
         let (code, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
         var replacement: PasskeyRecord?
         if let newPasskey {
-            let ceremony = try liveCeremony(tx, newPasskey.ceremonyId, .reset)
+            let ceremony = try liveCeremony(tx, key: ceremonyKey(newPasskey.ceremonyId), .reset)
             guard ceremony.userId == user.id else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
             }
