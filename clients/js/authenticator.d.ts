@@ -1,5 +1,10 @@
 // Types for authenticator.js: a software WebAuthn authenticator with its browser half.
 
+import type {
+  PublicKeyCredentialCreationOptionsJSON as ServerCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON as ServerRequestOptionsJSON,
+} from "./index.js";
+
 export declare const ES256: -7;
 export declare const EDDSA: -8;
 export declare const FLAGS: { UP: 0x01; UV: 0x04; BE: 0x08; BS: 0x10; AT: 0x40; ED: 0x80 };
@@ -30,6 +35,22 @@ export interface RequestOptionsJSON {
   userVerification?: "required" | "preferred" | "discouraged";
   extensions?: Record<string, unknown>;
 }
+/**
+ * What `create()` takes: creation options, as typed here or as the Latchkey client types them
+ * (`PublicKeyCredentialCreationOptionsJSON` of index.d.ts), or an object holding them as `publicKey`
+ * — the whole result of `passkey/creationOptions` or `reset/passkeyCreationOptions`.
+ */
+export type CreationOptionsInput =
+  | CreationOptionsJSON | ServerCreationOptionsJSON
+  | { publicKey: CreationOptionsJSON | ServerCreationOptionsJSON };
+/**
+ * What `get()` takes: request options, as typed here or as the Latchkey client types them
+ * (`PublicKeyCredentialRequestOptionsJSON` of index.d.ts), or an object holding them as `publicKey`
+ * — the whole result of `passkey/requestOptions` or `operation/passkeyOptions`.
+ */
+export type RequestOptionsInput =
+  | RequestOptionsJSON | ServerRequestOptionsJSON
+  | { publicKey: RequestOptionsJSON | ServerRequestOptionsJSON };
 export interface RegistrationResponseJSON {
   id: string; rawId: string; type: "public-key";
   response: { clientDataJSON: string; attestationObject: string; authenticatorData: string; transports: string[]; publicKey: string; publicKeyAlgorithm: number };
@@ -74,9 +95,9 @@ export declare class SoftwareAuthenticator {
   /** base64url id → credential. */
   credentials: Map<string, HeldCredential>;
   /** navigator.credentials.create() then toJSON(); takes the options or `{publicKey}`. */
-  create(options: CreationOptionsJSON | { publicKey: CreationOptionsJSON }, opts?: { origin?: string }): Promise<RegistrationResponseJSON>;
+  create(options: CreationOptionsInput, opts?: { origin?: string }): Promise<RegistrationResponseJSON>;
   /** navigator.credentials.get() then toJSON(); takes the options or `{publicKey}`. */
-  get(options: RequestOptionsJSON | { publicKey: RequestOptionsJSON }, opts?: { origin?: string; credentialId?: string }): Promise<AuthenticationResponseJSON>;
+  get(options: RequestOptionsInput, opts?: { origin?: string; credentialId?: string }): Promise<AuthenticationResponseJSON>;
   /** A copy with the same credentials and their counters as they are now. */
   clone(): SoftwareAuthenticator;
   registrationResponse(credential: HeldCredential, challenge: string, origin: string, userVerified: boolean): Promise<RegistrationResponseJSON>;

@@ -14,6 +14,8 @@ export type DeviceStorage = Map<string, string> | { get(name: string): string | 
 export type SignatureFormat = "raw" | "der";
 export type Biometry = "touchId" | "faceId";
 export type TokenPurpose = "none" | "addOrUpdateRecovery" | "deleteRecovery";
+/** A token purpose that makes the answer carry a `token`. */
+export type TokenWanted = Exclude<TokenPurpose, "none">;
 export type AuthMethod = "device" | "pin" | "touchId" | "faceId";
 
 export interface DeviceOptions {
@@ -40,14 +42,22 @@ export interface Offer {
   pinCodeType: "numeric" | "alphanumeric";
   pinCodeLengthMin: number;
   pinCodeLengthMax: number;
+  /**
+   * The application's operation-signing key (P-256 public key, unpadded base64url) that the device
+   * keeps for offline approval: prepare's and onboarding's carry it, a recovery challenge does not.
+   */
+  operationSigningKey?: string;
 }
 
 /** A server/authentication/challenge answer (the generated result type); `contextHash` checked by the device. */
 export type Challenge = ServerAuthenticationChallengeResult;
 
+/** What `commitActivation`/`activate`, `activateOnboarding` and `recover` resolve with (server/activation/commit, server/recovery/commit). */
 export interface Activated {
   registrationId: string;
   activatedAuthMethods: AuthMethod[];
+  /** The registration's server key (P-256 public key, unpadded base64url) the offline codes are derived with; the device keeps it. */
+  serverPublicKey?: string;
   token?: string;
   responseType?: "activated";
   contextContent?: null;
@@ -205,7 +215,10 @@ export class Device {
     recoveryActivated: boolean; onboardingProcessId: string | null; server?: any }>;
 
   prepareActivation(activationCode: string): Promise<Offer>;
+  /** With a `tokenPurpose` other than `none`, the answer carries the `token`. */
+  commitActivation(offer: Offer, options: Factor & { activationName?: string; tokenPurpose: TokenWanted }): Promise<Activated & { token: string }>;
   commitActivation(offer: Offer, options?: Factor & { activationName?: string; tokenPurpose?: TokenPurpose }): Promise<Activated>;
+  activate(activationCode: string, options: Factor & { activationName?: string; tokenPurpose: TokenWanted }): Promise<Activated & { token: string }>;
   activate(activationCode: string, options?: Factor & { activationName?: string; tokenPurpose?: TokenPurpose }): Promise<Activated>;
 
   startAuthentication(purpose?: "authenticate" | "removeRegistration"): Promise<Challenge>;
@@ -225,6 +238,7 @@ export class Device {
   deleteRecovery(token: string, options?: { tokenPurpose?: TokenPurpose }): Promise<{ recoveryMethods: string[]; token?: string }>;
   backup(): string;
   restore(blob: string): void;
+  recover(recoveryCode: string, options: Factor & { registrationId?: string; tokenPurpose: TokenWanted }): Promise<Activated & { token: string }>;
   recover(recoveryCode: string, options?: Factor & { registrationId?: string; tokenPurpose?: TokenPurpose }): Promise<Activated>;
 
   /** The inbox: the registration's pending operations, oldest first. */
@@ -234,7 +248,11 @@ export class Device {
   approveOperation(operation: string | Operation, options?: Factor & { shownData?: string }): Promise<Operation>;
   /** The device key alone, over `<reason>:<hash>`. */
   rejectOperation(operation: string | Operation, reason?: RejectReason, options?: { shownData?: string }): Promise<Operation>;
-  /** Offline approval, synchronous (no server call). Throws `DeviceError` `qrInvalid`, `offlineUnavailable`, `authMethodNotAllowed`, … */
+  /**
+   * Offline approval, synchronous (no server call). Throws `DeviceError` `qrInvalid`, `offlineUnavailable` (no
+   * operation-signing key or server key yet, e.g. after a recovery on a new phone: authenticate once online),
+   * `authMethodNotAllowed`, …
+   */
   offlineCode(qrPayload: string, options?: Factor): OfflineApproval;
 
   startOnboarding(credentials: Record<string, string>): Promise<string>;

@@ -905,7 +905,7 @@ export class Device {
     };
     if (tokenPurpose !== undefined) params.tokenPurpose = tokenPurpose;
     const result = await this.client.call("server/recovery/commit", params);
-    this.#keepActivation(result.registrationId, made, pin, result.activatedAuthMethods, offer);
+    this.#keepActivation(result.registrationId, made, pin, result.activatedAuthMethods, offer, { recovery: true });
     this.#learnKeys(result);
     this.#wipe(RECOVERY_ITEMS);
     return result;
@@ -975,23 +975,23 @@ export class Device {
    * operationId, title, message, data}` — show the operation, then the code
    * (`part(device)-part(method)`, 17 characters) for the user to type back. A wrong PIN unmasks a
    * wrong key and gives a wrong code, which only the server tells. Throws `DeviceError`:
-   * `notActivatedLocally`; `qrInvalid` (`data.flaw`); `offlineUnavailable` (no server key yet: go
-   * online once); `authMethodNotAllowed` (`device`, a method not activated, touchId/faceId without
+   * `notActivatedLocally`; `qrInvalid` (`data.flaw`); `offlineUnavailable` (no operation-signing key
+   * or server key yet, e.g. after a recovery on a new phone: authenticate once online); `authMethodNotAllowed` (`device`, a method not activated, touchId/faceId without
    * the `B` flag); `biometryKeyInvalidated`.
    */
   offlineCode(qrPayload, { pin, biometry } = {}) {
     const registrationId = this.#heldRegistration();
     const signingKey = this.storage.get(OPERATION_SIGNING_KEY);
-    if (signingKey === undefined) {
-      throw new DeviceError("qrInvalid", "The device holds no operation-signing key to check the QR code with; nothing was shown",
-        { flaw: "no operation-signing key" });
-    }
     let scanned;
-    try {
+    try { // without a key, only the form can be checked
       scanned = parseQrPayload(qrPayload, signingKey);
     } catch (error) {
       if (!(error instanceof QRPayloadError)) throw error;
       throw new DeviceError("qrInvalid", `The QR code was refused, ${error.message}; nothing was shown`, { flaw: error.message });
+    }
+    if (signingKey === undefined) { // nothing wrong with the code: the phone cannot check it yet
+      throw new DeviceError("offlineUnavailable",
+        "The device does not know the operation-signing key yet, so it cannot check the QR code; nothing was shown: authenticate once online");
     }
     const serverKey = this.storage.get(SERVER_PUBLIC_KEY);
     if (serverKey === undefined || pointKey(serverKey) === null) {
@@ -1180,9 +1180,13 @@ export class Device {
     return signatures;
   }
 
-  #keepActivation(registrationId, made, pin, methods, offer) {
-    this.#wipe(ACTIVATION_ITEMS);
-    this.#learnKeys(offer); // a new activation learns the operation-signing key (prepare's)
+  #keepActivation(registrationId, made, pin, methods, offer, { recovery = false } = {}) {
+    // A new activation learns the operation-signing key from its offer (prepare's). A recovery's
+    // answers carry none: it keeps the key the phone holds, as first learned (a phone restored
+    // from a backup holds none — backups carry the recovery items only — and learns it at its next
+    // online challenge; until then offlineCode throws offlineUnavailable).
+    this.#wipe(ACTIVATION_ITEMS.filter((name) => !(recovery && name === OPERATION_SIGNING_KEY)));
+    this.#learnKeys(offer);
     this.storage.set(REGISTRATION_ID, registrationId);
     this.storage.set(PIN_RULES, `${offer.pinCodeType},${offer.pinCodeLengthMin},${offer.pinCodeLengthMax}`);
     this.storage.set(POSSESSION_KEY, b64url(made.device));

@@ -62,6 +62,11 @@ export declare class Latchkey extends EventEmitter {
   timeout: number;
   /** Every notification received, in order. */
   readonly notifications: Notification[];
+  /**
+   * Every error reply that answers no call, in order: a null-id error for a notification the client
+   * sent that the server could not read (e.g. messageTooLarge). Also emitted as "strayError".
+   */
+  readonly strayErrors: LatchkeyError[];
   readonly child: ChildProcess;
   /** The exit status; null while running or when a signal ended the child. */
   readonly exitCode: number | null;
@@ -71,12 +76,14 @@ export declare class Latchkey extends EventEmitter {
   /** Sends a request; resolves with its result or rejects with a LatchkeyError. */
   call<M extends keyof MethodMap>(method: M, params?: MethodMap[M]["params"], options?: CallOptions): Promise<MethodMap[M]["result"]>;
   call(method: string, params?: object | unknown[], options?: CallOptions): Promise<any>;
-  /** Sends a notification. */
+  /** Sends a notification. If the server cannot read it, its error reply is a "strayError", never a call's. */
   notify(method: string, params?: object | unknown[]): void;
   /** Ends stdin, waits `grace` ms (5000), then SIGTERM, then SIGKILL. Resolves with the exit status. */
   close(options?: { grace?: number }): Promise<number | null>;
 
   on(event: "notification", listener: (notification: Notification) => void): this;
+  /** An error reply that answers no call (see `strayErrors`); without a listener, a process warning. */
+  on(event: "strayError", listener: (error: LatchkeyError) => void): this;
   on(event: "stderr", listener: (line: string) => void): this;
   on(event: "exit", listener: (status: { exitCode: number | null; signal: NodeJS.Signals | null }) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;

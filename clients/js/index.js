@@ -57,14 +57,29 @@ export class LatchkeyTimeoutError extends LatchkeyError {
 }
 
 /**
- * A running latchkey process. Events: "notification" ({method, params}), "stderr" (a line),
- * "exit" ({exitCode, signal}). Every schema method is also a helper:
- * `lk.activation.start({deviceId, activationCode})`, `lk.ping({echo})`, `lk.rpc.discover()`.
+ * A running latchkey process. Events: "notification" ({method, params}), "strayError" (a
+ * LatchkeyError that answers no call), "stderr" (a line), "exit" ({exitCode, signal}). Every
+ * schema method is also a helper: `lk.activation.start({deviceId, activationCode})`,
+ * `lk.ping({echo})`, `lk.rpc.discover()`.
+ *
+ * Errors with a null id. The server answers a message it cannot read (too large, not JSON, no
+ * request) with an error whose id is null, whether that message was a request or a
+ * notification, and answers everything in the order it arrives. So the client keeps every
+ * message it wrote, requests and notifications, in send order until it is settled: a response
+ * with an id settles its request and every message written before it; a null-id error answers
+ * one of the unsettled messages from the oldest up to the oldest unsettled request, and fails
+ * that request only once that is certain — when, since the last settled message, as many
+ * null-id errors have come as messages were written up to and including it (or a later request
+ * is answered by id first). An error that answers a notification (or nothing the client wrote)
+ * fails no call: it is emitted as "strayError" and kept in `strayErrors`.
  */
 export class Latchkey extends EventEmitter {
   #child;
   #nextId = 1;
-  #pending = new Map(); // id -> {resolve, reject, timer, abandoned}; insertion order = send order
+  #pending = new Map(); // id -> {resolve, reject, timer, abandoned, method}
+  #unsettled = []; // messages written and not yet settled, in send order: {id}, or NOTIFICATION
+  #held = []; // null-id errors since the last settled message, not attributable yet
+  #lastNullError = null;
   #stderrTail = [];
   #failure = null; // why calls can no longer be answered, once the child is gone
   #closing = false;
@@ -72,6 +87,12 @@ export class Latchkey extends EventEmitter {
 
   /** Every notification received, in order. */
   notifications = [];
+
+  /**
+   * Every error reply that answers no call, in order: a null-id error for a notification the
+   * client sent that the server could not read (e.g. messageTooLarge). Also emitted as "strayError".
+   */
+  strayErrors = [];
 
   /**
    * Starts latchkey: `binary`, else `$LATCHKEY_BIN`, else `latchkey` on PATH.
@@ -134,7 +155,7 @@ export class Latchkey extends EventEmitter {
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
-      const entry = { resolve, reject, timer: null, abandoned: false };
+      const entry = { resolve, reject, timer: null, abandoned: false, method };
       if (Number.isFinite(timeout)) {
         entry.timer = setTimeout(() => {
           entry.abandoned = true; // stays in #pending, so an id-less reply still pairs in order
@@ -142,14 +163,22 @@ export class Latchkey extends EventEmitter {
         }, timeout);
       }
       this.#pending.set(id, entry);
+      this.#unsettled.push({ id });
       this.#child.stdin.write(line);
     });
   }
 
-  /** Sends a notification (no response comes). Throws LatchkeyProcessError if the child is gone. */
+  /**
+   * Sends a notification (no response comes). Throws LatchkeyProcessError if the child is gone,
+   * or what JSON.stringify throws (nothing is sent then). If the server cannot read it (e.g. it
+   * is larger than --max-message-bytes), its error reply is emitted as "strayError"; it never
+   * fails a call.
+   */
   notify(method, params) {
     if (this.#failure) throw this.#processError();
-    this.#child.stdin.write(encode(method, params));
+    const line = encode(method, params);
+    this.#unsettled.push(NOTIFICATION);
+    this.#child.stdin.write(line);
   }
 
   /**
@@ -185,25 +214,103 @@ export class Latchkey extends EventEmitter {
     if (typeof message.method === "string") {
       const notification = { method: message.method, params: message.params };
       this.notifications.push(notification);
-      try {
-        this.emit("notification", notification);
-      } catch (error) { // a listener's bug must not stop the reader
-        process.emitWarning(`notification listener failed: ${error?.stack ?? error}`);
-      }
+      this.#emitEach("notification", notification);
       return;
     }
     if (!("id" in message)) return;
-    let id = message.id;
-    // An error the server could not tie to a request (e.g. messageTooLarge) answers the
-    // oldest request outstanding: requests are answered in order.
-    if (id === null && this.#pending.size > 0) id = this.#pending.keys().next().value;
-    const entry = this.#pending.get(id);
+    if (message.id === null) {
+      if ("error" in message) this.#nullError(LatchkeyError.fromResponse(message.error));
+      return;
+    }
+    const entry = this.#pending.get(message.id);
     if (!entry) return;
-    this.#pending.delete(id);
+    this.#settleThrough(message.id);
+    if ("error" in message) this.#settle(entry, LatchkeyError.fromResponse(message.error));
+    else this.#settle(entry, null, message.result);
+  }
+
+  /** Calls each listener of `event` in its own try: one listener's bug stops neither the others nor the reader. */
+  #emitEach(event, value) {
+    for (const listener of this.rawListeners(event)) {
+      try {
+        Reflect.apply(listener, this, [value]);
+      } catch (error) {
+        process.emitWarning(`${event} listener failed: ${error?.stack ?? error}`);
+      }
+    }
+  }
+
+  /** Resolves or rejects a call (a timed-out one drops its answer). */
+  #settle(entry, error, result) {
     clearTimeout(entry.timer);
     if (entry.abandoned) return;
-    if ("error" in message) entry.reject(LatchkeyError.fromResponse(message.error));
-    else entry.resolve(message.result);
+    if (error) entry.reject(error);
+    else entry.resolve(result);
+  }
+
+  /** Takes a request off the pending calls. */
+  #take(id) {
+    const entry = this.#pending.get(id);
+    this.#pending.delete(id);
+    return entry;
+  }
+
+  /**
+   * An error with a null id: it answers one of the unsettled messages from the oldest up to the
+   * oldest unsettled request (the server answers in order). With k unsettled messages up to and
+   * including that request, k such errors since the last settled message mean all k were
+   * answered: the last error is the request's, the others the notifications'.
+   */
+  #nullError(error) {
+    this.#lastNullError = error;
+    const first = this.#unsettled.findIndex((written) => written.id !== null);
+    if (first < 0) { // no request outstanding: it answers a notification, or nothing
+      this.#unsettled.shift();
+      this.#stray(error);
+      return;
+    }
+    this.#held.push(error);
+    if (this.#held.length <= first) return; // it may be a notification's: the request may still get its own answer
+    const [request] = this.#unsettled.splice(0, first + 1).slice(-1);
+    const held = this.#held;
+    this.#held = [];
+    const entry = this.#take(request.id);
+    if (entry) this.#settle(entry, held.at(-1));
+    for (const stray of held.slice(0, -1)) this.#stray(stray);
+  }
+
+  /**
+   * A response with `id` came: it and every message written before it are settled. A request
+   * before it still waiting was answered by a null-id error: the requests take the last held
+   * errors, in order; the earlier ones answered notifications.
+   */
+  #settleThrough(id) {
+    const index = this.#unsettled.findIndex((written) => written.id === id);
+    if (index < 0) {
+      this.#pending.delete(id);
+      return;
+    }
+    const skipped = this.#unsettled.splice(0, index + 1).slice(0, -1).filter((written) => written.id !== null);
+    this.#pending.delete(id);
+    const held = this.#held;
+    this.#held = [];
+    const split = Math.max(0, held.length - skipped.length);
+    skipped.forEach((written, i) => {
+      const entry = this.#take(written.id);
+      if (!entry) return;
+      this.#settle(entry, held[split + i] ?? this.#lastNullError
+        ?? new LatchkeyError(`latchkey answered a later request before ${entry.method}`, { reason: "malformedResponse" }));
+    });
+    for (const stray of held.slice(0, split)) this.#stray(stray);
+  }
+
+  /** An error reply that answers no call. */
+  #stray(error) {
+    this.strayErrors.push(error);
+    if (this.listenerCount("strayError") === 0) {
+      process.emitWarning(`an error reply answers no call: ${error.message} (code ${error.code}, reason ${error.reason})`);
+    }
+    this.#emitEach("strayError", error);
   }
 
   #fail(reason) {
@@ -213,6 +320,10 @@ export class Latchkey extends EventEmitter {
       if (!entry.abandoned) entry.reject(this.#processError());
     }
     this.#pending.clear();
+    this.#unsettled = [];
+    const held = this.#held;
+    this.#held = [];
+    for (const stray of held) this.#stray(stray); // received, never attributed: the calls among them failed above
   }
 
   #processError() {
@@ -224,6 +335,9 @@ export class Latchkey extends EventEmitter {
     });
   }
 }
+
+/** What `#unsettled` holds for every notification written (one shared entry). */
+const NOTIFICATION = Object.freeze({ id: null });
 
 if (Symbol.asyncDispose) Latchkey.prototype[Symbol.asyncDispose] = function () { return this.close(); };
 

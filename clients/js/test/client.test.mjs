@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Latchkey, LatchkeyError, LatchkeyProcessError, LatchkeyTimeoutError } from "../index.js";
-import { DEFAULT_ARGS, FAKE, PYTHON, spawnFake } from "./support.mjs";
+import { DEFAULT_ARGS, FAKE, PYTHON, realBinary, spawnFake } from "./support.mjs";
 
 const RESPONSE_1 = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { ok: true } });
 const sh = (script, options = {}) => Latchkey.spawn({ binary: "/bin/sh", args: ["-c", script], timeout: 10_000, ...options });
@@ -60,6 +60,26 @@ test("notifications arrive in order, before the response of the call that caused
     await lk.clock.advance({ seconds: 4 });
     assert.equal(lk.notifications.length, 3);
   } finally {
+    await lk.close();
+  }
+});
+
+test("a throwing listener stops neither the other listeners nor the reader", async () => {
+  const lk = spawnFake();
+  const onWarning = () => {};
+  process.on("warning", onWarning);
+  try {
+    const got = [];
+    lk.on("notification", () => { throw new Error("a bug in the first listener"); });
+    lk.on("notification", (n) => got.push(["second", n.params.event.seconds]));
+    lk.once("notification", (n) => got.push(["once", n.params.event.seconds]));
+    await lk.events.subscribe({ topics: ["audit"] });
+    await lk.clock.advance({ seconds: 1 });
+    await lk.clock.advance({ seconds: 2 });
+    assert.deepEqual(got, [["second", 1], ["once", 1], ["second", 2]]);
+    assert.equal(lk.listenerCount("notification"), 2);
+  } finally {
+    process.off("warning", onWarning);
     await lk.close();
   }
 });
@@ -174,6 +194,65 @@ test("an error without an id answers the oldest call", async () => {
   const lk = sh(`read line; echo '${JSON.stringify(reply)}'; cat >/dev/null`);
   await assert.rejects(lk.call("big", { blob: "x".repeat(1000) }), { reason: "messageTooLarge", code: -32000 });
   await lk.close();
+});
+
+const NULL_ID_ERROR = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "too large", data: { reason: "messageTooLarge" } } });
+
+test("an error without an id for a notification fails no call", async () => {
+  // The server could not read the notification, answers it with a null id, then answers the
+  // call: the call gets its own answer, the error is a "strayError".
+  const lk = sh(`read n; read r; echo '${NULL_ID_ERROR}'; echo '${RESPONSE_1}'; cat >/dev/null`);
+  const strays = [];
+  lk.on("strayError", (error) => strays.push(error));
+  lk.notify("big", { blob: "x".repeat(1000) });
+  assert.deepEqual(await lk.call("x"), { ok: true });
+  assert.deepEqual(strays.map((e) => e.reason), ["messageTooLarge"]);
+  assert.ok(strays[0] instanceof LatchkeyError);
+  assert.deepEqual(lk.strayErrors, strays);
+  await lk.close();
+});
+
+test("an error without an id, with nothing outstanding, is a stray", async () => {
+  const lk = sh(`read n; echo '${NULL_ID_ERROR}'; read r; echo '${RESPONSE_1}'; cat >/dev/null`);
+  const strays = [];
+  lk.on("strayError", (error) => strays.push(error));
+  lk.notify("big");
+  assert.deepEqual(await lk.call("x"), { ok: true });
+  assert.deepEqual(strays.map((e) => e.reason), ["messageTooLarge"]);
+  await lk.close();
+});
+
+test("a later answer settles a call whose error had no id", async () => {
+  // A notification, then a request the server could not read, then one it answers: the null-id
+  // error may be either's until the third message is answered; then it is the call's.
+  const response = JSON.stringify({ jsonrpc: "2.0", id: 2, result: 3 });
+  const lk = sh(`read n; read a; read b; echo '${NULL_ID_ERROR}'; echo '${response}'; cat >/dev/null`);
+  lk.on("strayError", () => assert.fail("no stray error expected"));
+  lk.notify("fine");
+  const first = lk.call("big");
+  assert.equal(await lk.call("x"), 3);
+  await assert.rejects(first, { reason: "messageTooLarge" });
+  assert.deepEqual(lk.strayErrors, []);
+  await lk.close();
+});
+
+test("an oversized notification against the server", { skip: realBinary().why }, async () => {
+  const lk = Latchkey.spawn({ binary: realBinary().path, args: ["--in-memory", "--max-message-bytes", "200"] });
+  try {
+    lk.on("strayError", () => {});
+    lk.notify("ping", { echo: "y".repeat(300) });
+    assert.deepEqual(await lk.ping({ echo: "mine" }), { echo: "mine" });
+    assert.deepEqual(lk.strayErrors.map((e) => e.reason), ["messageTooLarge"]);
+    await assert.rejects(lk.ping({ echo: "x".repeat(300) }), { reason: "messageTooLarge" }); // still at once
+    lk.notify("ping", { echo: "fine" }); // well-formed: never answered
+    assert.deepEqual(await lk.ping({ echo: "after" }), { echo: "after" });
+    assert.throws(() => lk.notify("ping", { echo: 1n }), TypeError); // nothing sent
+    await assert.rejects(lk.ping({ echo: 1n }), TypeError);
+    await assert.rejects(lk.ping({ echo: "x".repeat(300) }), { reason: "messageTooLarge" });
+    assert.equal(lk.strayErrors.length, 1);
+  } finally {
+    await lk.close();
+  }
 });
 
 test("a flood on stderr never blocks the child", async () => {

@@ -3,6 +3,20 @@
 Threads: the caller's threads write requests (under a lock); a reader thread reads stdout,
 hands each response to the call waiting on its id and runs the notification callbacks; a
 third thread drains stderr so the child can never block on a full pipe.
+
+Errors with a null id. The server answers a message it cannot read (too large, not JSON, no
+request) with an error whose id is null — whether that message was a request or a
+notification — and answers everything in the order it arrives. So the client keeps every
+message it wrote, requests and notifications, in send order until it is settled:
+
+- a response with an id settles its request and every message written before it (the server
+  has handled them all: a notification before it that drew no error never will);
+- a null-id error answers one of the unsettled messages from the oldest up to the oldest
+  unsettled request. It fails that request only once that is certain: when, since the last
+  settled message, as many null-id errors have come as messages were written up to and
+  including it (or a later request is answered by id first). A null-id error that answers a
+  notification (or nothing the client wrote) fails no call: it goes to ``stray_errors`` and the
+  ``on_stray_error`` callbacks. A valid call is never failed by another message's error.
 """
 
 from __future__ import annotations
@@ -92,6 +106,19 @@ class Notification(NamedTuple):
     params: Any
 
 
+class _Written:
+    """A message written and not yet settled: a request (``key`` its id) or a notification."""
+
+    __slots__ = ("key", "method")
+
+    def __init__(self, key: Any, method: str) -> None:
+        self.key = key          # the request's id; None for a notification
+        self.method = method
+
+
+_NOTIFICATION = _Written(None, "")  # every notification written (one shared entry: a pointer each)
+
+
 class _Pending:
     """A call waiting for its response."""
 
@@ -122,13 +149,22 @@ class Latchkey(GeneratedMethods):
         self.timeout = timeout
         #: Every notification received, in order.
         self.notifications: List[Notification] = []
+        #: Every error reply that answers no call (a null-id error for a notification the
+        #: client sent that the server could not read, e.g. messageTooLarge), in order.
+        self.stray_errors: List[LatchkeyError] = []
         self._callbacks: List[Callable[[Notification], None]] = []
+        self._stray_callbacks: List[Callable[[LatchkeyError], None]] = []
         self._on_stderr = on_stderr
         self._stderr_tail: Deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()          # guards _pending and _failure
         self._write_lock = threading.Lock()    # one message at a time on stdin, ids in order
         self._pending: "collections.OrderedDict[Any, _Pending]" = collections.OrderedDict()
+        # Every message written and not yet settled, in send order, and the null-id errors
+        # received since the last settled one that cannot be attributed yet (see the top).
+        self._unsettled: Deque[_Written] = collections.deque()
+        self._held: List[LatchkeyError] = []
+        self._last_null_error: Optional[LatchkeyError] = None
         self._failure: Optional[str] = None    # set once the child's output has ended
         self._closing = False
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name="latchkey-stderr",
@@ -216,11 +252,15 @@ class Latchkey(GeneratedMethods):
         pending = _Pending()
         with self._write_lock:
             request_id = next(self._ids)
+            # Encoded before it is registered: params that cannot be sent (NaN, bytes, a lone
+            # surrogate) raise here and leave nothing waiting behind.
+            line = _encode(_message(method, params, request_id))
             with self._lock:
                 if self._failure is not None:
                     raise self._process_error()
                 self._pending[request_id] = pending
-            self._write(_message(method, params, request_id))
+                self._unsettled.append(_Written(request_id, method))
+            self._write(line)
         limit = self.timeout if timeout is None else timeout
         if not pending.done.wait(None if math.isinf(limit) else limit):
             pending.abandoned = True
@@ -230,11 +270,20 @@ class Latchkey(GeneratedMethods):
         return pending.result
 
     def notify(self, method: str, params: Any = None) -> None:
-        """Sends a notification (no response comes)."""
+        """Sends a notification (no response comes).
+
+        Params that cannot be encoded raise (``TypeError``/``ValueError``) and nothing is sent.
+        If the server cannot read the notification (e.g. it is larger than
+        ``--max-message-bytes``), its error reply goes to ``stray_errors`` and the
+        ``on_stray_error`` callbacks; it never fails a call.
+        """
+        line = _encode(_message(method, params))
         with self._write_lock:
-            if self._failure is not None:
-                raise self._process_error()
-            self._write(_message(method, params))
+            with self._lock:
+                if self._failure is not None:
+                    raise self._process_error()
+                self._unsettled.append(_NOTIFICATION)
+            self._write(line)
 
     def on_notification(self, callback: Callable[[Notification], None]
                         ) -> Callable[[Notification], None]:
@@ -246,13 +295,25 @@ class Latchkey(GeneratedMethods):
         self._callbacks.append(callback)
         return callback
 
+    def on_stray_error(self, callback: Callable[[LatchkeyError], None]
+                       ) -> Callable[[LatchkeyError], None]:
+        """Registers ``callback(error)`` for error replies that answer no call; usable as a
+        decorator.
+
+        Such an error has a null id and answers a notification the client sent that the
+        server could not read (``messageTooLarge``, a parse error), or nothing the client
+        wrote. Each is also kept in ``stray_errors``. Callbacks run on the reader thread, like
+        the notification callbacks (so they must not call ``call()`` either).
+        """
+        self._stray_callbacks.append(callback)
+        return callback
+
     # -- internals -------------------------------------------------------------------------
 
-    def _write(self, message: Dict[str, Any]) -> None:
-        """Writes one line (the write lock is held)."""
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    def _write(self, line: bytes) -> None:
+        """Writes one encoded line (the write lock is held)."""
         try:
-            self.process.stdin.write(line.encode("utf-8") + b"\n")
+            self.process.stdin.write(line)
             self.process.stdin.flush()
         except (OSError, ValueError):  # broken pipe, or stdin already closed
             self._reader.join(2.0)     # let the reader record how the child ended
@@ -289,7 +350,10 @@ class Latchkey(GeneratedMethods):
         with self._lock:
             if self._failure is None:
                 self._failure = reason
+            held, self._held = self._held, []
         self._fail_all()
+        for error in held:  # received, never attributed: the calls among them failed above
+            self._stray(error)
 
     def _dispatch(self, message: Any) -> None:
         if not isinstance(message, dict):
@@ -303,23 +367,91 @@ class Latchkey(GeneratedMethods):
 
     def _answer(self, message: Dict[str, Any]) -> None:
         key = message["id"]
+        answers: List[Any] = []   # (pending, error or None, result), settled outside the lock
+        strays: List[LatchkeyError] = []
         with self._lock:
-            if key is None and self._pending:
-                # An error the server could not tie to a request (e.g. messageTooLarge).
-                # Requests are answered in order, so it answers the oldest one outstanding.
-                key = next(iter(self._pending))
-            pending = self._pending.pop(key, None)
-        if pending is None:
-            if "error" in message:
-                log.warning("unmatched error response: %s", message["error"].get("message"))
+            if key is None:
+                if "error" not in message:
+                    log.warning("latchkey wrote a result with a null id")
+                    return
+                self._null_error(LatchkeyError.from_response(message["error"]), answers, strays)
+            else:
+                pending = self._pending.get(key)
+                if pending is None:
+                    if "error" in message:
+                        log.warning("unmatched error response: %s", _error_text(message["error"]))
+                    return
+                self._settle_through(key, answers, strays)
+                error = LatchkeyError.from_response(message["error"]) if "error" in message else None
+                answers.append((pending, error, message.get("result")))
+        for error in strays:  # before the answers, as notifications come before responses
+            self._stray(error)
+        for pending, error, result in answers:
+            if pending is None or pending.abandoned:
+                continue
+            pending.error, pending.result = error, result
+            pending.done.set()
+
+    def _null_error(self, error: LatchkeyError, answers: List[Any],
+                    strays: List[LatchkeyError]) -> None:
+        """Attributes an error with a null id, or holds it until it can be (the lock is held).
+
+        It answers one of the unsettled messages from the oldest up to the oldest unsettled
+        request (the server answers in order). With k unsettled messages up to and including
+        that request, k such errors since the last settled message mean all k were answered:
+        the last error is the request's, the others the notifications'.
+        """
+        self._last_null_error = error
+        first = next((i for i, w in enumerate(self._unsettled) if w.key is not None), None)
+        if first is None:  # no request outstanding: it answers a notification, or nothing
+            if self._unsettled:
+                self._unsettled.popleft()
+            strays.append(error)
             return
-        if pending.abandoned:
+        self._held.append(error)
+        if len(self._held) <= first:
+            return  # it may be a notification's: the request may still get its own answer
+        for _ in range(first):
+            self._unsettled.popleft()
+        request = self._unsettled.popleft()
+        strays.extend(self._held[:-1])
+        answers.append((self._pending.pop(request.key, None), self._held[-1], None))
+        self._held = []
+
+    def _settle_through(self, key: Any, answers: List[Any], strays: List[LatchkeyError]) -> None:
+        """A response with id ``key`` came: it and every message before it are settled (the
+        lock is held). A request before it still waiting was answered by a null-id error."""
+        if not any(w.key == key for w in self._unsettled):
+            self._pending.pop(key, None)
             return
-        if "error" in message:
-            pending.error = LatchkeyError.from_response(message["error"])
-        else:
-            pending.result = message.get("result")
-        pending.done.set()
+        skipped: List[_Written] = []
+        while True:
+            written = self._unsettled.popleft()
+            if written.key == key:
+                break
+            if written.key is not None:
+                skipped.append(written)
+        held, self._held = self._held, []
+        # The requests take the last held errors, in order (they must all have drawn one);
+        # the earlier ones answered notifications.
+        split = max(0, len(held) - len(skipped))
+        strays.extend(held[:split])
+        for index, written in enumerate(skipped):
+            error = held[split + index] if split + index < len(held) else self._last_null_error
+            answers.append((self._pending.pop(written.key, None), error or LatchkeyError(
+                f"latchkey answered a later request before {written.method}",
+                reason="malformedResponse"), None))
+        self._pending.pop(key, None)
+
+    def _stray(self, error: LatchkeyError) -> None:
+        """An error reply that answers no call (run on the reader thread)."""
+        log.warning("an error reply answers no call: %s", error)
+        self.stray_errors.append(error)
+        for callback in list(self._stray_callbacks):
+            try:
+                callback(error)
+            except Exception:
+                log.exception("stray-error callback failed")
 
     def _deliver(self, notification: Notification) -> None:
         self.notifications.append(notification)
@@ -345,6 +477,7 @@ class Latchkey(GeneratedMethods):
                 self._failure = "the client was closed"
             pending = list(self._pending.values())
             self._pending.clear()
+            self._unsettled.clear()
         for item in pending:
             item.error = self._process_error()
             item.done.set()
@@ -355,6 +488,16 @@ class Latchkey(GeneratedMethods):
         if tail:
             message += "; its stderr ended with:\n" + "\n".join(tail.splitlines()[-10:])
         return LatchkeyProcessError(message, returncode=self.process.poll(), stderr=tail)
+
+
+def _encode(message: Dict[str, Any]) -> bytes:
+    """The message as one UTF-8 line; raises TypeError/ValueError for what JSON cannot carry."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8") + b"\n"
+
+
+def _error_text(error: Any) -> Any:
+    return error.get("message") if isinstance(error, dict) else error
 
 
 def _message(method: str, params: Any, request_id: Any = None) -> Dict[str, Any]:

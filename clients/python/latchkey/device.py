@@ -980,7 +980,8 @@ class Device:
         if token_purpose is not None:
             params["tokenPurpose"] = token_purpose
         result = self.client.call("server/recovery/commit", params)
-        self._keep_activation(result["registrationId"], made, pin, result["activatedAuthMethods"], offer)
+        self._keep_activation(result["registrationId"], made, pin, result["activatedAuthMethods"], offer,
+                              recovery=True)
         self._learn_keys(result)
         self._wipe(RECOVERY_ITEMS)
         return result
@@ -1062,20 +1063,22 @@ class Device:
 
         Raises ``DeviceError``: ``notActivatedLocally``; ``qrInvalid`` (not a payload of the
         contract's form, or not signed by the kept key; ``data.flaw`` says what); ``offlineUnavailable``
-        (the device has not learned its server key: go online once); ``authMethodNotAllowed``
+        (the device does not know the operation-signing key or its server key yet, e.g. after a
+        recovery on a new phone: authenticate once online); ``authMethodNotAllowed``
         (``device`` alone, a method not activated, ``touchId``/``faceId`` when the payload's flags
         are not ``B``); ``biometryKeyInvalidated`` (the key is gone; offline, the server learns at
         the next online use)."""
         registration_id = self._held_registration()
         signing_key = self.storage.get(OPERATION_SIGNING_KEY)
-        if signing_key is None:
-            raise DeviceError("qrInvalid", "The device holds no operation-signing key to check the "
-                              "QR code with; nothing was shown", flaw="no operation-signing key")
-        try:
+        try:  # without a key, only the form can be checked
             scanned = parse_qr_payload(qr_payload, signing_key)
         except QRPayloadError as error:
             raise DeviceError("qrInvalid", f"The QR code was refused, {error}; nothing was shown",
                               flaw=str(error)) from None
+        if signing_key is None:  # nothing wrong with the code: the phone cannot check it yet
+            raise DeviceError("offlineUnavailable", "The device does not know the operation-signing "
+                              "key yet, so it cannot check the QR code; nothing was shown: "
+                              "authenticate once online")
         server_key = self.storage.get(SERVER_PUBLIC_KEY)
         if server_key is None or _point(server_key) is None:
             raise DeviceError("offlineUnavailable", "The device does not know its registration's "
@@ -1281,9 +1284,14 @@ class Device:
                           authMethod=biometry, activatedAuthMethods=methods)
 
     def _keep_activation(self, registration_id: str, made: Dict[str, bytes], pin: Optional[str],
-                         methods: List[str], offer: Dict[str, Any]) -> None:
-        self._wipe(ACTIVATION_ITEMS)
-        self._learn_keys(offer)  # a new activation learns the operation-signing key (prepare's)
+                         methods: List[str], offer: Dict[str, Any], recovery: bool = False) -> None:
+        # A new activation learns the operation-signing key from its offer (prepare's). A
+        # recovery's answers carry none: it keeps the key the phone holds, as first learned (a
+        # phone restored from a backup holds none — backups carry the recovery items only — and
+        # learns it at its next online challenge; until then offline_code answers offlineUnavailable).
+        self._wipe([name for name in ACTIVATION_ITEMS
+                    if not (recovery and name == OPERATION_SIGNING_KEY)])
+        self._learn_keys(offer)
         self.storage[REGISTRATION_ID] = registration_id
         self.storage[PIN_RULES] = "{},{},{}".format(offer["pinCodeType"], offer["pinCodeLengthMin"],
                                                    offer["pinCodeLengthMax"])

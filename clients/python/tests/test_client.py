@@ -176,6 +176,84 @@ def test_error_without_id_answers_the_oldest_call():
     lk.close()
 
 
+NULL_ID_ERROR = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32000, "message": "too large", "data": {"reason": "messageTooLarge"}}})
+
+
+def test_an_error_without_id_for_a_notification_fails_no_call():
+    # The server could not read the notification, answers it with a null id, then answers
+    # the call: the call gets its own answer, the error goes to stray_errors.
+    lk = sh(f"read n; read r; echo '{NULL_ID_ERROR}'; echo '{RESPONSE_1}'; cat >/dev/null")
+    strays = []
+    lk.on_stray_error(strays.append)
+    lk.notify("big", {"blob": "x" * 1000})
+    assert lk.call("x") == {"ok": True}
+    assert [e.reason for e in strays] == ["messageTooLarge"] and lk.stray_errors == strays
+    lk.close()
+
+
+def test_an_error_without_id_with_nothing_outstanding_is_a_stray():
+    lk = sh(f"read n; echo '{NULL_ID_ERROR}'; read r; echo '{RESPONSE_1}'; cat >/dev/null")
+    lk.notify("big")
+    assert lk.call("x") == {"ok": True}
+    assert [e.reason for e in lk.stray_errors] == ["messageTooLarge"]
+    lk.close()
+
+
+def test_a_later_answer_settles_a_call_whose_error_had_no_id():
+    # A notification, then a request the server could not read, then one it answers: the
+    # null-id error may be either's until the third message is answered; then it is the call's.
+    response_3 = json.dumps({"jsonrpc": "2.0", "id": 2, "result": 3})
+    lk = sh(f"read n; read a; read b; echo '{NULL_ID_ERROR}'; echo '{response_3}'; cat >/dev/null")
+    lk.notify("fine")
+    outcome = {}
+
+    def first():
+        try:
+            lk.call("big", timeout=10)
+        except LatchkeyError as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    while not lk._unsettled or lk._unsettled[-1].key != 1:  # request 1 written first
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert lk.call("x") == 3
+    thread.join(5)
+    assert outcome["error"].reason == "messageTooLarge" and time.monotonic() - started < 5
+    assert lk.stray_errors == []
+    lk.close()
+
+
+def test_an_oversized_notification_against_the_server(binary):
+    with Latchkey.spawn(binary, ["--in-memory", "--max-message-bytes", "200"], timeout=10) as lk:
+        lk.notify("ping", {"echo": "y" * 300})
+        assert lk.ping(echo="mine") == {"echo": "mine"}
+        assert [e.reason for e in lk.stray_errors] == ["messageTooLarge"]
+        with pytest.raises(LatchkeyError) as caught:  # a call too large still fails at once
+            lk.ping(echo="x" * 300)
+        assert caught.value.reason == "messageTooLarge"
+        lk.notify("ping", {"echo": "fine"})             # well-formed: never answered
+        assert lk.ping(echo="after") == {"echo": "after"}
+        assert len(lk.stray_errors) == 1
+
+
+def test_params_that_cannot_be_encoded_raise_and_leave_nothing_waiting(binary):
+    with Latchkey.spawn(binary, ["--in-memory", "--max-message-bytes", "200"], timeout=10) as lk:
+        for bad, error in ((float("nan"), ValueError), (b"bytes", TypeError),
+                           ("\ud800", UnicodeEncodeError)):
+            with pytest.raises(error):
+                lk.ping(echo=bad)
+            with pytest.raises(error):
+                lk.notify("ping", {"echo": bad})
+        started = time.monotonic()
+        with pytest.raises(LatchkeyError) as caught:  # its null-id error is its own, at once
+            lk.ping(echo="x" * 300)
+        assert caught.value.reason == "messageTooLarge" and time.monotonic() - started < 5
+        assert lk.ping(echo="ok") == {"echo": "ok"} and lk.stray_errors == []
+
+
 def test_a_flood_on_stderr_never_blocks_the_child():
     lines = []
     script = f"yes 'log line' | head -n 200000 >&2; read l; echo '{RESPONSE_1}'"

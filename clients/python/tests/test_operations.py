@@ -331,6 +331,16 @@ def test_qr_payload_flaws(vectors):
         assert error.code == 2003 and error.data["flaw"] == case["flaw"]
     assert {case["name"] for case in vectors["badPayloads"]} >= {"a line missing", "a line extra",
                                                                  "too long", "another application's key"}
+    # No operation-signing key kept: the signature cannot be checked, nothing is shown; a payload
+    # of the contract's form is not refused as invalid but as not possible yet (go online once).
+    bare = dict(vectors["storage"])
+    del bare["activation.operationSigningKey"]
+    error = refused("offlineUnavailable", Device(Offline(), "v", bare).offline_code,
+                    vectors["qr"]["payload"], pin="1234")
+    assert error.code == 2004
+    malformed = next(case for case in vectors["badPayloads"] if case["name"] == "a line missing")
+    error = refused("qrInvalid", Device(Offline(), "v", bare).offline_code, malformed["payload"], pin="1234")
+    assert error.data["flaw"] == malformed["flaw"]
 
 
 def test_operation_data_and_show_vectors(vectors):
@@ -563,6 +573,47 @@ def test_offline_life(lk):
     phone.change_biometric_enrolment()
     error = refused("biometryKeyInvalidated", phone.offline_code, qr, biometry="faceId")
     assert error.data["authMethod"] == "faceId"
+
+
+def test_offline_approval_after_a_recovery(lk):
+    """The backup and a recovery's answers carry no operation-signing key: a new phone restored from
+    a backup cannot check a genuine QR code until it goes online once (offlineUnavailable, not
+    qrInvalid); a phone that holds the key keeps it across the recovery."""
+    user_id = lk.call("admin/createUser", {"email": "rob@example.com"})["userId"]
+    code = lk.call("admin/createActivationCode", {"userId": user_id})["activationCode"]
+    phone = Device(lk, "install-old", {}, random_bytes=counter("old"))
+    token = phone.activate(code, pin="1234", token_purpose="addOrUpdateRecovery")["token"]
+    phone.set_recovery(token, "plum-tree-42")
+    signing_key = phone.operation_signing_key
+    assert signing_key
+    lk.call("admin/configureOperationTemplate", TEMPLATE)
+
+    new_phone = Device(lk, "install-new", {}, random_bytes=counter("new"))
+    new_phone.restore(phone.backup())
+    recovered = new_phone.recover("plum-tree-42", pin="2468", token_purpose="addOrUpdateRecovery")
+    assert new_phone.operation_signing_key is None and new_phone.server_public_key
+    first = operation(lk, user_id)
+    qr = lk.call("admin/operationQrCode", {"operationId": first["operationId"]})["qrPayload"]
+    refused("offlineUnavailable", new_phone.offline_code, qr, pin="2468")
+    refused("qrInvalid", new_phone.offline_code, "\n".join(qr.split("\n")[1:]), pin="2468")  # the form is checked
+    new_phone.authenticate(pin="2468")  # online once: the challenge carries the key
+    assert new_phone.operation_signing_key == signing_key
+    answer = new_phone.offline_code(qr, pin="2468")
+    assert lk.call("admin/verifyOfflineOperation", {"operationId": first["operationId"],
+                                                    "code": answer["code"]})["approvedWith"] == "offline"
+
+    # A phone that holds the key keeps it across the recovery (nothing the recovery answers replaces it).
+    new_phone.set_recovery(recovered["token"], "pear-tree-17")
+    third = Device(lk, "install-third", {"activation.operationSigningKey": signing_key},
+                   random_bytes=counter("third"))
+    third.restore(new_phone.backup())
+    third.recover("pear-tree-17", pin="1357")
+    assert third.operation_signing_key == signing_key
+    second = operation(lk, user_id)
+    qr = lk.call("admin/operationQrCode", {"operationId": second["operationId"]})["qrPayload"]
+    answer = third.offline_code(qr, pin="1357")
+    assert lk.call("admin/verifyOfflineOperation", {"operationId": second["operationId"],
+                                                    "code": answer["code"]})["approvedWith"] == "offline"
 
 
 class Tampering:
