@@ -54,6 +54,10 @@ Environment:
                     suffix, e.g. "passkey/requestOptions:noPasskey")
     ENUM_VARIANTS   0 leaves out the two variants (default 1)
     ENUM_SEED       seed of the identifiers and the call order (default 1)
+    ENUM_REUSE      1: one known and one unknown identifier, each named in every round (as a
+                    caller probing one account would; what the known account accumulates, audit
+                    rows, processes, sent messages, must not tell either); methods whose per-
+                    identifier limit would change the answer (user/login) are left out
 
 Writes bench/out/enumeration.json (medians, z, U, the content differences and every round trip in
 µs) and the servers' stderr to bench/out/enumeration.stderr.log. Needs nothing but Python 3.
@@ -81,6 +85,7 @@ WARMUP = int(os.environ.get("ENUM_WARMUP", "30"))
 STORE = os.environ.get("ENUM_STORE", "sqlite")
 SEED = int(os.environ.get("ENUM_SEED", "1"))
 VARIANTS = os.environ.get("ENUM_VARIANTS", "1") != "0"
+REUSE = os.environ.get("ENUM_REUSE", "0") == "1"
 ONLY = [m.strip() for m in os.environ.get("ENUM_METHODS", "").split(",") if m.strip()]
 PASSWORD = "correct horse battery"
 WRONG_PASSWORD = "wrong horse battery!"
@@ -255,6 +260,7 @@ METHODS = [
         "prepare": prepare_user_with_password,
         "params": lambda email, prep, rng: {"email": email, "password": WRONG_PASSWORD},
         "answer": "invalidCredentials",
+        "reuse": False,  # the fifth failed login of one identifier is rateLimited
     },
 ]
 
@@ -358,14 +364,17 @@ def run_method(spec: dict, binary: str, workdir: str, log) -> dict:
     for _ in range(total):
         a, b = (f"{rng.getrandbits(64):016x}@example.com" for _ in range(2))
         pairs.append((a, b) if rng.random() < 0.5 else (b, a))
+    if REUSE:
+        pairs = [pairs[0]] * total
     lk = Server([binary, *store_args(workdir, spec["name"])], log)
     try:
         info = lk.ok("server/info")
         if "setup" in spec:
             spec["setup"](lk)
-        prepared = [spec["prepare"](lk, known) for known, _ in pairs]
+        distinct = pairs[:1] if REUSE else pairs
+        prepared = [spec["prepare"](lk, known) for known, _ in distinct] * (total if REUSE else 1)
         if "prepare_unknown" in spec:
-            for _, unknown in pairs:
+            for _, unknown in distinct:
                 spec["prepare_unknown"](lk, unknown)
         times = {"known": [], "unknown": []}
         differences = []  # up to 3 examples
@@ -433,8 +442,10 @@ def main() -> int:
                   f"{[s['name'] for s in specs]}", file=sys.stderr)
             return 2
         specs = [s for s in specs if s["name"] in ONLY]
+    if REUSE:
+        specs = [s for s in specs if s.get("reuse", True)]
     print(f"== enumeration by timing: {ROUNDS} interleaved rounds per method (+{WARMUP} warm-up), "
-          f"store {STORE}, seed {SEED}")
+          f"store {STORE}, seed {SEED}" + (", one known and one unknown identifier in every round" if REUSE else ""))
     print(f"  latchkey: {binary}")
     print(f"  {'method':<38} {'known µs':>9} {'unknown µs':>10} {'diff µs':>8} {'z':>7}  verdict")
     results = {}
@@ -461,8 +472,8 @@ def main() -> int:
         for example in res["content_examples"][:1]:
             print(f"    content differs, e.g. known {json.dumps(example['known'])[:300]}")
             print(f"                          unknown {json.dumps(example['unknown'])[:300]}")
-    path = write_result("enumeration", {
-        "binary": binary, "rounds": ROUNDS, "warmup": WARMUP, "store": STORE, "seed": SEED,
+    path = write_result("enumeration_reuse" if REUSE else "enumeration", {
+        "binary": binary, "rounds": ROUNDS, "warmup": WARMUP, "store": STORE, "seed": SEED, "reuse": REUSE,
         "z_goal": Z_GOAL, "methods": results,
     })
     print(f"\n  results: {path}")

@@ -6,27 +6,33 @@ import Synchronization
 /// outbox table is another thing: the notifications other processes relay).
 public final class SentMessages: Sendable {
     public static let capacity = 1000
-    private let messages = Mutex<[OutboundMessage]>([])
+    /// A ring of at most `capacity` messages: once full, a new one takes the place of the oldest
+    /// (`oldest` is its index), so a send costs the same whether 10 or 1000 are kept (security
+    /// property 11: only a known identifier's message is kept).
+    private let ring = Mutex<(messages: [OutboundMessage], oldest: Int)>(([], 0))
 
     public init() {}
 
     func append(_ message: OutboundMessage) {
-        messages.withLock { list in
-            list.append(message)
-            if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
+        ring.withLock { ring in
+            if ring.messages.count < Self.capacity {
+                ring.messages.append(message)
+            } else {
+                ring.messages[ring.oldest] = message
+                ring.oldest = (ring.oldest + 1) % Self.capacity
+            }
         }
     }
 
     /// Messages newest last, optionally only those to one address.
     public func list(to: String?) -> [OutboundMessage] {
-        messages.withLock { list in
-            guard let to else { return list }
-            let wanted = to.lowercased()
-            return list.filter { $0.to.lowercased() == wanted }
-        }
+        let all = ring.withLock { ring in Array(ring.messages[ring.oldest...] + ring.messages[..<ring.oldest]) }
+        guard let to else { return all }
+        let wanted = to.lowercased()
+        return all.filter { $0.to.lowercased() == wanted }
     }
 
     public func message(id: String) -> OutboundMessage? {
-        messages.withLock { list in list.first { $0.id == id } }
+        ring.withLock { ring in ring.messages.first { $0.id == id } }
     }
 }
