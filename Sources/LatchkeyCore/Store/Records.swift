@@ -125,8 +125,9 @@ struct PasskeyRecord: StoredRecord {
 /// Deleted when used.
 struct PasskeyCeremonyRecord: StoredRecord {
     static let table = "passkey_ceremony"
+    /// The SHA-256 digest of the ceremonyId (`Latchkey.ceremonyKey`): the id itself is never stored.
     var id: String
-    /// `create`, `get` or `reset`.
+    /// `create`, `get`, `reset` or `operation`.
     var kind: String
     var applicationId: String
     var userId: String?
@@ -288,7 +289,7 @@ struct ResetCodeRecord: StoredRecord {
 /// single-use, valid 300 s.
 struct ActivationRecord: StoredRecord {
     static let table = "activation"
-    /// The activationId: a version-4 UUID.
+    /// The SHA-256 digest of the activationId, a version-4 UUID (`Latchkey.activationKey`): the id itself is never stored.
     var id: String
     var codeId: String?
     var processId: String?
