@@ -17,17 +17,23 @@ public struct OfflineApproval: Sendable, Equatable {
 extension Device {
     /// Scans `qrPayload` and answers the code for `parameter`'s method.
     /// - Throws: `notActivatedLocally`, `qrInvalid` (not a payload, or not signed by the key the phone keeps: nothing shown or counted),
-    ///   `offlineUnavailable` (no server key yet), `authMethodNotAllowed` (`device`, a method not activated, touchId or faceId without
+    ///   `offlineUnavailable` (no server key or operation-signing key yet: a phone restored from a backup, until it is online
+    ///   once), `authMethodNotAllowed` (`device`, a method not activated, touchId or faceId without
     ///   `B`), `biometryKeyInvalidated`, the biometric errors.
     public func approveOffline(qrPayload: String, _ parameter: AuthParameter) throws -> OfflineApproval {
         let registrationId = try heldRegistration()
-        guard let keyBytes = try storage.item(.operationSigningKey), let signingKey = PublicKey(sec1: keyBytes) else {
-            throw DomainError(.qrInvalid, "The phone holds no operation-signing key to check the QR code with; nothing was shown")
-        }
         let payload: QRPayload
         do {
+            guard let keyBytes = try storage.item(.operationSigningKey), let signingKey = PublicKey(sec1: keyBytes) else {
+                // A phone restored from a backup learns the key at its first online authentication or operation list: a payload
+                // of the right form is one it cannot check yet.
+                _ = try QRPayload.parse(qrPayload)
+                throw DomainError(
+                    .offlineUnavailable,
+                    "The phone does not know its application's operation-signing key yet: authenticate or list operations once online")
+            }
             payload = try QRPayload.parse(qrPayload, verifyingWith: signingKey)
-        } catch {
+        } catch let error as QRPayloadError {
             throw DomainError(.qrInvalid, "The QR code was refused, \(error.reason); nothing was shown")
         }
         guard let serverBytes = try storage.item(.serverPublicKey), let serverKey = PublicKey(sec1: serverBytes) else {

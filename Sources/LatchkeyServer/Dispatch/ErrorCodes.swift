@@ -124,7 +124,9 @@ enum ErrorCodes {
             return "The phone signed other data than the operation's; counts one on the operation (data.remainingAttempts)."
         case .operationFailed: return "This failure used up the operation's maxFailureCount: the operation is failed (data.status)."
         case .qrInvalid: return "The phone refused a QR payload (its form or its signature); nothing counts."
-        case .offlineUnavailable: return "The phone does not yet know its registration's server key."
+        case .offlineUnavailable:
+            return "The phone does not yet know its registration's server key (or, restored from a backup, its application's "
+                + "operation-signing key): it must be online once."
         }
     }
 

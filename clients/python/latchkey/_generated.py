@@ -1784,7 +1784,7 @@ class OperationMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``operation/offlineApprove``: The simulated phone scans a QR payload and shows the code, with no server call.
 
-        The phone checks the QR payload's signature with the operation-signing key it kept from its activation (any flaw: qrInvalid, nothing shown), shows the title, message and data, and after the PIN or biometry answers the code the user types back: part(device)-part(method), each from ECDH with the registration's server key, HKDF-SHA256, HMAC-SHA256 and RFC 4226 truncation. A wrong PIN gives a wrong code only the server can tell. device, a method not activated, or touchId/faceId without the B flag answer authMethodNotAllowed; offlineUnavailable until the phone learned its server key.
+        The phone checks the QR payload's signature with the operation-signing key it kept from its activation (any flaw: qrInvalid, nothing shown), shows the title, message and data, and after the PIN or biometry answers the code the user types back: part(device)-part(method), each from ECDH with the registration's server key, HKDF-SHA256, HMAC-SHA256 and RFC 4226 truncation. A wrong PIN gives a wrong code only the server can tell. device, a method not activated, or touchId/faceId without the B flag answer authMethodNotAllowed; offlineUnavailable until the phone learned its server key and the operation-signing key (a phone restored from a backup learns the latter at its first online authentication or operation/list).
 
         Params:
             deviceId (str): the simulated device

@@ -12,7 +12,8 @@ enum OperationOfflineApprove: RPCMethod {
             user types back: part(device)-part(method), each from ECDH with the registration's server key, HKDF-SHA256, \
             HMAC-SHA256 and RFC 4226 truncation. A wrong PIN gives a wrong code only the server can tell. device, a method not \
             activated, or touchId/faceId without the B flag answer authMethodNotAllowed; offlineUnavailable until the phone \
-            learned its server key.
+            learned its server key and the operation-signing key (a phone restored from a backup learns the latter at its \
+            first online authentication or operation/list).
             """,
         errors: [.notFound, .notActivatedLocally, .qrInvalid, .offlineUnavailable, .authMethodNotAllowed] + CommonErrors.biometry
             + [.biometryKeyInvalidated])
