@@ -13,7 +13,7 @@ extension Latchkey {
     /// - Throws: `notFound` (registration).
     public func registrationInfo(_ registrationId: String) throws -> RegistrationInfo {
         try inspect { tx in
-            tx.willRead(Self.registrationReads(.value(registrationId)))
+            tx.willRead(Self.registrationReads(.value(registrationId)) + [.rows(OnboardingProcessRecord.ofRegistration, .value(registrationId))])
             return try registrationInfo(tx, try registration(tx, registrationId))
         }
     }
@@ -35,7 +35,7 @@ extension Latchkey {
     /// - Throws: `notFound` (registration).
     public func changeRegistration(_ registrationId: String, _ change: AdminRegistrationChange) throws -> RegistrationInfo {
         try transact { tx, effects in
-            tx.willRead(Self.registrationReads(.value(registrationId)))
+            tx.willRead(Self.registrationReads(.value(registrationId)) + [.rows(OnboardingProcessRecord.ofRegistration, .value(registrationId))])
             var record = try registration(tx, registrationId)
             if record.registrationState != .removed {
                 try apply(change, to: &record, tx, effects)
@@ -58,9 +58,12 @@ extension Latchkey {
             try revokeTokens(tx, registrationId: record.id)
             event = change == .remove ? .registrationRemoved : .registrationLockedByAdmin
         case .unlock:
-            // Unlocking lifts a lock, never a pending verification.
+            // Unlocking lifts a lock, never a pending verification: a registration onboarding made, locked before the operator
+            // verified the user, is waiting for that verification again.
             if record.registrationState == .locked || record.registrationState == .lockedByAdmin {
-                record.state = RegistrationState.active.rawValue
+                let awaitingVerification = try tx.fetchAll(OnboardingProcessRecord.ofRegistration, record.id)
+                    .contains { $0.onboardingStatus == .verificationInProgress }
+                record.state = (awaitingVerification ? RegistrationState.verificationPending : .active).rawValue
             }
             record.failedAttempts = 0
             record.recoveryFailedAttempts = 0
