@@ -183,7 +183,7 @@ passkey-interop: $(BUILD_STEP) venv-interop
 browser: $(BUILD_STEP) venv chromium
 	LATCHKEY_BIN=$(abspath $(BIN_DEBUG)) $(PY) -m pytest -q -p no:cacheprovider -rs Tests/browser
 
-# The pictures in docs/flows.md name only methods the registry has.
+# The pictures in docs/flows.md name only methods the registry has; CONTRIBUTING.md's whole method is the file.
 docs-test: regen-check
 	python3 -m pytest -q -p no:cacheprovider Tests/docs
 
