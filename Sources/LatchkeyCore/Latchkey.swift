@@ -154,19 +154,24 @@ public final class Latchkey: Sendable {
         }
     }
 
-    /// Records an audit event in the store and queues its notification; `aboutNobody`: an event
-    /// about an identifier that names no user, which would record its user if it named one.
+    /// Records an audit event in the store and queues its notification.
+    ///
+    /// `userId` `nobody` (an event about an identifier that names no user, which would record its user
+    /// if it named one) is stored as it is and tells no user.
     func audit(
         _ tx: StoreTransaction, _ effects: Effects, _ type: AuditEventType, userId: String? = nil,
         registrationId: String? = nil, deviceId: String? = nil, detail: String? = nil, at: UnixTime? = nil,
         activationName: String? = nil, installationId: String? = nil, check: String? = nil, operationId: String? = nil,
-        dataMismatch: Bool? = nil, recordId: String? = nil, aboutNobody: Bool = false
+        dataMismatch: Bool? = nil, recordId: String? = nil
     ) throws {
         let event = AuditEvent(
-            at: at ?? now, type: type, userId: userId, registrationId: registrationId, deviceId: deviceId, detail: detail,
+            at: at ?? now, type: type, userId: userId == Self.nobody ? nil : userId, registrationId: registrationId, deviceId: deviceId,
+            detail: detail,
             activationName: activationName, installationId: installationId, check: check, operationId: operationId,
             dataMismatch: dataMismatch)
-        try tx.save(AuditRecord(id: recordId ?? random.identifier("evt"), event: event, aboutNobody: aboutNobody))
+        var record = AuditRecord(id: recordId ?? random.identifier("evt"), event: event)
+        record.userId = userId
+        try tx.save(record)
         effects.append(.audit(event))
     }
 }

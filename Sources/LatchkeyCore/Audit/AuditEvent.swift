@@ -47,16 +47,16 @@ public struct AuditEvent: Sendable, Equatable {
 
 // A `passkeyRejected` event keeps its `check` in the `detail` column (it has no detail of its own).
 // An event about an identifier that names nobody, where an identifier that names someone records
-// its user, stores `Latchkey.nobody` as its user: the row and its index entries cost what a user's
-// do (security property 11), and it reads back as an event of no user.
+// its user, is recorded with `Latchkey.nobody` as its user (`Latchkey.audit`): the row and its index
+// entries cost what a user's do (security property 11), and it reads back as an event of no user.
 extension AuditRecord {
-    init(id: String, event: AuditEvent, aboutNobody: Bool = false) {
+    init(id: String, event: AuditEvent) {
         activationName = event.activationName
         installationId = event.installationId
         self.id = id
         at = event.at
         type = event.type.rawValue
-        userId = event.userId ?? (aboutNobody ? Latchkey.nobody : nil)
+        userId = event.userId
         registrationId = event.registrationId
         deviceId = event.deviceId
         detail = event.check ?? event.detail

@@ -115,8 +115,8 @@ extension Latchkey {
         onboardingStatusChanged(effects, process)
         onboardingDueCache.invalidate()
         try audit(
-            tx, effects, .onboardingStarted, userId: user?.id, deviceId: owner.deviceId, installationId: owner.installationId,
-            aboutNobody: user == nil)
+            tx, effects, .onboardingStarted, userId: user?.id ?? Self.nobody, deviceId: owner.deviceId,
+            installationId: owner.installationId)
         return process
     }
 
@@ -146,8 +146,8 @@ extension Latchkey {
                 installationId: owner?.installationId)
         } else {
             try audit(
-                tx, effects, .onboardingOtpWithheld, deviceId: owner?.deviceId, installationId: owner?.installationId,
-                aboutNobody: process.userId == nil)
+                tx, effects, .onboardingOtpWithheld, userId: process.userId == nil ? Self.nobody : nil, deviceId: owner?.deviceId,
+                installationId: owner?.installationId)
         }
         try tx.save(process)
     }
@@ -173,8 +173,8 @@ extension Latchkey {
             process.wrongOtps += 1
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)
             try audit(
-                tx, effects, .onboardingOtpRejected, userId: process.userId, deviceId: caller?.deviceId,
-                installationId: caller?.installationId, aboutNobody: process.userId == nil)
+                tx, effects, .onboardingOtpRejected, userId: process.userId ?? Self.nobody, deviceId: caller?.deviceId,
+                installationId: caller?.installationId)
             if remaining == 0 {
                 process.status = OnboardingStatus.failed.rawValue
                 onboardingStatusChanged(effects, process)

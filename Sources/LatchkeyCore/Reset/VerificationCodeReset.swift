@@ -60,7 +60,7 @@ extension Latchkey {
             // Named by id or login name, a user with neither email nor phone gets no message.
             guard user == nil || message != nil else { return }
             if user != nil, let message { effects.append(.delivery(message)) }
-            try audit(tx, effects, .resetRequested, userId: user?.id, detail: kind.rawValue, aboutNobody: user == nil)
+            try audit(tx, effects, .resetRequested, userId: user?.id ?? Self.nobody, detail: kind.rawValue)
         }
     }
 
@@ -158,7 +158,7 @@ extension Latchkey {
             record.wrongTries += 1
             if record.wrongTries >= ResetCodeRecord.maxWrongTries { record.consumed = true }
             try tx.save(record)
-            try audit(tx, effects, .resetCodeRejected, userId: user?.id, aboutNobody: forNobody)
+            try audit(tx, effects, .resetCodeRejected, userId: forNobody ? Self.nobody : user?.id)
             throw DomainError(
                 .verificationCodeInvalid, "The verification code is not valid",
                 [(.remainingAttempts, .int(max(ResetCodeRecord.maxWrongTries - record.wrongTries, 0)))])

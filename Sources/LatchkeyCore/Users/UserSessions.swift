@@ -42,7 +42,7 @@ extension Latchkey {
             }
             guard matches, let user = candidate, try tx.fetch(UserRecord.self, id: user.id)?.passwordHash == user.passwordHash else {
                 try Self.loginLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
-                try audit(tx, effects, .loginFailed, userId: candidate?.id, aboutNobody: candidate == nil)
+                try audit(tx, effects, .loginFailed, userId: candidate?.id ?? Self.nobody)
                 throw DomainError(.invalidCredentials, "The identifier or the password is wrong")
             }
             try Self.loginLimit.clear(tx, subject: subject)
