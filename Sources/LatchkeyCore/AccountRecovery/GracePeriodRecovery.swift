@@ -181,7 +181,7 @@ extension Latchkey {
                 throw notAllowed(current?.state ?? AccountRecoveryState.none, "The password can be reset only in the insecure window")
             }
             // In the insecure window: the change returns the account to state 0.
-            try changePassword(tx, effects, user: user, salt: salt, hash: hash.get(), keepSession: session.id)
+            try changePassword(tx, effects, user: user, salt: salt, hash: hash.get(), keepSession: session.id, accountRecovery: current)
             return AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil)
         }
     }

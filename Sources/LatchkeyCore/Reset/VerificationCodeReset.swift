@@ -179,7 +179,9 @@ extension Latchkey {
         try transact { tx, effects in
             tx.willRead(resetCodeReads(identifier))
             let (_, user) = try checkResetCode(tx, effects, identifier, code: code, kind: nil)
-            try changePassword(tx, effects, user: user, salt: salt, hash: hash, keepSession: nil)
+            try changePassword(
+                tx, effects, user: user, salt: salt, hash: hash, keepSession: nil,
+                accountRecovery: try settledAccountRecovery(tx, effects, uid: user.id))
             try audit(tx, effects, .resetCompleted, userId: user.id, detail: "password")
         }
     }

@@ -115,10 +115,10 @@ extension Latchkey {
     }
 
     /// Sets a new password: every other session ends, outstanding reset codes die, and an account in
-    /// its insecure window (state 3) returns to state 0, announced.
+    /// its insecure window (state 3; `accountRecovery` is the user's, settled) returns to state 0, announced.
     func changePassword(
         _ tx: StoreTransaction, _ effects: Effects, user: UserRecord, salt: [UInt8], hash: [UInt8],
-        keepSession: String?
+        keepSession: String?, accountRecovery: AccountRecoveryStatus?
     ) throws {
         var user = user
         user.passwordSalt = salt
@@ -130,7 +130,7 @@ extension Latchkey {
         try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user.id)])
         try audit(tx, effects, .passwordChanged, userId: user.id)
         sendSecurityNotice(effects, to: user, "Your password was changed. If this was not you, contact support.")
-        if try settledAccountRecovery(tx, effects, uid: user.id)?.state == .insecure {
+        if accountRecovery?.state == .insecure {
             try saveAccountRecovery(tx, effects, AccountRecoveryStatus(uid: user.id, state: .none, reason: nil, startTime: now, endTime: nil))
         }
     }
