@@ -56,12 +56,16 @@ extension Latchkey {
     /// A process by id, with time-driven failure applied (nil: unknown, or closed).
     func onboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ processId: String) throws -> OnboardingProcessRecord? {
         guard var process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed else { return nil }
-        if process.onboardingStatus == .activationInProgress, now >= process.createdAt + OnboardingProcessRecord.lifetime {
-            process.status = OnboardingStatus.failed.rawValue
-            try tx.save(process)
-            onboardingStatusChanged(effects, process)
-        }
+        try settle(tx, effects, &process)
         return process
+    }
+
+    /// Fails an open process still waiting for its OTP once its 3 h are up, announced.
+    private func settle(_ tx: StoreTransaction, _ effects: Effects, _ process: inout OnboardingProcessRecord) throws {
+        guard process.onboardingStatus == .activationInProgress, now >= process.createdAt + OnboardingProcessRecord.lifetime else { return }
+        process.status = OnboardingStatus.failed.rawValue
+        try tx.save(process)
+        onboardingStatusChanged(effects, process)
     }
 
     /// When the next process waiting for its OTP reaches its end (nil: none).
@@ -77,8 +81,8 @@ extension Latchkey {
         guard let due = try onboardingNextDue(), due <= now else { return }
         try transact { tx, effects in
             let ended = now - OnboardingProcessRecord.lifetime
-            for process in try tx.fetchAll(OnboardingProcessRecord.self, where: OnboardingProcessRecord.waiting(startedBy: ended)) {
-                _ = try onboardingProcess(tx, effects, process.id)
+            for var process in try tx.fetchAll(OnboardingProcessRecord.self, where: OnboardingProcessRecord.waiting(startedBy: ended)) {
+                try settle(tx, effects, &process)
             }
         }
         onboardingDueCache.invalidate()
