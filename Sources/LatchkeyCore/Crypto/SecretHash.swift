@@ -1,7 +1,7 @@
 import Crypto
 import LatchkeyContract
 
-/// Plain hashes of high-entropy secrets (tokens, session ids); low-entropy one-time secrets
+/// Plain hashes of high-entropy secrets (tokens, session ids, ceremony and activation ids); low-entropy one-time secrets
 /// (activation codes, OTPs, reset codes) are hashed keyed (`Latchkey.codeHash`).
 ///
 /// The store keeps only these.
