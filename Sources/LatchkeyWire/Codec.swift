@@ -182,13 +182,18 @@ extension Codec where Value == JSON {
     /// Any JSON object, as given.
     public static let freeObject = Codec(
         schema: .freeObject,
-        read: { json, path, problems in
-            guard case .object = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
-            return json
-        }, write: { $0 })
+        read: { json, path, problems in json.object(at: path, into: &problems).map { _ in json } }, write: { $0 })
+}
+
+extension JSON {
+    /// The members of this object; anything else adds "must be an object, not …" at `path` and answers nil.
+    public func object(at path: String, into problems: inout [ParamProblem]) -> JSONObject? {
+        guard case .object(let object) = self else {
+            problems.append(ParamProblem(path, "must be an object, not \(typeName)"))
+            return nil
+        }
+        return object
+    }
 }
 
 extension Codec {

@@ -95,10 +95,7 @@ extension Codec {
         Codec(
             schema: .object([Field(name, codec.schema, required: true, summary)]),
             read: { json, path, problems in
-                guard case .object(let object) = json else {
-                    problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                    return nil
-                }
+                guard let object = json.object(at: path, into: &problems) else { return nil }
                 let memberPath = path.isEmpty ? name : "\(path).\(name)"
                 guard let member = object[name] else {
                     problems.append(ParamProblem(memberPath, "is required"))

@@ -259,10 +259,7 @@ extension Codec {
         Codec(
             schema: Value.objectSchema,
             read: { json, path, problems in
-                guard case .object(let object) = json else {
-                    problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                    return nil
-                }
+                guard let object = json.object(at: path, into: &problems) else { return nil }
                 return Value.decode(object, at: path, into: &problems)
             }, write: { $0.wireJSON() })
     }

@@ -12,10 +12,7 @@ extension Codec where Value == [AuthMethod: [AuthMethod]] {
             AuthMethod.allCases.map { Field($0.rawValue, Codec<[AuthMethod]>.authMethods.schema, required: false) },
             additional: false),
         read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
+            guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
             var map: [AuthMethod: [AuthMethod]] = [:]
             for method in AuthMethod.allCases {

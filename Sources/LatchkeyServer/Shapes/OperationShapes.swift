@@ -47,10 +47,7 @@ extension Codec where Value == OperationAttribute {
                     Field("note", .string(), required: false, "type note"),
                 ], additional: false)),
         read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
+            guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
             func text(_ name: String) -> String? {
                 guard let value = object[name] else {
@@ -130,10 +127,7 @@ extension Codec where Value == TemplateParameters {
     static let templateParameters = Codec(
         schema: .described("values for the template's placeholders, by name; each a string", .object([], additional: true)),
         read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
+            guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
             var values: [(name: String, value: String)] = []
             for entry in object.entries {

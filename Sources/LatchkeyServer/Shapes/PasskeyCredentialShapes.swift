@@ -18,10 +18,7 @@ private struct CredentialEnvelope {
 }
 
 private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [ParamProblem]) -> CredentialEnvelope? {
-    guard case .object(let object) = json else {
-        problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-        return nil
-    }
+    guard let object = json.object(at: path, into: &problems) else { return nil }
     let before = problems.count
     func required(_ name: String) -> JSON? {
         guard let value = object[name] else {
@@ -35,13 +32,7 @@ private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [Param
     if let type = required("type") {
         if type.stringValue != "public-key" { problems.append(ParamProblem("\(path).type", "must be public-key")) }
     }
-    let response = required("response").flatMap { value -> JSONObject? in
-        guard let object = value.objectValue else {
-            problems.append(ParamProblem("\(path).response", "must be an object, not \(value.typeName)"))
-            return nil
-        }
-        return object
-    }
+    let response = required("response").flatMap { $0.object(at: "\(path).response", into: &problems) }
     // Some clients omit it: absent counts as {}.
     if let results = object["clientExtensionResults"], results.objectValue == nil {
         problems.append(ParamProblem("\(path).clientExtensionResults", "must be an object, not \(results.typeName)"))

@@ -94,10 +94,7 @@ extension Codec where Value == CredentialCreationOptions {
                 Field("authenticatorSelection", .freeObject, required: false), Field("attestation", .string(), required: false),
             ])),
         read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
+            guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
             let rp = optionMember(object, "rp", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
             let user = optionMember(object, "user", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
@@ -159,10 +156,7 @@ extension Codec where Value == CredentialRequestOptions {
                 Field("allowCredentials", .array(.freeObject), required: false, "empty for a discoverable-credential sign-in"),
             ])),
         read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
+            guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
             let rpId = optionMember(object, "rpId", path, Codec<String>.identifier, &problems)
             let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)

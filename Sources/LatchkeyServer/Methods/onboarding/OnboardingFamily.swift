@@ -21,10 +21,7 @@ public enum OnboardingFamily {
                     Field("birthDate", .string(format: "date"), required: false, "YYYY-MM-DD; required with userId, optional with the others"),
                 ], additional: false)),
         read: { json, path, problems in
-            guard case .object(let object) = json else {
-                problems.append(ParamProblem(path, "must be an object, not \(json.typeName)"))
-                return nil
-            }
+            guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
             var credentials = OnboardingCredentials()
             for entry in object.entries {
