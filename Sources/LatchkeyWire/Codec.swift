@@ -233,16 +233,16 @@ extension Codec {
     }
 
     /// A list of values of one codec.
-    public static func array<Item>(_ item: Codec<Item>, minItems: Int? = nil) -> Codec<[Item]> where Value == [Item] {
+    public static func array<Item>(_ item: Codec<Item>, minItems: Int? = nil, maxItems: Int? = nil) -> Codec<[Item]> where Value == [Item] {
         Codec(
-            schema: .array(item.schema, minItems: minItems),
+            schema: .array(item.schema, minItems: minItems, maxItems: maxItems),
             read: { json, path, problems in
                 guard case .array(let elements) = json else {
                     problems.append(ParamProblem(path, "must be an array, not \(json.typeName)"))
                     return nil
                 }
                 let before = problems.count
-                _ = keepsBounds(elements.count, minItems, nil, path, &problems, unit: "item")
+                _ = keepsBounds(elements.count, minItems, maxItems, path, &problems, unit: "item")
                 var items: [Item] = []
                 items.reserveCapacity(elements.count)
                 for (index, element) in elements.enumerated() {

@@ -13,7 +13,7 @@ public indirect enum Schema: Sendable {
     case null
     case enumeration([String])
     case integerEnumeration([Int64])
-    case array(Schema, minItems: Int? = nil)
+    case array(Schema, minItems: Int? = nil, maxItems: Int? = nil)
     case object([Field], additional: Bool = true)
     /// A free-form object (any members).
     case freeObject
@@ -82,9 +82,10 @@ extension Schema {
             guard case .string(let text) = value, allowed.contains(text) else { return found.append("\(path) is not one of \(allowed)") }
         case .integerEnumeration(let allowed):
             guard case .int(let number) = value, allowed.contains(number) else { return found.append("\(path) is not one of \(allowed)") }
-        case .array(let item, let minItems):
+        case .array(let item, let minItems, let maxItems):
             guard case .array(let items) = value else { return found.append("\(path) must be an array, not \(value.typeName)") }
             if let minItems, items.count < minItems { found.append("\(path) has fewer than \(minItems) items") }
+            if let maxItems, items.count > maxItems { found.append("\(path) has more than \(maxItems) items") }
             for (index, element) in items.enumerated() { item.check(element, at: "\(path)[\(index)]", into: &found) }
         case .freeObject:
             if value.objectValue == nil { found.append("\(path) must be an object, not \(value.typeName)") }

@@ -40,9 +40,10 @@ public struct SchemaWriter {
         case .boolean: return ["type": "boolean"]
         case .enumeration(let values): return ["type": "string", "enum": .strings(values)]
         case .integerEnumeration(let values): return ["type": "integer", "enum": .array(values.map(JSON.int))]
-        case .array(let item, let minItems):
+        case .array(let item, let minItems, let maxItems):
             var object = JSONObject([("type", "array"), ("items", json(item))])
             if let minItems { object["minItems"] = .int(minItems) }
+            if let maxItems { object["maxItems"] = .int(maxItems) }
             return .object(object)
         case .freeObject: return ["type": "object"]
         case .object(let fields, let additional):

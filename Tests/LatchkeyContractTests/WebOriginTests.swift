@@ -20,6 +20,24 @@ import Testing
         }
     }
 
+    @Test("origins written as a browser serialises them; nothing else is")
+    func serialized() {
+        for good in [
+            "https://example.com", "http://localhost:8080", "https://example.com:8443", "https://example.com:65535",
+            "https://xn--bcher-kva.example.com", "https://[::1]:8443", "http://example.com:443",
+        ] {
+            #expect(WebOrigin.isSerialized(good), "\(good)")
+        }
+        for bad in [
+            "https://Example.com", "HTTPS://example.com", "https://example.com:443", "http://example.com:80", "https://example.com/",
+            "https://example.com:08443", "https://example.com:0", "https://example.com:65536", "https://example.com:99999",
+            "https://b\u{FC}cher.example.com", "https://ex%61mple.com", "https://ex|ample.com", "https://ex\u{7F}ample.com",
+            "android:apk-key-hash:abc",
+        ] {
+            #expect(!WebOrigin.isSerialized(bad), "\(bad)")
+        }
+    }
+
     @Test("an RP id covers its host and its subdomains, label by label")
     func covers() {
         #expect(WebOrigin.rpId("example.com", covers: "example.com"))

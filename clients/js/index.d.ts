@@ -621,7 +621,7 @@ export interface AdminCreateUserParams {
   password?: string;
   /** YYYY-MM-DD */
   birthDate?: string;
-  /** passkeys registered with another Relying Party */
+  /** passkeys registered with another Relying Party, at most 25 (as many as a user may hold) */
   passkeys?: Array<{
     /** unpadded base64url */
     credentialId: string;

@@ -6,7 +6,25 @@ public enum WebOrigin {
     /// `login.example.com`; an IPv6 literal keeps its brackets); nil for anything else: another
     /// scheme (an `android:apk-key-hash:…` origin included), a path, a query, user info, an
     /// empty host or a port that is not 1–5 digits.
-    public static func host(of origin: String) -> String? {
+    public static func host(of origin: String) -> String? { authority(of: origin)?.host }
+
+    /// Whether a web origin is written as a browser serialises it (HTML's ASCII serialisation of
+    /// an origin): lower-case scheme and host, ASCII only (an international host in its `xn--`
+    /// form), no default port (443 for https, 80 for http), a port of 1–65535 without leading
+    /// zeros, no path and no trailing `/` — the only form client data ever carries.
+    public static func isSerialized(_ origin: String) -> Bool {
+        guard let authority = authority(of: origin), origin == origin.lowercased(), origin.allSatisfy(\.isASCII) else { return false }
+        // What a URL parser refuses in a domain (WHATWG's forbidden domain code points, beyond those `authority` refuses).
+        guard !authority.host.contains(where: { "%<>^|".contains($0) || ($0.asciiValue ?? 0x20) < 0x20 || $0.asciiValue == 0x7F }) else {
+            return false
+        }
+        guard let port = authority.port else { return true }
+        let defaultPort = origin.hasPrefix("https://") ? "443" : "80"
+        return port != defaultPort && !port.hasPrefix("0") && (Int(port) ?? 0) <= 65535
+    }
+
+    /// The lower-cased host of an `http` or `https` origin and its port as written (nil when none is).
+    private static func authority(of origin: String) -> (host: String, port: Substring?)? {
         let text = origin.lowercased()
         let rest: Substring
         if text.hasPrefix("https://") {
@@ -18,7 +36,7 @@ public enum WebOrigin {
         }
         guard !rest.isEmpty, !rest.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
         var host = rest
-        var port: Substring = ""
+        var port: Substring?
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else { return nil }
             host = rest[...close]
@@ -26,24 +44,14 @@ public enum WebOrigin {
             if !after.isEmpty {
                 guard after.hasPrefix(":") else { return nil }
                 port = after.dropFirst()
-                guard !port.isEmpty else { return nil }
             }
         } else if let colon = rest.firstIndex(of: ":") {
             host = rest[..<colon]
             port = rest[rest.index(after: colon)...]
-            guard !port.isEmpty else { return nil }
         }
-        guard !host.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        guard !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return nil }
-        return String(host)
-    }
-
-    /// Whether a web origin is written as a browser serialises it (HTML's ASCII serialisation of
-    /// an origin): lower-case scheme and host, no default port (443 for https, 80 for http), no
-    /// path and no trailing `/` — the only form client data ever carries.
-    public static func isSerialized(_ origin: String) -> Bool {
-        guard host(of: origin) != nil, origin == origin.lowercased() else { return false }
-        return !(origin.hasPrefix("https://") && origin.hasSuffix(":443")) && !(origin.hasPrefix("http://") && origin.hasSuffix(":80"))
+        if let port, port.isEmpty || port.count > 5 || !port.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
+        guard !host.isEmpty, !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return nil }
+        return (String(host), port)
     }
 
     /// Whether `rpId` is `host` or a parent domain of it, label by label (`example.com` covers `login.example.com`, not `badexample.com`).

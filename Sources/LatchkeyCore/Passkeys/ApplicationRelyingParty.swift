@@ -41,7 +41,8 @@ extension ApplicationRelyingParty {
             guard WebOrigin.isSerialized(origin) else {
                 return (
                     index,
-                    "must be written as a browser sends it: lower-case scheme and host, no default port, no path or trailing slash"
+                    "must be written as a browser sends it: lower-case ASCII scheme and host, no default port, a port without leading zeros, "
+                        + "no path or trailing slash"
                 )
             }
             guard WebOrigin.rpId(rpId, coversOrigin: origin) else {

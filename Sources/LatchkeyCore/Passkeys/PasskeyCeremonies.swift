@@ -24,7 +24,7 @@ extension Latchkey {
     /// What the options tell the browser, in milliseconds.
     static let passkeyTimeoutMilliseconds = 300_000
     /// A user holds at most this many passkeys.
-    static let maxPasskeysPerUser = 25
+    public static let maxPasskeysPerUser = 25
     /// The algorithms a new passkey may use, most preferred first: ES256, EdDSA, RS256.
     static let passkeyAlgorithms: [COSEAlgorithm] = [.es256, .eddsa, .rs256]
 

@@ -190,20 +190,20 @@ extension Latchkey {
         throw DomainError(.alreadyExists, "This credential is registered already", [(.kind, .string("passkey"))])
     }
 
-    /// What `importPasskeys` reads: the `default` application (each credential id is checked new
+    /// What `importedPasskeys` reads: the `default` application (each credential id is checked new
     /// with `noneMatch`).
     static func importReads(_ passkeys: [ImportedPasskey]) -> [StoreRead] {
         passkeys.isEmpty ? [] : [.row(ApplicationRecord.self, id: ApplicationConfig.defaultApplicationId)]
     }
 
-    /// Keeps the passkeys an operator imports with a new user (checked as a registration would be).
+    /// The rows of the passkeys an operator imports with a new user, each checked as a registration would be; writes nothing.
     /// - Throws: `invalidParams` naming the entry, `alreadyExists` (a credential id registered already).
-    func importPasskeys(_ tx: StoreTransaction, _ passkeys: [ImportedPasskey], userId: String) throws {
-        guard !passkeys.isEmpty else { return }
+    func importedPasskeys(_ tx: StoreTransaction, _ passkeys: [ImportedPasskey], userId: String) throws -> [PasskeyRecord] {
+        guard !passkeys.isEmpty else { return [] }
         // Registered elsewhere, they belong to the `default` application's RP id.
         let rpId = try application(tx, nil).relyingParty.rpId
         var seen: Set<[UInt8]> = []
-        for (index, imported) in passkeys.enumerated() {
+        return try passkeys.enumerated().map { index, imported in
             let key: COSEKey
             do {
                 key = try COSEKey(encoded: imported.publicKey)
@@ -218,13 +218,12 @@ extension Latchkey {
                     "must be 1 to 1023 bytes, once in the list")
             }
             try requireNewCredentialId(tx, imported.credentialId, replacingUser: nil)
-            try tx.save(
-                PasskeyRecord(
-                    id: Base64URL.encode(imported.credentialId), userId: userId,
-                    friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,
-                    algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0,
-                    backupEligible: imported.backupEligible ?? false, backedUp: false, transports: "", aaguid: nil, lastUsedAt: nil,
-                    rpId: rpId, backupEligibleKnown: imported.backupEligible != nil))
+            return PasskeyRecord(
+                id: Base64URL.encode(imported.credentialId), userId: userId,
+                friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,
+                algorithm: Int64(key.algorithm.rawValue), signCount: imported.signCount ?? 0,
+                backupEligible: imported.backupEligible ?? false, backedUp: false, transports: "", aaguid: nil, lastUsedAt: nil,
+                rpId: rpId, backupEligibleKnown: imported.backupEligible != nil)
         }
     }
 }

@@ -69,13 +69,15 @@ extension Latchkey {
             if let handle = new.passkeyUserHandle, try tx.fetchAll(Self.userHoldingHandle(handle)).first != nil {
                 throw DomainError(.alreadyExists, "Another user holds this passkey user handle", [(.kind, .string("user"))])
             }
+            // Every refusal comes before the first write: a domain error commits what was written.
+            let passkeys = try importedPasskeys(tx, new.passkeys, userId: userId)
             try tx.save(
                 UserRecord(
                     id: userId, email: new.email, emailKey: new.email?.lowercased(), phoneNumber: new.phoneNumber,
                     passwordHash: credential?.hash, passwordSalt: credential?.salt, birthDate: new.birthDate, attributes: new.attributes,
                     createdAt: now, loginName: new.loginName,
                     passkeyUserHandle: new.passkeyUserHandle ?? (new.passkeys.isEmpty ? nil : random.bytes(32))))
-            try importPasskeys(tx, new.passkeys, userId: userId)
+            for passkey in passkeys { try tx.save(passkey) }
             try audit(tx, effects, .userCreated, userId: userId)
             return userId
         }

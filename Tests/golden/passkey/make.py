@@ -710,13 +710,38 @@ def operation_passkey_refusals(s):
     s.ok("audit/list", userId="alice", limit=12)
 
 
+def refused_import_writes_nothing(s):
+    """admin/createUser refused for one of its passkeys writes nothing: the same user is then created with good ones. At
+    most 25 passkeys are imported, as many as a user may hold. Origins no browser sends (a port with a leading zero or
+    past 65535, a host not in its xn-- form) are refused naming the entry."""
+    keys = [Authenticator(f"import-{n}") for n in range(26)]
+    good = [{"credentialId": b64(k.credential_id), "publicKey": b64(k.cose())} for k in keys]
+    s.ok("admin/createUser", userId="taken", passkeys=good[25:])
+    for passkeys, error in [
+        ([good[0], {"credentialId": b64(b"rsa"), "publicKey": b64(keys[1].cose(alg=-35))}], "invalidParams"),
+        ([good[0], good[0]], "invalidParams"),
+        ([good[0], good[25]], "alreadyExists"),
+        (good, "invalidParams"),
+    ]:
+        s.fails("admin/createUser", error, userId="frank", email="frank@example.com", password="correct horse", passkeys=passkeys)
+        s.fails("user/login", "invalidCredentials", email="frank@example.com", password="correct horse")
+    s.ok("admin/createUser", userId="frank", email="frank@example.com", password="correct horse", passkeys=good[:25])
+    session = s.ok("user/login", email="frank@example.com", password="correct horse")["sessionId"]
+    if len(s.ok("user/passkeys", sessionId=session)["passkeys"]) != 25:
+        raise AssertionError("frank should hold the 25 passkeys of the import that succeeded")
+    for origin in ["https://example.com:08443", "https://example.com:65536", "https://b\u00fccher.example.com"]:
+        s.fails("admin/configureApplication", "invalidParams", applicationId="shop", passkeyRpId="example.com", passkeyOrigins=[origin])
+    s.ok("admin/configureApplication", applicationId="shop", passkeyRpId="example.com",
+         passkeyOrigins=["https://example.com:8443", "https://xn--bcher-kva.example.com", "https://example.com:65535"])
+
+
 SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_phone_synced_backup, simulated_phone_biometry,
              reset_with_simulated_phone, outside_algorithms, registration_checks, assertion_checks, credential_shapes,
              anti_enumeration, imported_passkey, relying_party_settings, reset_with_outside_authenticator, reset_sms_without_new_passkey,
              reset_passkeys_with_password_reset_code, too_many_passkeys, thief_walk, ceremony_dies_with_its_session,
              reset_ceremony_dies_with_its_code, discoverable_needs_user_handle, passkeys_belong_to_their_rp_id,
              backup_eligibility_is_fixed, client_data_and_origins, operation_approved_with_passkey,
-             operation_passkey_refusals]
+             operation_passkey_refusals, refused_import_writes_nothing]
 
 
 def main():

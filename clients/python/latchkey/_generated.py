@@ -712,7 +712,7 @@ class AdminMethods(_Namespace):
             phoneNumber (str, optional): E.164
             password (str, optional)
             birthDate (str, optional): YYYY-MM-DD
-            passkeys (List[Dict[str, Any]], optional): passkeys registered with another Relying Party
+            passkeys (List[Dict[str, Any]], optional): passkeys registered with another Relying Party, at most 25 (as many as a user may hold)
             passkeyUserHandle (str, optional): 1–64 bytes, unpadded base64url (default: 32 random bytes)
             attributes (Dict[str, Any], optional)
 

@@ -30,7 +30,9 @@ enum AdminCreateUser: RPCMethod {
             loginName: WireMember.optional("loginName", .identifier, "unique like email, compared exactly"),
             email: WireMember.optional("email", .email), phoneNumber: WireMember.optional("phoneNumber", .phoneNumber, "E.164"),
             password: WireMember.optional("password", .text), birthDate: WireMember.optional("birthDate", .date, "YYYY-MM-DD"),
-            passkeys: WireMember.optional("passkeys", .array(.importedPasskey), "passkeys registered with another Relying Party"),
+            passkeys: WireMember.optional(
+                "passkeys", .array(.importedPasskey, maxItems: Latchkey.maxPasskeysPerUser),
+                "passkeys registered with another Relying Party, at most 25 (as many as a user may hold)"),
             passkeyUserHandle: WireMember.optional("passkeyUserHandle", .userHandle, "1–64 bytes, unpadded base64url (default: 32 random bytes)"),
             attributes: WireMember.optional("attributes", .freeObject)
         )
