@@ -54,11 +54,12 @@ extension Device {
         guard method != .device else {
             throw DomainError(.cannotDeactivateDevice, "The device method cannot be deactivated; deactivate the registration instead")
         }
-        let (_, operation) = try openChallenge(.addAuthMethod, kind: .addOrUpdate)
+        // Refused here, before a challenge replaces whatever session the phone holds.
+        let registrationId = try heldRegistration()
         guard try activatedMethods().contains(method) else {
             throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not activated for this registration")
         }
-        let registrationId = try heldRegistration()
+        let (_, operation) = try openChallenge(.addAuthMethod, kind: .addOrUpdate)
         let payload = SignedPayload(.removeAuthMethod, subject: registrationId, challenge: operation.challenge, role: .device)
         let methods = try usingUp(operation) {
             try server.removeAuthMethod(

@@ -87,13 +87,13 @@ extension ServerSession {
         let deviceRight = SecretHash.constantTimeEquals(Array(parts[0].utf8), Array(expected.device.utf8))
         var secondRight = false
         for candidate in expected.factors { secondRight = SecretHash.constantTimeEquals(Array(parts[1].utf8), Array(candidate.utf8)) || secondRight }
-        registration.lastAttempt = now
         guard deviceRight else {
-            // A stranger typing digits locks no phone: counted on the operation only.
+            // A stranger typing digits locks no phone and leaves no mark on it (as a failing device signature online): counted
+            // on the operation only.
             let left = try core.maxFailedAttempts(tx, registration) - registration.failedAttempts
-            try tx.save(registration)
             try countFailure(&record, registration: registration, caller: nil, remainingOnRegistration: left, mismatch: false)
         }
+        registration.lastAttempt = now
         guard secondRight else {
             let left = try countFailedFactor(&registration, detail: OperationApproval.offline.rawValue, caller: nil)
             try countFailure(&record, registration: registration, caller: nil, remainingOnRegistration: left, mismatch: false)

@@ -262,8 +262,9 @@ def outside_device(s):
 
 def offline_walk(s):
     """Offline: the QR payload (eight lines, signed by the application's operation-signing key), the simulated phone's code after
-    its PIN, a wrong code (a wrong device part counts on the operation only), the right code approves (approvedWith offline); a
-    wrong PIN's code counts on the operation and the registration; codes of the wrong form are invalidParams."""
+    its PIN, a wrong code (a wrong device part counts on the operation only and leaves the registration untouched, lastAttempt
+    included), the right code approves (approvedWith offline); a wrong PIN's code counts on the operation and the registration;
+    codes of the wrong form are invalidParams."""
     phone_with_pin(s)
     s.ok("admin/configureOperationTemplate", **PAYMENT)
     operation = payment(s)
@@ -276,7 +277,8 @@ def offline_walk(s):
     wrong_device = f"{(int(device) + 1) % 10**8:08d}-{second}"
     s.fails("admin/verifyOfflineOperation", "authenticationFailed", operationId=operation["operationId"], code=wrong_device)
     registration = s.ok("device/registrationId", deviceId="phone")["registrationId"]
-    s.ok("admin/getRegistration", registrationId=registration)
+    untouched = s.ok("admin/getRegistration", registrationId=registration)
+    assert untouched["failedAttempts"] == 0 and untouched["lastAttempt"] is None, untouched
     wrong_pin = s.ok("operation/offlineApprove", deviceId="phone", qrPayload=qr, authParameter=WRONG_PIN)
     s.fails("admin/verifyOfflineOperation", "authenticationFailed", operationId=operation["operationId"], code=wrong_pin["code"])
     s.ok("admin/getRegistration", registrationId=registration)
