@@ -125,14 +125,26 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try Self.mapBusy { try queue.read { db in try body(Transaction(db: db, statements: statements)) } }
     }
 
-    /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout: nothing was written; try again soon.
+    /// A database that cannot take the transaction is unavailable, not a bug: SQLITE_BUSY / SQLITE_LOCKED after the busy timeout, a
+    /// file or directory made read-only, a full disk, an I/O error, a file that is no longer a database. SQLite rolled the
+    /// transaction back: nothing was written; try again once the operator has mended it.
     private static func mapBusy<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            throw StoreUnavailable(retryAfterSeconds: 1, reason: "another process holds the write lock")
+        } catch let error as DatabaseError {
+            guard let reason = unavailableReasons.first(where: { $0.code == error.resultCode })?.reason else { throw error }
+            let busy = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+            throw StoreUnavailable(retryAfterSeconds: busy ? 1 : 5, reason: reason)
         }
     }
+
+    /// The result codes that mean the database is out of reach, with what the log says of each (never the statement or a value).
+    private static let unavailableReasons: [(code: ResultCode, reason: String)] = [
+        (.SQLITE_BUSY, "another process holds the write lock"), (.SQLITE_LOCKED, "another process holds the write lock"),
+        (.SQLITE_READONLY, "the database file or its directory is read-only"), (.SQLITE_PERM, "the database file may not be written"),
+        (.SQLITE_FULL, "the disk is full"), (.SQLITE_IOERR, "an I/O error"), (.SQLITE_CANTOPEN, "the database file cannot be opened"),
+        (.SQLITE_CORRUPT, "the database file is damaged"), (.SQLITE_NOTADB, "the file is not a database"),
+    ]
 
     /// The underlying SQLite file's integrity check (tests).
     public func integrityCheck() throws -> String {

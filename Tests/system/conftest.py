@@ -59,7 +59,8 @@ def spawn(workdir, bin_path):
         counter[0] += 1
         name = name or f"p{counter[0]}"
         kw.setdefault("stderr_path", os.path.join(workdir, f"{name}.stderr"))
-        lk = LK(*args, name=name, binary=bin_path, **kw)
+        kw.setdefault("binary", bin_path)
+        lk = LK(*args, name=name, **kw)
         procs.append(lk)
         return lk
 

@@ -480,3 +480,43 @@ def test_a_write_behind_a_lock_longer_than_the_busy_timeout_is_not_an_internal_e
         r = a.recv(id_, timeout=15)
     a.internal_errors.clear()   # judged here, with a clearer message than the fixture's
     assert r.get("error", {}).get("code") != -32603, f"SQLITE_BUSY surfaced as internalError: {r}"
+
+
+def test_a_store_file_made_read_only_answers_store_unavailable_and_reads_go_on(spawn, workdir, bin_path):
+    """A write to a store whose file the process may not write (made read-only) answers storeUnavailable with
+    retryAfterSeconds, not internalError; nothing is written, reads still answer. Root ignores file modes, so as root the
+    process runs as nobody (its binary hard-linked where nobody can reach it)."""
+    run_as = {}
+    store = os.path.join(workdir, "store")
+    os.makedirs(store)
+    binary = bin_path
+    if os.geteuid() == 0:
+        binary = os.path.join(workdir, "latchkey")
+        try:
+            os.link(bin_path, binary)
+        except OSError:
+            import shutil
+            shutil.copy2(bin_path, binary)
+        os.chmod(workdir, 0o755)
+        os.chown(store, 65534, 65534)
+
+        def as_nobody():
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        run_as = {"preexec_fn": as_nobody}
+    db = os.path.join(store, "latchkey.sqlite")
+    first = spawn("--db", db, binary=binary, **run_as)
+    first.ok("admin/createUser", userId="before", email="before@example.com")
+    first.close()
+    os.chmod(db, 0o400)
+    lk = spawn("--db", db, binary=binary, **run_as)
+    for method, params in [("admin/createUser", {"userId": "after"}), ("device/create", {"deviceId": "phone"})]:
+        r = lk.request(method, **params)
+        assert r.get("error", {}).get("data", {}).get("reason") == "storeUnavailable", r
+        assert r["error"]["data"]["retryAfterSeconds"] > 0, r
+    assert reason(lk.request("admin/createUser", userId="x", email="before@example.com")) == "alreadyExists"
+    lk.close()
+    os.chmod(db, 0o600)
+    again = spawn("--db", db, binary=binary, **run_as)
+    assert reason(again.request("admin/createUser", userId="after")) == "ok"
