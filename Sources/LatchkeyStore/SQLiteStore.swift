@@ -125,9 +125,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try Self.mapBusy { try queue.read { db in try body(Transaction(db: db, statements: statements)) } }
     }
 
-    /// A database that cannot take the transaction is unavailable, not a bug: SQLITE_BUSY / SQLITE_LOCKED after the busy timeout, a
-    /// file or directory made read-only, a full disk, an I/O error, a file that is no longer a database. SQLite rolled the
-    /// transaction back: nothing was written; try again once the operator has mended it.
+    /// A database that cannot take the transaction is unavailable, not a bug.
+    ///
+    /// SQLITE_BUSY / SQLITE_LOCKED after the busy timeout, a file or directory made read-only, a full disk, an I/O error, a file that
+    /// is no longer a database. SQLite rolled the transaction back: nothing was written; try again once the operator has mended it.
     private static func mapBusy<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
