@@ -16,6 +16,23 @@ extension MessageSplitter {
                 resyncing = false
             }
             if let remaining = discarding {
+                // An oversized body is dropped as it arrives, up to a header line inside it: a body shorter than announced
+                // gives way to the next frame here too.
+                switch headerLineInside(start, min(start + remaining, buffer.count)) {
+                case .found(let cut):
+                    start = cut
+                    discarding = nil
+                    bodyScanned = nil
+                    continue
+                case .undecided:
+                    let dropped = (bodyScanned ?? start) - start
+                    discarding = remaining - dropped
+                    start += dropped
+                    return nil
+                case .none:
+                    break
+                }
+                bodyScanned = nil
                 let available = buffer.count - start
                 if available < remaining {
                     discarding = remaining - available
@@ -69,6 +86,20 @@ extension MessageSplitter {
                 pendingBody = length
             }
         }
+    }
+
+    /// At end of input: a body shorter than announced is handed on as it is (it answers as its bytes parse); an unterminated header
+    /// block answers one `badHeader` (what a resynchronization was skipping had its error already).
+    mutating func finishContentLength() -> FrameEvent? {
+        defer {
+            start = buffer.count
+            pendingBody = nil
+            bodyScanned = nil
+            resyncing = false
+            discarding = nil
+        }
+        guard discarding == nil, !resyncing, buffer[start...].contains(where: { !Self.isWhitespace($0) }) else { return nil }
+        return pendingBody == nil ? .badHeader : .message(Array(buffer[start...]))
     }
 
     private enum HeaderBlock {

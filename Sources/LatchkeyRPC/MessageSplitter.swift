@@ -91,8 +91,9 @@ public struct MessageSplitter: Sendable {
         buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
-    /// At end of input: an unterminated last line is still a message.
+    /// At end of input: an unterminated last line is still a message (under Content-Length framing, `finishContentLength`).
     public mutating func finish() -> FrameEvent? {
+        if framing == .contentLength { return finishContentLength() }
         guard framing == .newlineDelimited || framing == nil, discarding == nil, start < buffer.count else {
             return nil
         }
