@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The write end of the self-pipe a signal handler wakes the loop with.
+/// The self-pipe a signal handler wakes the loop with.
 nonisolated(unsafe) private var signalPipeWriteFD: Int32 = -1
+nonisolated(unsafe) private var signalPipeReadFD: Int32 = -1
 /// Set by SIGTERM/SIGINT: finish the request in hand, flush, exit 0.
 nonisolated(unsafe) private var terminationRequested: sig_atomic_t = 0
 /// The input descriptor and /dev/null: on a signal the handler points the input at /dev/null,
@@ -29,7 +30,7 @@ private func onTerminationSignal(_: Int32) {
 public final class StdioLoop {
     private let engine: RPCEngine
     private let inputFD: Int32
-    private var signalReadFD: Int32 = -1
+    private var signalReadFD: Int32 { signalPipeReadFD }
     private var fds = (pollfd(), pollfd())
 
     public init(engine: RPCEngine, inputFD: Int32) {
@@ -37,14 +38,18 @@ public final class StdioLoop {
         self.inputFD = inputFD
     }
 
-    /// Ignores SIGPIPE and routes SIGTERM/SIGINT to the loop.
-    public func installSignalHandlers() {
+    /// Ignores SIGPIPE and routes SIGTERM/SIGINT to the loop that will read `inputFD`.
+    ///
+    /// Called first thing when serving, before the server is built: a signal that arrives while the process starts ends it
+    /// cleanly (exit 0, nothing in hand) instead of killing it. Once is enough.
+    public static func installSignalHandlers(inputFD: Int32) {
+        guard signalPipeReadFD < 0 else { return }
         signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return }
         // Close-on-exec, like every descriptor of the process: a child (--deliver-command) holds none.
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        signalReadFD = fds[0]
+        signalPipeReadFD = fds[0]
         signalPipeWriteFD = fds[1]
         _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)

@@ -197,6 +197,7 @@ struct LatchkeyCommand: ParsableCommand {
 
     /// Serves stdio with the method table `table` builds on the server (`latchkey mcp`: MCP's).
     func serve(batches: Bool = true, _ table: (LatchkeyServer) -> RPCHandler) throws {
+        StdioLoop.installSignalHandlers(inputFD: 0)
         let level = Logger.Level(rawValue: logLevel.rawValue) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -234,7 +235,6 @@ struct LatchkeyCommand: ParsableCommand {
         let engine = RPCEngine(handler: table(server), writer: writer, maxMessageBytes: maxMessageBytes)
         engine.acceptsBatches = batches
         let loop = StdioLoop(engine: engine, inputFD: 0)
-        loop.installSignalHandlers()
         logger.info("serving", metadata: ["store": "\(options.storeKind.rawValue)", "clock": "\(clock.rawValue)"])
         loop.run()
         // The peer has every answer: close the stream, then give deliveries under way their
