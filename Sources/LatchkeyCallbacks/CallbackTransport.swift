@@ -74,7 +74,8 @@ final class CallbackTransport: Sendable {
         // The client's reading of the host must be ours, or the address checked is not the one it would reach.
         let clientHost = outgoing.host.lowercased()
         guard clientHost == parsed.host || clientHost == "[\(parsed.host)]" else { throw CallbackAttemptError.addressNotAllowed }
-        let address = try policy().destination(of: parsed.host).get()
+        // Plain http:// carries the signed body in clear: it goes to this machine only, whatever the name resolves to today.
+        let address = try policy().destination(of: parsed.host, loopbackOnly: !parsed.secure).get()
         let client = self.client(host: outgoing.host, address: CallbackAddress.isLiteral(parsed.host) ? nil : address)
         return client.execute(request: outgoing, delegate: StatusOnly(), deadline: .now() + Self.timeLimit).futureResult
     }

@@ -52,11 +52,25 @@ public struct CallbackURL: Sendable, Equatable {
         guard authority.hasPrefix("[") || hostPart.utf8.allSatisfy(Self.isNameByte) else {
             throw CallbackURLProblem("has a host that is neither a name (letters, digits, '-', '_', '.') nor an IP address")
         }
+        // A host that ends in a number is an IPv4 address to a URL parser (WHATWG). The resolver reads `10.1` or `0xa9fea9fe` as one
+        // too (and the checks judge what it answers), but with a trailing dot it would look the text up as a name: refused.
+        guard authority.hasPrefix("[") || !hostPart.hasSuffix(".") || !Self.endsInNumber(hostPart) else {
+            throw CallbackURLProblem("has an IP address with a trailing dot: write it without")
+        }
         self.text = text
         host = hostPart.lowercased()
         if !secure, !CallbackAddress.isLoopbackHost(host) {
             throw CallbackURLProblem("may use http:// only to a loopback host (localhost, 127.0.0.0/8, [::1]); use https://")
         }
+    }
+
+    /// WHATWG's "ends in a number": the last label (one trailing dot aside) is decimal digits or `0x` and hex digits.
+    private static func endsInNumber(_ host: Substring) -> Bool {
+        let trimmed = host.hasSuffix(".") ? host.dropLast() : host
+        let last = trimmed.split(separator: ".", omittingEmptySubsequences: false).last ?? ""
+        if !last.isEmpty, last.allSatisfy({ $0.isASCII && $0.isNumber }) { return true }
+        let lower = last.lowercased()
+        return lower.hasPrefix("0x") && lower.dropFirst(2).allSatisfy(\.isHexDigit)
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
@@ -69,6 +83,7 @@ public struct CallbackURL: Sendable, Equatable {
 
     private static func checkPort(_ part: Substring) throws(CallbackURLProblem) {
         guard !part.isEmpty else { return }
+        guard part.first == ":" else { throw CallbackURLProblem("has something after its bracketed host that is not a port") }
         let digits = part.dropFirst()
         guard part.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
             let port = Int(digits), (1...65535).contains(port)
@@ -88,9 +103,9 @@ public struct CallbackURLProblem: Error, Sendable, Equatable, CustomStringConver
 /// Not link-local, private (RFC 1918, fc00::/7) or unspecified — unless the operator allows them (`--callback-allow-private`).
 /// Checked at configuration and at every attempt, after resolving.
 public enum CallbackAddress {
-    /// A loopback host: `localhost`, 127.0.0.0/8, `::1`.
+    /// A loopback host: `localhost`, 127.0.0.0/8, `::1` (not `localhost.`: a resolver may look that one up anywhere).
     public static func isLoopbackHost(_ host: String) -> Bool {
-        if host == "localhost" || host == "localhost." { return true }
+        if host == "localhost" { return true }
         if let v4 = ipv4(host) { return v4[0] == 127 }
         if let v6 = ipv6(host) { return v6 == [UInt8](repeating: 0, count: 15) + [1] }
         return false

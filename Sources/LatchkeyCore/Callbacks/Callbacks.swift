@@ -49,13 +49,15 @@ public struct CallbackPolicy: Sendable {
     }
 
     /// The address an attempt connects to: `host` itself when it is an address, else one it resolves to (IPv4 first); refused when any
-    /// address it is or resolves to is not allowed.
-    public func destination(of host: String) -> Result<String, CallbackAttemptError> {
+    /// address it is or resolves to is not allowed — for plain `http://` (`loopbackOnly`), when any is not a loopback address.
+    public func destination(of host: String, loopbackOnly: Bool = false) -> Result<String, CallbackAttemptError> {
         if CallbackAddress.isLiteral(host) {
+            if loopbackOnly, !CallbackAddress.isLoopbackHost(host) { return .failure(.addressNotAllowed) }
             return !allowPrivate && CallbackAddress.isRestricted(host) ? .failure(.addressNotAllowed) : .success(host)
         }
         guard let addresses = resolver.addresses(of: host), let first = addresses.first(where: { CallbackAddress.ipv4($0) != nil }) ?? addresses.first
         else { return .failure(.resolutionFailed) }
+        if loopbackOnly, !addresses.allSatisfy(CallbackAddress.isLoopbackHost) { return .failure(.addressNotAllowed) }
         if !allowPrivate, addresses.contains(where: CallbackAddress.isRestricted) { return .failure(.addressNotAllowed) }
         return .success(first)
     }
