@@ -88,20 +88,6 @@ extension MessageSplitter {
         }
     }
 
-    /// At end of input: a body shorter than announced is handed on as it is (it answers as its bytes parse); an unterminated header
-    /// block answers one `badHeader` (what a resynchronization was skipping had its error already).
-    mutating func finishContentLength() -> FrameEvent? {
-        defer {
-            start = buffer.count
-            pendingBody = nil
-            bodyScanned = nil
-            resyncing = false
-            discarding = nil
-        }
-        guard discarding == nil, !resyncing, buffer[start...].contains(where: { !Self.isWhitespace($0) }) else { return nil }
-        return pendingBody == nil ? .badHeader : .message(Array(buffer[start...]))
-    }
-
     private enum HeaderBlock {
         case incomplete
         /// A line that is no header, a malformed Content-Length, or no Content-Length at all.

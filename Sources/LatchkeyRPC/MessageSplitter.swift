@@ -91,9 +91,8 @@ public struct MessageSplitter: Sendable {
         buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
-    /// At end of input: an unterminated last line is still a message (under Content-Length framing, `finishContentLength`).
+    /// At end of input: an unterminated last line is still a message (a Content-Length frame cut short is dropped).
     public mutating func finish() -> FrameEvent? {
-        if framing == .contentLength { return finishContentLength() }
         guard framing == .newlineDelimited || framing == nil, discarding == nil, start < buffer.count else {
             return nil
         }

