@@ -28,14 +28,13 @@ enum OperationApprove: RPCMethod {
         static let wire = (
             deviceId: WireMember.deviceId, operationId: WireMember.required("operationId", .identifier),
             authParameter: WireMember.required("authParameter", .object(AuthParameterParam.self)),
-            data: WireMember.optional("data", .text, "what the phone was shown (default: the operation's data)")
+            data: WireMember.shownData
         )
     }
     typealias Result = Operation
     static func handle(_ params: Params, _ context: CallContext) throws -> Operation {
         let parameter = params.authParameter.domain
-        let reads = ServerSession.operationChallengeReads(
-            operationId: params.operationId, registration: SimulatedDevices.registrations(of: params.deviceId))
+        let reads = SimulatedDevices.operationDecisionReads(deviceId: params.deviceId, operationId: params.operationId)
         return try context.devices.on(params.deviceId, pin: parameter.unmaskingPin, reading: reads) {
             try $0.approveOperation(params.operationId, parameter, shownData: params.data)
         }

@@ -21,13 +21,12 @@ enum OperationReject: RPCMethod {
         static let wire = (
             deviceId: WireMember.deviceId, operationId: WireMember.required("operationId", .identifier),
             reason: WireMember.required("reason", .enumeration(OperationRejectReason.self)),
-            data: WireMember.optional("data", .text, "what the phone was shown (default: the operation's data)")
+            data: WireMember.shownData
         )
     }
     typealias Result = Operation
     static func handle(_ params: Params, _ context: CallContext) throws -> Operation {
-        let reads = ServerSession.operationChallengeReads(
-            operationId: params.operationId, registration: SimulatedDevices.registrations(of: params.deviceId))
+        let reads = SimulatedDevices.operationDecisionReads(deviceId: params.deviceId, operationId: params.operationId)
         return try context.devices.on(params.deviceId, reading: reads) {
             try $0.rejectOperation(params.operationId, reason: params.reason, shownData: params.data)
         }
