@@ -49,6 +49,8 @@ public final class CallbackWorker: Sendable {
         var sendingTotal = 0
         /// Attempts ended and not yet recorded.
         var ended: [CallbackAttempt] = []
+        /// At exit: no attempt starts any more.
+        var stopping = false
     }
 
     public init(core: Latchkey, trust: CallbackTrust, version: String, logger: Logger) {
@@ -86,6 +88,13 @@ public final class CallbackWorker: Sendable {
         _ = done.wait(timeout: start + .milliseconds(milliseconds))
         let waited = Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000)
         return max(milliseconds - waited, 0)
+    }
+
+    /// At exit: starts no attempt any more and returns once those under way have ended and been recorded, or once `milliseconds`
+    /// have passed (an attempt still under way then is another process's once its lease runs out).
+    public func stop(within milliseconds: Int) {
+        state.withLock { $0.stopping = true }
+        _ = drain(within: milliseconds)
     }
 
     private func run() {
@@ -162,12 +171,12 @@ public final class CallbackWorker: Sendable {
             }
         }
         var fannedOut = 0
-        if looking {
+        if looking, !state.withLock({ $0.stopping }) {
             repeat { fannedOut = try core.fanOutCallbackEvents(limit: Self.fanOutBatch) } while fannedOut == Self.fanOutBatch
         }
         // Callbacks under way (or whose last attempt just ended, kept at 0) are claimed for as their attempts end, each as much as it
         // has room for; the others when something may have fallen due for them.
-        let (free, underWay) = state.withLock { (Self.inFlight - $0.sendingTotal, $0.sending) }
+        let (free, underWay) = state.withLock { ($0.stopping ? 0 : Self.inFlight - $0.sendingTotal, $0.sending) }
         var claimed: [ClaimedDelivery] = []
         var left = more
         let idleToo = looking || fannedOut > 0 || more

@@ -7,6 +7,11 @@ extension Latchkey {
         [try accountRecoveryNextDue(), try operationsNextDue(), try onboardingNextDue()].compactMap { $0 }.min()
     }
 
+    /// Forgets the cached due times, so the next look reads them from the store (another process may have added some).
+    public func forgetDueTimes() {
+        for cache in [dueCache, operationDueCache, onboardingDueCache] { cache.invalidate() }
+    }
+
     /// Carries out every time-driven state change that is due; their events are published.
     public func runDueTransitions() throws {
         try runDueAccountRecoveryTransitions()

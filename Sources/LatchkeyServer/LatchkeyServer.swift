@@ -78,6 +78,8 @@ public final class LatchkeyServer: RPCHandler {
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
+    /// When this idle process last looked for work other processes left due (`sharedFilePoll`).
+    private var lastSharedLook: Int64?
     /// What other targets keep per process on the system (the simulated phones), by type: see `attachment`.
     private var attachments: [ObjectIdentifier: AnyObject] = [:]
     private var faults: FaultInjectingStore?
@@ -253,7 +255,7 @@ public final class LatchkeyServer: RPCHandler {
         let relayPoll = environment.relay.map { $0.isListening && !subscriptions.isEmpty } == true ? relayPollMilliseconds : nil
         // Deliveries under way: wake to audit a failure when it comes, request or not.
         let deliveryPoll = delivery?.isBusy == true ? Self.deliveryPollMilliseconds : nil
-        let poll = [relayPoll, deliveryPoll].compactMap { $0 }.min()
+        let poll = [relayPoll, deliveryPoll, sharedFilePoll].compactMap { $0 }.min()
         guard let opened, !environment.clock.isManual else { return poll }
         let due: UnixTime
         do {
@@ -273,14 +275,39 @@ public final class LatchkeyServer: RPCHandler {
     static let dueRetryMilliseconds = 1000
 
     public func runDue(emit: (JSON) -> Void) {
+        if sharedFilePoll != nil { lookForOtherProcessesWork() }
         if let opened { try? runDueWork(opened) }
         drainEvents(emit)
     }
+
+    /// How often an idle process looks for work other processes left due on a SQLite file (nil: not on one).
+    ///
+    /// Another process may leave an operation to expire or deliveries to take over, and nothing on a file tells this one: it looks
+    /// every `sharedFilePollMilliseconds`, opening the store if no call has yet. A PostgreSQL process hears of other processes
+    /// through its relay once subscribed, and opens the store on its first call (an idle open could wait on a connection).
+    private var sharedFilePoll: Int? {
+        options.storeKind == .sqlite && !environment.clock.isManual ? Self.sharedFilePollMilliseconds : nil
+    }
+
+    private func lookForOtherProcessesWork() {
+        let now = environment.clock.nowMilliseconds
+        guard lastSharedLook.map({ now - $0 >= Int64(Self.sharedFilePollMilliseconds) }) ?? true else { return }
+        lastSharedLook = now
+        guard let core = try? core() else { return }
+        core.forgetDueTimes()
+        try? core.lookForCallbacks()
+    }
+
+    /// How often an idle process on a SQLite file looks for what other processes left due.
+    static let sharedFilePollMilliseconds = 10_000
+    /// At exit, how long callback attempts under way get to end and be recorded.
+    static let callbackExitGraceMilliseconds = 2_000
 
     /// At exit: the deliveries still under way get a short grace (`DeliveryCommand.exitGrace`) and are then stopped; every failure is audited.
     ///
     /// Returns within a few seconds.
     public func finish() {
+        opened?.stopCallbackDeliveries(within: Self.callbackExitGraceMilliseconds)
         guard let delivery else { return }
         delivery.finish()
         auditDeliveryFailures(delivery)
@@ -367,34 +394,4 @@ public struct CallContext {
     public var options: ServerOptions { server.options }
     public var clock: Clock { server.environment.clock }
     public var random: RandomSource { server.environment.random }
-}
-
-/// Committed domain events waiting to be turned into notifications (the core's event sink may
-/// be called from whichever thread commits).
-final class EventQueue: Sendable {
-    private let events = Mutex<[DomainEvent]>([])
-    /// Whether `append` ran since the last `takeAll`: read without the lock after every call.
-    private let appended = Atomic<Bool>(false)
-
-    func append(_ event: DomainEvent) {
-        events.withLock {
-            $0.append(event)
-            appended.store(true, ordering: .releasing)
-        }
-    }
-
-    /// False when nothing was appended since the last `takeAll` (an event appended by another
-    /// thread meanwhile is taken the next time).
-    var mayHoldEvents: Bool { appended.load(ordering: .acquiring) }
-
-    func peekAll() -> [DomainEvent] { events.withLock { $0 } }
-
-    func takeAll() -> [DomainEvent] {
-        events.withLock { list in
-            appended.store(false, ordering: .relaxed)
-            let taken = list
-            list.removeAll()
-            return taken
-        }
-    }
 }

@@ -23,7 +23,7 @@ enum CallbackWiring {
         environment.attach = { core in
             core.callbackPolicy = CallbackPolicy(allowPrivate: allowPrivate)
             let worker = CallbackWorker(core: core, trust: trust, version: version, logger: Logger(label: "latchkey.callbacks"))
-            core.setCallbackWorker(wake: { worker.wake() }, drain: { worker.drain(within: $0) })
+            core.setCallbackWorker(wake: { worker.wake() }, drain: { worker.drain(within: $0) }, stop: { worker.stop(within: $0) })
             // Deliveries left by an earlier run, or callbacks another process configured: start now. A store that cannot tell is
             // looked at again when an event is written.
             if (try? core.hasCallbacks()) == true { worker.wake() }

@@ -742,3 +742,47 @@ def test_a_process_with_no_callback_starts_no_delivery_thread(spawn, receivers):
     lk.ok("admin/configureCallback", url=receivers.refusing_port().url(), events=[REGISTRATION])
     dev, reg, _ = activate(lk, "lb")
     wait_until(lambda: len(os.listdir(f"/proc/{lk.p.pid}/task")) > threads, 5, "a delivery thread")
+
+
+def test_an_idle_process_on_the_file_takes_over_a_killed_delivery_and_expires_an_operation_with_no_call(spawn, receivers, db_path):
+    """A process that opened the file before any callback existed, and then gets no call at all, still does what another process
+    left due on the file: it takes over the delivery of a process killed mid-attempt (within the 30 s lease and its 10 s look at
+    the file) and expires that process's operation at its time, announcing it to the receiver."""
+    answers = iter([200, HANG] + [200] * 10)
+    receiver = receivers(secret=SECRET, answer=lambda r: next(answers))
+    idle = spawn("--db", db_path, name="idle")
+    assert idle.ok("admin/listCallbacks")["callbacks"] == []
+    first = spawn("--db", db_path, name="first")
+    configure(first, receiver.url(), events=[REGISTRATION, "operation.statusChanged"])
+    first.ok("admin/configureOperationTemplate", name="pay", title="Pay ${amount} EUR", message="To CZ2730300000001165254011",
+             data="A1*A${amount}EUR*ICZ2730300000001165254011")
+    first.ok("admin/createUser", userId="ann")
+    operation = first.ok("admin/createOperation", userId="ann", template="pay", parameters={"amount": "1.00"}, ttlSeconds=30)
+    created, = receiver.wait_count(1)
+    assert created.json()["data"]["operation"]["status"] == "pending"
+    activate(first, "ib")
+    hung = receiver.wait_count(2)[1]
+    first.p.send_signal(signal.SIGKILL)
+    first.wait()
+    killed_at = time.monotonic()
+    requests = receiver.wait_for(lambda rs: any(r.id == hung.id for r in rs[2:]), timeout=LEASE + 15)
+    again = next(r for r in requests[2:] if r.id == hung.id)
+    assert again.body == hung.body and again.problem is None
+    assert again.received - killed_at <= LEASE + 12, "taken over within the lease and one look at the file"
+    expired = receiver.wait_for(lambda rs: any(r.json()["data"].get("operation", {}).get("status") == "expired" for r in rs), 30)
+    expiry = next(r for r in expired if r.json()["data"].get("operation", {}).get("status") == "expired")
+    assert expiry.json()["data"]["operation"]["operationId"] == operation["operationId"] and expiry.problem is None
+    assert idle.p.poll() is None and not idle.internal_errors
+
+
+def test_a_clean_exit_records_the_attempts_under_way_so_no_other_process_sends_them_again(spawn, receivers, db_path):
+    """EOF while an attempt waits for the receiver's answer: the process records it before it exits (it does not leave the
+    delivery to another process's takeover, which would POST it a second time once the lease ran out)."""
+    receiver = receivers(secret=SECRET, delay=1.0)
+    first = spawn("--db", db_path, name="first")
+    callback = configure(first, receiver.url())
+    activate(first, "ib")
+    receiver.wait_count(1)
+    assert first.close() == 0
+    listed = deliveries(spawn("--db", db_path, name="after"), callback["callbackId"])
+    assert [(d["status"], d["attempts"]) for d in listed] == [("delivered", 1)], listed

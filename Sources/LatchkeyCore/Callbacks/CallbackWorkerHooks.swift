@@ -7,21 +7,28 @@ import LatchkeyContract
 /// the milliseconds it is given have passed, and answers those left — only called under a manual clock, so a transcript with
 /// receivers that answer at once replays, and within a second a request (a receiver that takes its time holds up none); under the
 /// system clock nothing waits for a delivery.
+///
+/// `stop`, at exit: no attempt starts any more, and those under way get the milliseconds it is given to end and be recorded.
 final class CallbackWorkerHooks: Sendable {
     let wake: @Sendable () -> Void
     let drain: @Sendable (Int) -> Int
+    let stop: @Sendable (Int) -> Void
 
-    init(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable (Int) -> Int) {
+    init(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable (Int) -> Int, stop: @escaping @Sendable (Int) -> Void) {
         self.wake = wake
         self.drain = drain
+        self.stop = stop
     }
 }
 
 extension Latchkey {
     /// Attaches the process's delivery worker: `wake` after each commit that wrote callback events (and a callback configured or a
-    /// delivery retried), `drain` before answers that show deliveries or move a manual clock.
-    public func setCallbackWorker(wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable (_ milliseconds: Int) -> Int) {
-        let hooks = CallbackWorkerHooks(wake: wake, drain: drain)
+    /// delivery retried), `drain` before answers that show deliveries or move a manual clock, `stop` at exit.
+    public func setCallbackWorker(
+        wake: @escaping @Sendable () -> Void, drain: @escaping @Sendable (_ milliseconds: Int) -> Int,
+        stop: @escaping @Sendable (_ milliseconds: Int) -> Void
+    ) {
+        let hooks = CallbackWorkerHooks(wake: wake, drain: drain, stop: stop)
         callbackWorker.withLock { $0 = hooks }
     }
 
@@ -35,6 +42,20 @@ extension Latchkey {
 
     func wakeCallbackWorker() {
         callbackWorker.withLock { $0 }?.wake()
+    }
+
+    /// Starts the worker when a callback has come into the store since this process last looked (another process configured it):
+    /// what an idle process does now and then, so it delivers, and takes over the attempts of a process that died, without a call.
+    /// - Throws: `storeUnavailable`.
+    public func lookForCallbacks() throws {
+        guard !callbacksInSight.withLock({ $0 }), try hasCallbacks() else { return }
+        wakeCallbackWorker()
+    }
+
+    /// At exit: attempts under way get `milliseconds` to end and be recorded (a receiver that answered is not sent the event again by
+    /// another process once the lease runs out), and no other starts.
+    public func stopCallbackDeliveries(within milliseconds: Int) {
+        callbackWorker.withLock { $0 }?.stop(milliseconds)
     }
 
     /// How long one request waits at most for the deliveries due now, in all: long enough for receivers that answer at once (or a
