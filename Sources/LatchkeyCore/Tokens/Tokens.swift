@@ -64,8 +64,14 @@ extension Latchkey {
         return record.expiresAt
     }
 
-    /// Revokes every outstanding token of a registration (lock, removal, new keys).
+    /// Revokes every outstanding token of a registration (lock, removal, new keys), and every recovery change a token opened and
+    /// that is still in hand (its grant): a phone whose keys moved elsewhere, or a registration locked since, finishes none.
     func revokeTokens(_ tx: StoreTransaction, registrationId: String) throws {
         try tx.deleteAll(TokenRecord.self, where: [.equals(TokenRecord.Columns.registrationId, registrationId)])
+        for grant in [ChallengeKind.addOrUpdateRecovery, .deleteRecovery] {
+            try tx.deleteAll(
+                ChallengeRecord.self,
+                where: [.equals(ChallengeRecord.Columns.registrationId, registrationId), .equals(ChallengeRecord.Columns.purpose, grant.rawValue)])
+        }
     }
 }
