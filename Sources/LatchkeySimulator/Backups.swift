@@ -18,7 +18,9 @@ extension SimulatedDevices {
             let backupId = core.random.identifier("bak")
             try session.tx.save(DeviceBackupRecord(id: backupId, deviceId: deviceId, kind: kind.rawValue, createdAt: core.clock.now))
             for (item, value) in try device.backupItems(iCloud: kind == .iCloud) {
-                try session.tx.save(DeviceBackupItemRecord(id: "\(backupId)/\(item.rawValue)", backupId: backupId, name: item.rawValue, value: value))
+                let id = "\(backupId)/\(item.rawValue)"
+                let stored = try StoreDeviceStorage.stored(value, of: item.rawValue, rowId: id, core)
+                try session.tx.save(DeviceBackupItemRecord(id: id, backupId: backupId, name: item.rawValue, value: stored))
             }
             return backupId
         }
@@ -34,10 +36,12 @@ extension SimulatedDevices {
                     + (new.deviceId.map { [.row(DeviceRecord.self, id: $0)] } ?? []))
             guard try session.tx.fetch(DeviceBackupRecord.self, id: backupId) != nil else { throw DomainError.notFound("backup") }
             let deviceId = try insert(session.tx, new)
-            let storage = StoreDeviceStorage(tx: session.tx, deviceId: deviceId)
+            let storage = StoreDeviceStorage(tx: session.tx, deviceId: deviceId, core: core)
             for item in try session.tx.fetchAll(DeviceBackupItemRecord.ofBackup, backupId) {
-                guard let name = DeviceItem(rawValue: item.name), !name.thisDeviceOnly else { continue }
-                try storage.setItem(name, item.value)
+                guard let name = DeviceItem(rawValue: item.name), !name.thisDeviceOnly,
+                    let value = StoreDeviceStorage.opened(item.value, of: item.name, rowId: item.id, core)
+                else { continue }
+                try storage.setItem(name, value)
             }
             return deviceId
         }

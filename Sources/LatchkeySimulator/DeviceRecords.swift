@@ -63,14 +63,36 @@ struct DeviceBackupItemRecord: StoredRecord {
 final class StoreDeviceStorage: DeviceStorage {
     let tx: StoreTransaction
     let deviceId: String
+    /// Seals and opens the items that hold key material.
+    let core: Latchkey
     /// The device's items by name (nil until first read).
     private var loaded: [String: [UInt8]]?
 
     /// A keychain read on first use, or the `items` read with the device.
-    init(tx: StoreTransaction, deviceId: String, items: [DeviceItemRecord]? = nil) {
+    init(tx: StoreTransaction, deviceId: String, core: Latchkey, items: [DeviceItemRecord]? = nil) {
         self.tx = tx
         self.deviceId = deviceId
-        loaded = items.map(Self.byName)
+        self.core = core
+        loaded = items.map { Self.byName($0, core) }
+    }
+
+    /// The items that hold key material: kept sealed under the store's key (security property 1), in the keychain and in backups.
+    ///
+    /// The others stay readable: the store finds the registrations and the onboarding process a phone names through them.
+    static let sealedItems: Set<DeviceItem> = [
+        .possessionKey, .pinMaskedKey, .touchIdKey, .faceIdKey, .pendingOperation, .recoveryMaskedKey, .syncedPasskeys, .deviceBoundPasskeys,
+    ]
+
+    /// An item's value as its row keeps it.
+    static func stored(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) throws -> [UInt8] {
+        guard let item = DeviceItem(rawValue: name), sealedItems.contains(item) else { return value }
+        return try core.sealDeviceSecret(value, rowId: rowId)
+    }
+
+    /// An item's value from its row; nil for a sealed one that does not open (the phone then holds no such item).
+    static func opened(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) -> [UInt8]? {
+        guard let item = DeviceItem(rawValue: name), sealedItems.contains(item) else { return value }
+        return core.openDeviceSecret(value, rowId: rowId)
     }
 
     /// The read of a device's keychain, by deviceId.
@@ -85,14 +107,16 @@ final class StoreDeviceStorage: DeviceStorage {
         return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, ids)
     }
 
-    /// Items by name (the last one read wins).
-    private static func byName(_ records: [DeviceItemRecord]) -> [String: [UInt8]] {
-        Dictionary(records.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    /// Items by name, opened (the last one read wins).
+    private static func byName(_ records: [DeviceItemRecord], _ core: Latchkey) -> [String: [UInt8]] {
+        Dictionary(
+            records.compactMap { record in opened(record.value, of: record.name, rowId: record.id, core).map { (record.name, $0) } },
+            uniquingKeysWith: { _, last in last })
     }
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {
         if let loaded { return loaded[item.rawValue] }
-        let items = Self.byName(try tx.fetchAll(Self.keychain, deviceId))
+        let items = Self.byName(try tx.fetchAll(Self.keychain, deviceId), core)
         loaded = items
         return items[item.rawValue]
     }
@@ -102,7 +126,10 @@ final class StoreDeviceStorage: DeviceStorage {
         if let loaded, loaded[item.rawValue] == value { return }
         let id = Self.itemId(item, of: deviceId)
         if let value {
-            try tx.save(DeviceItemRecord(id: id, deviceId: deviceId, name: item.rawValue, value: value, thisDeviceOnly: item.thisDeviceOnly))
+            try tx.save(
+                DeviceItemRecord(
+                    id: id, deviceId: deviceId, name: item.rawValue, value: try Self.stored(value, of: item.rawValue, rowId: id, core),
+                    thisDeviceOnly: item.thisDeviceOnly))
         } else {
             try tx.delete(DeviceItemRecord.self, id: id)
         }

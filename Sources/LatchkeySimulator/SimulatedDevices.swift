@@ -86,7 +86,8 @@ public final class SimulatedDevices: Sendable {
 
     private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {
         Device(
-            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id, items: items), server: session, profile: record.profile,
+            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id, core: core, items: items), server: session,
+            profile: record.profile,
             random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }
 

@@ -42,7 +42,7 @@ import Testing
         _ = try system.on { try $0.finishAddOrUpdate(activation: AuthParameter(method: .faceId), proof: AuthParameter(method: .pin, pin: "1234")) }
         let record = try #require(try system.core.store.read { tx in try tx.fetch(RegistrationRecord.self, id: registrationId) })
         let privateKeys = try system.core.store.read { tx in
-            try [DeviceItem.possessionKey, .faceIdKey].compactMap { try StoreDeviceStorage(tx: tx, deviceId: "d1").item($0) }
+            try [DeviceItem.possessionKey, .faceIdKey].compactMap { try StoreDeviceStorage(tx: tx, deviceId: "d1", core: system.core).item($0) }
         }
         #expect(privateKeys.count == 2)
         for publicKey in [record.possessionPublicKey, record.pinPublicKey, record.faceIdPublicKey].compactMap({ $0 }) {
@@ -54,6 +54,26 @@ import Testing
         }
         let derived = Set(privateKeys.compactMap { FactorKey.publicKey(of: $0)?.sec1 })
         #expect(derived == [record.possessionPublicKey, record.faceIdPublicKey ?? []])
+    }
+
+    /// The phone's half lives in the same store: its rows hold its key material sealed, so reading the store alone gives neither a
+    /// private key to sign with nor a masked PIN key to try PINs against the server's public key offline (properties 1 and 2).
+    @Test func phoneKeyMaterialIsSealedInTheStore() throws {
+        let system = try makeSystem()
+        _ = try activatedWithPin(system)
+        let rows = try system.core.store.read { tx in
+            try tx.fetchAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "d1")])
+        }
+        let storage = { (tx: StoreTransaction) in StoreDeviceStorage(tx: tx, deviceId: "d1", core: system.core) }
+        for item in [DeviceItem.possessionKey, .pinMaskedKey] {
+            let value = try #require(try system.core.store.read { tx in try storage(tx).item(item) })
+            let row = try #require(rows.first { $0.name == item.rawValue })
+            #expect(!row.value.containsSubsequence(value), "\(item.rawValue) is sealed in its row")
+            #expect(system.core.openDeviceSecret(row.value, rowId: row.id) == value)
+            #expect(system.core.openDeviceSecret(row.value, rowId: row.id + "x") == nil, "sealed for its own row only")
+        }
+        let registrationRow = try #require(rows.first { $0.name == DeviceItem.registrationId.rawValue })
+        #expect(String(decoding: registrationRow.value, as: UTF8.self).hasPrefix("reg_"), "what the store finds rows by stays readable")
     }
 
     @Test func serverTellsAndCountsAWrongPin() throws {

@@ -12,6 +12,9 @@ public enum SealedKind: String, Sendable, CaseIterable {
     case callbackSecret
     /// The ECDH shared secrets of a registration's server key with the phone's keys (`ServerKeyAgreements`).
     case serverKeyAgreements
+    /// A simulated phone's keychain item that holds key material (its private keys, its masked keys, its passkeys, the change in
+    /// hand), in its keychain or in a backup: the phone's half lives in the same store, and must open nothing to its reader either.
+    case deviceSecret
 }
 
 /// AES-256-GCM under HKDF-SHA256(the store's keyed-hash key, info `LATCHKEY-SEAL-V1\n<kind>`).
@@ -86,5 +89,18 @@ extension Latchkey {
     /// Opens a value `seal` or `sealDerivingNonce` made.
     func unseal(_ sealed: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
         try Sealed.open(sealed, kind, rowId: rowId, storeKey: storeKey)
+    }
+
+    /// Seals a simulated phone's secret item for its row, drawing nothing from the random source (a seeded run's values stay the
+    /// same).
+    /// - Throws: `CryptoFailure` — nothing is stored unsealed in its place.
+    public func sealDeviceSecret(_ value: [UInt8], rowId: String) throws -> [UInt8] {
+        try sealDerivingNonce(value, .deviceSecret, rowId: rowId)
+    }
+
+    /// Opens what `sealDeviceSecret` made for the row; nil when it does not open (another store's key, another row, damaged, or
+    /// written unsealed before the phone's secrets were sealed): the phone then holds no such item.
+    public func openDeviceSecret(_ sealed: [UInt8], rowId: String) -> [UInt8]? {
+        try? unseal(sealed, .deviceSecret, rowId: rowId)
     }
 }
