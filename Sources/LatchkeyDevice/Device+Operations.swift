@@ -5,9 +5,13 @@ import LatchkeyContract
 /// makes the approval fail (PSD2's dynamic linking).
 extension Device {
     /// The pending operations of the device's registration, oldest first.
-    /// - Throws: `notActivatedLocally`, the server's answers (the registration's state).
+    /// - Throws: `notActivatedLocally`, `registrationRemoved` (its keys moved to another phone by a recovery), the server's
+    ///   answers (the registration's state).
     public func operations() throws -> [Operation] {
         let inbox = try server.operationInbox(registrationId: try heldRegistration(), caller: caller)
+        guard let key = try storage.item(.possessionKey), FactorKey.keyId(of: key) == inbox.deviceKeyId else {
+            throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
+        }
         try learn(operationSigningKey: inbox.operationSigningKey)
         return inbox.operations
     }

@@ -31,10 +31,14 @@ public struct OperationInbox: Sendable, Equatable {
     public var operations: [Operation]
     /// The application's operation-signing key (a phone keeps the one it learned at activation).
     public var operationSigningKey: PublicKey
+    /// The `keyId` of the registration's device key, as a challenge carries it (not on the wire): a phone that holds another key is
+    /// no longer this registration's device.
+    public var deviceKeyId: String
 
-    public init(operations: [Operation], operationSigningKey: PublicKey) {
+    public init(operations: [Operation], operationSigningKey: PublicKey, deviceKeyId: String = "") {
         self.operations = operations
         self.operationSigningKey = operationSigningKey
+        self.deviceKeyId = deviceKeyId
     }
 }
 

@@ -17,7 +17,8 @@ extension ServerSession: OperationsConnection {
             if record.isPending { listed.append(try record.operation()) }
         }
         return OperationInbox(
-            operations: listed, operationSigningKey: try core.operationSigningKey(tx, applicationId: registration.applicationId))
+            operations: listed, operationSigningKey: try core.operationSigningKey(tx, applicationId: registration.applicationId),
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
     }
 
     public func operationChallenge(registrationId: String, operationId: String, caller: Caller?) throws -> OperationChallenge {
