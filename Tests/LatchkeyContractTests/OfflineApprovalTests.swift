@@ -66,6 +66,23 @@ import Testing
         #expect(throws: QRPayloadError.self) { try QRPayload.parse(try signed(key), verifyingWith: other) }
     }
 
+    @Test(
+        "escaping works scalar by scalar: a backslash or newline next to what combines with it reads back as it was, two texts never share a line",
+        arguments: [
+            ("Pay\u{0600}\\nto Mallory", "Pay\u{0600}\nto Mallory"), ("Pay\n\u{0301}to Mallory", "Pay\\n\u{0301}to Mallory"),
+            ("\u{0600}\\", "\u{0600}\n"),
+        ])
+    func escapingIsByScalars(_ first: String, _ second: String) throws {
+        let key = P256.Signing.PrivateKey()
+        let publicKey = try #require(PublicKey(sec1: Array(key.publicKey.x963Representation)))
+        #expect(QRPayload.escape(first) != QRPayload.escape(second))
+        for message in [first, second] {
+            #expect(
+                try QRPayload.parse(try signed(key, message: message), verifyingWith: publicKey).message.unicodeScalars.elementsEqual(
+                    message.unicodeScalars))
+        }
+    }
+
     @Test("a line missing, one too many, a changed line, a bad nonce or flags: refused")
     func payloadFlaws() throws {
         let key = P256.Signing.PrivateKey()

@@ -69,9 +69,11 @@ public struct QRPayload: Sendable, Equatable {
     /// - Throws: `QRPayloadError`.
     public static func parse(_ text: String) throws(QRPayloadError) -> QRPayload {
         guard text.utf8.count <= maxBytes else { throw QRPayloadError("it is longer than \(maxBytes) bytes") }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Lines, header and flags by their bytes: a Character holds a newline or a backslash together with what combines with
+        // it, and compares by canonical equivalence.
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
         guard lines.count == 8 else { throw QRPayloadError("it does not have eight lines") }
-        guard lines[0] == header else { throw QRPayloadError("it does not start with \(header)") }
+        guard lines[0].utf8.elementsEqual(header.utf8) else { throw QRPayloadError("it does not start with \(header)") }
         let operationId = String(lines[1])
         guard (1...128).contains(operationId.utf8.count), operationId.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw QRPayloadError("its operation id is not printable ASCII")
@@ -80,7 +82,7 @@ public struct QRPayload: Sendable, Equatable {
         let message = try unescape(lines[3], "message")
         let data = String(lines[4])
         do { _ = try OperationData.parse(data) } catch { throw QRPayloadError("its data is not operation data: it \(error.rule)") }
-        guard lines[5].isEmpty || lines[5] == "B" else { throw QRPayloadError("its flags are neither empty nor B") }
+        guard lines[5].isEmpty || lines[5].utf8.elementsEqual("B".utf8) else { throw QRPayloadError("its flags are neither empty nor B") }
         guard let nonce = Base64URL.decode(String(lines[6])), nonce.count == 16 else {
             throw QRPayloadError("its nonce is not 16 bytes of unpadded base64url")
         }
@@ -92,41 +94,39 @@ public struct QRPayload: Sendable, Equatable {
             nonce: String(lines[6]), signature: signature)
     }
 
-    /// `\` → `\\`, a newline → `\n`.
+    /// `\` → `\\`, a newline → `\n`, scalar by scalar (a backslash or newline is escaped whatever combines with it).
     public static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default: out.append(character)
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 
     private static func unescape(_ line: Substring, _ what: String) throws(QRPayloadError) -> String {
-        var out = ""
+        var out = String.UnicodeScalarView()
         var escaping = false
-        for character in line {
+        for scalar in line.unicodeScalars {
             if escaping {
-                switch character {
+                switch scalar {
                 case "\\": out.append("\\")
                 case "n": out.append("\n")
                 default: throw QRPayloadError("its \(what) has a backslash that escapes neither \\ nor n")
                 }
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
             } else {
-                guard character.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
-                    throw QRPayloadError("its \(what) holds a control character")
-                }
-                out.append(character)
+                guard scalar.value >= 0x20 else { throw QRPayloadError("its \(what) holds a control character") }
+                out.append(scalar)
             }
         }
         guard !escaping else { throw QRPayloadError("its \(what) ends with a lone backslash") }
-        return out
+        return String(out)
     }
 
     /// A fuzz entry point: reads any bytes as a payload (verifying with a fixed key); never traps.
