@@ -62,14 +62,35 @@ extension OperationAttribute {
         }
     }
 
-    /// What the attribute renders (its label aside): the texts that must come from `data`.
-    var renderedTexts: [String] {
+    /// Whether what the attribute renders (its label aside) is a whole field of `data` as a template writes it: an amount and its
+    /// currency are an amount field `A<amount><currency>`; a value or a note is a field's value after its letter, or one of its
+    /// comma-separated parts (an IBAN, its BIC). Never text the signed data does not carry, nor a field glued to more or repeated.
+    func rendersWholeFields(of data: String) -> Bool {
+        let fields = Self.fields(of: data).dropFirst()  // the first is `A` and the template number
         switch self {
-        case .amount(_, let amount, let currency): [amount, currency]
-        case .keyValue(_, let value): [value]
-        case .note(_, let note): [note]
-        case .heading: []
+        case .amount(_, let amount, let currency):
+            return !amount.isEmpty && !currency.isEmpty && fields.contains { $0 == "A" + amount + currency }
+        case .keyValue(_, let text), .note(_, let text):
+            return !text.isEmpty
+                && fields.contains { field in field.dropFirst() == text || field.dropFirst().split(separator: ",").contains { $0 == text } }
+        case .heading:
+            return true
         }
+    }
+
+    /// A data text's fields, split at each `*` that no backslash escapes.
+    static func fields(of data: String) -> [String] {
+        var fields = [""]
+        var escaping = false
+        for scalar in data.unicodeScalars {
+            if !escaping, scalar == "*" {
+                fields.append("")
+                continue
+            }
+            escaping = !escaping && scalar == "\\"
+            fields[fields.count - 1].unicodeScalars.append(scalar)
+        }
+        return fields
     }
 
     /// The attribute with each text mapped.
@@ -196,9 +217,7 @@ extension Latchkey {
                 throw DomainError.invalid(.templateText(member), "has a ${ that is not a placeholder ${name} (name: A–Z a–z 0–9 _ . -)")
             }
         }
-        let dataPieces = Placeholders.pieces(template.data) ?? []
-        let inData = Set(dataPieces.compactMap { if case .placeholder(let name) = $0 { name } else { nil } })
-        let dataText = dataPieces.compactMap { if case .literal(let text) = $0 { text } else { nil } }
+        let inData = Set(Placeholders.names(template.data) ?? [])
         for (index, attribute) in template.attributes.enumerated() {
             for text in attribute.texts {
                 guard let pieces = Placeholders.pieces(text) else {
@@ -210,15 +229,12 @@ extension Latchkey {
                         "uses the placeholder ${\(name)}, which data does not hold: attributes render data and add nothing to it")
                 }
             }
-            // What it renders (a label aside) is placeholders of data and text that data holds as it is: a currency written
-            // out where data writes it out, never a value the signed data does not carry (security property 8).
-            for text in attribute.renderedTexts {
-                for case .literal(let literal) in Placeholders.pieces(text) ?? []
-                where !dataText.contains(where: { $0.contains(literal) }) {
-                    throw DomainError.invalid(
-                        .templateAttribute(index: index),
-                        "renders text that data does not hold: attributes render data and add nothing to it (use a ${placeholder} of data)")
-                }
+            // What it renders (a label aside) is a whole field of data (security property 8).
+            guard attribute.rendersWholeFields(of: template.data) else {
+                throw DomainError.invalid(
+                    .templateAttribute(index: index),
+                    "renders what is not a whole field of data: attributes render data and add nothing to it (an amount ${p} and "
+                        + "currency ${q} as data's A${p}${q}, a value or note as a field's ${p})")
             }
         }
         return try transact { tx, effects in
