@@ -62,9 +62,11 @@ extension OperationAttribute {
         }
     }
 
-    /// Whether what the attribute renders (its label aside) is a whole field of `data` as a template writes it: an amount and its
-    /// currency are an amount field `A<amount><currency>`; a value or a note is a field's value after its letter, or one of its
-    /// comma-separated parts (an IBAN, its BIC). Never text the signed data does not carry, nor a field glued to more or repeated.
+    /// Whether what the attribute renders (its label aside) is a whole field of `data` as a template writes it.
+    ///
+    /// An amount and its currency are an amount field `A<amount><currency>`; a value or a note is a field's value after its letter,
+    /// or one of its comma-separated parts (an IBAN, its BIC). Never text the signed data does not carry, nor a field glued to more
+    /// or repeated.
     func rendersWholeFields(of data: String) -> Bool {
         let fields = Self.fields(of: data).dropFirst()  // the first is `A` and the template number
         switch self {
