@@ -62,7 +62,7 @@ extension ServerSession {
         // The usable code with this value, else the newest used or expired one (for the answer).
         let candidates = try tx.fetchAll(ActivationCodeRecord.withHash(hash))
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }
-        guard var found = live ?? candidates.first, !found.consumed, found.applicationId == app.applicationId,
+        guard var found = live ?? candidates.first, !found.consumed, found.applicationId.isSameId(as: app.applicationId),
             try !boundElsewhere(found, caller)
         else {
             try Self.activationCodeLimit.record(tx, subject: caller.key, now: now, id: random.identifier("rate"))
@@ -180,7 +180,8 @@ extension ServerSession {
         -> (userId: String, app: ApplicationConfig, code: ActivationCodeRecord?, process: OnboardingProcessRecord?)
     {
         if let codeId = activation.codeId {
-            guard let code = try tx.fetch(ActivationCodeRecord.self, id: codeId), !code.consumed, code.boundDeviceId == activation.caller else {
+            guard let code = try tx.fetch(ActivationCodeRecord.self, id: codeId), !code.consumed, code.boundDeviceId.isSameId(as: activation.caller)
+            else {
                 throw DomainError(.activationCodeInvalid, "The activation code is no longer valid")
             }
             guard now < code.expiresAt else { throw DomainError(.activationCodeExpired, "The activation code has expired") }

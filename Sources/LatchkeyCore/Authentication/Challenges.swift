@@ -55,7 +55,7 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress` (unknown, used up, another registration's or another
     ///   operation's), `sessionExpired`.
     func openChallenge(_ challengeId: String, registrationId: String, serving kinds: [ChallengeKind]) throws -> ChallengeRecord {
-        guard let record = try tx.fetch(ChallengeRecord.self, id: challengeId), record.registrationId == registrationId,
+        guard let record = try tx.fetch(ChallengeRecord.self, id: challengeId), record.registrationId.isSameId(as: registrationId),
             let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind)
         else {
             throw DomainError(.noSessionInProgress, "No operation of this kind was started for this registration")

@@ -167,7 +167,7 @@ extension Latchkey {
             for var event in events {
                 for callback in callbacks
                 where callback.afterSeq < event.seq && callback.eventTypes.map(\.rawValue).contains(event.type)
-                    && (event.applicationId == nil || event.applicationId == callback.applicationId)
+                    && (event.applicationId == nil || event.applicationId.isSameId(as: callback.applicationId))
                 {
                     try tx.save(
                         CallbackDeliveryRecord(

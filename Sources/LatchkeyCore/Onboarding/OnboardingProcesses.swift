@@ -48,7 +48,7 @@ extension Latchkey {
     func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
         // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
         let found = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0) }
-        guard let matched = found.first ?? nil, found.allSatisfy({ $0?.id == matched.id }) else { return nil }
+        guard let matched = found.first ?? nil, found.allSatisfy({ $0?.id.isSameId(as: matched.id) == true }) else { return nil }
         if let birthDate = credentials.birthDate, matched.birthDate != birthDate { return nil }
         return matched
     }

@@ -116,13 +116,14 @@ extension ServerSession {
     /// - Throws: `notFound` (`operation`), `invalidParams` (`registrationId`).
     private func offlineRegistration(_ record: OperationRecord, given: String?) throws -> RegistrationRecord {
         if let given {
-            guard let registration = try tx.fetch(RegistrationRecord.self, id: given), registration.userId == record.userId,
-                registration.applicationId == record.applicationId, record.registrationId == nil || record.registrationId == given
+            guard let registration = try tx.fetch(RegistrationRecord.self, id: given), registration.userId.isSameId(as: record.userId),
+                registration.applicationId.isSameId(as: record.applicationId),
+                record.registrationId == nil || record.registrationId.isSameId(as: given)
             else { throw DomainError.notFound("operation") }
             return registration
         }
         if let bound = record.registrationId { return try core.registration(tx, bound) }
-        let active = try tx.fetchAll(RegistrationRecord.activeOfUser, record.userId).filter { $0.applicationId == record.applicationId }
+        let active = try tx.fetchAll(RegistrationRecord.activeOfUser, record.userId).filter { $0.applicationId.isSameId(as: record.applicationId) }
         guard active.count == 1, let only = active.first else {
             throw DomainError.invalid(
                 .operationRegistration,

@@ -10,9 +10,11 @@ extension ServerSession: OperationsConnection {
         tx.willRead(Self.operationInboxReads(.value(registrationId)))
         let registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
-        let pending = try tx.fetchAll(OperationRecord.pendingOf, registration.userId).filter { $0.applicationId == registration.applicationId }
+        let pending = try tx.fetchAll(OperationRecord.pendingOf, registration.userId).filter {
+            $0.applicationId.isSameId(as: registration.applicationId)
+        }
         var listed: [Operation] = []
-        for var record in pending where record.registrationId == nil || record.registrationId == registration.id {
+        for var record in pending where record.registrationId == nil || record.registrationId.isSameId(as: registration.id) {
             try core.settle(tx, effects, &record)
             if record.isPending { listed.append(try record.operation()) }
         }
@@ -103,7 +105,7 @@ extension ServerSession: OperationsConnection {
         ChallengeRecord, OperationRecord, RegistrationRecord
     ) {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.operation])
-        guard challenge.operationId == operationId else {
+        guard challenge.operationId.isSameId(as: operationId) else {
             throw DomainError(.noSessionInProgress, "The challenge was issued for another operation")
         }
         let registration = try core.registration(tx, registrationId)
@@ -115,8 +117,9 @@ extension ServerSession: OperationsConnection {
     /// The operation, pending, as `registration` may see it: its user's, of its application, not bound to another registration.
     /// - Throws: `notFound` (`operation`), `operationNotPending` with `data.status`.
     func approvable(_ operationId: String, for registration: RegistrationRecord) throws -> OperationRecord {
-        guard var record = try tx.fetch(OperationRecord.self, id: operationId), record.userId == registration.userId,
-            record.applicationId == registration.applicationId, record.registrationId == nil || record.registrationId == registration.id
+        guard var record = try tx.fetch(OperationRecord.self, id: operationId), record.userId.isSameId(as: registration.userId),
+            record.applicationId.isSameId(as: registration.applicationId),
+            record.registrationId == nil || record.registrationId.isSameId(as: registration.id)
         else { throw DomainError.notFound("operation") }
         try core.settle(tx, effects, &record)
         try core.requirePending(record)

@@ -16,8 +16,8 @@ extension Latchkey {
                     .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
                 ]
             }
-            guard var record = try tx.fetch(OperationRecord.self, id: operationId), record.userId == user.id,
-                record.applicationId == (applicationId ?? ApplicationConfig.defaultApplicationId)
+            guard var record = try tx.fetch(OperationRecord.self, id: operationId), record.userId.isSameId(as: user.id),
+                record.applicationId.isSameId(as: applicationId ?? ApplicationConfig.defaultApplicationId)
             else { throw DomainError.notFound("operation") }
             try settle(tx, effects, &record)
             try requirePending(record)
@@ -62,7 +62,7 @@ extension Latchkey {
             ])
             let ceremony = try liveCeremony(tx, key: key, .operation)
             guard let operationId = ceremony.operationId, var record = try tx.fetch(OperationRecord.self, id: operationId),
-                record.userId == ceremony.userId, record.registrationId == nil
+                record.userId.isSameId(as: ceremony.userId), record.registrationId == nil
             else { throw DomainError.notFound("operation") }
             try settle(tx, effects, &record)
             try requirePending(record)

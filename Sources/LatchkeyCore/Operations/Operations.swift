@@ -95,8 +95,8 @@ extension Latchkey {
             let app = try application(tx, new.applicationId)
             let template = try operationTemplate(tx, applicationId: app.applicationId, name: new.template)
             if let registrationId = new.registrationId {
-                guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId), registration.userId == user.id,
-                    registration.applicationId == app.applicationId, registration.registrationState != .removed
+                guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId), registration.userId.isSameId(as: user.id),
+                    registration.applicationId.isSameId(as: app.applicationId), registration.registrationState != .removed
                 else {
                     throw DomainError.invalid(
                         .operationRegistration, "must be a registration of the user in the operation's application, not removed")

@@ -114,7 +114,7 @@ extension Latchkey {
     /// The user's passkeys registered under `rpId`, oldest first: what options list (a passkey
     /// signs in through applications of its own RP id only).
     func passkeyRecords(_ tx: StoreTransaction, userId: String, rpId: String) throws -> [PasskeyRecord] {
-        try passkeyRecords(tx, userId: userId).filter { $0.rpId == rpId }
+        try passkeyRecords(tx, userId: userId).filter { $0.rpId.isSameId(as: rpId) }
     }
 
     /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.

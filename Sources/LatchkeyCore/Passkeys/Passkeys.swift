@@ -60,7 +60,7 @@ extension Latchkey {
             }
             try requireOpenerLive(ceremony) { sessionId in
                 guard let session = try tx.fetch(UserSessionRecord.self, id: sessionId) else { return false }
-                return session.userId == user.id && now < session.expiresAt
+                return session.userId.isSameId(as: user.id) && now < session.expiresAt
             }
             try requireRoomForPasskey(tx, userId: user.id)
             let app = try application(tx, ceremony.applicationId)

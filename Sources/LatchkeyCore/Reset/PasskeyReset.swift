@@ -80,7 +80,7 @@ extension Latchkey {
         var replacement: PasskeyRecord?
         if let newPasskey {
             let ceremony = try liveCeremony(tx, key: ceremonyKey(newPasskey.ceremonyId), .reset)
-            guard ceremony.userId == user.id else {
+            guard ceremony.userId.isSameId(as: user.id) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
             }
             try requireOpenerLive(ceremony) { $0 == code.id }

@@ -33,7 +33,7 @@ extension Latchkey {
         purpose: TokenPurpose
     ) throws -> TokenRecord {
         let hash = SecretHash.digest(token, purpose: "token")
-        guard let record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId == registration.id,
+        guard let record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId.isSameId(as: registration.id),
             record.keyGeneration == registration.keyGeneration
         else {
             try audit(tx, effects, .tokenRejected, userId: registration.userId, registrationId: registration.id, detail: "invalid")
