@@ -33,6 +33,8 @@ public final class Latchkey: Sendable {
     let storeKey: [UInt8]
     /// HMAC-SHA256 keyed by `storeKey` once, at start: each keyed hash starts from a copy (`keyedMAC`).
     let keyedHash: HMAC<SHA256>
+    /// The sealing keys of every kind, derived from `storeKey` once, at start (`Sealed.Keys`).
+    let sealKeysByKind: [SealedKind: Sealed.Keys]
     let dueCache = DueCache()
     /// When the next pending operation expires, as last read.
     let operationDueCache = DueCache()
@@ -68,6 +70,8 @@ public final class Latchkey: Sendable {
         sink = Mutex(EventSink { _ in })
         storeKey = try store.secretKey { random.bytes(32) }
         keyedHash = HMAC<SHA256>(key: SymmetricKey(data: storeKey))
+        let key = storeKey
+        sealKeysByKind = Dictionary(uniqueKeysWithValues: SealedKind.allCases.map { ($0, Sealed.Keys($0, storeKey: key)) })
     }
 
     /// Where committed events go (the server turns them into notifications).

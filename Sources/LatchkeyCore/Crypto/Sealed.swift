@@ -22,6 +22,21 @@ public enum SealedKind: String, Sendable, CaseIterable {
 /// The row's id is the associated data: a sealed value moved to another row, or of another kind,
 /// opens to nothing. Stored as nonce ‖ ciphertext ‖ tag.
 enum Sealed {
+    /// The keys of one kind: the cipher's, and the one a derived nonce's MAC takes.
+    ///
+    /// Derived once per process (`Latchkey.sealKeysByKind`).
+    struct Keys: Sendable {
+        let cipher: SymmetricKey
+        let nonce: SymmetricKey
+
+        init(_ kind: SealedKind, storeKey: [UInt8]) {
+            cipher = Sealed.key(kind, storeKey: storeKey)
+            nonce = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: storeKey), info: Array("LATCHKEY-SEAL-V1\n\(kind.rawValue)\nnonce".utf8),
+                outputByteCount: 32)
+        }
+    }
+
     /// The key of one kind.
     static func key(_ kind: SealedKind, storeKey: [UInt8]) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
@@ -30,8 +45,8 @@ enum Sealed {
 
     /// Seals `plaintext` for the row `rowId`, with a nonce from `random`.
     /// - Throws: `CryptoFailure` — nothing is stored unsealed in its place.
-    static func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8], random: RandomSource) throws -> [UInt8] {
-        try seal(plaintext, kind, rowId: rowId, storeKey: storeKey, nonce: random.bytes(12))
+    static func seal(_ plaintext: [UInt8], _ keys: Keys, rowId: String, random: RandomSource) throws -> [UInt8] {
+        try seal(plaintext, keys.cipher, rowId: rowId, nonce: random.bytes(12))
     }
 
     /// Seals `plaintext` for the row `rowId` with a nonce that is a MAC of the row and the plaintext.
@@ -41,19 +56,16 @@ enum Sealed {
     /// key stream (a seeded run's keys stay the same); the same value sealed twice seals the same, and
     /// two values share a nonce only if a MAC collides. Opened by `open`.
     /// - Throws: `CryptoFailure` — nothing is stored unsealed in its place.
-    static func sealDerivingNonce(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8]) throws -> [UInt8] {
-        let nonceKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: storeKey), info: Array("LATCHKEY-SEAL-V1\n\(kind.rawValue)\nnonce".utf8), outputByteCount: 32)
-        var authenticated = HMAC<SHA256>(key: nonceKey)
+    static func sealDerivingNonce(_ plaintext: [UInt8], _ keys: Keys, rowId: String) throws -> [UInt8] {
+        var authenticated = HMAC<SHA256>(key: keys.nonce)
         authenticated.update(data: Array(rowId.utf8) + [0])
         authenticated.update(data: plaintext)
-        return try seal(plaintext, kind, rowId: rowId, storeKey: storeKey, nonce: Array(authenticated.finalize().byteArray.prefix(12)))
+        return try seal(plaintext, keys.cipher, rowId: rowId, nonce: Array(authenticated.finalize().byteArray.prefix(12)))
     }
 
-    private static func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8], nonce: [UInt8]) throws -> [UInt8] {
+    private static func seal(_ plaintext: [UInt8], _ cipher: SymmetricKey, rowId: String, nonce: [UInt8]) throws -> [UInt8] {
         do {
-            let box = try AES.GCM.seal(
-                plaintext, using: key(kind, storeKey: storeKey), nonce: try AES.GCM.Nonce(data: nonce), authenticating: Array(rowId.utf8))
+            let box = try AES.GCM.seal(plaintext, using: cipher, nonce: try AES.GCM.Nonce(data: nonce), authenticating: Array(rowId.utf8))
             guard let combined = box.combined else { throw CryptoFailure("AES-GCM") }
             return Array(combined)
         } catch let failure as CryptoFailure {
@@ -65,10 +77,10 @@ enum Sealed {
 
     /// Opens what `seal` made for the row `rowId`.
     /// - Throws: `CryptoFailure` when it does not open (another key, row or kind, or damaged).
-    static func open(_ sealed: [UInt8], _ kind: SealedKind, rowId: String, storeKey: [UInt8]) throws -> [UInt8] {
+    static func open(_ sealed: [UInt8], _ keys: Keys, rowId: String) throws -> [UInt8] {
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return Array(try AES.GCM.open(box, using: key(kind, storeKey: storeKey), authenticating: Array(rowId.utf8)))
+            return Array(try AES.GCM.open(box, using: keys.cipher, authenticating: Array(rowId.utf8)))
         } catch {
             throw CryptoFailure("AES-GCM open")
         }
@@ -78,17 +90,20 @@ enum Sealed {
 extension Latchkey {
     /// Seals a value of `kind` for the row `rowId` under the store's key.
     func seal(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
-        try Sealed.seal(plaintext, kind, rowId: rowId, storeKey: storeKey, random: keyRandom)
+        try Sealed.seal(plaintext, sealKeys(kind), rowId: rowId, random: keyRandom)
     }
+
+    /// The keys of `kind`, derived at start.
+    func sealKeys(_ kind: SealedKind) -> Sealed.Keys { sealKeysByKind[kind] ?? Sealed.Keys(kind, storeKey: storeKey) }
 
     /// Seals a value derived from what the row `rowId` keeps (`Sealed.sealDerivingNonce`: nothing drawn from the key stream).
     func sealDerivingNonce(_ plaintext: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
-        try Sealed.sealDerivingNonce(plaintext, kind, rowId: rowId, storeKey: storeKey)
+        try Sealed.sealDerivingNonce(plaintext, sealKeys(kind), rowId: rowId)
     }
 
     /// Opens a value `seal` or `sealDerivingNonce` made.
     func unseal(_ sealed: [UInt8], _ kind: SealedKind, rowId: String) throws -> [UInt8] {
-        try Sealed.open(sealed, kind, rowId: rowId, storeKey: storeKey)
+        try Sealed.open(sealed, sealKeys(kind), rowId: rowId)
     }
 
     /// Seals a simulated phone's secret item for its row, drawing nothing from the random source (a seeded run's values stay the
