@@ -62,13 +62,13 @@ extension OperationAttribute {
         }
     }
 
-    /// Whether what the attribute renders (its label aside) is a whole field of `data` as a template writes it.
+    /// Whether what the attribute renders (its label aside) is one of `fields`, a template's data fields (`fields(of:)`) after the
+    /// first (`A` and the template number), as the template writes them.
     ///
     /// An amount and its currency are an amount field `A<amount><currency>`; a value or a note is a field's value after its letter,
     /// or one of its comma-separated parts (an IBAN, its BIC). Never text the signed data does not carry, nor a field glued to more
     /// or repeated.
-    func rendersWholeFields(of data: String) -> Bool {
-        let fields = Self.fields(of: data).dropFirst()  // the first is `A` and the template number
+    func rendersWholeField(of fields: ArraySlice<String>) -> Bool {
         switch self {
         case .amount(_, let amount, let currency):
             return !amount.isEmpty && !currency.isEmpty && fields.contains { $0 == "A" + amount + currency }
@@ -220,6 +220,7 @@ extension Latchkey {
             }
         }
         let inData = Set(Placeholders.names(template.data) ?? [])
+        let dataFields = OperationAttribute.fields(of: template.data).dropFirst()
         for (index, attribute) in template.attributes.enumerated() {
             for text in attribute.texts {
                 guard let pieces = Placeholders.pieces(text) else {
@@ -232,7 +233,7 @@ extension Latchkey {
                 }
             }
             // What it renders (a label aside) is a whole field of data (security property 8).
-            guard attribute.rendersWholeFields(of: template.data) else {
+            guard attribute.rendersWholeField(of: dataFields) else {
                 throw DomainError.invalid(
                     .templateAttribute(index: index),
                     "renders what is not a whole field of data: attributes render data and add nothing to it (an amount ${p} and "
