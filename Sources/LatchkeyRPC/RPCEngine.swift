@@ -10,6 +10,8 @@ public final class RPCEngine {
     public private(set) var exitRequested = false
     /// Whether a JSON array is answered as a batch; when false it is one `invalidRequest`.
     public var acceptsBatches = true
+    /// How many bytes of responses one batch may make before its remaining requests are refused (64 MiB).
+    public var maxBatchResponseBytes = 64 << 20
 
     public init(handler: RPCHandler, writer: FrameWriter, maxMessageBytes: Int) {
         self.handler = handler
@@ -96,17 +98,7 @@ public final class RPCEngine {
             refuse(.invalidRequest("batches are not served"))
         case .array(let items):
             guard !items.isEmpty else { return refuse(.invalidRequest("an empty batch")) }
-            var responses: [JSON] = []
-            for item in items {
-                do throws(RejectedRequest) {
-                    let request = try RPCRequest.decode(item)
-                    let outcome = call(request)
-                    if let id = request.id { responses.append(RPCMessage.response(outcome, id: id)) }
-                } catch {
-                    responses.append(RPCMessage.error(error.error, id: error.id))
-                }
-            }
-            if !responses.isEmpty { writer.enqueue(.array(responses)) }
+            answer(batch: items)
         default:
             do throws(RejectedRequest) {
                 try respond(to: RPCRequest.decode(value))
@@ -114,6 +106,39 @@ public final class RPCEngine {
                 refuse(error)
             }
         }
+    }
+
+    /// Answers a batch: its requests in order, each response serialized as soon as it is made, so that what the
+    /// batch holds in memory is its answer's bytes, not a value per response.
+    ///
+    /// A batch of requests under the message limit can ask for far more than that to be written (a thousand
+    /// `rpc.discover` in 64 KiB). Once the responses pass `maxBatchResponseBytes`, the requests left are not
+    /// carried out: each is answered `messageTooLarge` (`data.limit`), and a notification among them is dropped.
+    @inline(never)
+    private func answer(batch items: [JSON]) {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        var answered = 0
+        for item in items {
+            let start = bytes.count
+            if answered > 0 { bytes.append(UInt8(ascii: ",")) }
+            do throws(RejectedRequest) {
+                let request = try RPCRequest.decode(item)
+                guard let id = request.id else {
+                    if bytes.count <= maxBatchResponseBytes { _ = call(request) }
+                    bytes.removeSubrange(start...)
+                    continue
+                }
+                let outcome: Result<JSON, RPCError> =
+                    bytes.count <= maxBatchResponseBytes ? call(request) : .failure(.batchResponseTooLarge(limit: maxBatchResponseBytes))
+                RPCMessage.writeResponse(outcome, id: id, into: &bytes)
+            } catch {
+                JSONSerializer.serialize(RPCMessage.error(error.error, id: error.id), into: &bytes)
+            }
+            answered += 1
+        }
+        guard answered > 0 else { return }
+        bytes.append(UInt8(ascii: "]"))
+        writer.enqueue { $0.append(contentsOf: bytes) }
     }
 
     /// Answers what cannot be read as a request with `error` and a null id.

@@ -33,7 +33,9 @@ public enum TransportError: Int, Sendable, CaseIterable {
         case .methodNotFound: return "No such method."
         case .invalidParams: return "The params do not fit the method; data.errors is [{path, message}]."
         case .internalError: return "A bug; the process keeps serving."
-        case .messageTooLarge: return "The message exceeds --max-message-bytes and was skipped; data.limit."
+        case .messageTooLarge:
+            return "The message exceeds --max-message-bytes and was skipped, or a batch's responses passed 64 MiB and its later requests "
+                + "were not carried out; data.limit."
         }
     }
 }
@@ -130,6 +132,13 @@ extension RPCError {
     }
 
     public static let internalError = RPCError(.internalError, message: "Internal error; the request was not carried out")
+
+    /// A request of a batch whose earlier responses already passed `limit` bytes: it was not carried out.
+    public static func batchResponseTooLarge(limit: Int) -> RPCError {
+        RPCError(
+            .messageTooLarge, message: "The batch's responses passed the limit of \(limit) bytes; this request was not carried out",
+            data: JSONObject([("limit", .int(Int64(limit)))]))
+    }
 
     public static func messageTooLarge(limit: Int) -> RPCError {
         RPCError(

@@ -307,6 +307,24 @@ struct RPCEngineBatchTests {
         #expect(harness.handler.calls.isEmpty)
     }
 
+    @Test("a batch whose responses pass the limit answers the requests left messageTooLarge and carries none of them out")
+    func batchResponseLimit() throws {
+        let harness = try EngineHarness()
+        harness.engine.maxBatchResponseBytes = 100
+        let items = (1...4).map { #"{"jsonrpc":"2.0","method":"echo","id":\#($0),"params":["0123456789012345678901234567890123456789"]}"# }
+        let notification = #"{"jsonrpc":"2.0","method":"foobar"}"#
+        let out = harness.lines("[" + (items[0...1] + [notification] + items[2...3]).joined(separator: ",") + "]\n")
+        #expect(out.count == 1)
+        let replies = try JSONParser.parse(out.first ?? "").arrayValue ?? []
+        #expect(replies.map { $0["id"] } == [1, 2, 3, 4])
+        #expect(replies[0]["result"] == ["0123456789012345678901234567890123456789"])
+        #expect(replies[1]["result"] == ["0123456789012345678901234567890123456789"])
+        #expect(replies[2...].map(ErrorReply.init) == [3, 4].map { ErrorReply(id: .int($0), code: -32000, reason: "messageTooLarge") })
+        #expect(replies[2]["error"]?["data"]?["limit"] == 100)
+        // The first two passed 100 bytes: the notification and the last two requests were not carried out.
+        #expect(harness.handler.methods == ["echo", "echo"])
+    }
+
     @Test("notifications emitted inside a batch come before the batch's array")
     func emittedInBatch() throws {
         let harness = try EngineHarness()
