@@ -3,7 +3,7 @@ import LatchkeyContract
 extension ChallengeRecord {
     static let lifetime: Int64 = 300
     /// Used-up rows are deleted; expired ones are kept a day (they answer `sessionExpired`).
-    static let keptAfterExpiry: Int64 = 86_400
+    static let keptAfterExpiry = ExpiredRows.keptFor
     /// A registration's challenges (and grants), oldest first.
     static let ofRegistration = KeyedQuery<ChallengeRecord>(Columns.registrationId)
 }

@@ -28,7 +28,7 @@ extension Latchkey {
     /// The algorithms a new passkey may use, most preferred first: ES256, EdDSA, RS256.
     static let passkeyAlgorithms: [COSEAlgorithm] = [.es256, .eddsa, .rs256]
 
-    /// Opens a ceremony with a fresh challenge (and forgets ceremonies long expired).
+    /// Opens a ceremony with a fresh challenge (and forgets ceremonies expired a day ago: until then one answers `sessionExpired`).
     ///
     /// `openedBy` is what authorised a creation ceremony (a session's id, a verification code's):
     /// when it ends, the ceremony is void (see `requireOpenerLive`).
@@ -36,7 +36,9 @@ extension Latchkey {
         _ tx: StoreTransaction, _ kind: PasskeyCeremonyKind, applicationId: String, userId: String?,
         named: Bool, openedBy: String? = nil, challenge: [UInt8]? = nil, operationId: String? = nil, nonce: String? = nil
     ) throws -> OpenedCeremony {
-        try tx.deleteAll(PasskeyCeremonyRecord.self, where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now))])
+        try tx.deleteAll(
+            PasskeyCeremonyRecord.self,
+            where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
         let ceremonyId = random.uuid()
         let ceremony = PasskeyCeremonyRecord(
             id: ceremonyKey(ceremonyId), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,

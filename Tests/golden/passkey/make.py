@@ -735,13 +735,28 @@ def refused_import_writes_nothing(s):
          passkeyOrigins=["https://example.com:8443", "https://xn--bcher-kva.example.com", "https://example.com:65535"])
 
 
+def expired_ceremony_is_known_for_a_day(s):
+    """An expired ceremony answers sessionExpired — also after other ceremonies opened since (each opening forgets
+    those expired a day ago) — until a day has passed; then it is forgotten and answers noSessionInProgress."""
+    session = signed_in(s)
+    key = Authenticator("mine")
+    first = s.ok("passkey/creationOptions", sessionId=session)
+    second = s.ok("passkey/creationOptions", sessionId=session)
+    s.ok("clock/advance", seconds=301)
+    s.ok("passkey/requestOptions", email="someone@example.com")
+    s.fails("passkey/create", "sessionExpired", ceremonyId=first["ceremonyId"], credential=key.create(first["publicKey"]))
+    s.ok("clock/advance", seconds=86400)
+    s.ok("passkey/requestOptions", email="someone@example.com")
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=second["ceremonyId"], credential=key.create(second["publicKey"]))
+
+
 SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_phone_synced_backup, simulated_phone_biometry,
              reset_with_simulated_phone, outside_algorithms, registration_checks, assertion_checks, credential_shapes,
              anti_enumeration, imported_passkey, relying_party_settings, reset_with_outside_authenticator, reset_sms_without_new_passkey,
              reset_passkeys_with_password_reset_code, too_many_passkeys, thief_walk, ceremony_dies_with_its_session,
              reset_ceremony_dies_with_its_code, discoverable_needs_user_handle, passkeys_belong_to_their_rp_id,
              backup_eligibility_is_fixed, client_data_and_origins, operation_approved_with_passkey,
-             operation_passkey_refusals, refused_import_writes_nothing]
+             operation_passkey_refusals, refused_import_writes_nothing, expired_ceremony_is_known_for_a_day]
 
 
 def main():
