@@ -18,6 +18,7 @@ enum PostgresMigrations {
         ("v10-read-sets", v10),
         ("v11-key-agreements", v11),
         ("v12-onboarding-due", v12),
+        ("v13-forgetting", v13),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -301,5 +302,13 @@ enum PostgresMigrations {
     /// Onboarding processes still waiting for their OTP, found by the clock that fails them 3 h after their start.
     static let v12 = """
         CREATE INDEX "onboarding_process_due" ON "onboarding_process"("status", "closed", "createdAt");
+        """
+
+    /// What is forgotten by time (`ExpiredRows`, `RateLimit.record`), found by it; and the first process waiting for its
+    /// OTP found in row order without sorting every waiting one.
+    static let v13 = """
+        CREATE INDEX "rate_event_age" ON "rate_event"("scope", "at");
+        CREATE INDEX "reset_code_expiry" ON "reset_code"("expiresAt");
+        CREATE INDEX "onboarding_process_waiting" ON "onboarding_process"("status", "closed", "_seq");
         """
 }

@@ -44,6 +44,9 @@ enum Migrations {
         migrator.registerMigration("v12-onboarding-due") { db in
             try db.execute(sql: v12)
         }
+        migrator.registerMigration("v13-forgetting") { db in
+            try db.execute(sql: v13)
+        }
         return migrator
     }
 
@@ -282,6 +285,14 @@ enum Migrations {
     /// Onboarding processes still waiting for their OTP, found by the clock that fails them 3 h after their start.
     static let v12 = """
         CREATE INDEX onboarding_process_due ON onboarding_process(status, closed, createdAt);
+        """
+
+    /// What is forgotten by time (`ExpiredRows`, `RateLimit.record`), found by it; and the first process waiting for its
+    /// OTP found in row order without sorting every waiting one (v12's index orders them by start, then row).
+    static let v13 = """
+        CREATE INDEX rate_event_age ON rate_event(scope, at);
+        CREATE INDEX reset_code_expiry ON reset_code(expiresAt);
+        CREATE INDEX onboarding_process_waiting ON onboarding_process(status, closed);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.
