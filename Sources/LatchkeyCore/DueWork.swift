@@ -17,6 +17,7 @@ extension Latchkey {
         try runDueAccountRecoveryTransitions()
         try runDueOperationExpiries()
         try runDueOnboardingExpiries()
+        forgetExpiredRows()
     }
 }
 

@@ -40,6 +40,8 @@ public final class Latchkey: Sendable {
     let operationDueCache = DueCache()
     /// When the next onboarding process waiting for its OTP reaches its 3 h end.
     let onboardingDueCache = DueCache()
+    /// When rows past their use are next forgotten (nil: not yet looked; see `forgetExpiredRows`).
+    let nextForgetting = Mutex<UnixTime?>(nil)
     /// How callback addresses are checked (see `callbackPolicy`).
     let callbackPolicyBox = Mutex(CallbackPolicy())
     /// Writes each callback event's `data` (the server layer knows its wire form).

@@ -24,11 +24,7 @@ struct RateLimit {
         return max(oldest + window - now, 1)
     }
 
-    /// Records an event, and forgets every subject's events that no window holds any more.
     func record(_ tx: StoreTransaction, subject: String, now: UnixTime, id: String) throws {
-        try tx.deleteAll(
-            RateEventRecord.self,
-            where: [.equals(RateEventRecord.Columns.scope, scope), StoreFilter(RateEventRecord.Columns.at, .lessOrEqual, .int(now - window))])
         try tx.save(RateEventRecord(id: id, scope: scope, subject: subject, at: now))
     }
 

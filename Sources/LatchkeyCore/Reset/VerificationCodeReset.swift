@@ -43,7 +43,6 @@ extension Latchkey {
             try Self.resetBurstLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try Self.resetHourLimit.record(tx, subject: subject, now: now, id: random.identifier("rate"))
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.subject, subject)])
-            try tx.deleteAll(ResetCodeRecord.self, where: [StoreFilter(ResetCodeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
             // The same reads, hashing, writes and message whether or not anyone is found (security
             // property 11); only a user's message leaves. An unknown identifier gets a code no one
             // can know, so later answers (remaining tries, expiry) are the same as for a real user.

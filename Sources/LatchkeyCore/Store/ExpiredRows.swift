@@ -1,8 +1,51 @@
-/// How long a row stays in the store once it has expired.
+import LatchkeyStorage
+
+/// How long a row stays in the store once it has expired, and how often what is past its use is forgotten.
 ///
-/// Until then it answers as expired (`sessionExpired`, `verificationCodeExpired`); after that, the next write of
-/// its kind forgets it, so what anonymous callers leave behind (codes for unknown identifiers, ceremonies never
-/// finished, rate-limit events) does not pile up.
+/// Until `keptFor` has passed, an expired row answers as expired (`sessionExpired`, `verificationCodeExpired`).
+/// Rows that anonymous callers leave behind (codes for unknown identifiers, rate-limit events) are forgotten every
+/// `forgetEvery`, in a transaction of their own, so no request pays for it (nor, on PostgreSQL, conflicts over it).
 enum ExpiredRows {
     static let keptFor: Int64 = 86_400
+    static let forgetEvery: Int64 = 3_600
+}
+
+extension Latchkey {
+    /// Every rate limit, each forgetting the events its window no longer holds.
+    static let rateLimits = [
+        resetBurstLimit, resetHourLimit, loginLimit, ServerSession.activationCodeLimit, ServerSession.applicationCodeLimit,
+    ]
+
+    /// Forgets, every `ExpiredRows.forgetEvery` from a process's first look, the rate-limit events no window holds and the
+    /// reset codes a day past their expiry.
+    ///
+    /// A failure forgets nothing and is not retried before the next time: it fails no call.
+    func forgetExpiredRows() {
+        let now = self.now
+        let due = nextForgetting.withLock { next -> Bool in
+            guard let at = next, now >= at else {
+                if next == nil { next = now + ExpiredRows.forgetEvery }
+                return false
+            }
+            next = now + ExpiredRows.forgetEvery
+            return true
+        }
+        guard due else { return }
+        do {
+            try transact { tx, _ in
+                for limit in Self.rateLimits {
+                    try tx.deleteAll(
+                        RateEventRecord.self,
+                        where: [
+                            .equals(RateEventRecord.Columns.scope, limit.scope),
+                            StoreFilter(RateEventRecord.Columns.at, .lessOrEqual, .int(now - limit.window)),
+                        ])
+                }
+                try tx.deleteAll(
+                    ResetCodeRecord.self, where: [StoreFilter(ResetCodeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
+            }
+        } catch {
+            logger.warning("forgetting expired rows failed", metadata: ["error": "\(String(describing: type(of: error)))"])
+        }
+    }
 }
