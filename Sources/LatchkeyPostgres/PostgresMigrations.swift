@@ -309,6 +309,7 @@ enum PostgresMigrations {
     static let v13 = """
         CREATE INDEX "rate_event_age" ON "rate_event"("scope", "at");
         CREATE INDEX "reset_code_expiry" ON "reset_code"("expiresAt");
+        CREATE INDEX "challenge_expiry" ON "challenge"("expiresAt");
         CREATE INDEX "onboarding_process_waiting" ON "onboarding_process"("status", "closed", "_seq");
         """
 }

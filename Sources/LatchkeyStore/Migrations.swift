@@ -292,6 +292,7 @@ enum Migrations {
     static let v13 = """
         CREATE INDEX rate_event_age ON rate_event(scope, at);
         CREATE INDEX reset_code_expiry ON reset_code(expiresAt);
+        CREATE INDEX challenge_expiry ON challenge(expiresAt);
         CREATE INDEX onboarding_process_waiting ON onboarding_process(status, closed);
         """
 

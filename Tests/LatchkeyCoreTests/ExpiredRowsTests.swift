@@ -37,6 +37,21 @@ import Testing
         #expect(try rows(system) == (1, 0))
     }
 
+    @Test func challengesOfARegistrationNeverIssuedAnotherAreForgottenADayPastTheirExpiry() throws {
+        let system = try started()
+        let now = system.core.now
+        try system.core.store.write { tx in
+            for (n, expiresAt) in [now + 300, now + 600].enumerated() {
+                try tx.save(
+                    ChallengeRecord(
+                        id: "c\(n)", registrationId: "removed", purpose: "authenticate", challenge: "x", contextHash: "",
+                        pushedAuthenticationId: nil, tokenExpiresAt: nil, expiresAt: expiresAt, createdAt: now, caller: nil, operationId: nil))
+            }
+        }
+        try system.core.advanceClock(by: 300 + ExpiredRows.keptFor + 1)
+        #expect(try system.core.store.read { try $0.fetchAll(ChallengeRecord.self).map(\.id) } == ["c1"])
+    }
+
     @Test func nothingIsForgottenBeforeItsTime() throws {
         let system = try started()
         for n in 0..<3 { try request(system, n) }

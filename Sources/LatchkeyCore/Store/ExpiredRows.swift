@@ -3,7 +3,8 @@ import LatchkeyStorage
 /// How long a row stays in the store once it has expired, and how often what is past its use is forgotten.
 ///
 /// Until `keptFor` has passed, an expired row answers as expired (`sessionExpired`, `verificationCodeExpired`).
-/// Rows that anonymous callers leave behind (codes for unknown identifiers, rate-limit events) are forgotten every
+/// Rows that anonymous callers leave behind (codes for unknown identifiers, rate-limit events), and the challenges of registrations
+/// never issued another (removed ones), are forgotten every
 /// `forgetEvery`, in a transaction of their own, so no request pays for it (nor, on PostgreSQL, conflicts over it).
 enum ExpiredRows {
     static let keptFor: Int64 = 86_400
@@ -16,8 +17,8 @@ extension Latchkey {
         resetBurstLimit, resetHourLimit, loginLimit, ServerSession.activationCodeLimit, ServerSession.applicationCodeLimit,
     ]
 
-    /// Forgets, every `ExpiredRows.forgetEvery` from a process's first look, the rate-limit events no window holds and the
-    /// reset codes a day past their expiry.
+    /// Forgets, every `ExpiredRows.forgetEvery` from a process's first look, the rate-limit events no window holds, and the
+    /// reset codes and `server/` challenges a day past their expiry.
     ///
     /// A failure forgets nothing and is not retried before the next time: it fails no call.
     func forgetExpiredRows() {
@@ -43,6 +44,9 @@ extension Latchkey {
                 }
                 try tx.deleteAll(
                     ResetCodeRecord.self, where: [StoreFilter(ResetCodeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
+                // A registration forgets its own when it is issued another; these are those of registrations never issued one again.
+                try tx.deleteAll(
+                    ChallengeRecord.self, where: [StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
             }
         } catch {
             logger.warning("forgetting expired rows failed", metadata: ["error": "\(String(describing: type(of: error)))"])
