@@ -287,7 +287,7 @@ enum Migrations {
         CREATE INDEX onboarding_process_due ON onboarding_process(status, closed, createdAt);
         """
 
-    /// What is forgotten by time (`ExpiredRows`, `RateLimit.record`), found by it; and the first process waiting for its
+    /// What `forgetExpiredRows` forgets by time, found by it; and the first process waiting for its
     /// OTP found in row order without sorting every waiting one (v12's index orders them by start, then row).
     static let v13 = """
         CREATE INDEX rate_event_age ON rate_event(scope, at);
