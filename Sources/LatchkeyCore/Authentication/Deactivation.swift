@@ -1,7 +1,8 @@
 import LatchkeyContract
 
 extension ServerSession {
-    /// Removes the registration at its device's request (the device signature suffices; a second factor, if given, is checked and counts).
+    /// Removes the registration at its device's request (the device signature suffices; a second factor, if given, is checked and counts,
+    /// but on an active registration only: on another, a failing one answers its state).
     ///
     /// Its tokens die.
     /// - Throws: the challenge answers, `registrationRemoved` (already removed, or not this registration's device), `authenticationFailed`,

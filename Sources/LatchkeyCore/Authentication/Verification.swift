@@ -85,6 +85,10 @@ extension ServerSession {
             factorOK = signatures.factor == nil
         }
         guard factorOK else {
+            // A registration that is not active never counts an attempt: only a removal, issued in any state, gets here in
+            // another, and its failing second factor answers the state (a PIN-locked one is not counted past its limit, an
+            // operator's lock is not turned into a PIN lock).
+            try core.requireActive(registration)
             let remaining = try countFailedFactor(&registration, method: method, caller: caller)
             guard remaining > 0 else { throw Self.lockedNow }
             throw DomainError(.authenticationFailed, "Authentication failed", [(.remainingAttempts, .int(remaining))])

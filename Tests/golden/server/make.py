@@ -482,6 +482,32 @@ def remove_registration(s):
     s.fails("server/authentication/challenge", "registrationRemoved", registrationId=phone.registration, purpose="removeRegistration")
 
 
+def remove_counts_nothing_unless_active(s):
+    """A registration that is not active never counts an attempt, removal included: a wrong PIN with a removal answers the
+    state (a PIN-locked one stays at 5, an operator's lock is not turned into a PIN lock) and removes nothing; the device
+    signature alone still removes it."""
+    phone = activated(s)
+    wrong = {"pin": Key("wrong")}
+
+    def remove(expect=None, factor=None, signers=None):
+        c = s.ok("server/authentication/challenge", registrationId=phone.registration, purpose="removeRegistration")
+        params = dict(registrationId=phone.registration, challengeId=c["challengeId"],
+                      signatures=phone.signatures("removeRegistration", c, factor, signers=signers))
+        return s.fails("server/registration/remove", expect, **params) if expect else s.ok("server/registration/remove", **params)
+
+    s.ok("admin/lockRegistration", registrationId=phone.registration)
+    for _ in range(5):
+        remove("lockedByAdmin", "pin", wrong)
+    s.ok("admin/getRegistration", registrationId=phone.registration)
+    s.ok("admin/unlockRegistration", registrationId=phone.registration)
+    for _ in range(5):
+        phone.verify(expect="authenticationFailed" if _ < 4 else "registrationLocked", signers=wrong)
+    remove("registrationLocked", "pin", wrong)
+    s.ok("admin/getRegistration", registrationId=phone.registration)
+    remove()
+    s.ok("server/registration/status", registrationId=phone.registration)
+
+
 def recovery_lifecycle(s):
     """Set a recovery key with a token, lose the phone, recover onto new keys; the old phone is refused and the
     recovery key, used once, recovers nothing more."""
@@ -625,7 +651,7 @@ def onboarding(s):
 SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_challenge, challenge_expiry, stranger_device_signature,
              device_only_verify, pushed_context, proofs_refused, hostile_keys, add_and_remove_methods, remove_registration,
              recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding,
-             unknown_roles, recovery_after_pin_lock]
+             unknown_roles, recovery_after_pin_lock, remove_counts_nothing_unless_active]
 
 
 def record(scenarios, folder, argv):
