@@ -54,6 +54,20 @@ public struct PinRules: Sendable, Equatable {
 /// A registration's state on the server.
 public enum RegistrationState: String, Sendable, CaseIterable {
     case active, locked, lockedByAdmin, verificationPending, removed
+
+    /// What a start or a finish answers on a registration in this state (nil: it is active). The Rules check the states in
+    /// the order `registrationRemoved`, `lockedByAdmin`, `registrationLocked`, `verificationPending`; a registration is in one.
+    public var refusal: DomainError? {
+        switch self {
+        case .active: return nil
+        case .removed: return DomainError(.registrationRemoved, "The registration was removed")
+        case .lockedByAdmin: return DomainError(.lockedByAdmin, "The registration was locked by an operator")
+        case .locked:
+            return DomainError(
+                .registrationLocked, "The registration is locked after too many failed attempts", [(.remainingAttempts, .int(0))])
+        case .verificationPending: return DomainError(.verificationPending, "The registration waits for identity verification")
+        }
+    }
 }
 
 /// Where an onboarding process stands.

@@ -17,13 +17,16 @@ extension Device {
         let operation = try pending(.addOrUpdate)
         let registrationId = try heldRegistration()
         guard try activatedMethods().contains(proof.method) else {
-            throw DomainError(.authMethodNotAllowed, "\(proof.method.rawValue) is not activated for this registration")
+            try refuseFactor(
+                DomainError(.authMethodNotAllowed, "\(proof.method.rawValue) is not activated for this registration"), registrationId: registrationId)
         }
         if activation.method.isTwoFactor, !proof.method.isTwoFactor {
-            throw DomainError(.authMethodNotAllowed, "A single-factor method cannot add a two-factor one")
+            try refuseFactor(DomainError(.authMethodNotAllowed, "A single-factor method cannot add a two-factor one"), registrationId: registrationId)
         }
         guard operation.methods.contains(activation.method) else {
-            throw DomainError(.authMethodNotAllowed, "\(proof.method.rawValue) may not add or update \(activation.method.rawValue)")
+            try refuseFactor(
+                DomainError(.authMethodNotAllowed, "\(proof.method.rawValue) may not add or update \(activation.method.rawValue)"),
+                registrationId: registrationId)
         }
         guard profile.supports(activation.method) else {
             throw DomainError(.biometryUnavailable, "This device has no \(activation.method.rawValue)")

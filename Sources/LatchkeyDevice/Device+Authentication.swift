@@ -67,7 +67,9 @@ extension Device {
         let operation = try pending(.authentication)
         let registrationId = try heldRegistration()
         guard try activatedMethods().contains(parameter.method) else {
-            throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration")
+            try refuseFactor(
+                DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration"),
+                registrationId: registrationId)
         }
         if try isInvalidated(parameter.method) { try refuseInvalidated(parameter.method, keeping: operation) }
         let payload = SignedPayload(
