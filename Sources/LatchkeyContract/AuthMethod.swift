@@ -55,8 +55,10 @@ public struct PinRules: Sendable, Equatable {
 public enum RegistrationState: String, Sendable, CaseIterable {
     case active, locked, lockedByAdmin, verificationPending, removed
 
-    /// What a start or a finish answers on a registration in this state (nil: it is active). The Rules check the states in
-    /// the order `registrationRemoved`, `lockedByAdmin`, `registrationLocked`, `verificationPending`; a registration is in one.
+    /// What a start or a finish answers on a registration in this state (nil: it is active).
+    ///
+    /// The Rules check the states in the order `registrationRemoved`, `lockedByAdmin`, `registrationLocked`,
+    /// `verificationPending`; a registration is in one.
     public var refusal: DomainError? {
         switch self {
         case .active: return nil
