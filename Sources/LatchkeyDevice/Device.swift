@@ -50,16 +50,17 @@ public struct Device {
     /// Whether the device holds recovery data (from its own setup, or a restored backup).
     public var isRecoveryActivated: Bool { get throws { try storage.item(.recoveryMaskedKey) != nil } }
 
-    /// The registration the device holds.
-    /// - Throws: `notActivatedLocally`.
-    /// Throws `refusal`, a refusal of the factor the device makes on its own, once the registration's state has had its say:
-    /// a finish checks the session, then the state, then the factor (the Rules), so a locked, removed or pending registration
+    /// Throws `refusal`, a refusal of the factor the device makes on its own, once the registration's state has had its say.
+    ///
+    /// A finish checks the session, then the state, then the factor (the Rules), so a locked, removed or pending registration
     /// answers its state first, as the server would.
     func refuseFactor(_ refusal: DomainError, registrationId: String) throws -> Never {
         if let stateRefusal = try server.registrationStatus(registrationId: registrationId).state.refusal { throw stateRefusal }
         throw refusal
     }
 
+    /// The registration the device holds.
+    /// - Throws: `notActivatedLocally`.
     func heldRegistration() throws -> String {
         guard let registrationId = try registrationId else {
             throw DomainError(.notActivatedLocally, "This device holds no activation")

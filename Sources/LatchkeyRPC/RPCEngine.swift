@@ -113,7 +113,8 @@ public final class RPCEngine {
     ///
     /// A batch of requests under the message limit can ask for far more than that to be written (a thousand
     /// `rpc.discover` in 64 KiB). Once the responses pass `maxBatchResponseBytes`, the requests left are not
-    /// carried out: each is answered `messageTooLarge` (`data.limit`), and a notification among them is dropped.
+    /// carried out: each is answered `messageTooLarge` (`data.limit`), and a notification among them is dropped; `exit` alone is
+    /// still carried out.
     @inline(never)
     private func answer(batch items: [JSON]) {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
@@ -123,13 +124,14 @@ public final class RPCEngine {
             if answered > 0 { bytes.append(UInt8(ascii: ",")) }
             do throws(RejectedRequest) {
                 let request = try RPCRequest.decode(item)
+                // `exit` is carried out whatever the batch made: the process must still end when asked.
+                let carriedOut = bytes.count <= maxBatchResponseBytes || request.method == "exit"
                 guard let id = request.id else {
-                    if bytes.count <= maxBatchResponseBytes { _ = call(request) }
+                    if carriedOut { _ = call(request) }
                     bytes.removeSubrange(start...)
                     continue
                 }
-                let outcome: Result<JSON, RPCError> =
-                    bytes.count <= maxBatchResponseBytes ? call(request) : .failure(.batchResponseTooLarge(limit: maxBatchResponseBytes))
+                let outcome: Result<JSON, RPCError> = carriedOut ? call(request) : .failure(.batchResponseTooLarge(limit: maxBatchResponseBytes))
                 RPCMessage.writeResponse(outcome, id: id, into: &bytes)
             } catch {
                 JSONSerializer.serialize(RPCMessage.error(error.error, id: error.id), into: &bytes)

@@ -325,6 +325,19 @@ struct RPCEngineBatchTests {
         #expect(harness.handler.methods == ["echo", "echo"])
     }
 
+    @Test("exit is carried out even once a batch's responses passed the limit")
+    func exitPastTheBatchLimit() throws {
+        let harness = try EngineHarness()
+        harness.engine.maxBatchResponseBytes = 10
+        let out = harness.lines(
+            #"[{"jsonrpc":"2.0","method":"echo","id":1,"params":["0123456789"]},{"jsonrpc":"2.0","method":"exit"},"#
+                + #"{"jsonrpc":"2.0","method":"echo","id":2}]"# + "\n")
+        let replies = try JSONParser.parse(out.first ?? "").arrayValue ?? []
+        #expect(replies.map { $0["id"] } == [1, 2])
+        #expect(ErrorReply(replies[1]) == ErrorReply(id: 2, code: -32000, reason: "messageTooLarge"))
+        #expect(harness.engine.exitRequested)
+    }
+
     @Test("notifications emitted inside a batch come before the batch's array")
     func emittedInBatch() throws {
         let harness = try EngineHarness()

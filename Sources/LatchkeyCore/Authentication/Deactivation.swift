@@ -6,7 +6,8 @@ extension ServerSession {
     ///
     /// Its tokens die.
     /// - Throws: the challenge answers, `registrationRemoved` (already removed, or not this registration's device), `authenticationFailed`,
-    ///   `registrationLocked`.
+    ///   `registrationLocked`; with a failing second factor on a registration not active, its state (`lockedByAdmin`,
+    ///   `verificationPending`, `registrationLocked`).
     public func removeRegistration(registrationId: String, challengeId: String, signatures: FactorSignatures, caller: Caller?) throws {
         tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .removeRegistration])

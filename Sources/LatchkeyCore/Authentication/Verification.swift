@@ -60,10 +60,12 @@ extension ServerSession {
     /// signatures may do (`checkFactor`, then `permits`: refusals that leave the challenge usable), then the challenge is used up and the
     /// second factor's is checked.
     ///
-    /// A failure counts one attempt (and locks at the limit); a two-factor success resets the counter. What the registration became is
+    /// A failure counts one attempt (and locks at the limit) on an active registration; on another (only a removal gets here in
+    /// another state) it answers the state and counts nothing. A two-factor success resets the counter. What the registration became is
     /// saved. A removal (`asAuthentication: false`) is no authentication attempt unless a second factor is given: nothing is recorded of
     /// it.
-    /// - Throws: `registrationRemoved`, `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`.
+    /// - Throws: `registrationRemoved`, `authMethodNotAllowed`, `authenticationFailed`, `registrationLocked`, and for a removal
+    ///   `lockedByAdmin`, `verificationPending`.
     func verifySignatures(
         _ signatures: FactorSignatures, over payload: SignedPayload, _ registration: inout RegistrationRecord,
         _ challenge: ChallengeRecord, caller: Caller?, asAuthentication: Bool = true, push: Bool = false,

@@ -4,8 +4,8 @@ import LatchkeyStorage
 ///
 /// Until `keptFor` has passed, an expired row answers as expired (`sessionExpired`, `verificationCodeExpired`). Rows that
 /// anonymous callers leave behind (codes for unknown identifiers, rate-limit events), and the challenges of registrations never
-/// issued another (removed ones), are forgotten every `forgetEvery`, in a transaction of their own, so that no request pays for
-/// it (nor, on PostgreSQL, conflicts over it).
+/// issued another (removed ones), are forgotten every `forgetEvery`, in a transaction of their own: the first call after each hour
+/// waits for it, but no request's own transaction holds it (nor, on PostgreSQL, conflicts over it).
 enum ExpiredRows {
     static let keptFor: Int64 = 86_400
     static let forgetEvery: Int64 = 3_600
