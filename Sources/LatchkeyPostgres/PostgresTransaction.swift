@@ -67,9 +67,9 @@ final class PostgresTransaction: StoreTransaction {
     /// Whether COMMIT would write anything: a write the body queued, or an outbox entry.
     var writes: Bool { wrote || !beforeCommit.isEmpty }
 
-    func willRead(_ reads: [StoreRead]) {
+    func willRead(_ reads: @autoclosure () -> [StoreRead]) {
         guard failure == nil else { return }
-        self.reads.state(reads, texts: texts)
+        self.reads.state(reads(), texts: texts)
     }
 
     /// Sends what is queued, the stated reads, and `reads` after them, in one round trip; the rows of each of `reads`.

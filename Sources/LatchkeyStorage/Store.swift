@@ -88,8 +88,8 @@ public protocol StoreTransaction {
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws
     /// States reads this transaction makes (see `StoreRead`): a store with round trips sends them
     /// together with its next one, and answers the reads from what they returned. Stores without
-    /// round trips ignore it.
-    func willRead(_ reads: [StoreRead])
+    /// round trips ignore it, and never build the list.
+    func willRead(_ reads: @autoclosure () -> [StoreRead])
     /// Whether no row matches `query`, for a body that goes on only when none does (a new code, a
     /// new credential id). A store with round trips may answer "none" without asking and check it
     /// with COMMIT, where the rows the body wrote after this call do not count: when a row is
@@ -101,7 +101,8 @@ public protocol StoreTransaction {
 }
 
 extension StoreTransaction {
-    public func willRead(_ reads: [StoreRead]) {}
+    /// A store without round trips never builds the list.
+    public func willRead(_ reads: @autoclosure () -> [StoreRead]) {}
 
     public func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool { try fetchAll(query).isEmpty }
 

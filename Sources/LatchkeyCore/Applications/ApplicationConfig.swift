@@ -23,15 +23,20 @@ public struct ApplicationConfig: Sendable, Equatable {
     /// passkey ceremony needs user verification.
     public var relyingParty: ApplicationRelyingParty
 
-    /// The contract's `default` application.
+    /// The contract's `default` application's settings, with `applicationId` as its id.
     public static func defaults(_ applicationId: String) -> ApplicationConfig {
-        ApplicationConfig(
-            applicationId: applicationId, activationCodeLength: 8, activationCodeType: .numeric,
-            activationCodeTtlSeconds: 86_400, pinCodeType: .numeric, pinCodeLengthMin: 4, pinCodeLengthMax: 8,
-            maxFailedAttempts: 5, authMethods: AuthMethod.allCases,
-            addOrUpdateAllowedBy: [.pin: [.pin, .touchId, .faceId], .faceId: [.touchId], .touchId: [.faceId], .device: []],
-            tokenTtlSeconds: 300, redirectUrlPrefixes: ["app://"], relyingParty: .defaults)
+        var config = defaultSettings
+        config.applicationId = applicationId
+        return config
     }
+
+    /// Built once: every request on the `default` application before it is configured reads them.
+    private static let defaultSettings = ApplicationConfig(
+        applicationId: defaultApplicationId, activationCodeLength: 8, activationCodeType: .numeric,
+        activationCodeTtlSeconds: 86_400, pinCodeType: .numeric, pinCodeLengthMin: 4, pinCodeLengthMax: 8,
+        maxFailedAttempts: 5, authMethods: AuthMethod.allCases,
+        addOrUpdateAllowedBy: [.pin: [.pin, .touchId, .faceId], .faceId: [.touchId], .touchId: [.faceId], .device: []],
+        tokenTtlSeconds: 300, redirectUrlPrefixes: ["app://"], relyingParty: .defaults)
 
     public static let defaultApplicationId = "default"
 
