@@ -91,7 +91,7 @@ extension Device {
         } catch let answer as DomainError where answer.reason == .registrationRemoved || answer.reason == .notFound {
             return
         }
-        try requireThisDevice(challenge, "The registration was moved to another device")
+        try requireThisDevice(keyId: challenge.deviceKeyId, "The registration was moved to another device")
         let payload = SignedPayload(.removeRegistration, subject: registrationId, challenge: challenge.challenge, role: .device)
         try server.removeRegistration(
             registrationId: registrationId, challengeId: challenge.challengeId,

@@ -28,7 +28,7 @@ extension Device {
     func openChallenge(_ purpose: ChallengePurpose, kind: PendingOperation.Kind) throws -> (Challenge, PendingOperation) {
         let registrationId = try heldRegistration()
         let challenge = try server.challenge(registrationId: registrationId, purpose: purpose, caller: caller)
-        try requireThisDevice(challenge)
+        try requireThisDevice(keyId: challenge.deviceKeyId)
         try learn(operationSigningKey: challenge.operationSigningKey)
         try learn(serverPublicKey: challenge.serverPublicKey)
         var operation = PendingOperation(kind: kind, id: challenge.challengeId, challenge: challenge.challenge, expiresAt: challenge.expiresAt)

@@ -9,9 +9,7 @@ extension Device {
     ///   answers (the registration's state).
     public func operations() throws -> [Operation] {
         let inbox = try server.operationInbox(registrationId: try heldRegistration(), caller: caller)
-        guard let key = try storage.item(.possessionKey), FactorKey.keyId(of: key) == inbox.deviceKeyId else {
-            throw DomainError(.registrationRemoved, "The registration was removed or moved to another device")
-        }
+        try requireThisDevice(keyId: inbox.deviceKeyId)
         try learn(operationSigningKey: inbox.operationSigningKey)
         return inbox.operations
     }

@@ -85,11 +85,11 @@ public struct Device {
         return operation
     }
 
-    /// Refuses a challenge for a registration whose device key is not this device's (a recovery
-    /// moved it elsewhere).
+    /// Refuses an answer for a registration whose device key (its `keyId`, as a challenge or the operations inbox carries it) is
+    /// not this device's (a recovery moved it elsewhere).
     /// - Throws: `registrationRemoved`, with `message`.
-    func requireThisDevice(_ challenge: Challenge, _ message: String = "The registration was removed or moved to another device") throws {
-        guard let key = try storage.item(.possessionKey), FactorKey.keyId(of: key) == challenge.deviceKeyId else {
+    func requireThisDevice(keyId deviceKeyId: String, _ message: String = "The registration was removed or moved to another device") throws {
+        guard let key = try storage.item(.possessionKey), FactorKey.keyId(of: key) == deviceKeyId else {
             throw DomainError(.registrationRemoved, message)
         }
     }
