@@ -1,9 +1,8 @@
 import LatchkeyContract
 
 extension ChallengeRecord {
+    /// Used-up rows are deleted; expired ones are kept `ExpiredRows.keptFor` (they answer `sessionExpired`).
     static let lifetime: Int64 = 300
-    /// Used-up rows are deleted; expired ones are kept a day (they answer `sessionExpired`).
-    static let keptAfterExpiry = ExpiredRows.keptFor
     /// A registration's challenges (and grants), oldest first.
     static let ofRegistration = KeyedQuery<ChallengeRecord>(Columns.registrationId)
 }
@@ -41,7 +40,7 @@ extension ServerSession {
             ChallengeRecord.self,
             where: [
                 .equals(ChallengeRecord.Columns.registrationId, registration.id),
-                StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ChallengeRecord.keptAfterExpiry)),
+                StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor)),
             ])
         let record = ChallengeRecord(
             id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),
