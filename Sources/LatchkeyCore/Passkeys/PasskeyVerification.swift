@@ -28,7 +28,7 @@ extension Latchkey {
         var record = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(response.rawId))
         // Another user's passkey (when the options named one) and another RP id's answer as an unknown id does.
         if ceremony.named, record?.userId.isSameId(as: ceremony.userId) != true { record = nil }
-        if (record?.rpId).isSameId(as: party.rpId) == false { record = nil }
+        if let found = record, !found.rpId.isSameId(as: party.rpId) { record = nil }
         var key: PasskeyVerificationKey?
         if let found = record, let publicKey = found.publicKey,
             let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle
