@@ -97,22 +97,35 @@ extension ServerSession {
     }
 
     /// Cancels a challenge: it is used up, and a pushed authentication it picked up is rejected.
+    ///
+    /// The user said no even when the challenge's time is over: its push is rejected all the same
+    /// (else the next session would pick it up again), and the expired challenge stays to answer
+    /// `sessionExpired` (a domain error commits what was written).
     /// - Throws: `noSessionInProgress`, `sessionExpired`.
     public func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool {
         tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
-        let challenge = try openChallenge(
-            challengeId, registrationId: registrationId,
-            serving: [.authenticate, .addAuthMethod, .removeRegistration])
-        try useUp(challenge)
-        if let pushedId = challenge.pushedAuthenticationId, var pushed = try tx.fetch(PushedAuthenticationRecord.self, id: pushedId),
-            pushed.status == PushedAuthenticationStatus.pending.rawValue
-        {
-            pushed.status = PushedAuthenticationStatus.rejected.rawValue
-            pushed.decidedAt = now
-            try tx.save(pushed)
-            try audit(.pushedAuthenticationRejected, registrationId: pushed.registrationId, caller: caller)
+        let kinds: [ChallengeKind] = [.authenticate, .addAuthMethod, .removeRegistration]
+        let challenge: ChallengeRecord
+        do {
+            challenge = try openChallenge(challengeId, registrationId: registrationId, serving: kinds)
+        } catch let expired as DomainError where expired.reason == .sessionExpired {
+            if let record = try tx.fetch(ChallengeRecord.self, id: challengeId) { try rejectPush(pickedUpBy: record, caller: caller) }
+            throw expired
         }
+        try useUp(challenge)
+        try rejectPush(pickedUpBy: challenge, caller: caller)
         return true
+    }
+
+    /// Rejects the pushed authentication `challenge` picked up, if it is still pending and its time is not over.
+    private func rejectPush(pickedUpBy challenge: ChallengeRecord, caller: Caller?) throws {
+        guard let pushedId = challenge.pushedAuthenticationId, var pushed = try tx.fetch(PushedAuthenticationRecord.self, id: pushedId),
+            pushed.status == PushedAuthenticationStatus.pending.rawValue, now < pushed.expiresAt
+        else { return }
+        pushed.status = PushedAuthenticationStatus.rejected.rawValue
+        pushed.decidedAt = now
+        try tx.save(pushed)
+        try audit(.pushedAuthenticationRejected, registrationId: pushed.registrationId, caller: caller)
     }
 
     /// What a device shows without authenticating.

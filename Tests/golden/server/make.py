@@ -648,10 +648,29 @@ def onboarding(s):
     s.fails("server/onboarding/start", "invalidParams", credentials={"nickname": "al"}, installationId="install-3")
 
 
+def cancel_after_expiry_rejects_push(s):
+    """A phone that cancels after its challenge's 300 s still says no: server/authentication/cancel answers
+    sessionExpired, the push it picked up (time to live 3600 s) is rejected all the same, and the next challenge picks
+    up nothing. A push whose own time is over when the cancel comes stays expired."""
+    phone = activated(s)
+    push = s.ok("admin/pushAuthentication", registrationId=phone.registration, contextTitle="Log in", ttlSeconds=3600)
+    c = phone.challenge()
+    s.ok("clock/advance", seconds=300)
+    s.fails("server/authentication/cancel", "sessionExpired", registrationId=phone.registration, challengeId=c["challengeId"])
+    s.ok("admin/getAuthentication", authenticationId=push["authenticationId"])
+    c = phone.challenge()
+    assert "authenticationId" not in c, c
+    short = s.ok("admin/pushAuthentication", registrationId=phone.registration, contextTitle="Pay", ttlSeconds=60)
+    c = phone.challenge()
+    s.ok("clock/advance", seconds=60)
+    s.ok("server/authentication/cancel", registrationId=phone.registration, challengeId=c["challengeId"])
+    s.ok("admin/getAuthentication", authenticationId=short["authenticationId"])
+
+
 SCENARIOS = [activation_lifecycle, signature_forms, wrong_pin_counts, replayed_challenge, challenge_expiry, stranger_device_signature,
              device_only_verify, pushed_context, proofs_refused, hostile_keys, add_and_remove_methods, remove_registration,
              recovery_lifecycle, old_phone_after_recovery, recovery_locked, recovery_delete, activation_codes, onboarding,
-             unknown_roles, recovery_after_pin_lock, remove_counts_nothing_unless_active]
+             unknown_roles, recovery_after_pin_lock, remove_counts_nothing_unless_active, cancel_after_expiry_rejects_push]
 
 
 def record(scenarios, folder, argv):
