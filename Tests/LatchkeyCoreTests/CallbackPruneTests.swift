@@ -1,0 +1,66 @@
+import LatchkeyContract
+import LatchkeyTestSupport
+import Testing
+
+@testable import LatchkeyCore
+
+/// What pruning keeps: a delivery delivered or failed more than 7 days ago goes, and an event goes
+/// once no delivery of it is left. A delivery retried by hand late in its life keeps its event, so
+/// the retry the operator was answered `pending` is attempted, not dropped.
+@Suite struct CallbackPruneTests {
+    private struct EmptyData: CallbackRenderer {
+        func data(of event: DomainEvent) -> [UInt8] { Array("{}".utf8) }
+    }
+
+    private let day: Int64 = 86_400
+
+    /// One change fanned out to one callback: its one delivery.
+    private func oneDelivery() throws -> (TestSystem, callbackId: String) {
+        let system = try makeSystem()
+        system.core.setCallbackRenderer(EmptyData())
+        let registrationId = try activatedWithPin(system)
+        let callbackId = try system.core.configureCallback(
+            NewCallback(url: "http://127.0.0.1:1/hook", events: [.registrationStateChanged])
+        ).callbackId
+        _ = try system.core.changeRegistration(registrationId, .lock)
+        while try system.core.fanOutCallbackEvents() > 0 {}
+        return (system, callbackId)
+    }
+
+    /// Claims the due delivery and records its receiver's 410 (the delivery is `failed` at once).
+    private func attemptAnswered410(_ system: TestSystem) throws -> ClaimedDelivery {
+        let claimed = try #require(try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: [:]).deliveries.first)
+        let now = system.core.now
+        try system.core.recordCallbackAttempts([
+            CallbackAttempt(
+                deliveryId: claimed.deliveryId, leaseUntil: claimed.leaseUntil, startedAt: now, dueFrom: now, statusCode: 410, error: nil)
+        ])
+        return claimed
+    }
+
+    @Test func aDeliveryRetriedLateKeepsItsEventThroughAPrune() throws {
+        let (system, callbackId) = try oneDelivery()
+        let first = try attemptAnswered410(system)
+        // Six days on, the operator retries it; it fails again, so its last attempt is recent while its event is old.
+        try system.core.advanceClock(by: 6 * day)
+        _ = try system.core.retryCallbackDelivery(deliveryId: first.deliveryId)
+        _ = try attemptAnswered410(system)
+        try system.core.advanceClock(by: 2 * day)
+        try system.core.pruneCallbacks()
+        // Retried once more: it is claimed with its event, as it was answered.
+        #expect(try system.core.retryCallbackDelivery(deliveryId: first.deliveryId).status == .pending)
+        let again = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: [:]).deliveries
+        #expect(again.map(\.deliveryId) == [first.deliveryId])
+        #expect(again.first?.eventId == first.eventId)
+        #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).map(\.deliveryId) == [first.deliveryId])
+    }
+
+    @Test func aDeliveryFailedMoreThanSevenDaysAgoGoesWithItsEvent() throws {
+        let (system, callbackId) = try oneDelivery()
+        let first = try attemptAnswered410(system)
+        try system.core.advanceClock(by: 7 * day + 1)
+        try system.core.pruneCallbacks()
+        #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).isEmpty)
+        #expect(throws: DomainError.self) { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) }
+    }
+}
