@@ -56,8 +56,9 @@ final class PostgresConnection {
             throw PostgresError(code: .noAnswer, context: "connect")
         }
         conn = connection
-        // bytea comes back as hex; integers as decimal text; no notices on stderr.
-        _ = try? execute("SET bytea_output = 'hex'")
+        // bytea comes back as hex (a connection that cannot have it is refused: another form would
+        // read as no value); integers as decimal text; no notices on stderr.
+        try execute("SET bytea_output = 'hex'")
         CLibpq_setNoticeProcessor(pq, conn, { _, _ in }, nil)
     }
 
@@ -133,7 +134,12 @@ final class PostgresConnection {
             case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_TUPLES_OK:
                 switch entry {
                 case .prepare(let sql, let name): prepared[sql] = name
-                case .statement(let index): results[index] = rows(of: result)
+                case .statement(let index):
+                    do {
+                        results[index] = try rows(of: result)
+                    } catch {
+                        firstFailure = firstFailure ?? (error as? PostgresError) ?? PostgresError(code: .unreadableValue, context: "pipeline")
+                    }
                 }
             case PGRES_PIPELINE_ABORTED:
                 continue
@@ -184,7 +190,7 @@ final class PostgresConnection {
         case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
             return PostgresRows(columns: [], rows: [])
         case PGRES_TUPLES_OK:
-            return rows(of: result)
+            return try rows(of: result)
         default:
             throw failure(of: result, context: context)
         }
@@ -198,7 +204,8 @@ final class PostgresConnection {
         return PostgresError(code: PostgresError.Code(state), context: context)
     }
 
-    private func rows(of result: OpaquePointer) -> PostgresRows {
+    /// - Throws: `unreadableValue` for a value in a form the store does not read (never a null in its place).
+    private func rows(of result: OpaquePointer) throws -> PostgresRows {
         let fieldCount = CLibpq_nfields(pq, result)
         let rowCount = CLibpq_ntuples(pq, result)
         var columns: [String] = []
@@ -216,8 +223,10 @@ final class PostgresConnection {
                 if CLibpq_getisnull(pq, result, row, field) == 1 {
                     values.append(.null)
                 } else if let text = CLibpq_getvalue(pq, result, row, field) {
-                    let value = PostgresValue.field(text, length: Int(CLibpq_getlength(pq, result, row, field)), type: types[Int(field)])
-                    values.append(value ?? .null)
+                    guard
+                        let value = PostgresValue.field(text, length: Int(CLibpq_getlength(pq, result, row, field)), type: types[Int(field)])
+                    else { throw PostgresError(code: .unreadableValue, context: "column \(columns[Int(field)])") }
+                    values.append(value)
                 } else {
                     values.append(.null)
                 }

@@ -19,6 +19,9 @@ struct PostgresError: Error, Sendable, CustomStringConvertible {
         /// Latchkey's own (migration v10, `latchkey_require_none`): a check the transaction deferred
         /// to its COMMIT found a row (`PostgresTransaction.noneMatch`).
         static let deferredCheckFailed = Code("LK001")
+        /// Latchkey's own: a value came back in a form the store does not read (a bytea not in hex, an
+        /// integer not in decimal), so the statement's rows are refused rather than read as null.
+        static let unreadableValue = Code("LK002")
 
         /// Class 08: connection exception.
         var isConnectionException: Bool { raw.hasPrefix("08") }
