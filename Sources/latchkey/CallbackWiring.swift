@@ -24,9 +24,10 @@ enum CallbackWiring {
             core.callbackPolicy = CallbackPolicy(allowPrivate: allowPrivate)
             let worker = CallbackWorker(core: core, trust: trust, version: version, logger: Logger(label: "latchkey.callbacks"))
             core.setCallbackWorker(wake: { worker.wake() }, drain: { worker.drain(within: $0) }, stop: { worker.stop(within: $0) })
-            // Deliveries left by an earlier run, or callbacks another process configured: start now. A store that cannot tell is
-            // looked at again when an event is written.
-            if (try? core.hasCallbacks()) == true { worker.wake() }
+            // Deliveries left by an earlier run, or callbacks another process configured: start now. A store that cannot tell
+            // (unreachable as the process starts) starts it too: once woken, the worker looks again every second, where a worker
+            // left asleep would wait for this process to write an event, and a dead process's deliveries would wait with it.
+            if (try? core.hasCallbacks()) != false { worker.wake() }
         }
     }
 }
