@@ -7,7 +7,7 @@ extension Device {
     ///
     /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from 1, never in a backup).
     /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded credential is held), `invalidParams`
-    ///   (no supported algorithm).
+    ///   (no supported algorithm), `PlatformAuthenticatorError.unusableKey` (a failed primitive: internalError).
     /// The caller gives the options' RP id, user handle, algorithms and exclusions, with the client data the browser half
     /// wrote; the device decides user verification and whether the passkey is synced.
     public func createPasskey(
@@ -25,8 +25,11 @@ extension Device {
             switch error {
             case .excluded:
                 throw DomainError(.alreadyExists, "This device holds a passkey the options exclude", [(.kind, .string("passkey"))])
-            case .noSupportedAlgorithm, .unusableKey:
+            case .noSupportedAlgorithm:
                 throw DomainError.invalid(.passkeyAlgorithms, "must offer ES256 (-7) or EdDSA (-8)")
+            case .unusableKey:
+                // A key the generator could not make: a failed primitive, which fails the call (internalError).
+                throw error
             }
         }
         try keepPasskey(creation.credential)
@@ -35,17 +38,14 @@ extension Device {
 
     /// Signs in with a passkey: the first `allowCredentials` entry it holds for the RP id, or its
     /// newest one for that RP id when the list is empty; the user is verified through the biometry.
-    /// - Throws: `notFound` (passkey), `biometryFailed`, `biometryCancelled` (nothing signed).
+    /// - Throws: `notFound` (passkey), `biometryFailed`, `biometryCancelled` (nothing signed), `PlatformAuthenticatorError` (a failed
+    ///   primitive: internalError).
     public func assertPasskey(rpId: String, allowCredentials: [[UInt8]], clientDataJSON: [UInt8]) throws -> PlatformAssertion {
         let chosen = PlatformAuthenticator.credentialForGet(held: try heldPasskeys(), rpId: rpId, allowCredentials: allowCredentials)
         guard let credential = chosen else { throw DomainError.notFound("passkey") }
         try verifyUserForPasskey()
-        let assertion: PlatformAssertion
-        do {
-            assertion = try PlatformAuthenticator(random: random).get(credential, clientDataJSON: clientDataJSON, userVerified: true)
-        } catch {
-            throw DomainError.notFound("passkey")
-        }
+        // A signature that could not be made is a failed primitive: it fails the call (internalError), signing nothing.
+        let assertion = try PlatformAuthenticator(random: random).get(credential, clientDataJSON: clientDataJSON, userVerified: true)
         try keepPasskey(assertion.credential)
         return assertion
     }
