@@ -82,9 +82,12 @@ let package = Package(
         .target(
             name: "LatchkeyStore",
             dependencies: [
-                "LatchkeyStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "LatchkeyStorage", "CSQLiteTuning", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // sqlite3_config, which Swift cannot call (variadic), wrapped for the settings made before the first connection.
+        .systemLibrary(name: "CSQLiteTuning", providers: [.apt(["libsqlite3-dev"])]),
         // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
         // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).
         .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),

@@ -168,8 +168,8 @@ struct SQLiteStatementRun {
     /// Runs the statement with `values` bound, handing each row to `row`.
     /// - Throws: `DatabaseError` as GRDB would (busy, constraint…), or what `row` throws.
     func run(_ values: [StoreValue], _ row: ([StoreValue]) throws -> Void = { _ in }) throws {
+        // Every run resets its statement when it ends (a new one needs no reset), so it starts reset.
         let handle = statement.sqliteStatement
-        sqlite3_reset(handle)
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
