@@ -185,7 +185,10 @@ let package = Package(
         // What the suites that drive both halves share: a system on a manual clock and its simulated phones.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: ["LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract"],
+            dependencies: [
+                "LatchkeySimulator", "LatchkeyDevice", "LatchkeyCore", "LatchkeyStore", "LatchkeyContract",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/LatchkeyTestSupport"
         ),
         .testTarget(
@@ -209,7 +212,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyStoreTests",
             dependencies: [
-                "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres",
+                "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeySimulator", "LatchkeyPostgres", "LatchkeyTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -217,7 +220,7 @@ let package = Package(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyPhoneMethods", "LatchkeyWire", "LatchkeyStore", "LatchkeyCore", "LatchkeyContract", "LatchkeyJSON",
-                "LatchkeyRPC", "LatchkeyDevice",
+                "LatchkeyRPC", "LatchkeyDevice", "LatchkeyStorage", "LatchkeyTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

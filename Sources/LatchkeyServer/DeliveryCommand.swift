@@ -61,6 +61,11 @@ final class DeliveryCommand: Sendable {
         }
     }
 
+    /// Puts back failures the store could not take, ahead of any newer ones: the next look audits them.
+    func giveBack(_ failures: [DeliveryPurpose]) {
+        state.withLock { $0.failures.insert(contentsOf: failures, at: 0) }
+    }
+
     /// Starts the command for `message` on a worker thread and returns at once.
     func start(_ message: OutboundMessage) {
         let payload = JSONSerializer.serialize(message.wireJSON()) + [UInt8(ascii: "\n")]

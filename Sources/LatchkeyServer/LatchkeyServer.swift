@@ -313,9 +313,22 @@ public final class LatchkeyServer: RPCHandler {
         auditDeliveryFailures(delivery)
     }
 
+    /// Audits the delivery commands' failures. Those the store cannot take now (a failover, a busy file) are kept for the next
+    /// look — the next call, or the idle poll while any wait — so none is lost while the process lives.
     private func auditDeliveryFailures(_ delivery: DeliveryCommand) {
-        for purpose in delivery.takeFailures() {
-            opened?.recordAudit(.deliveryFailed, detail: purpose.rawValue)
+        guard let opened else { return }
+        var failures = delivery.takeFailures()[...]
+        while let purpose = failures.first {
+            do {
+                try opened.recordAudit(.deliveryFailed, detail: purpose.rawValue)
+            } catch {
+                logger.warning(
+                    "could not audit a failed delivery yet; it is kept for the next look",
+                    metadata: ["purpose": "\(purpose.rawValue)", "error": "\(String(describing: type(of: error)))"])
+                delivery.giveBack(Array(failures))
+                return
+            }
+            failures.removeFirst()
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyContract
+import LatchkeyTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -7,27 +8,6 @@ import Testing
 @testable import LatchkeyCore
 @testable import LatchkeyPostgres
 @testable import LatchkeySimulator
-
-/// The lines a logger was given (message and metadata), for checking what the store reports.
-private final class CapturedLines: Sendable {
-    let lines = Mutex<[(message: String, metadata: [String: String])]>([])
-}
-
-private struct CapturingHandler: LogHandler {
-    let captured: CapturedLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let fields = (event.metadata ?? [:]).mapValues { "\($0)" }
-        captured.lines.withLock { $0.append((event.message.description, fields)) }
-    }
-}
 
 /// At trace level the PostgreSQL store reports each transaction's cost, counted as it happened,
 /// and nothing read from a row.
@@ -37,7 +17,7 @@ struct PostgresTraceTests {
     private func tracedStore() throws -> (PostgresStore, CapturedLines, String) {
         let uri = try #require(StoreUnderTest.postgresURI)
         let captured = CapturedLines()
-        let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
+        let logger = captured.logger()
         let store = try PostgresStore(conninfo: uri, key: Array(repeating: 7, count: 32), logger: logger)
         return (store, captured, String(UUID().uuidString.prefix(8).lowercased()))
     }

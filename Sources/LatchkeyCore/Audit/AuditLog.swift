@@ -14,11 +14,8 @@ extension Latchkey {
     }
 
     /// Records an event that happened outside any other transaction (a failed delivery command).
-    public func recordAudit(_ type: AuditEventType, userId: String? = nil, detail: String? = nil) {
-        do {
-            try transact { tx, effects in try audit(tx, effects, type, userId: userId, detail: detail) }
-        } catch {
-            logger.error("could not record an audit event", metadata: ["type": "\(type.rawValue)"])
-        }
+    /// - Throws: a store failure (nothing recorded; the caller keeps the event to record it later).
+    public func recordAudit(_ type: AuditEventType, userId: String? = nil, detail: String? = nil) throws {
+        try transact { tx, effects in try audit(tx, effects, type, userId: userId, detail: detail) }
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import LatchkeyContract
+import LatchkeyJSON
+import LatchkeyRPC
+import LatchkeyStorage
+import LatchkeyStore
+import LatchkeyTestSupport
+import Testing
+
+@testable import LatchkeyServer
+
+/// A failed delivery command is audited `deliveryFailed` (PROTOCOL: "logged and audited"), even when
+/// the store cannot take the audit row at the moment the failure is seen: it waits for the next look.
+@Suite struct DeliveryFailureAuditTests {
+    @Test func aFailureTheStoreCannotTakeNowIsAuditedOnceItCan() throws {
+        let store = FaultInjectingStore(base: try SQLiteStore.inMemory())
+        let environment = Environment(clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 1), openStore: { store })
+        var options = testOptions()
+        options.deliverCommand = "exit 3"
+        let log = CapturedLines()
+        let server = LatchkeyServer(environment: environment, options: options, logger: log.logger())
+        func call(_ method: String, _ params: JSON) throws -> JSON {
+            try server.handle(RPCRequest(id: .int(1), method: method, params: params)) { _ in }.get()
+        }
+        _ = try call("admin/createUser", ["userId": "alice", "email": "alice@example.com"])
+        // The reset code goes out by the command, which fails; the store refuses every transaction meanwhile.
+        _ = try call("reset/requestPasswordReset", ["email": "alice@example.com", "redirectUrl": "app://reset"])
+        store.arm()
+        let deadline = Date().addingTimeInterval(10)
+        while !log.contains("could not audit a failed delivery"), Date() < deadline {
+            server.runDue { _ in }
+            usleep(10_000)
+        }
+        store.disarm()
+        #expect(log.contains("could not audit a failed delivery"), "the failure was never seen while the store refused")
+        server.runDue { _ in }
+        let events = try call("audit/list", [:])
+        let failed = events["events"]?.arrayValue?.filter { $0["type"] == "deliveryFailed" } ?? []
+        #expect(failed.count == 1)
+        #expect(failed.first?["detail"] == "passwordReset")
+    }
+}
