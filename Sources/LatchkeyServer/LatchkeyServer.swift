@@ -313,8 +313,10 @@ public final class LatchkeyServer: RPCHandler {
         auditDeliveryFailures(delivery)
     }
 
-    /// Audits the delivery commands' failures. Those the store cannot take now (a failover, a busy file) are kept for the next
-    /// look — the next call, or the idle poll while any wait — so none is lost while the process lives.
+    /// Audits the delivery commands' failures.
+    ///
+    /// Those the store cannot take now (a failover, a busy file) are kept for the next look — the next call, or the idle poll
+    /// while any wait — so none is lost while the process lives.
     private func auditDeliveryFailures(_ delivery: DeliveryCommand) {
         guard let opened else { return }
         var failures = delivery.takeFailures()[...]

@@ -4,9 +4,11 @@ import Testing
 
 @testable import LatchkeyCore
 
-/// What pruning keeps: a delivery delivered or failed more than 7 days ago goes, and an event goes
-/// once no delivery of it is left. A delivery retried by hand late in its life keeps its event, so
-/// the retry the operator was answered `pending` is attempted, not dropped.
+/// What pruning keeps.
+///
+/// A delivery delivered or failed more than 7 days ago goes, and an event goes once no delivery of
+/// it is left. A delivery retried by hand late in its life keeps its event, so the retry the
+/// operator was answered `pending` is attempted, not dropped.
 @Suite struct CallbackPruneTests {
     private struct EmptyData: CallbackRenderer {
         func data(of event: DomainEvent) -> [UInt8] { Array("{}".utf8) }
