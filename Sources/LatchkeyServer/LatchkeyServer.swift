@@ -391,22 +391,3 @@ public final class LatchkeyServer: RPCHandler {
         relay.tidy()
     }
 }
-
-/// Everything a handler can use besides its params.
-public struct CallContext {
-    let server: LatchkeyServer
-    let needsStore: Bool
-    /// Under `--fail-method`: the store fails from the handler on.
-    let failing: Bool
-
-    /// Runs what is due before the handler (see `LatchkeyServer.prepare`).
-    @usableFromInline func prepare() throws { try server.prepare(self) }
-
-    /// The system (opened on first use; `storeUnavailable` when it cannot be).
-    public var core: Latchkey { get throws { try server.core() } }
-    /// The one `T` of this process, made on the system on first use (see `LatchkeyServer.attachment`).
-    public func attachment<T: AnyObject & Sendable>(_ make: (Latchkey) throws -> T) throws -> T { try server.attachment(make) }
-    public var options: ServerOptions { server.options }
-    public var clock: Clock { server.environment.clock }
-    public var random: RandomSource { server.environment.random }
-}
