@@ -167,6 +167,7 @@ failover: $(BUILD_STEP) venv pg-deps
 	$(FAILOVER_RUN) Tests/system/test_failover.py
 	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_the_standby_never_had_is_not_acknowledged
 	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost
+	$(FAILOVER_RUN) Tests/system/test_failover_commit.py::test_a_commit_still_waiting_for_its_standby_is_waited_for_past_the_budget
 
 # `latchkey mcp` driven by the official MCP Python SDK as a stdio client, in its default mode
 # (server/discover probe, then the handshake) and in handshake mode.

@@ -16,6 +16,8 @@ struct PostgresError: Error, Sendable, CustomStringConvertible {
         static let adminShutdown = Code("57P01")
         static let crashShutdown = Code("57P02")
         static let cannotConnectNow = Code("57P03")
+        /// A lock wait ran past `lock_timeout`.
+        static let lockNotAvailable = Code("55P03")
         /// Latchkey's own (migration v10, `latchkey_require_none`): a check the transaction deferred
         /// to its COMMIT found a row (`PostgresTransaction.noneMatch`).
         static let deferredCheckFailed = Code("LK001")

@@ -154,11 +154,15 @@ public final class PostgresStore: Store, Sendable {
     }
 
     /// Whether the transaction of `marker` committed, asked on a new connection, again and again until a server that accepts writes answers (a
-    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` in all.
+    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` of no answer.
     ///
-    /// False when it did not commit, or when no server answered in time: only then is the outcome unknown to the caller.
+    /// A server that answers that the transaction is still in flight (its COMMIT waits for a synchronous standby; the lookup's
+    /// lock wait times out) is asked again for as long as it says so: its outcome is not known until it ends, and an answer
+    /// given before would be wrong if it then committed (PROTOCOL: "never a result that the new primary lacks, never both").
+    /// That wait is as long as any COMMIT's on such a server. False when it did not commit, or when no server answered in time.
     private func committed(_ marker: PostgresCommitMarker, _ slot: inout ConnectionSlot) -> Bool {
-        let started = Self.nowMilliseconds()
+        var started = Self.nowMilliseconds()
+        var toldInFlight = false
         while true {
             slot.downSince = nil
             if let connection = try? connection(&slot) {
@@ -173,8 +177,17 @@ public final class PostgresStore: Store, Sendable {
                     ])
                     guard case .int(let number)? = results[2].rows.first?.first else { return false }
                     return number == marker.number
+                } catch let error as PostgresError where error.code == .lockNotAvailable {
+                    // Still in flight: ask again, for as long as the server answers so.
+                    _ = try? connection.execute("ROLLBACK")
+                    if !toldInFlight {
+                        logger.warning("a COMMIT whose connection was lost is still running on the server; waiting for it to end")
+                        toldInFlight = true
+                    }
+                    started = Self.nowMilliseconds()
+                    continue
                 } catch let error as PostgresError where !error.isConnectionLost {
-                    // The lock wait timed out (the transaction is still in flight), or the server refused.
+                    // The server refused.
                     _ = try? connection.execute("ROLLBACK")
                     return false
                 } catch {

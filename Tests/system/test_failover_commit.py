@@ -13,13 +13,14 @@ file on a primary and standby of its own. Without LATCHKEY_TEST_POSTGRES_HA they
 """
 import os
 import signal
+import socket
 import subprocess
 import time
 import uuid
 
 import pytest
 
-from lkharness import reason
+from lkharness import ProtocolFailure, reason
 from test_postgres import psql, with_database
 
 HA = os.environ.get("LATCHKEY_TEST_POSTGRES_HA")
@@ -109,3 +110,47 @@ def test_a_commit_the_standby_had_is_acknowledged_though_its_answer_was_lost(spa
     assert reason(reply) == "ok", f"a write the new primary has was answered {reply}"
     assert reason(lk.request("admin/createUser", userId="committed")) != "ok"
     assert psql('SELECT count(*) FROM "user"', only(STANDBY, name)) == "2"
+
+
+def cut_connections(pid):
+    """Shuts down every socket of process `pid` (its PostgreSQL connections: its stdio are pipes), from outside it:
+    pidfd_getfd(2) duplicates each into this process, and shutdown(2) acts on the socket both descriptors share. The
+    server's end stays as it is: a backend waiting for its standby goes on waiting."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"):
+                    continue
+            except FileNotFoundError:
+                continue
+            mine = libc.syscall(438, pidfd, int(fd), 0)  # SYS_pidfd_getfd on x86_64
+            if mine < 0:
+                continue
+            try:
+                socket.socket(fileno=mine).shutdown(socket.SHUT_RDWR)
+            except OSError:
+                os.close(mine)
+    finally:
+        os.close(pidfd)
+
+
+def test_a_commit_still_waiting_for_its_standby_is_waited_for_past_the_budget(spawn, workdir):
+    """The connection of a COMMIT that waits for its standby is lost while the primary lives: the commit is still in flight,
+    and whether it commits is known only when it ends. The call waits for that (past the 10 s in which a server must answer
+    at all), then answers its result: answering storeUnavailable before would be wrong once the standby comes back."""
+    lk, name, sent, walsender = started(spawn, workdir, "in-flight")
+    cut_connections(lk.p.pid)
+    # Its first lookup waits the whole budget (10 s) on the lock the COMMIT holds, then says it waits on: the old answer,
+    # storeUnavailable, came at that moment instead.
+    wait_for("the process to answer, or to wait on for the commit in flight",
+             lambda: sent in lk.replies or "is still running on the server" in lk.stderr_bytes().decode(), timeout=15)
+    with pytest.raises(ProtocolFailure, match="no reply"):
+        reply = lk.recv(sent, timeout=1)
+        pytest.fail(f"answered {reply} while its commit was still in flight")
+    os.kill(walsender, signal.SIGCONT)
+    reply = lk.recv(sent, timeout=30)
+    assert reason(reply) == "ok", f"a write the primary committed was answered {reply}"
+    assert psql('SELECT count(*) FROM "user" WHERE "id" = \'in-flight\'', only(PRIMARY, name)) == "1"
