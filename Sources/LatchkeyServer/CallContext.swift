@@ -5,6 +5,8 @@ import LatchkeyCore
 public struct CallContext {
     let server: LatchkeyServer
     let needsStore: Bool
+    /// The method changes the process's own state (`MethodAccess.changesProcess`).
+    let changesProcess: Bool
     /// Under `--fail-method`: the store fails from the handler on.
     let failing: Bool
 

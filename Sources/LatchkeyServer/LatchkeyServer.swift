@@ -194,7 +194,8 @@ public final class LatchkeyServer: RPCHandler {
         // Logs name the method and the outcome only: never params, which may hold secrets.
         if logsCalls { log(.trace, "call", method) }
         let failing = !options.failMethods.isEmpty && options.failMethods.contains(method.name)
-        let context = CallContext(server: self, needsStore: method.access.needsStore, failing: failing)
+        let context = CallContext(
+            server: self, needsStore: method.access.needsStore, changesProcess: method.access.changesProcess, failing: failing)
         do {
             let result = failing ? try fail(method, object, context) : try method.invoke(object, context)
             if logsCalls { log(.debug, "answered", method) }
@@ -338,7 +339,10 @@ public final class LatchkeyServer: RPCHandler {
     /// on the store), and, under `--fail-method`, arming the failing store.
     func prepare(_ context: CallContext) throws {
         if context.needsStore { try runDueWork(try core()) }
-        if context.failing { faults?.arm() }
+        guard context.failing else { return }
+        // What no rollback undoes is not carried out at all: the call fails before it runs.
+        if context.changesProcess { throw InjectedStoreFault() }
+        faults?.arm()
     }
 
     private func runDueWork(_ core: Latchkey) throws {

@@ -122,10 +122,11 @@ struct LatchkeyCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Make every valid call of these methods (comma-separated) answer internalError (-32603) as if the store had failed; what a call "
-                + "wrote is rolled back. A testing aid for clients.",
+            "Make every valid call of these methods (comma-separated, or the option repeated) answer internalError (-32603) as if the "
+                + "store had failed; what a call wrote is rolled back, and a method that changes the process itself (clock/advance, "
+                + "events/subscribe, events/unsubscribe, delivery/open) fails before it runs. A testing aid for clients.",
             valueName: "METHOD[,METHOD…]"))
-    var failMethod: String?
+    var failMethod: [String] = []
 
     @Option(
         name: .long,
@@ -143,7 +144,7 @@ struct LatchkeyCommand: ParsableCommand {
     var callbackAllowPrivate = false
 
     /// The methods named by `--fail-method`.
-    var failMethods: [String] { failMethod.map { $0.split(separator: ",").map(String.init) } ?? [] }
+    var failMethods: [String] { failMethod.flatMap { $0.split(separator: ",").map(String.init) } }
 
     func validate() throws {
         if db != nil, inMemory {
@@ -185,7 +186,7 @@ struct LatchkeyCommand: ParsableCommand {
             throw ValidationError("--key-file goes with a PostgreSQL store (--db postgresql://…); a SQLite store keeps its key beside its file")
         }
         if let callbackCaFile { _ = try CallbackWiring.trust(caFile: callbackCaFile) }
-        if failMethod != nil {
+        if !failMethod.isEmpty {
             let unknown = Served.methods.unknownMethods(failMethods)
             if failMethods.isEmpty || !unknown.isEmpty {
                 throw ValidationError("--fail-method: no such method: \(unknown.joined(separator: ", "))")

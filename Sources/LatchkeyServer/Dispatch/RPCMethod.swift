@@ -62,6 +62,9 @@ public struct MethodAccess: Sendable, Equatable {
     public var adminOnly: Bool
     /// Reads or writes the store (may answer `storeUnavailable`; opens the store on first use).
     public var needsStore: Bool
+    /// Changes what the process itself holds (a manual clock's time, the subscribed topics, what a tapped link fires), which no
+    /// store rollback undoes: under `--fail-method` it fails before it runs, so a failed call changes nothing.
+    public var changesProcess = false
 
     /// An ordinary method on the store.
     public static let store = MethodAccess(adminOnly: false, needsStore: true)
@@ -71,6 +74,10 @@ public struct MethodAccess: Sendable, Equatable {
     public static let local = MethodAccess(adminOnly: false, needsStore: false)
     /// An operator's method that needs no store.
     public static let adminLocal = MethodAccess(adminOnly: true, needsStore: false)
+    /// A method that needs no store and changes the process's own state.
+    public static let localProcess = MethodAccess(adminOnly: false, needsStore: false, changesProcess: true)
+    /// An operator's method on the store that changes the process's own state too.
+    public static let adminProcess = MethodAccess(adminOnly: true, needsStore: true, changesProcess: true)
 }
 
 /// A method with its types erased, as the dispatch table and the document generators hold it.

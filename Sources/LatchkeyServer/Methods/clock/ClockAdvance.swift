@@ -12,7 +12,7 @@ enum ClockAdvance: RPCMethod {
             ending, insecure windows closing) happens and is notified. Refused (forbidden) on the system clock and \
             under --no-admin.
             """,
-        errors: [.forbidden], access: .admin)
+        errors: [.forbidden], access: .adminProcess)
     struct Params: WireParams {
         let seconds: Int64
         static let wire = WireMember.required("seconds", .seconds(minimum: 0))

@@ -12,7 +12,7 @@ enum DeliveryOpen: RPCMethod {
             Opening an account-recovery message fires the reset/accountRecoveryCallback notification with its \
             verification code.
             """,
-        errors: [.notFound], access: .admin)
+        errors: [.notFound], access: .adminProcess)
     struct Params: WireParams {
         let messageId: String
         static let wire = WireMember.required("messageId", .identifier)

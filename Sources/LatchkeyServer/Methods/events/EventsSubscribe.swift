@@ -11,7 +11,7 @@ enum EventsSubscribe: RPCMethod {
             subscriptions; from then on the matching notifications are sent before the response of the call that \
             caused them. The delivery and audit topics are closed by --no-admin.
             """,
-        errors: [.forbidden], access: .local)
+        errors: [.forbidden], access: .localProcess)
     static func handle(_ params: EventsFamily.Topics, _ context: CallContext) throws -> EventsFamily.Topics {
         if context.options.noAdmin, let closed = params.topics.first(where: \.isAdminOnly) {
             throw DomainError(.forbidden, "the \(closed.rawValue) topic is closed by --no-admin")

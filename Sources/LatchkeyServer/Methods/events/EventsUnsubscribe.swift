@@ -10,7 +10,7 @@ enum EventsUnsubscribe: RPCMethod {
             Removes topics from this connection's subscriptions and answers with the topics still subscribed. \
             Unsubscribing from a topic not subscribed is not an error.
             """,
-        access: .local)
+        access: .localProcess)
     static func handle(_ params: EventsFamily.Topics, _ context: CallContext) throws -> EventsFamily.Topics {
         context.server.unsubscribe(params.topics)
         return EventsFamily.Topics(context.server.subscriptions)
