@@ -18,6 +18,7 @@ extension Latchkey {
         try runDueOperationExpiries()
         try runDueOnboardingExpiries()
         forgetExpiredRows()
+        lookForCallbacksIfUnknown()
     }
 }
 

@@ -51,6 +51,9 @@ public final class Latchkey: Sendable {
     /// Whether this process has seen a callback in the store (from then on a write transaction reads whether there is one with its
     /// first reads: `writeCallbackEvents`).
     let callbacksInSight = Mutex(false)
+    /// Whether the store could not tell, when the process attached its worker, if it has a callback: the calls that follow ask
+    /// again until it answers (`lookForCallbacksIfUnknown`).
+    let callbacksUnknown = Atomic<Bool>(false)
     /// The process's delivery worker, woken after a commit that wrote callback events (see `setCallbackWorker`).
     let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
     /// The user `userTellingNothing` found last: what an identifier that names nobody reads instead (see `decoyUserId`).

@@ -25,9 +25,13 @@ enum CallbackWiring {
             let worker = CallbackWorker(core: core, trust: trust, version: version, logger: Logger(label: "latchkey.callbacks"))
             core.setCallbackWorker(wake: { worker.wake() }, drain: { worker.drain(within: $0) }, stop: { worker.stop(within: $0) })
             // Deliveries left by an earlier run, or callbacks another process configured: start now. A store that cannot tell
-            // (unreachable as the process starts) starts it too: once woken, the worker looks again every second, where a worker
-            // left asleep would wait for this process to write an event, and a dead process's deliveries would wait with it.
-            if (try? core.hasCallbacks()) != false { worker.wake() }
+            // (unreachable as the process starts) is asked again on the calls that follow; a worker woken for nothing would poll
+            // the store every second for the process's life.
+            do {
+                if try core.hasCallbacks() { worker.wake() }
+            } catch {
+                core.askForCallbacksAgain()
+            }
         }
     }
 }

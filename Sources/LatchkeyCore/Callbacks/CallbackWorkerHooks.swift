@@ -1,4 +1,5 @@
 import LatchkeyContract
+import Synchronization
 
 /// How the domain reaches the process's delivery worker (the executable composes one; the domain knows no HTTP).
 ///
@@ -50,6 +51,24 @@ extension Latchkey {
     public func lookForCallbacks() throws {
         guard !callbacksInSight.withLock({ $0 }), try hasCallbacks() else { return }
         wakeCallbackWorker()
+    }
+
+    /// Asks again, on the calls that follow, whether the store has a callback: the process could not tell when it attached its
+    /// worker (the store was unreachable), and a worker left asleep would leave a dead process's deliveries waiting.
+    public func askForCallbacksAgain() {
+        callbacksUnknown.store(true, ordering: .relaxed)
+    }
+
+    /// On a call (`runDueTransitions`): where the store could not tell before whether it has a callback, asks it (and wakes the
+    /// worker for one); an answer ends the asking.
+    func lookForCallbacksIfUnknown() {
+        guard callbacksUnknown.load(ordering: .relaxed) else { return }
+        do {
+            try lookForCallbacks()
+            callbacksUnknown.store(false, ordering: .relaxed)
+        } catch {
+            // Still unreachable: the next call asks again.
+        }
     }
 
     /// At exit: attempts under way get `milliseconds` to end and be recorded (a receiver that answered is not sent the event again by
