@@ -6,9 +6,9 @@ import Testing
 
 /// What pruning keeps.
 ///
-/// A delivery delivered or failed more than 7 days ago goes, and an event goes once no delivery of
-/// it is left. A delivery retried by hand late in its life keeps its event, so the retry the
-/// operator was answered `pending` is attempted, not dropped.
+/// A delivery delivered or failed more than 7 days ago goes, and an event more than 7 days old goes with its deliveries once none
+/// of them is pending. A delivery retried by hand late in its life goes with its event: a retry after that answers `notFound`,
+/// never `pending` for a delivery that could no longer be sent.
 @Suite struct CallbackPruneTests {
     private struct EmptyData: CallbackRenderer {
         func data(of event: DomainEvent) -> [UInt8] { Array("{}".utf8) }
@@ -40,7 +40,7 @@ import Testing
         return claimed
     }
 
-    @Test func aDeliveryRetriedLateKeepsItsEventThroughAPrune() throws {
+    @Test func aDeliveryRetriedLateGoesWithItsEvent() throws {
         let (system, callbackId) = try oneDelivery()
         let first = try attemptAnswered410(system)
         // Six days on, the operator retries it; it fails again, so its last attempt is recent while its event is old.
@@ -49,12 +49,22 @@ import Testing
         _ = try attemptAnswered410(system)
         try system.core.advanceClock(by: 2 * day)
         try system.core.pruneCallbacks()
-        // Retried once more: it is claimed with its event, as it was answered.
-        #expect(try system.core.retryCallbackDelivery(deliveryId: first.deliveryId).status == .pending)
-        let again = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: [:]).deliveries
-        #expect(again.map(\.deliveryId) == [first.deliveryId])
-        #expect(again.first?.eventId == first.eventId)
+        // Gone with its event: a retry answers notFound, and nothing is left to claim.
+        #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).isEmpty)
+        #expect(throws: DomainError.self) { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) }
+        #expect(try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: [:]).deliveries.isEmpty)
+    }
+
+    @Test func aPendingDeliveryKeepsItsEvent() throws {
+        let (system, callbackId) = try oneDelivery()
+        let first = try attemptAnswered410(system)
+        // Retried by hand and not yet attempted when the event turns 7 days old: both stay, and the retry is sent.
+        try system.core.advanceClock(by: 7 * day + 1)
+        _ = try system.core.retryCallbackDelivery(deliveryId: first.deliveryId)
+        try system.core.pruneCallbacks()
         #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).map(\.deliveryId) == [first.deliveryId])
+        let again = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: [:]).deliveries
+        #expect(again.map(\.eventId) == [first.eventId])
     }
 
     @Test func aDeliveryFailedMoreThanSevenDaysAgoGoesWithItsEvent() throws {

@@ -332,8 +332,9 @@ extension Latchkey {
         }
     }
 
-    /// Prunes deliveries delivered or failed more than 7 days ago, and events older than that with no delivery left: a
-    /// delivery retried by hand late in its life keeps its event, so the retry has something to send.
+    /// Prunes deliveries delivered or failed more than 7 days ago, and events older than that with no pending delivery, together
+    /// with their deliveries: a delivery goes with its event (one retried by hand late in its life too, so a later retry answers
+    /// `notFound` rather than being dropped for want of its event), and only pending ones hold an event back.
     public func pruneCallbacks() throws {
         try transact { tx, _ in
             let cutoff = now - CallbackSchedule.kept
@@ -350,10 +351,11 @@ extension Latchkey {
                     .equals(CallbackEventRecord.Columns.fannedOut, true), StoreFilter(CallbackEventRecord.Columns.createdAt, .less, .int(cutoff)),
                 ],
                 limit: 500)
-            // The old events and whether each has a delivery left, read with the deletions above (they go first).
-            tx.willRead([.rows(oldQuery), .rows(CallbackDeliveryRecord.ofEvent, .ids(of: oldQuery))])
-            for event in try tx.fetchAll(oldQuery) {
-                if try tx.fetchAll(CallbackDeliveryRecord.ofEvent, event.id).isEmpty { try tx.delete(CallbackEventRecord.self, id: event.id) }
+            // The old events and whether each has a pending delivery, read with the deletions above (they go first).
+            tx.willRead([.rows(oldQuery), .rows(CallbackDeliveryRecord.pendingOfEvent, .ids(of: oldQuery))])
+            for event in try tx.fetchAll(oldQuery) where try tx.fetchAll(CallbackDeliveryRecord.pendingOfEvent, event.id).isEmpty {
+                try tx.deleteAll(CallbackDeliveryRecord.self, where: [.equals(CallbackDeliveryRecord.Columns.eventId, event.id)])
+                try tx.delete(CallbackEventRecord.self, id: event.id)
             }
         }
     }

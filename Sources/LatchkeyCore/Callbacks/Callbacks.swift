@@ -95,8 +95,9 @@ extension CallbackDeliveryRecord {
     /// A callback's pending deliveries.
     static let pendingOf = KeyedQuery<CallbackDeliveryRecord>(
         Columns.callbackId, and: [.equals(Columns.status, CallbackDeliveryStatus.pending.rawValue)])
-    /// An event's first delivery of any status (whether it has one): an event is kept while a delivery of it is.
-    static let ofEvent = KeyedQuery<CallbackDeliveryRecord>(Columns.eventId, limit: 1)
+    /// An event's first pending delivery (whether it has one).
+    static let pendingOfEvent = KeyedQuery<CallbackDeliveryRecord>(
+        Columns.eventId, and: [.equals(Columns.status, CallbackDeliveryStatus.pending.rawValue)], limit: 1)
 }
 
 extension CallbackRecord {
