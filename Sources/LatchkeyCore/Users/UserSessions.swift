@@ -72,17 +72,21 @@ extension Latchkey {
 
     /// The user behind a live session.
     ///
-    /// What the operation reads first, it states first: the session, its user, and `also`: what the
-    /// operation reads of that user, by the user's id found through the session.
+    /// What the operation reads first, it states first: the session, its user, the server's settings (the session lifetime in
+    /// force), and `also`: what the operation reads of that user, by the user's id found through the session.
     /// - Throws: `userSessionInvalid`.
     func sessionUser(
         _ tx: StoreTransaction, _ sessionId: String, also: (StoreKey) -> [StoreRead] = { _ in [] }
     ) throws -> (UserSessionRecord, UserRecord) {
         let id = SecretHash.digest(sessionId, purpose: "session")
         let owner = StoreKey.column(UserSessionRecord.Columns.userId, of: UserSessionRecord.self, .value(id))
-        tx.willRead([.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner)] + also(owner))
-        guard let session = try tx.fetch(UserSessionRecord.self, id: id),
-            now < session.expiresAt, let user = try tx.fetch(UserRecord.self, id: session.userId)
+        tx.willRead(
+            [.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner), .row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)]
+                + also(owner))
+        // A session lasts `sessionLifetimeSeconds` at most: the lifetime in force now, where an operator shortened it since.
+        guard let session = try tx.fetch(UserSessionRecord.self, id: id), now < session.expiresAt,
+            now < session.createdAt + (try serverConfig(tx).sessionLifetimeSeconds),
+            let user = try tx.fetch(UserRecord.self, id: session.userId)
         else {
             throw DomainError(.userSessionInvalid, "The session is unknown, ended or expired")
         }
