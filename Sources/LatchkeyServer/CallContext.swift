@@ -7,7 +7,7 @@ public struct CallContext {
     let needsStore: Bool
     /// The method changes the process's own state (`MethodAccess.changesProcess`).
     let changesProcess: Bool
-    /// Under `--fail-method`: the store fails from the handler on.
+    /// Under `--fail-method`: the store fails from the handler on (a method that changes the process fails before its handler).
     let failing: Bool
 
     /// Runs what is due before the handler (see `LatchkeyServer.prepare`).

@@ -5,67 +5,6 @@ import LatchkeyRPC
 import Logging
 import Synchronization
 
-/// How the process was started, as far as the method table cares.
-public struct ServerOptions: Sendable {
-    public var version: String
-    public var noAdmin: Bool
-    public var deliverCommand: String?
-    /// `--fail-method`: these methods answer `internalError`, their transactions rolled back.
-    public var failMethods: Set<String>
-    /// What `server/info` reports as the store.
-    public var storeKind: StoreKind
-    /// Debug builds: check every answer against its method's declaration (see `ContractCheck`).
-    public var checkContract: Bool
-    /// Where the contract check also appends what it finds.
-    public var contractLog: String?
-    /// The methods served: the server's own (`MethodTable.serverOnly`) or, composed by the executable, those and the simulated phone's.
-    public var methods: MethodTable
-    /// What makes `reset/resetPasskeys`' new passkey on a simulated phone (nil: `{deviceId}` answers invalidParams).
-    public var passkeyAuthenticator: (any ResetPasskeyAuthenticator)?
-
-    public init(
-        version: String, noAdmin: Bool = false, deliverCommand: String? = nil, failMethods: Set<String> = [],
-        storeKind: StoreKind = .memory, checkContract: Bool = false, contractLog: String? = nil,
-        methods: MethodTable = .serverOnly, passkeyAuthenticator: (any ResetPasskeyAuthenticator)? = nil
-    ) {
-        self.version = version
-        self.noAdmin = noAdmin
-        self.deliverCommand = deliverCommand
-        self.failMethods = failMethods
-        self.storeKind = storeKind
-        self.checkContract = checkContract
-        self.contractLog = contractLog
-        self.methods = methods
-        self.passkeyAuthenticator = passkeyAuthenticator
-    }
-}
-
-/// What the system runs on besides its store: kept from the start, so methods that need no
-/// store (`ping`, `clock/now`) answer before, or without, one.
-public struct Environment: Sendable {
-    public var clock: Clock
-    public var random: RandomSource
-    public var openStore: @Sendable () throws -> Store
-    /// Notifications to and from other processes on the same store (nil: this process alone).
-    public var relay: EventRelay?
-    /// How the server signs with its own keys (RFC 6979 in seeded runs, so transcripts replay).
-    public var signer: ECDSASigning
-    /// Runs once on the system when it opens: what the executable attaches to it (the callback delivery worker).
-    public var attach: (@Sendable (Latchkey) -> Void)?
-
-    public init(
-        clock: Clock, random: RandomSource, openStore: @escaping @Sendable () throws -> Store, relay: EventRelay? = nil,
-        signer: ECDSASigning = RandomizedECDSA(), attach: (@Sendable (Latchkey) -> Void)? = nil
-    ) {
-        self.clock = clock
-        self.random = random
-        self.openStore = openStore
-        self.relay = relay
-        self.signer = signer
-        self.attach = attach
-    }
-}
-
 /// The method table: contract method name → params → Core call → result or error.
 ///
 /// Also routes committed domain events to subscribed topics as notifications. Used by one thread (the
@@ -78,6 +17,8 @@ public final class LatchkeyServer: RPCHandler {
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
+    /// After the store refused a failed delivery's audit row: not asked again before this (`auditDeliveryFailures`).
+    private var deliveryAuditPausedUntil: ContinuousClock.Instant?
     /// When this idle process last looked for work other processes left due (`sharedFilePoll`).
     private var lastSharedLook: Int64?
     /// What other targets keep per process on the system (the simulated phones), by type: see `attachment`.
@@ -311,32 +252,40 @@ public final class LatchkeyServer: RPCHandler {
         opened?.stopCallbackDeliveries(within: Self.callbackExitGraceMilliseconds)
         guard let delivery else { return }
         delivery.finish()
-        auditDeliveryFailures(delivery)
+        auditDeliveryFailures(delivery, atExit: true)
     }
 
     /// Audits the delivery commands' failures.
     ///
     /// Those the store cannot take now (a failover, a busy file) are kept for the next look — the next call, or the idle poll
-    /// while any wait — so none is lost while the process lives.
-    private func auditDeliveryFailures(_ delivery: DeliveryCommand) {
+    /// while any wait — a second later at the soonest, and said once until the store takes one again; at exit, what is left is
+    /// said lost.
+    private func auditDeliveryFailures(_ delivery: DeliveryCommand, atExit: Bool = false) {
         guard let opened else { return }
+        if !atExit, let until = deliveryAuditPausedUntil, ContinuousClock.now < until { return }
         var failures = delivery.takeFailures()[...]
         while let purpose = failures.first {
             do {
                 try opened.recordAudit(.deliveryFailed, detail: purpose.rawValue)
             } catch {
-                logger.warning(
-                    "could not audit a failed delivery yet; it is kept for the next look",
-                    metadata: ["purpose": "\(purpose.rawValue)", "error": "\(String(describing: type(of: error)))"])
+                let metadata: Logger.Metadata = ["count": "\(failures.count)", "error": "\(String(describing: type(of: error)))"]
+                if atExit {
+                    logger.error("failed deliveries could not be audited before exit", metadata: metadata)
+                } else if deliveryAuditPausedUntil == nil {
+                    logger.warning("could not audit a failed delivery yet; it is kept for the next look", metadata: metadata)
+                }
                 delivery.giveBack(Array(failures))
+                deliveryAuditPausedUntil = ContinuousClock.now + .milliseconds(Self.dueRetryMilliseconds)
                 return
             }
             failures.removeFirst()
+            deliveryAuditPausedUntil = nil
         }
     }
 
     /// What every call does once its params are read: time-driven work that is due (for calls
     /// on the store), and, under `--fail-method`, arming the failing store.
+    /// - Throws: a store failure of the due work; under `--fail-method`, `InjectedStoreFault` for a method that changes the process.
     func prepare(_ context: CallContext) throws {
         if context.needsStore { try runDueWork(try core()) }
         guard context.failing else { return }
