@@ -30,6 +30,8 @@ public final class PostgresStore: Store, Sendable {
     private let key: [UInt8]
     /// This process's row of commit markers (see `PostgresCommitMarker`).
     private let writerId = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255) })
+    /// The application name of this process's connections: a lost one is found by it (`lostConnections`).
+    private var applicationName: String { "latchkey " + writerId }
     /// The one connection: one transaction at a time on it.
     private let connectionSlot = Mutex(ConnectionSlot())
     /// How often one body may run, and for how long, before the call answers `StoreUnavailable`.
@@ -154,12 +156,14 @@ public final class PostgresStore: Store, Sendable {
     }
 
     /// Whether the transaction of `marker` committed, asked on a new connection, again and again until a server that accepts writes answers (a
-    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` of no answer.
+    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` in all.
     ///
-    /// A server that answers that the transaction is still in flight (its COMMIT waits for a synchronous standby; the lookup's
-    /// lock wait times out) is asked again for as long as it says so: its outcome is not known until it ends, and an answer
-    /// given before would be wrong if it then committed (PROTOCOL: "never a result that the new primary lacks, never both").
-    /// That wait is as long as any COMMIT's on such a server. False when it did not commit, or when no server answered in time.
+    /// Where the lookup's wait for the writer's row times out, something still holds that row: only this process's lost
+    /// connection can (the row is this process's own), and the server says what it is doing (`lostConnections`). Waiting for
+    /// its synchronous standby, its COMMIT may yet land, so it is waited for as long as it waits — an answer before would be
+    /// wrong if it then committed (PROTOCOL: "never a result that the new primary lacks, never both"), and every COMMIT on
+    /// that server waits as long; idle in its transaction (cut off before its COMMIT arrived), it never will, so it is ended
+    /// and asked again. False when it did not commit, or when no server answered in time.
     private func committed(_ marker: PostgresCommitMarker, _ slot: inout ConnectionSlot) -> Bool {
         var started = Self.nowMilliseconds()
         var toldInFlight = false
@@ -178,14 +182,21 @@ public final class PostgresStore: Store, Sendable {
                     guard case .int(let number)? = results[2].rows.first?.first else { return false }
                     return number == marker.number
                 } catch let error as PostgresError where error.code == .lockNotAvailable {
-                    // Still in flight: ask again, for as long as the server answers so.
                     _ = try? connection.execute("ROLLBACK")
-                    if !toldInFlight {
-                        logger.warning("a COMMIT whose connection was lost is still running on the server; waiting for it to end")
-                        toldInFlight = true
+                    switch lostConnections(on: connection) {
+                    case .waitingForStandby:
+                        if !toldInFlight {
+                            logger.warning("a COMMIT whose connection was lost is still waiting for the standby; waiting for it to end")
+                            toldInFlight = true
+                        }
+                        started = Self.nowMilliseconds()
+                        continue
+                    case .ended:
+                        started = Self.nowMilliseconds()
+                        continue
+                    case .unknown:
+                        return false
                     }
-                    started = Self.nowMilliseconds()
-                    continue
                 } catch let error as PostgresError where !error.isConnectionLost {
                     // The server refused.
                     _ = try? connection.execute("ROLLBACK")
@@ -199,6 +210,41 @@ public final class PostgresStore: Store, Sendable {
         }
     }
 
+    /// What this process's other connections on the server of `connection` are doing, known by their application name.
+    private enum LostConnections {
+        /// One waits for its synchronous standby at COMMIT.
+        case waitingForStandby
+        /// One or more sat idle in a transaction, and were ended (their transactions roll back).
+        case ended
+        /// None of those (or the server would not say).
+        case unknown
+    }
+
+    private func lostConnections(on connection: PostgresConnection) -> LostConnections {
+        let states: [[PostgresValue]]
+        do {
+            states =
+                try connection.pipeline([
+                    PostgresStatement(
+                        sql: "SELECT pid, state, wait_event FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+                        parameters: [.text(applicationName)])
+                ])[0].rows
+        } catch {
+            return .unknown
+        }
+        func text(_ value: PostgresValue?) -> String? {
+            if case .text(let text)? = value { return text }
+            return nil
+        }
+        if states.contains(where: { text($0.dropFirst(2).first) == "SyncRep" }) { return .waitingForStandby }
+        let idle = states.filter { text($0.dropFirst().first)?.hasPrefix("idle in transaction") == true }.compactMap(\.first)
+        guard !idle.isEmpty else { return .unknown }
+        for pid in idle {
+            _ = try? connection.pipeline([PostgresStatement(sql: "SELECT pg_terminate_backend($1::int)", parameters: [pid])])
+        }
+        return .ended
+    }
+
     /// The open connection, or a new one (migrated on the first connection of this process).
     private func connection(_ slot: inout ConnectionSlot) throws -> PostgresConnection {
         if let open = slot.connection, open.isUp { return open }
@@ -207,7 +253,7 @@ public final class PostgresStore: Store, Sendable {
             throw StoreUnavailable(retryAfterSeconds: 1, reason: "PostgreSQL cannot be reached")
         }
         do {
-            let connection = try PostgresConnection(conninfo: conninfo)
+            let connection = try PostgresConnection(conninfo: conninfo, applicationName: applicationName)
             // A sequential scan takes a predicate lock on the whole table, so two processes
             // working on different rows of a small table would fail each other's SERIALIZABLE
             // transactions; every lookup of the domain has an index (PostgreSQL manual 13.2.3
