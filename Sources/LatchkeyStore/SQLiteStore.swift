@@ -36,7 +36,6 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Opens (and migrates) a file store, creating it with mode 0600.
     public static func file(at path: String) throws -> SQLiteStore {
-        SQLiteProcessSettings.made
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(
@@ -77,7 +76,6 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// A private store that dies with the process.
     public static func inMemory() throws -> SQLiteStore {
-        SQLiteProcessSettings.made
         let queue = try DatabaseQueue()
         try Migrations.migrator.migrate(queue)
         return SQLiteStore(queue: queue, kind: .memory, keyPath: nil)

@@ -198,6 +198,8 @@ struct LatchkeyCommand: ParsableCommand {
 
     /// Serves stdio with the method table `table` builds on the server (`latchkey mcp`: MCP's).
     func serve(batches: Bool = true, _ table: (LatchkeyServer) -> RPCHandler) throws {
+        // Before any thread uses SQLite.
+        SQLiteStore.prepareProcess()
         StdioLoop.installSignalHandlers(inputFD: 0)
         let level = Logger.Level(rawValue: logLevel.rawValue) ?? .warning
         LoggingSystem.bootstrap { label in
