@@ -6,10 +6,10 @@ extension Device {
     /// the first offered algorithm it supports, none of `excludeCredentials` held.
     ///
     /// With iCloud Keychain on the passkey is synced (BE, BS, counter 0), else device-bound (counter from 1, never in a backup).
-    /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded credential is held), `invalidParams`
-    ///   (no supported algorithm), `PlatformAuthenticatorError.unusableKey` (a failed primitive: internalError).
     /// The caller gives the options' RP id, user handle, algorithms and exclusions, with the client data the browser half
     /// wrote; the device decides user verification and whether the passkey is synced.
+    /// - Throws: `biometryFailed`, `biometryCancelled` (nothing made), `alreadyExists` (an excluded credential is held), `invalidParams`
+    ///   (no supported algorithm), `PlatformAuthenticatorError.unusableKey` (a failed primitive: internalError).
     public func createPasskey(
         rpId: String, userHandle: [UInt8], algorithms: [Int64], excludeCredentials: [[UInt8]], clientDataJSON: [UInt8]
     ) throws -> PlatformCreation {

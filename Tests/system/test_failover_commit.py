@@ -118,6 +118,7 @@ def cut_connections(pid):
     server's end stays as it is: a backend waiting for its standby goes on waiting."""
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
+    cut = 0
     pidfd = os.pidfd_open(pid)
     try:
         for fd in os.listdir(f"/proc/{pid}/fd"):
@@ -126,15 +127,14 @@ def cut_connections(pid):
                     continue
             except FileNotFoundError:
                 continue
-            mine = libc.syscall(438, pidfd, int(fd), 0)  # SYS_pidfd_getfd on x86_64
-            if mine < 0:
-                continue
-            try:
-                socket.socket(fileno=mine).shutdown(socket.SHUT_RDWR)
-            except OSError:
-                os.close(mine)
+            mine = libc.syscall(438, pidfd, int(fd), 0)  # SYS_pidfd_getfd (the same number on every architecture)
+            assert mine >= 0, f"pidfd_getfd: {os.strerror(ctypes.get_errno())} (the test needs to be allowed to ptrace the process)"
+            with socket.socket(fileno=mine) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+            cut += 1
     finally:
         os.close(pidfd)
+    assert cut > 0, "the process had no socket to cut"
 
 
 def test_a_commit_still_waiting_for_its_standby_is_waited_for_past_the_budget(spawn, workdir):
