@@ -353,7 +353,10 @@ extension Latchkey {
                 limit: 500)
             // The old events and whether each has a pending delivery, read with the deletions above (they go first).
             tx.willRead([.rows(oldQuery), .rows(CallbackDeliveryRecord.pendingOfEvent, .ids(of: oldQuery))])
-            for event in try tx.fetchAll(oldQuery) where try tx.fetchAll(CallbackDeliveryRecord.pendingOfEvent, event.id).isEmpty {
+            // Everything read before the first delete: a delete of deliveries by event would make a store forget the answers it
+            // read ahead for the other events (a round trip each on PostgreSQL).
+            let gone = try tx.fetchAll(oldQuery).filter { try tx.fetchAll(CallbackDeliveryRecord.pendingOfEvent, $0.id).isEmpty }
+            for event in gone {
                 try tx.deleteAll(CallbackDeliveryRecord.self, where: [.equals(CallbackDeliveryRecord.Columns.eventId, event.id)])
                 try tx.delete(CallbackEventRecord.self, id: event.id)
             }
