@@ -53,14 +53,14 @@ extension Latchkey {
     public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
         try transact { tx, effects in
             let key = ceremonyKey(ceremonyId)
-            tx.willRead(Self.ceremonyReads(key: key))
+            tx.willRead(Self.ceremonyReads(key: key) + [.row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)])
             let ceremony = try liveCeremony(tx, key: key, .create)
             guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
             }
             try requireOpenerLive(ceremony) { sessionId in
                 guard let session = try tx.fetch(UserSessionRecord.self, id: sessionId) else { return false }
-                return session.userId.isSameId(as: user.id) && now < session.expiresAt
+                return try session.userId.isSameId(as: user.id) && isLive(tx, session)
             }
             try requireRoomForPasskey(tx, userId: user.id)
             let app = try application(tx, ceremony.applicationId)

@@ -83,14 +83,18 @@ extension Latchkey {
         tx.willRead(
             [.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner), .row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)]
                 + also(owner))
-        // A session lasts `sessionLifetimeSeconds` at most: the lifetime in force now, where an operator shortened it since.
-        guard let session = try tx.fetch(UserSessionRecord.self, id: id), now < session.expiresAt,
-            now < session.createdAt + (try serverConfig(tx).sessionLifetimeSeconds),
+        guard let session = try tx.fetch(UserSessionRecord.self, id: id), try isLive(tx, session),
             let user = try tx.fetch(UserRecord.self, id: session.userId)
         else {
             throw DomainError(.userSessionInvalid, "The session is unknown, ended or expired")
         }
         return (session, user)
+    }
+
+    /// Whether `session` is live now: before its own expiry, and within the session lifetime in force (`sessionLifetimeSeconds` is
+    /// a session's most, so an operator's shorter setting ends older sessions at once).
+    func isLive(_ tx: StoreTransaction, _ session: UserSessionRecord) throws -> Bool {
+        try now < session.expiresAt && now < session.createdAt + serverConfig(tx).sessionLifetimeSeconds
     }
 
     /// Ends a session, or every session of its user.

@@ -453,6 +453,19 @@ def ceremony_dies_with_its_session(s):
     s.ok("user/passkeys", sessionId=session)
 
 
+def ceremony_dies_when_its_session_lifetime_is_shortened(s):
+    """A session lasts sessionLifetimeSeconds at most, the lifetime in force now: shortened to 100 s while a creation
+    ceremony its 100 s old session opened is still within its 300 s, the ceremony is void (noSessionInProgress), as
+    every call with that session is."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse")
+    key = Authenticator("mine")
+    session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    s.ok("clock/advance", seconds=100)
+    s.ok("admin/configureServer", sessionLifetimeSeconds=100)
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"]))
+    s.fails("user/get", "userSessionInvalid", sessionId=session)
+
 def reset_ceremony_dies_with_its_code(s):
     """A reset's ceremony lives while the verification code that opened it does: replaced by a new request, its
     reset/resetPasskeys answers noSessionInProgress and consumes, counts and registers nothing (the new code still
@@ -756,7 +769,8 @@ SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_
              reset_passkeys_with_password_reset_code, too_many_passkeys, thief_walk, ceremony_dies_with_its_session,
              reset_ceremony_dies_with_its_code, discoverable_needs_user_handle, passkeys_belong_to_their_rp_id,
              backup_eligibility_is_fixed, client_data_and_origins, operation_approved_with_passkey,
-             operation_passkey_refusals, refused_import_writes_nothing, expired_ceremony_is_known_for_a_day]
+             operation_passkey_refusals, refused_import_writes_nothing, expired_ceremony_is_known_for_a_day,
+             ceremony_dies_when_its_session_lifetime_is_shortened]
 
 
 def main():
