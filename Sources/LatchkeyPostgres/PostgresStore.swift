@@ -156,7 +156,7 @@ public final class PostgresStore: Store, Sendable {
     }
 
     /// Whether the transaction of `marker` committed, asked on a new connection, again and again until a server that accepts writes answers (a
-    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` in all.
+    /// failover: the old primary is gone and the standby not yet promoted), for up to `commitStatusWaitMilliseconds` without an answer.
     ///
     /// Where the lookup's wait for the writer's row times out, something still holds that row: only this process's lost
     /// connection can (the row is this process's own), and the server says what it is doing (`lostConnections`). Waiting for
@@ -167,6 +167,7 @@ public final class PostgresStore: Store, Sendable {
     private func committed(_ marker: PostgresCommitMarker, _ slot: inout ConnectionSlot) -> Bool {
         var started = Self.nowMilliseconds()
         var toldInFlight = false
+        var unknownHolders = 0
         while true {
             slot.downSince = nil
             if let connection = try? connection(&slot) {
@@ -184,9 +185,9 @@ public final class PostgresStore: Store, Sendable {
                 } catch let error as PostgresError where error.code == .lockNotAvailable {
                     _ = try? connection.execute("ROLLBACK")
                     switch lostConnections(on: connection) {
-                    case .waitingForStandby:
+                    case .inFlight:
                         if !toldInFlight {
-                            logger.warning("a COMMIT whose connection was lost is still waiting for the standby; waiting for it to end")
+                            logger.warning("a COMMIT whose connection was lost is still running on the server; waiting for it to end")
                             toldInFlight = true
                         }
                         started = Self.nowMilliseconds()
@@ -194,8 +195,15 @@ public final class PostgresStore: Store, Sendable {
                     case .ended:
                         started = Self.nowMilliseconds()
                         continue
-                    case .unknown:
-                        return false
+                    case .gone:
+                        // It ended between the lock's timeout and the question: the next lookup finds the row free.
+                        unknownHolders += 1
+                        guard unknownHolders < 3 else { return false }
+                        continue
+                    case .unanswered:
+                        // The server went away with the question (a failover): ask the next one, with a fresh budget.
+                        slot.connection = nil
+                        started = Self.nowMilliseconds()
                     }
                 } catch let error as PostgresError where !error.isConnectionLost {
                     // The server refused.
@@ -212,37 +220,39 @@ public final class PostgresStore: Store, Sendable {
 
     /// What this process's other connections on the server of `connection` are doing, known by their application name.
     private enum LostConnections {
-        /// One waits for its synchronous standby at COMMIT.
-        case waitingForStandby
-        /// One or more sat idle in a transaction, and were ended (their transactions roll back).
+        /// One is still running a statement or its COMMIT (waiting for its synchronous standby, a WAL flush, a lock).
+        case inFlight
+        /// One or more sat idle in a transaction, which they would never commit: they were ended (their transactions roll back).
         case ended
-        /// None of those (or the server would not say).
-        case unknown
+        /// None is left that could hold the row (an idle one holds nothing).
+        case gone
+        /// The server did not answer.
+        case unanswered
     }
 
     private func lostConnections(on connection: PostgresConnection) -> LostConnections {
-        let states: [[PostgresValue]]
+        let others = "application_name = $1 AND pid <> pg_backend_pid()"
         do {
-            states =
-                try connection.pipeline([
-                    PostgresStatement(
-                        sql: "SELECT pid, state, wait_event FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
-                        parameters: [.text(applicationName)])
-                ])[0].rows
+            let results = try connection.pipeline([
+                PostgresStatement(
+                    sql: "SELECT count(*) FROM pg_stat_activity WHERE \(others) AND (state = 'active' OR wait_event = 'SyncRep')",
+                    parameters: [.text(applicationName)]),
+                // One statement finds and ends them, so no pid is reused in between; the aggregate's filter runs only on the rows
+                // the WHERE kept (a qualifier there could be reordered before the others).
+                PostgresStatement(
+                    sql: "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE \(others) "
+                        + "AND state LIKE 'idle in transaction%'",
+                    parameters: [.text(applicationName)]),
+            ])
+            func count(_ index: Int) -> Int64 {
+                if case .int(let number)? = results[index].rows.first?.first { return number }
+                return 0
+            }
+            if count(0) > 0 { return .inFlight }
+            return count(1) > 0 ? .ended : .gone
         } catch {
-            return .unknown
+            return .unanswered
         }
-        func text(_ value: PostgresValue?) -> String? {
-            if case .text(let text)? = value { return text }
-            return nil
-        }
-        if states.contains(where: { text($0.dropFirst(2).first) == "SyncRep" }) { return .waitingForStandby }
-        let idle = states.filter { text($0.dropFirst().first)?.hasPrefix("idle in transaction") == true }.compactMap(\.first)
-        guard !idle.isEmpty else { return .unknown }
-        for pid in idle {
-            _ = try? connection.pipeline([PostgresStatement(sql: "SELECT pg_terminate_backend($1::int)", parameters: [pid])])
-        }
-        return .ended
     }
 
     /// The open connection, or a new one (migrated on the first connection of this process).

@@ -146,7 +146,7 @@ def test_a_commit_still_waiting_for_its_standby_is_waited_for_past_the_budget(sp
     # Its first lookup waits the whole budget (10 s) on the lock the COMMIT holds, then says it waits on: the old answer,
     # storeUnavailable, came at that moment instead.
     wait_for("the process to answer, or to wait on for the commit in flight",
-             lambda: sent in lk.replies or "is still waiting for the standby" in lk.stderr_bytes().decode(), timeout=15)
+             lambda: sent in lk.replies or "is still running on the server" in lk.stderr_bytes().decode(), timeout=15)
     with pytest.raises(ProtocolFailure, match="no reply"):
         reply = lk.recv(sent, timeout=1)
         pytest.fail(f"answered {reply} while its commit was still in flight")
