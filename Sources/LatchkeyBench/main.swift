@@ -29,6 +29,9 @@ let flowCount = arguments.count > 1 ? Int(arguments[1]) ?? 300 : 300
 /// Registrations already in the store for the scale run (`LatchkeyBench 300 100000`).
 let scaleCounts = arguments.count > 2 ? arguments[2...].compactMap { Int($0) } : []
 
+// As the executable does at its start, before any thread uses SQLite.
+SQLiteStore.prepareProcess()
+
 report("== crypto primitives")
 let salt = [UInt8](repeating: 7, count: 16)
 let pbkdf2 = try measure("PBKDF2-HMAC-SHA256 x 10 000 (PIN)", count: 200) {

@@ -197,7 +197,9 @@ public final class LatchkeyServer: RPCHandler {
         let relayPoll = environment.relay.map { $0.isListening && !subscriptions.isEmpty } == true ? relayPollMilliseconds : nil
         // Deliveries under way: wake to audit a failure when it comes, request or not.
         let deliveryPoll = delivery?.isBusy == true ? Self.deliveryPollMilliseconds : nil
-        let poll = [relayPoll, deliveryPoll, sharedFilePoll].compactMap { $0 }.min()
+        // A store that could not tell whether it has a callback: look again soon, call or not.
+        let askPoll = opened?.isAskingForCallbacks == true ? Self.dueRetryMilliseconds : nil
+        let poll = [relayPoll, deliveryPoll, sharedFilePoll, askPoll].compactMap { $0 }.min()
         guard let opened, !environment.clock.isManual else { return poll }
         let due: UnixTime
         do {
@@ -213,7 +215,8 @@ public final class LatchkeyServer: RPCHandler {
 
     /// How often an idle process looks for finished deliveries while some are under way.
     static let deliveryPollMilliseconds = 100
-    /// How soon an idle process asks again what is due when the store could not tell.
+    /// How soon an idle process asks the store again what it could not tell (what is due, whether it has a callback), and how soon
+    /// a failed delivery's audit row is offered again.
     static let dueRetryMilliseconds = 1000
 
     public func runDue(emit: (JSON) -> Void) {

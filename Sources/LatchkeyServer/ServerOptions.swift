@@ -6,7 +6,8 @@ public struct ServerOptions: Sendable {
     public var version: String
     public var noAdmin: Bool
     public var deliverCommand: String?
-    /// `--fail-method`: these methods answer `internalError`, their transactions rolled back.
+    /// `--fail-method`: these methods answer `internalError`, their transactions rolled back (a method that changes the process
+    /// fails before it runs).
     public var failMethods: Set<String>
     /// What `server/info` reports as the store.
     public var storeKind: StoreKind

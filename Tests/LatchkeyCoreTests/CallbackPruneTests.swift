@@ -51,7 +51,7 @@ import Testing
         try system.core.pruneCallbacks()
         // Gone with its event: a retry answers notFound, and nothing is left to claim.
         #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).isEmpty)
-        #expect(throws: DomainError.self) { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) }
+        #expect { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) } throws: { ($0 as? DomainError)?.reason == .notFound }
         #expect(try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: [:]).deliveries.isEmpty)
     }
 
@@ -73,6 +73,6 @@ import Testing
         try system.core.advanceClock(by: 7 * day + 1)
         try system.core.pruneCallbacks()
         #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).isEmpty)
-        #expect(throws: DomainError.self) { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) }
+        #expect { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) } throws: { ($0 as? DomainError)?.reason == .notFound }
     }
 }

@@ -31,8 +31,14 @@ import Testing
             server.runDue { _ in }
             usleep(10_000)
         }
-        store.disarm()
         #expect(log.contains("could not audit a failed delivery"), "the failure was never seen while the store refused")
+        // The store stays away past the pause: asked again a second later at the soonest, and said once.
+        let away = Date().addingTimeInterval(1.5)
+        while Date() < away {
+            server.runDue { _ in }
+            usleep(10_000)
+        }
+        store.disarm()
         // Asked again a second after the refusal at the soonest, by the idle poll.
         func failed() throws -> [JSON] {
             try call("audit/list", [:])["events"]?.arrayValue?.filter { $0["type"] == "deliveryFailed" } ?? []

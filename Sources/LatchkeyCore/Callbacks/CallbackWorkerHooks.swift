@@ -59,6 +59,9 @@ extension Latchkey {
         callbacksUnknown.store(true, ordering: .relaxed)
     }
 
+    /// Whether the process still asks whether the store has a callback (an idle process then looks again soon).
+    public var isAskingForCallbacks: Bool { callbacksUnknown.load(ordering: .relaxed) }
+
     /// On a call (`runDueTransitions`): where the store could not tell before whether it has a callback, asks it (and wakes the
     /// worker for one); an answer ends the asking.
     func lookForCallbacksIfUnknown() {
@@ -67,7 +70,8 @@ extension Latchkey {
             try lookForCallbacks()
             callbacksUnknown.store(false, ordering: .relaxed)
         } catch {
-            // Still unreachable: the next call asks again.
+            // Still unreachable: the next call (or the idle process's next look: `isAskingForCallbacks`) asks again.
+            logger.debug("whether the store has a callback is still unknown", metadata: ["error": "\(String(describing: type(of: error)))"])
         }
     }
 
