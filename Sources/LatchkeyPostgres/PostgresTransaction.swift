@@ -16,6 +16,8 @@ final class PostgresTransaction: StoreTransaction {
     private(set) var failure: PostgresError?
     /// Statements sent with the next read or with COMMIT, in order.
     private var queued: [PostgresStatement] = []
+    /// How many of `queued`'s first statements open the transaction (not sent yet): the commit marker goes right after them.
+    private var openingQueued = 0
     /// Whether the body has queued a write.
     private var wrote = false
     /// The reads stated and not sent yet (they follow `queued` in the next round trip of a read),
@@ -62,6 +64,7 @@ final class PostgresTransaction: StoreTransaction {
     func open(_ begin: String, first: String?) {
         queued.append(PostgresStatement(sql: begin, parameters: []))
         if let first { queued.append(PostgresStatement(sql: first, parameters: [])) }
+        openingQueued = queued.count
     }
 
     /// Whether COMMIT would write anything: a write the body queued, or an outbox entry.
@@ -79,6 +82,7 @@ final class PostgresTransaction: StoreTransaction {
         let ahead = self.reads.takeStated()
         let batch = PostgresStatement.combiningWrites(queued, texts: texts) + ahead.map(\.statement) + reads
         queued.removeAll()
+        openingQueued = 0
         guard !batch.isEmpty else { return [] }
         cost.roundTrips += 1
         cost.statements += batch.count
@@ -95,13 +99,17 @@ final class PostgresTransaction: StoreTransaction {
         }
     }
 
-    /// Sends what is queued, the `beforeCommit` statements, the commit marker (if any) and COMMIT
-    /// in one round trip.
+    /// Sends the commit marker (if any), what is queued, the `beforeCommit` statements and COMMIT in one round trip.
+    ///
+    /// The marker goes first, right after the statements that open the transaction if they are still queued (the lock a writer
+    /// takes before its snapshot must stay first): it takes this process's row before anything after it in the batch can wait on
+    /// another transaction (a row lock, the outbox's advisory lock held by a COMMIT waiting for its standby), so a lookup after a
+    /// lost connection waits for this transaction to end rather than finding the row free while it may still commit.
     func commit(marking marker: PostgresCommitMarker?) throws {
         reads.discardStated()
+        if let marker { queued.insert(marker.statement, at: openingQueued) }
         queued += beforeCommit
         beforeCommit = []
-        if let marker { queued.append(marker.statement) }
         try send([PostgresStatement(sql: "COMMIT", parameters: [])])
     }
 
