@@ -250,8 +250,11 @@ public final class PostgresStore: Store, Sendable {
             }
             if count(0) > 0 { return .inFlight }
             return count(1) > 0 ? .ended : .gone
-        } catch {
+        } catch let error as PostgresError where error.isConnectionLost {
             return .unanswered
+        } catch {
+            // Refused: as if none were left (asked at most three times in a row, then "not committed" as before).
+            return .gone
         }
     }
 
