@@ -159,10 +159,10 @@ struct LatchkeyCommand: ParsableCommand {
         guard let start = Timestamp.parse(startTime), Timestamp.writable.contains(start) else {
             throw ValidationError("--start-time must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
         }
-        if start > Timestamp.latestStart {
+        if start > Timestamp.latestClock {
             throw ValidationError(
-                "--start-time must be at most \(Timestamp.format(Timestamp.latestStart)): a lifetime (up to 100 years) from a later start would "
-                    + "end after 9999-12-31T23:59:59Z, the last time RFC 3339 writes"
+                "--start-time must be at most \(Timestamp.format(Timestamp.latestClock)): lifetimes from a later start (a grace period "
+                    + "and then an insecure window, up to 100 years each) would end after 9999-12-31T23:59:59Z, the last time RFC 3339 writes"
             )
         }
         if maxMessageBytes < 64 {

@@ -15,9 +15,10 @@ public enum Timestamp {
     /// 100 years of 366 days, so no time arithmetic can overflow.
     public static let longestLifetime: Int64 = 100 * 366 * 86_400
 
-    /// The latest time a process may start at (`--start-time`): every lifetime from it ends by
-    /// 9999-12-31T23:59:59Z, so every expiry it writes is an RFC 3339 time (9899-10-16T23:59:59Z).
-    public static let latestStart: UnixTime = writable.upperBound - longestLifetime
+    /// The latest time a manual clock may show (`--start-time`, `clock/advance`): the longest chain of lifetimes a written time
+    /// is made of — a grace period, then an insecure window — ends by 9999-12-31T23:59:59Z, so every time the process writes is
+    /// an RFC 3339 time.
+    public static let latestClock: UnixTime = writable.upperBound - 2 * longestLifetime
 
     /// Parses an RFC 3339 time (`Z` or a numeric offset; fractional seconds are dropped); nil for
     /// a day the month does not have, and for a leap second (time here has none).

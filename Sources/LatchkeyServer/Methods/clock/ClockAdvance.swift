@@ -22,8 +22,13 @@ enum ClockAdvance: RPCMethod {
         guard context.clock.isManual else {
             throw DomainError(.forbidden, "clock/advance needs --clock manual; the system clock cannot be moved")
         }
-        guard Timestamp.writable.contains(context.clock.now + params.seconds) else {
-            throw RPCError.invalidParams([ParamProblem("seconds", "would move the clock past 9999-12-31T23:59:59Z")])
+        guard context.clock.now + params.seconds <= Timestamp.latestClock else {
+            throw RPCError.invalidParams([
+                ParamProblem(
+                    "seconds",
+                    "would move the clock past \(Timestamp.format(Timestamp.latestClock)) (lifetimes from a later time would end after "
+                        + "9999-12-31T23:59:59Z)")
+            ])
         }
         try context.core.advanceClock(by: params.seconds)
         return context.clock.now
