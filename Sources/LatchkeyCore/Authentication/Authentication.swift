@@ -104,16 +104,11 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress`, `sessionExpired`.
     public func cancelChallenge(registrationId: String, challengeId: String, caller: Caller?) throws -> Bool {
         tx.willRead(Self.verificationReads(challengeId: challengeId, registrationId: registrationId))
-        let kinds: [ChallengeKind] = [.authenticate, .addAuthMethod, .removeRegistration]
-        let challenge: ChallengeRecord
-        do {
-            challenge = try openChallenge(challengeId, registrationId: registrationId, serving: kinds)
-        } catch let expired as DomainError where expired.reason == .sessionExpired {
-            if let record = try tx.fetch(ChallengeRecord.self, id: challengeId) { try rejectPush(pickedUpBy: record, caller: caller) }
-            throw expired
-        }
-        try useUp(challenge)
+        let challenge = try knownChallenge(
+            challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod, .removeRegistration])
+        if now < challenge.expiresAt { try useUp(challenge) }
         try rejectPush(pickedUpBy: challenge, caller: caller)
+        try requireUnexpired(challenge)
         return true
     }
 

@@ -54,15 +54,28 @@ extension ServerSession {
     /// - Throws: `noSessionInProgress` (unknown, used up, another registration's or another
     ///   operation's), `sessionExpired`.
     func openChallenge(_ challengeId: String, registrationId: String, serving kinds: [ChallengeKind]) throws -> ChallengeRecord {
+        let record = try knownChallenge(challengeId, registrationId: registrationId, serving: kinds)
+        try requireUnexpired(record)
+        return record
+    }
+
+    /// A challenge of this registration that serves one of `kinds`, live or expired (an expired one is kept
+    /// `ExpiredRows.keptFor`).
+    /// - Throws: `noSessionInProgress` (unknown, used up, another registration's or another operation's).
+    func knownChallenge(_ challengeId: String, registrationId: String, serving kinds: [ChallengeKind]) throws -> ChallengeRecord {
         guard let record = try tx.fetch(ChallengeRecord.self, id: challengeId), record.registrationId.isSameId(as: registrationId),
             let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind)
         else {
             throw DomainError(.noSessionInProgress, "No operation of this kind was started for this registration")
         }
-        guard now < record.expiresAt else {
+        return record
+    }
+
+    /// - Throws: `sessionExpired` once the challenge's time is over (valid while `now < expiresAt`).
+    func requireUnexpired(_ challenge: ChallengeRecord) throws {
+        guard now < challenge.expiresAt else {
             throw DomainError(.sessionExpired, "The operation was started more than 300 seconds ago; start it again")
         }
-        return record
     }
 
     /// Uses a challenge up.
