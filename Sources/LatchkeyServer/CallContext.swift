@@ -4,9 +4,8 @@ import LatchkeyCore
 /// Everything a handler can use besides its params.
 public struct CallContext {
     let server: LatchkeyServer
-    let needsStore: Bool
-    /// The method changes the process's own state (`MethodAccess.changesProcess`).
-    let changesProcess: Bool
+    /// The method's access: whether it needs the store, whether it changes the process's own state.
+    let access: MethodAccess
     /// Under `--fail-method`: the store fails from the handler on (a method that changes the process fails before its handler).
     let failing: Bool
 

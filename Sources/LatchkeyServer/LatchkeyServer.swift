@@ -135,8 +135,7 @@ public final class LatchkeyServer: RPCHandler {
         // Logs name the method and the outcome only: never params, which may hold secrets.
         if logsCalls { log(.trace, "call", method) }
         let failing = !options.failMethods.isEmpty && options.failMethods.contains(method.name)
-        let context = CallContext(
-            server: self, needsStore: method.access.needsStore, changesProcess: method.access.changesProcess, failing: failing)
+        let context = CallContext(server: self, access: method.access, failing: failing)
         do {
             let result = failing ? try fail(method, object, context) : try method.invoke(object, context)
             if logsCalls { log(.debug, "answered", method) }
@@ -290,10 +289,10 @@ public final class LatchkeyServer: RPCHandler {
     /// on the store), and, under `--fail-method`, arming the failing store.
     /// - Throws: a store failure of the due work; under `--fail-method`, `InjectedStoreFault` for a method that changes the process.
     func prepare(_ context: CallContext) throws {
-        if context.needsStore { try runDueWork(try core()) }
+        if context.access.needsStore { try runDueWork(try core()) }
         guard context.failing else { return }
         // What no rollback undoes is not carried out at all: the call fails before it runs.
-        if context.changesProcess { throw InjectedStoreFault() }
+        if context.access.changesProcess { throw InjectedStoreFault() }
         faults?.arm()
     }
 
