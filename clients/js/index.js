@@ -65,13 +65,18 @@ export class LatchkeyTimeoutError extends LatchkeyError {
  * Errors with a null id. The server answers a message it cannot read (too large, not JSON, no
  * request) with an error whose id is null, whether that message was a request or a
  * notification, and answers everything in the order it arrives. So the client keeps every
- * message it wrote, requests and notifications, in send order until it is settled: a response
- * with an id settles its request and every message written before it; a null-id error answers
- * one of the unsettled messages from the oldest up to the oldest unsettled request, and fails
- * that request only once that is certain — when, since the last settled message, as many
- * null-id errors have come as messages were written up to and including it (or a later request
- * is answered by id first). An error that answers a notification (or nothing the client wrote)
- * fails no call: it is emitted as "strayError" and kept in `strayErrors`.
+ * message it wrote, requests and notifications, in send order until it is settled, and the
+ * null-id errors that came since the last settled one are those of the first unsettled messages
+ * the server could not read, in order. A null-id error fails the oldest unsettled message at
+ * once when that is a request (had the server read it, its answer would have come first); a
+ * notification there may have drawn it or nothing, so it is held — unless no request is
+ * unsettled, when it answers a notification. A response with an id settles its request and
+ * every message written before it: each request before it drew one of the held errors, the one
+ * its place decides (one per request before it, and as many for the notifications before it as
+ * are left over, when that is none or all of them); where the notifications' share leaves it
+ * open, the request fails with reason "unattributedError" and those errors are stray. An error
+ * that answers a notification (or nothing the client wrote) fails no call: it is emitted as
+ * "strayError" and kept in `strayErrors`. A call is never failed by another message's error.
  */
 export class Latchkey extends EventEmitter {
   #child;
@@ -79,7 +84,7 @@ export class Latchkey extends EventEmitter {
   #pending = new Map(); // id -> {resolve, reject, timer, abandoned, method}
   #unsettled = []; // messages written and not yet settled, in send order: {id}, or NOTIFICATION
   #held = []; // null-id errors since the last settled message, not attributable yet
-  #lastNullError = null;
+  #unsettledRequests = 0; // how many of #unsettled are requests
   #stderrTail = [];
   #failure = null; // why calls can no longer be answered, once the child is gone
   #closing = false;
@@ -111,24 +116,32 @@ export class Latchkey extends EventEmitter {
     this.timeout = timeout;
     Object.assign(this, bindMethods(this));
 
-    this.#exited = new Promise((resolve) => {
-      child.on("close", (exitCode, signal) => {
-        const how = this.#closing ? "the client was closed"
-          : signal ? `latchkey was killed by ${signal}` : `latchkey exited with status ${exitCode}`;
-        this.#fail(how);
-        this.emit("exit", { exitCode, signal });
-        resolve();
-      });
-    });
-    child.on("error", (error) => this.#fail(`could not run latchkey: ${error.message}`));
-    child.stdin.on("error", () => {}); // EPIPE: reported through "close"
-
-    createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => this.#receive(line));
-    createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
+    // The child is gone once it has exited and its stdout has ended (the answers still in the
+    // pipe are read first). Not its "close": a process the child started (a --deliver-command
+    // sender) may hold stderr open long after; its tail is waited for a second at most.
+    const output = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    output.on("line", (line) => this.#receive(line));
+    const errors = createInterface({ input: child.stderr, crlfDelay: Infinity });
+    errors.on("line", (line) => {
       this.#stderrTail.push(line);
       if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
       this.emit("stderr", line);
     });
+    const ended = (emitter, event) => new Promise((resolve) => emitter.once(event, resolve));
+    const stderrEnded = ended(errors, "close");
+    const exit = new Promise((resolve) => {
+      child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
+      child.once("close", (exitCode, signal) => resolve({ exitCode, signal })); // never started
+    });
+    this.#exited = Promise.all([exit, ended(output, "close")]).then(async ([{ exitCode, signal }]) => {
+      await within(stderrEnded, 1000);
+      const how = this.#closing ? "the client was closed"
+        : signal ? `latchkey was killed by ${signal}` : `latchkey exited with status ${exitCode}`;
+      this.#fail(how);
+      this.emit("exit", { exitCode, signal });
+    });
+    child.on("error", (error) => this.#fail(`could not run latchkey: ${error.message}`));
+    child.stdin.on("error", () => {}); // EPIPE: reported once the child is gone
   }
 
   /** The child process. */
@@ -164,6 +177,7 @@ export class Latchkey extends EventEmitter {
       }
       this.#pending.set(id, entry);
       this.#unsettled.push({ id });
+      this.#unsettledRequests += 1;
       this.#child.stdin.write(line);
     });
   }
@@ -256,33 +270,35 @@ export class Latchkey extends EventEmitter {
   }
 
   /**
-   * An error with a null id: it answers one of the unsettled messages from the oldest up to the
-   * oldest unsettled request (the server answers in order). With k unsettled messages up to and
-   * including that request, k such errors since the last settled message mean all k were
-   * answered: the last error is the request's, the others the notifications'.
+   * An error with a null id. The held errors are those of the first unsettled messages the
+   * server could not read, in order (it answers in order). The oldest unsettled message, when it
+   * is a request, drew the oldest of them: had the server read it, its answer would have come
+   * first. A notification there may have drawn it or nothing: held, unless no request is
+   * unsettled, when every held error answers a notification.
    */
   #nullError(error) {
-    this.#lastNullError = error;
-    const first = this.#unsettled.findIndex((written) => written.id !== null);
-    if (first < 0) { // no request outstanding: it answers a notification, or nothing
-      this.#unsettled.shift();
-      this.#stray(error);
-      return;
-    }
     this.#held.push(error);
-    if (this.#held.length <= first) return; // it may be a notification's: the request may still get its own answer
-    const [request] = this.#unsettled.splice(0, first + 1).slice(-1);
-    const held = this.#held;
-    this.#held = [];
-    const entry = this.#take(request.id);
-    if (entry) this.#settle(entry, held.at(-1));
-    for (const stray of held.slice(0, -1)) this.#stray(stray);
+    while (this.#held.length > 0) {
+      if (this.#unsettledRequests === 0) {
+        this.#unsettled.splice(0, this.#held.length);
+        const held = this.#held;
+        this.#held = [];
+        for (const stray of held) this.#stray(stray);
+      } else if (this.#unsettled[0].id === null) {
+        return; // a notification's, or a request's behind it: a later answer tells
+      } else {
+        const request = this.#unsettled.shift();
+        this.#unsettledRequests -= 1;
+        const entry = this.#take(request.id);
+        const held = this.#held.shift();
+        if (entry) this.#settle(entry, held);
+      }
+    }
   }
 
   /**
-   * A response with `id` came: it and every message written before it are settled. A request
-   * before it still waiting was answered by a null-id error: the requests take the last held
-   * errors, in order; the earlier ones answered notifications.
+   * A response with `id` came: it and every message written before it are settled. Every
+   * request before it still waiting drew one of the held errors (see `attribute`).
    */
   #settleThrough(id) {
     const index = this.#unsettled.findIndex((written) => written.id === id);
@@ -290,18 +306,25 @@ export class Latchkey extends EventEmitter {
       this.#pending.delete(id);
       return;
     }
-    const skipped = this.#unsettled.splice(0, index + 1).slice(0, -1).filter((written) => written.id !== null);
+    const before = this.#unsettled.splice(0, index + 1).slice(0, -1);
     this.#pending.delete(id);
+    const requests = before.filter((written) => written.id !== null);
+    this.#unsettledRequests -= 1 + requests.length;
     const held = this.#held;
     this.#held = [];
-    const split = Math.max(0, held.length - skipped.length);
-    skipped.forEach((written, i) => {
+    const places = attribute(before.map((written) => written.id !== null), held.length);
+    const taken = new Set(places.filter((place) => place !== null));
+    held.forEach((stray, place) => { if (!taken.has(place)) this.#stray(stray); });
+    requests.forEach((written, i) => {
       const entry = this.#take(written.id);
       if (!entry) return;
-      this.#settle(entry, held[split + i] ?? this.#lastNullError
-        ?? new LatchkeyError(`latchkey answered a later request before ${entry.method}`, { reason: "malformedResponse" }));
+      const place = places[i];
+      this.#settle(entry, place !== null ? held[place]
+        : held.length < requests.length
+          ? new LatchkeyError(`latchkey answered a later request before ${entry.method}`, { reason: "malformedResponse" })
+          : new LatchkeyError(`latchkey could not read the ${entry.method} request, and which error without id is its own`
+            + " cannot be told (they are in strayErrors)", { reason: "unattributedError" }));
     });
-    for (const stray of held.slice(0, split)) this.#stray(stray);
   }
 
   /** An error reply that answers no call. */
@@ -321,6 +344,7 @@ export class Latchkey extends EventEmitter {
     }
     this.#pending.clear();
     this.#unsettled = [];
+    this.#unsettledRequests = 0;
     const held = this.#held;
     this.#held = [];
     for (const stray of held) this.#stray(stray); // received, never attributed: the calls among them failed above
@@ -334,6 +358,34 @@ export class Latchkey extends EventEmitter {
       exitCode: this.#child.exitCode, signal: this.#child.signalCode, stderr: tail,
     });
   }
+}
+
+/**
+ * Which of `errors` held null-id errors each request drew, among messages settled together.
+ * `requests` marks the messages in send order (true: a request). Each request drew one (a later
+ * request was answered first, and the server answers in order), and the errors left over
+ * answered notifications, which ones unknown. A request's error is the one after every error
+ * drawn before it: one per request before it, and between what the notifications after it leave
+ * over and what those before it can hold. null where that range holds more than one, or where
+ * there are fewer errors than requests (an answer out of order).
+ */
+function attribute(requests, errors) {
+  const requestCount = requests.filter(Boolean).length;
+  const leftOver = errors - requestCount;
+  if (leftOver < 0) return new Array(requestCount).fill(null);
+  const notifications = requests.length - requestCount;
+  const places = [];
+  let before = 0;
+  for (const isRequest of requests) {
+    if (!isRequest) {
+      before += 1;
+      continue;
+    }
+    const low = places.length + Math.max(0, leftOver - (notifications - before));
+    const high = places.length + Math.min(before, leftOver);
+    places.push(low === high ? low : null);
+  }
+  return places;
 }
 
 /** What `#unsettled` holds for every notification written (one shared entry). */

@@ -236,6 +236,52 @@ test("a later answer settles a call whose error had no id", async () => {
   await lk.close();
 });
 
+const PARSE_NULL_ID_ERROR = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error", data: { reason: "parseError" } } });
+
+test("errors without an id behind a notification are held, then each goes to its own call", async () => {
+  // A notification it read, two requests it could not: the errors could be the notification's
+  // and the first request's, or the two requests', until a later answer says the notification
+  // drew none. Neither request ever takes the other's error.
+  const response = JSON.stringify({ jsonrpc: "2.0", id: 3, result: 3 });
+  const lk = sh(`read n; read a; read b; read c; echo '${PARSE_NULL_ID_ERROR}'; echo '${NULL_ID_ERROR}'; echo '${response}'; cat >/dev/null`);
+  try {
+    lk.notify("fine");
+    const outcomes = [lk.call("unreadable"), lk.call("big")].map((call) => call.then(() => "answered", (error) => error.reason));
+    assert.equal(await lk.call("x"), 3);
+    assert.deepEqual(await Promise.all(outcomes), ["parseError", "messageTooLarge"]);
+    assert.deepEqual(lk.strayErrors, []);
+  } finally {
+    await lk.close();
+  }
+});
+
+test("a request whose error cannot be told from a notification's fails as unattributed", async () => {
+  // Notification, request, notification, then an answered request, and two errors: the first
+  // request drew one, and one notification the other, but which notification is unknown.
+  const response = JSON.stringify({ jsonrpc: "2.0", id: 2, result: 2 });
+  const lk = sh(`read n; read a; read m; read b; echo '${PARSE_NULL_ID_ERROR}'; echo '${NULL_ID_ERROR}'; echo '${response}'; cat >/dev/null`);
+  lk.on("strayError", () => {});
+  try {
+    lk.notify("one");
+    const first = lk.call("a");
+    lk.notify("two");
+    assert.equal(await lk.call("b"), 2);
+    await assert.rejects(first, { reason: "unattributedError" });
+    assert.deepEqual(lk.strayErrors.map((e) => e.reason), ["parseError", "messageTooLarge"]);
+  } finally {
+    await lk.close();
+  }
+});
+
+test("the child's exit fails calls at once though a process it started holds stderr", async () => {
+  // A sender the child started (as a --deliver-command one may) keeps stderr open after it exits.
+  const lk = sh("sleep 8 >&2 & read l; exit 3");
+  const started = Date.now();
+  await assert.rejects(lk.call("x"), (error) => error instanceof LatchkeyProcessError && /status 3/.test(error.message));
+  assert.equal(await lk.close(), 3);
+  assert.ok(Date.now() - started < 4000, `took ${Date.now() - started} ms`);
+});
+
 test("an oversized notification against the server", { skip: realBinary().why }, async () => {
   const lk = Latchkey.spawn({ binary: realBinary().path, args: ["--in-memory", "--max-message-bytes", "200"] });
   try {

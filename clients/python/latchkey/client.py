@@ -7,16 +7,24 @@ third thread drains stderr so the child can never block on a full pipe.
 Errors with a null id. The server answers a message it cannot read (too large, not JSON, no
 request) with an error whose id is null — whether that message was a request or a
 notification — and answers everything in the order it arrives. So the client keeps every
-message it wrote, requests and notifications, in send order until it is settled:
+message it wrote, requests and notifications, in send order until it is settled, and the
+null-id errors that came since the last settled one are those of the first unsettled messages
+the server could not read, in order:
 
+- a null-id error fails the oldest unsettled message at once when that is a request (had the
+  server read it, its answer would have come first); a notification there may have drawn the
+  error or nothing, so the error is held — unless no request is unsettled at all, when it
+  answers a notification;
 - a response with an id settles its request and every message written before it (the server
-  has handled them all: a notification before it that drew no error never will);
-- a null-id error answers one of the unsettled messages from the oldest up to the oldest
-  unsettled request. It fails that request only once that is certain: when, since the last
-  settled message, as many null-id errors have come as messages were written up to and
-  including it (or a later request is answered by id first). A null-id error that answers a
-  notification (or nothing the client wrote) fails no call: it goes to ``stray_errors`` and the
-  ``on_stray_error`` callbacks. A valid call is never failed by another message's error.
+  has handled them all: a notification before it that drew no error never will). Every
+  request before it drew one of the held errors: the one its place decides (the requests
+  before it drew one each, and the notifications before it as many as are left over, when
+  that is none or all of them); where the notifications' share leaves it open, the request
+  fails with reason ``unattributedError`` and those errors go to ``stray_errors``.
+
+A null-id error that answers a notification (or nothing the client wrote) fails no call: it
+goes to ``stray_errors`` and the ``on_stray_error`` callbacks. A call is never failed by
+another message's error, and a valid call always gets its own answer.
 """
 
 from __future__ import annotations
@@ -164,7 +172,7 @@ class Latchkey(GeneratedMethods):
         # received since the last settled one that cannot be attributed yet (see the top).
         self._unsettled: Deque[_Written] = collections.deque()
         self._held: List[LatchkeyError] = []
-        self._last_null_error: Optional[LatchkeyError] = None
+        self._unsettled_requests = 0           # how many of _unsettled are requests
         self._failure: Optional[str] = None    # set once the child's output has ended
         self._closing = False
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name="latchkey-stderr",
@@ -260,6 +268,7 @@ class Latchkey(GeneratedMethods):
                     raise self._process_error()
                 self._pending[request_id] = pending
                 self._unsettled.append(_Written(request_id, method))
+                self._unsettled_requests += 1
             self._write(line)
         limit = self.timeout if timeout is None else timeout
         if not pending.done.wait(None if math.isinf(limit) else limit):
@@ -396,51 +405,56 @@ class Latchkey(GeneratedMethods):
                     strays: List[LatchkeyError]) -> None:
         """Attributes an error with a null id, or holds it until it can be (the lock is held).
 
-        It answers one of the unsettled messages from the oldest up to the oldest unsettled
-        request (the server answers in order). With k unsettled messages up to and including
-        that request, k such errors since the last settled message mean all k were answered:
-        the last error is the request's, the others the notifications'.
+        The held errors are those of the first unsettled messages the server could not read,
+        in order (it answers in order). The oldest unsettled message, when it is a request,
+        drew the oldest of them: had the server read it, its answer would have come first. A
+        notification there may have drawn it or nothing: held, unless no request is unsettled,
+        when every held error answers a notification.
         """
-        self._last_null_error = error
-        first = next((i for i, w in enumerate(self._unsettled) if w.key is not None), None)
-        if first is None:  # no request outstanding: it answers a notification, or nothing
-            if self._unsettled:
-                self._unsettled.popleft()
-            strays.append(error)
-            return
         self._held.append(error)
-        if len(self._held) <= first:
-            return  # it may be a notification's: the request may still get its own answer
-        for _ in range(first):
-            self._unsettled.popleft()
-        request = self._unsettled.popleft()
-        strays.extend(self._held[:-1])
-        answers.append((self._pending.pop(request.key, None), self._held[-1], None))
-        self._held = []
+        while self._held:
+            if self._unsettled_requests == 0:
+                for _ in range(min(len(self._held), len(self._unsettled))):
+                    self._unsettled.popleft()
+                strays.extend(self._held)
+                self._held = []
+            elif self._unsettled[0].key is None:
+                return  # a notification's, or a request's behind it: a later answer tells
+            else:
+                request = self._unsettled.popleft()
+                self._unsettled_requests -= 1
+                answers.append((self._pending.pop(request.key, None), self._held.pop(0), None))
 
     def _settle_through(self, key: Any, answers: List[Any], strays: List[LatchkeyError]) -> None:
         """A response with id ``key`` came: it and every message before it are settled (the
-        lock is held). A request before it still waiting was answered by a null-id error."""
+        lock is held). Every request before it still waiting drew one of the held errors."""
         if not any(w.key == key for w in self._unsettled):
             self._pending.pop(key, None)
             return
-        skipped: List[_Written] = []
+        before: List[_Written] = []
         while True:
             written = self._unsettled.popleft()
             if written.key == key:
                 break
-            if written.key is not None:
-                skipped.append(written)
+            before.append(written)
+        self._unsettled_requests -= 1 + sum(1 for w in before if w.key is not None)
         held, self._held = self._held, []
-        # The requests take the last held errors, in order (they must all have drawn one);
-        # the earlier ones answered notifications.
-        split = max(0, len(held) - len(skipped))
-        strays.extend(held[:split])
-        for index, written in enumerate(skipped):
-            error = held[split + index] if split + index < len(held) else self._last_null_error
-            answers.append((self._pending.pop(written.key, None), error or LatchkeyError(
-                f"latchkey answered a later request before {written.method}",
-                reason="malformedResponse"), None))
+        places = _attribute([w.key is not None for w in before], len(held))
+        requests = [w for w in before if w.key is not None]
+        taken = {place for place in places if place is not None}
+        strays.extend(error for index, error in enumerate(held) if index not in taken)
+        for written, place in zip(requests, places):
+            if place is not None:
+                error = held[place]
+            elif len(held) < len(requests):
+                error = LatchkeyError(f"latchkey answered a later request before {written.method}",
+                                      reason="malformedResponse")
+            else:
+                error = LatchkeyError(
+                    f"latchkey could not read the {written.method} request, and which error "
+                    "without id is its own cannot be told (they are in stray_errors)",
+                    reason="unattributedError")
+            answers.append((self._pending.pop(written.key, None), error, None))
         self._pending.pop(key, None)
 
     def _stray(self, error: LatchkeyError) -> None:
@@ -478,6 +492,7 @@ class Latchkey(GeneratedMethods):
             pending = list(self._pending.values())
             self._pending.clear()
             self._unsettled.clear()
+            self._unsettled_requests = 0
         for item in pending:
             item.error = self._process_error()
             item.done.set()
@@ -488,6 +503,32 @@ class Latchkey(GeneratedMethods):
         if tail:
             message += "; its stderr ended with:\n" + "\n".join(tail.splitlines()[-10:])
         return LatchkeyProcessError(message, returncode=self.process.poll(), stderr=tail)
+
+
+def _attribute(requests: Sequence[bool], errors: int) -> List[Optional[int]]:
+    """Which of ``errors`` held null-id errors each request drew, among messages settled together.
+
+    ``requests`` marks the messages in send order (True: a request). Each request drew one (a
+    later request was answered first, and the server answers in order), and the errors left
+    over answered notifications, which ones unknown. A request's error is the one after every
+    error drawn before it: one per request before it, and between what the notifications after
+    it leave over and what those before it can hold. None where that range holds more than one,
+    or where there are fewer errors than requests (an answer out of order).
+    """
+    left_over = errors - sum(requests)
+    if left_over < 0:
+        return [None] * sum(requests)
+    notifications = len(requests) - sum(requests)
+    places: List[Optional[int]] = []
+    before = 0
+    for is_request in requests:
+        if not is_request:
+            before += 1
+            continue
+        low = len(places) + max(0, left_over - (notifications - before))
+        high = len(places) + min(before, left_over)
+        places.append(low if low == high else None)
+    return places
 
 
 def _encode(message: Dict[str, Any]) -> bytes:

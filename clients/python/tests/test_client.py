@@ -8,12 +8,14 @@ import json
 import sys
 import threading
 import time
+from typing import Any, Dict
 
 import pytest
 from support import FAKE
 
 from latchkey import (UNSET, Latchkey, LatchkeyError, LatchkeyProcessError, LatchkeyTimeout,
                       Notification)
+from latchkey.client import _attribute
 
 RESPONSE_1 = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"ok": True}})
 
@@ -224,6 +226,82 @@ def test_a_later_answer_settles_a_call_whose_error_had_no_id():
     assert outcome["error"].reason == "messageTooLarge" and time.monotonic() - started < 5
     assert lk.stray_errors == []
     lk.close()
+
+
+PARSE_NULL_ID_ERROR = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32700, "message": "Parse error", "data": {"reason": "parseError"}}})
+
+
+def _calls_in_flight(lk: Latchkey, *methods: str) -> Dict[str, Any]:
+    """Starts a call per method, each on its own thread, in order; returns the outcomes dict
+    (filled as they end) with the threads under "threads"."""
+    outcomes: Dict[str, Any] = {"threads": []}
+
+    def run(method: str) -> None:
+        try:
+            outcomes[method] = lk.call(method, timeout=10)
+        except LatchkeyError as error:
+            outcomes[method] = error.reason
+
+    for method in methods:
+        thread = threading.Thread(target=run, args=(method,))
+        written = len(lk._unsettled)
+        thread.start()
+        while len(lk._unsettled) == written:  # written before the next one starts
+            time.sleep(0.01)
+        outcomes["threads"].append(thread)
+    return outcomes
+
+
+def test_errors_without_id_behind_a_notification_are_held_then_each_goes_to_its_own_call():
+    # A notification it read, two requests it could not: the errors could be the
+    # notification's and the first request's, or the two requests', until a later answer says
+    # the notification drew none. Neither request ever takes the other's error.
+    response = json.dumps({"jsonrpc": "2.0", "id": 3, "result": 3})
+    lk = sh(f"read n; read a; read b; read c; echo '{PARSE_NULL_ID_ERROR}'; echo '{NULL_ID_ERROR}'; "
+            f"echo '{response}'; cat >/dev/null")
+    try:
+        lk.notify("fine")
+        outcomes = _calls_in_flight(lk, "unreadable", "big")
+        assert lk.call("x") == 3
+        for thread in outcomes["threads"]:
+            thread.join(5)
+        assert (outcomes["unreadable"], outcomes["big"]) == ("parseError", "messageTooLarge")
+        assert lk.stray_errors == []
+    finally:
+        lk.close()
+
+
+def test_a_request_whose_error_cannot_be_told_from_a_notifications_fails_as_unattributed():
+    # Notification, request, notification, then an answered request, and two errors: the first
+    # request drew one, and one notification the other, but which notification is unknown.
+    response = json.dumps({"jsonrpc": "2.0", "id": 2, "result": 2})
+    lk = sh(f"read n; read a; read m; read b; echo '{PARSE_NULL_ID_ERROR}'; echo '{NULL_ID_ERROR}'; "
+            f"echo '{response}'; cat >/dev/null")
+    try:
+        lk.notify("one")
+        outcomes = _calls_in_flight(lk, "a")
+        lk.notify("two")
+        assert lk.call("b") == 2
+        outcomes["threads"][0].join(5)
+        assert outcomes["a"] == "unattributedError"
+        assert [e.reason for e in lk.stray_errors] == ["parseError", "messageTooLarge"]
+    finally:
+        lk.close()
+
+
+@pytest.mark.parametrize("requests, errors, places", [
+    ([True, True], 2, [0, 1]),                       # two requests, two errors: in order
+    ([False, True, True], 2, [0, 1]),                # the notification drew none
+    ([False, True, True], 3, [1, 2]),                # it drew the first
+    ([True, False, True], 3, [0, 2]),                # between two requests
+    ([False, True, False], 2, [None]),               # before or after: cannot be told
+    ([False, True, False], 3, [1]),                  # both drew one
+    ([False, False, True], 1, [0]),                  # neither drew one
+    ([True, True], 1, [None, None]),                 # fewer errors than requests: out of order
+])
+def test_attribution_of_held_errors(requests, errors, places):
+    assert _attribute(requests, errors) == places
 
 
 def test_an_oversized_notification_against_the_server(binary):
