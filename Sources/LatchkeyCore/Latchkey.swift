@@ -31,8 +31,8 @@ public final class Latchkey: Sendable {
     private let journal = Mutex<EventJournal?>(nil)
     /// The store's keyed-hash and sealing key (kept outside the tables; see `Store.secretKey`), read or made at start.
     let storeKey: [UInt8]
-    /// HMAC-SHA256 keyed by `storeKey` once, at start: each keyed hash starts from a copy (`keyedMAC`).
-    let keyedHash: HMAC<SHA256>
+    /// HMAC-SHA256 keyed by `storeKey` once, at start (`keyedMAC`).
+    let keyedHash: KeyedSHA256
     /// The sealing keys of every kind, derived from `storeKey` once, at start (`Sealed.Keys`).
     let sealKeysByKind: [SealedKind: Sealed.Keys]
     let dueCache = DueCache()
@@ -74,7 +74,7 @@ public final class Latchkey: Sendable {
         self.sentMessages = sentMessages
         sink = Mutex(EventSink { _ in })
         storeKey = try store.secretKey { random.bytes(32) }
-        keyedHash = HMAC<SHA256>(key: SymmetricKey(data: storeKey))
+        keyedHash = KeyedSHA256(key: storeKey)
         let key = storeKey
         sealKeysByKind = Dictionary(uniqueKeysWithValues: SealedKind.allCases.map { ($0, Sealed.Keys($0, storeKey: key)) })
     }

@@ -84,28 +84,26 @@ public final class SystemRandomSource: RandomSource {
 ///
 /// Cryptographically strong, but predictable to whoever knows the seed.
 public final class SeededRandomSource: RandomSource {
-    /// HMAC keyed by the seed, before any block: each block's HMAC starts from a copy of it.
-    private let keyed: HMAC<SHA256>
+    /// HMAC keyed by the seed: each block is the code of its counter.
+    private let keyed: KeyedSHA256
     /// Blocks drawn and not yet served: `pool[next...]`.
     private let state: Mutex<(counter: UInt64, pool: [UInt8], next: Int)>
 
     public init(seed: UInt64) {
         var seedBytes: [UInt8] = Array("latchkey-seed-v1".utf8)
         withUnsafeBytes(of: seed.bigEndian) { seedBytes.append(contentsOf: $0) }
-        keyed = HMAC<SHA256>(key: SymmetricKey(data: SHA256.hash(data: seedBytes)))
+        keyed = KeyedSHA256(key: SHA256.hash(data: seedBytes).byteArray)
         state = Mutex((0, [], 0))
     }
 
-    private init(key: SymmetricKey) {
-        keyed = HMAC<SHA256>(key: key)
+    private init(key: [UInt8]) {
+        keyed = KeyedSHA256(key: key)
         state = Mutex((0, [], 0))
     }
 
-    /// The derived stream's key is HMAC(seed key, "derived\0" + label): the copy keyed once, fed the label.
+    /// The derived stream's key is HMAC(seed key, "derived\0" + label).
     public func derived(_ label: String) -> RandomSource {
-        var mac = keyed
-        mac.update(data: Array("derived\u{0}\(label)".utf8))
-        return SeededRandomSource(key: SymmetricKey(data: mac.finalize()))
+        SeededRandomSource(key: keyed.code(Array("derived\u{0}\(label)".utf8)))
     }
 
     public func bytes(_ count: Int) -> [UInt8] {
@@ -114,12 +112,9 @@ public final class SeededRandomSource: RandomSource {
                 state.pool.removeFirst(state.next)
                 state.next = 0
                 while state.pool.count < count {
-                    var block: [UInt8] = []
-                    withUnsafeBytes(of: state.counter.bigEndian) { block.append(contentsOf: $0) }
+                    let block = withUnsafeBytes(of: state.counter.bigEndian) { keyed.code($0) }
                     state.counter += 1
-                    var mac = keyed
-                    mac.update(data: block)
-                    state.pool.append(contentsOf: mac.finalize().byteArray)
+                    state.pool.append(contentsOf: block)
                 }
             }
             defer { state.next += count }

@@ -46,10 +46,8 @@ extension Latchkey {
         SecretHash.hex(keyedMAC(Array((purpose + "\u{0}" + code).utf8)))
     }
 
-    /// HMAC-SHA256 of `message` under the store's key, from a copy of the HMAC keyed at start.
+    /// HMAC-SHA256 of `message` under the store's key.
     func keyedMAC(_ message: [UInt8]) -> [UInt8] {
-        var mac = keyedHash
-        mac.update(data: message)
-        return mac.finalize().byteArray
+        keyedHash.code(message)
     }
 }
