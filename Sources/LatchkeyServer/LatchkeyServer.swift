@@ -19,7 +19,7 @@ public final class LatchkeyServer: RPCHandler {
     private var opened: Latchkey?
     /// After the store refused a failed delivery's audit row: not asked again before this (`auditDeliveryFailures`).
     private var deliveryAuditPausedUntil: ContinuousClock.Instant?
-    /// When this idle process last looked for work other processes left due (`sharedFilePoll`).
+    /// When this process last looked for work other processes left due (`sharedStorePoll`).
     private var lastSharedLook: Int64?
     /// What other targets keep per process on the system (the simulated phones), by type: see `attachment`.
     private var attachments: [ObjectIdentifier: AnyObject] = [:]
@@ -198,7 +198,7 @@ public final class LatchkeyServer: RPCHandler {
         let deliveryPoll = delivery?.isBusy == true ? Self.deliveryPollMilliseconds : nil
         // A store that could not tell whether it has a callback: look again soon, call or not.
         let askPoll = opened?.isAskingForCallbacks == true ? Self.dueRetryMilliseconds : nil
-        let poll = [relayPoll, deliveryPoll, sharedFilePoll, askPoll].compactMap { $0 }.min()
+        let poll = [relayPoll, deliveryPoll, sharedStorePoll, askPoll].compactMap { $0 }.min()
         guard let opened, !environment.clock.isManual else { return poll }
         let due: UnixTime
         do {
@@ -219,31 +219,35 @@ public final class LatchkeyServer: RPCHandler {
     static let dueRetryMilliseconds = 1000
 
     public func runDue(emit: (JSON) -> Void) {
-        if sharedFilePoll != nil { lookForOtherProcessesWork() }
+        if sharedStorePoll != nil { lookForOtherProcessesWork() }
         if let opened { try? runDueWork(opened) }
         drainEvents(emit)
     }
 
-    /// How often an idle process looks for work other processes left due on a SQLite file (nil: not on one).
+    /// Milliseconds until this process looks again for work other processes left due on a shared store (nil: not on one, or a
+    /// manual clock).
     ///
-    /// Another process may leave an operation to expire or deliveries to take over, and nothing on a file tells this one: it looks
-    /// every `sharedFilePollMilliseconds`, opening the store if no call has yet. A PostgreSQL process hears of other processes
-    /// through its relay once subscribed, and opens the store on its first call (an idle open could wait on a connection).
-    private var sharedFilePoll: Int? {
-        options.storeKind == .sqlite && !environment.clock.isManual ? Self.sharedFilePollMilliseconds : nil
+    /// Another process may leave an operation to expire, or deliveries to take over when it dies, and nothing on the store tells
+    /// this one: it looks every `sharedStorePollMilliseconds`, on a call on the store or idle — whichever comes first, so a process
+    /// kept busy with calls that need no store looks too — opening the store if no call has yet (a PostgreSQL process as well:
+    /// one restarted after a crash takes over its attempts with no call).
+    private var sharedStorePoll: Int? {
+        guard options.storeKind != .memory, !environment.clock.isManual else { return nil }
+        guard let last = lastSharedLook else { return 0 }
+        return Int(clamping: max(0, last + Int64(Self.sharedStorePollMilliseconds) - environment.clock.nowMilliseconds))
     }
 
     private func lookForOtherProcessesWork() {
         let now = environment.clock.nowMilliseconds
-        guard lastSharedLook.map({ now - $0 >= Int64(Self.sharedFilePollMilliseconds) }) ?? true else { return }
+        guard lastSharedLook.map({ now - $0 >= Int64(Self.sharedStorePollMilliseconds) }) ?? true else { return }
         lastSharedLook = now
         guard let core = try? core() else { return }
         core.forgetDueTimes()
         try? core.lookForCallbacks()
     }
 
-    /// How often an idle process on a SQLite file looks for what other processes left due.
-    static let sharedFilePollMilliseconds = 10_000
+    /// How often a process on a shared store looks for what other processes left due.
+    static let sharedStorePollMilliseconds = 10_000
     /// At exit, how long callback attempts under way get to end and be recorded.
     static let callbackExitGraceMilliseconds = 2_000
 
@@ -289,7 +293,11 @@ public final class LatchkeyServer: RPCHandler {
     /// on the store), and, under `--fail-method`, arming the failing store.
     /// - Throws: a store failure of the due work; under `--fail-method`, `InjectedStoreFault` for a method that changes the process.
     func prepare(_ context: CallContext) throws {
-        if context.access.needsStore { try runDueWork(try core()) }
+        if context.access.needsStore {
+            let core = try core()
+            if sharedStorePoll == 0 { lookForOtherProcessesWork() }
+            try runDueWork(core)
+        }
         guard context.failing else { return }
         // What no rollback undoes is not carried out at all: the call fails before it runs.
         if context.access.changesProcess { throw InjectedStoreFault() }

@@ -337,6 +337,42 @@ def killed_mid_delivery_delivered_by_another_with_the_same_webhook_id(spawn, rec
     assert all(lk.p.poll() is None for lk in others)
 
 
+def taken_over_by_a_process_that_makes_no_store_call(spawn, receivers, store, how):
+    """A process is SIGKILLed mid-attempt, and the process left makes no call on the store: one that opened the store before any
+    callback existed and is then kept busy with `ping` (`how="pings"`: a call that needs no store, every 0.3 s, so it is never
+    idle for long), or one started on the store after the kill and sent nothing at all (`"silent"`). It takes the delivery
+    over all the same, with the same webhook-id, within the lease and one 10 s look at the store."""
+    answers = iter([HANG] + [200] * 10)
+    receiver = receivers(secret=SECRET, answer=lambda r: next(answers))
+    if how == "pings":
+        other = spawn(*store, name="busy")
+        assert other.ok("admin/listCallbacks")["callbacks"] == []
+    first = spawn(*store, name="first")
+    callback = configure(first, receiver.url())
+    activate(first, "ic")
+    hung, = receiver.wait_count(1)
+    first.p.send_signal(signal.SIGKILL)
+    first.wait()
+    killed_at = time.monotonic()
+    if how == "silent":
+        other = spawn(*store, name="restarted")
+    while len(receiver.snapshot()) < 2 and time.monotonic() - killed_at < LEASE + 15:
+        if how == "pings":
+            other.ok("ping")
+        time.sleep(0.3)  # the busy process's pace, not a wait: the loop ends on the receiver's second request
+    requests = receiver.snapshot()
+    assert len(requests) == 2, f"not taken over {time.monotonic() - killed_at:.1f}s after the kill"
+    again = requests[1]
+    assert again.id == hung.id and again.body == hung.body and again.problem is None
+    assert again.received - killed_at <= LEASE + 12, "taken over within the lease and one look at the store"
+    assert delivered(other, callback["callbackId"], timeout=5)["attempts"] == 1
+    assert other.p.poll() is None and not other.internal_errors
+
+
+def test_a_process_busy_with_pings_takes_over_a_killed_delivery_on_the_file(spawn, receivers, db_path):
+    taken_over_by_a_process_that_makes_no_store_call(spawn, receivers, ["--db", db_path], "pings")
+
+
 def four_processes_deliver_1000_events_each_exactly_once(spawn, receivers, store, pairs=500):
     """Four processes on one store each commit 1 000 events (a registration of their own locked and unlocked, pipelined) while
     all four deliver; every event reaches the receiver exactly once (no kill, so at-least-once is exactly once), verified by
