@@ -174,8 +174,14 @@ public struct COSEKey: Sendable {
     public func verify(signature: [UInt8], over message: [UInt8]) -> Bool {
         switch key {
         case .es256(let key):
-            guard let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
-            return key.isValidSignature(ecdsa, for: message)
+            guard let raw = ECDSASignatureDER.rawP256(signature),
+                let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+            else { return false }
+            // SHA-256 through its own methods (the generic `isValidSignature(_:for: some DataProtocol)` hashes through the
+            // unspecialised `HashFunction.hash`).
+            var digest = SHA256()
+            message.withUnsafeBytes { digest.update(bufferPointer: $0) }
+            return key.isValidSignature(ecdsa, for: digest.finalize())
         case .eddsa(let key):
             guard signature.count == 64 else { return false }
             return key.isValidSignature(signature, for: message)
@@ -186,8 +192,9 @@ public struct COSEKey: Sendable {
         }
     }
 
-    /// A fuzz entry point: reads any bytes as a COSE key and verifies a signature with it; never traps.
+    /// A fuzz entry point: reads any bytes as a DER ECDSA signature, and as a COSE key that verifies a signature; never traps.
     public static func fuzz(_ bytes: [UInt8]) {
+        _ = ECDSASignatureDER.rawP256(Array(bytes.prefix(ECDSASignatureDER.maximumLength + 1)))
         guard let key = try? COSEKey(encoded: bytes) else { return }
         _ = key.verify(signature: Array(bytes.prefix(72)), over: bytes)
     }
