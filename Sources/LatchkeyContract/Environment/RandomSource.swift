@@ -148,16 +148,26 @@ extension RandomSource {
         return out
     }
 
+    /// `count` characters of an ASCII alphabet given as bytes: the same draws, and the same string, as `string(count:alphabet:)`
+    /// with its characters, built as bytes instead of a character at a time.
+    func asciiString(count: Int, alphabet: [UInt8]) -> String {
+        var draws = Draws(source: self, pending: bytes(count * 8))
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        for _ in 0..<count { out.append(alphabet[Int(draws.uniform(UInt64(alphabet.count)))]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// `count` decimal digits.
     public func digits(_ count: Int) -> String {
-        string(count: count, alphabet: RandomAlphabet.digits)
+        asciiString(count: count, alphabet: RandomAlphabet.digitBytes)
     }
 
     /// An identifier: a prefix and 16 lowercase base32 characters (80 bits).
     ///
     /// For names that grant nothing (messages, events, backups); see `unguessableIdentifier`.
     public func identifier(_ prefix: String) -> String {
-        prefix + "_" + string(count: 16, alphabet: RandomAlphabet.base32)
+        prefix + "_" + asciiString(count: 16, alphabet: RandomAlphabet.base32Bytes)
     }
 
     /// An identifier that is presented on someone's behalf (a registration): a prefix and 26
@@ -225,8 +235,7 @@ private struct Draws {
 
 /// The alphabets random strings are drawn from, made once.
 enum RandomAlphabet {
-    static let digits = Array("0123456789")
-    static let base32 = Array("abcdefghijklmnopqrstuvwxyz234567")
+    static let digitBytes = Array("0123456789".utf8)
     static let base32Bytes = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
     static let hex = Array("0123456789abcdef".utf8)
 }
