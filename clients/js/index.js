@@ -70,7 +70,8 @@ export class LatchkeyTimeoutError extends LatchkeyError {
  * the server could not read, in order. A null-id error fails the oldest unsettled message at
  * once when that is a request (had the server read it, its answer would have come first); a
  * notification there may have drawn it or nothing, so it is held — unless no request is
- * unsettled, when it answers a notification. A response with an id settles its request and
+ * unsettled, when it answers a notification, or as many errors are held as messages are
+ * unsettled, when each drew one, in order. A response with an id settles its request and
  * every message written before it: each request before it drew one of the held errors, the one
  * its place decides (one per request before it, and as many for the notifications before it as
  * are left over, when that is none or all of them); where the notifications' share leaves it
@@ -274,7 +275,8 @@ export class Latchkey extends EventEmitter {
    * server could not read, in order (it answers in order). The oldest unsettled message, when it
    * is a request, drew the oldest of them: had the server read it, its answer would have come
    * first. A notification there may have drawn it or nothing: held, unless no request is
-   * unsettled, when every held error answers a notification.
+   * unsettled (every held error answers a notification), or as many errors are held as messages
+   * are unsettled (each drew one, in order).
    */
   #nullError(error) {
     this.#held.push(error);
@@ -284,6 +286,17 @@ export class Latchkey extends EventEmitter {
         const held = this.#held;
         this.#held = [];
         for (const stray of held) this.#stray(stray);
+      } else if (this.#held.length >= this.#unsettled.length) {
+        // Every unsettled message drew one (none draws two): they pair in order.
+        const written = this.#unsettled;
+        this.#unsettled = [];
+        this.#unsettledRequests = 0;
+        for (const message of written) {
+          const held = this.#held.shift();
+          const entry = message.id === null ? undefined : this.#take(message.id);
+          if (message.id === null) this.#stray(held);
+          else if (entry) this.#settle(entry, held);
+        }
       } else if (this.#unsettled[0].id === null) {
         return; // a notification's, or a request's behind it: a later answer tells
       } else {

@@ -273,6 +273,20 @@ test("a request whose error cannot be told from a notification's fails as unattr
   }
 });
 
+test("as many errors without an id as unsettled messages answer each at once", async () => {
+  // A notification and a request the server could not read: two errors for two messages, so each
+  // drew one, in order — the call fails at once, the first error is a stray.
+  const lk = sh(`read n; read a; echo '${PARSE_NULL_ID_ERROR}'; echo '${NULL_ID_ERROR}'; cat >/dev/null`);
+  lk.on("strayError", () => {});
+  try {
+    lk.notify("unreadable");
+    await assert.rejects(lk.call("big"), { reason: "messageTooLarge" });
+    assert.deepEqual(lk.strayErrors.map((e) => e.reason), ["parseError"]);
+  } finally {
+    await lk.close();
+  }
+});
+
 test("the child's exit fails calls at once though a process it started holds stderr", async () => {
   // A sender the child started (as a --deliver-command one may) keeps stderr open after it exits.
   const lk = sh("sleep 8 >&2 & read l; exit 3");

@@ -14,7 +14,8 @@ the server could not read, in order:
 - a null-id error fails the oldest unsettled message at once when that is a request (had the
   server read it, its answer would have come first); a notification there may have drawn the
   error or nothing, so the error is held — unless no request is unsettled at all, when it
-  answers a notification;
+  answers a notification, or as many errors are held as messages are unsettled, when each
+  drew one, in order;
 - a response with an id settles its request and every message written before it (the server
   has handled them all: a notification before it that drew no error never will). Every
   request before it drew one of the held errors: the one its place decides (the requests
@@ -408,8 +409,9 @@ class Latchkey(GeneratedMethods):
         The held errors are those of the first unsettled messages the server could not read,
         in order (it answers in order). The oldest unsettled message, when it is a request,
         drew the oldest of them: had the server read it, its answer would have come first. A
-        notification there may have drawn it or nothing: held, unless no request is unsettled,
-        when every held error answers a notification.
+        notification there may have drawn it or nothing: held, unless no request is unsettled
+        (every held error answers a notification), or as many errors are held as messages are
+        unsettled (each drew one, in order).
         """
         self._held.append(error)
         while self._held:
@@ -418,6 +420,16 @@ class Latchkey(GeneratedMethods):
                     self._unsettled.popleft()
                 strays.extend(self._held)
                 self._held = []
+            elif len(self._held) >= len(self._unsettled):
+                # Every unsettled message drew one (none draws two): they pair in order.
+                for written in list(self._unsettled):
+                    error = self._held.pop(0)
+                    if written.key is None:
+                        strays.append(error)
+                    else:
+                        answers.append((self._pending.pop(written.key, None), error, None))
+                self._unsettled.clear()
+                self._unsettled_requests = 0
             elif self._unsettled[0].key is None:
                 return  # a notification's, or a request's behind it: a later answer tells
             else:

@@ -290,6 +290,21 @@ def test_a_request_whose_error_cannot_be_told_from_a_notifications_fails_as_unat
         lk.close()
 
 
+def test_as_many_errors_as_unsettled_messages_answer_each_at_once():
+    # A notification and a request the server could not read: two errors for two messages, so
+    # each drew one, in order — the call fails at once, the first error is a stray.
+    lk = sh(f"read n; read a; echo '{PARSE_NULL_ID_ERROR}'; echo '{NULL_ID_ERROR}'; cat >/dev/null")
+    try:
+        lk.notify("unreadable")
+        started = time.monotonic()
+        with pytest.raises(LatchkeyError) as caught:
+            lk.call("big", timeout=10)
+        assert caught.value.reason == "messageTooLarge" and time.monotonic() - started < 5
+        assert [e.reason for e in lk.stray_errors] == ["parseError"]
+    finally:
+        lk.close()
+
+
 @pytest.mark.parametrize("requests, errors, places", [
     ([True, True], 2, [0, 1]),                       # two requests, two errors: in order
     ([False, True, True], 2, [0, 1]),                # the notification drew none
