@@ -19,8 +19,10 @@ public final class LatchkeyServer: RPCHandler {
     private var opened: Latchkey?
     /// After the store refused a failed delivery's audit row: not asked again before this (`auditDeliveryFailures`).
     private var deliveryAuditPausedUntil: ContinuousClock.Instant?
-    /// When this process last looked for work other processes left due (`sharedStorePoll`).
-    private var lastSharedLook: Int64?
+    /// When this process looks next for work other processes left due (`sharedStorePoll`).
+    private var nextSharedLook: Int64?
+    /// Idle looks in a row that could not open the store (`lookForOtherProcessesWork`).
+    private var idleOpenFailures = 0
     /// What other targets keep per process on the system (the simulated phones), by type: see `attachment`.
     private var attachments: [ObjectIdentifier: AnyObject] = [:]
     private var faults: FaultInjectingStore?
@@ -47,6 +49,11 @@ public final class LatchkeyServer: RPCHandler {
     ///
     /// A store that cannot be opened is an answer (`storeUnavailable`); the next call tries again.
     public func core() throws -> Latchkey {
+        try open(sayingWhy: true)
+    }
+
+    /// `core()`, saying why the store cannot be opened on stderr unless `sayingWhy` is false.
+    private func open(sayingWhy: Bool) throws -> Latchkey {
         if let opened { return opened }
         let core: Latchkey
         do {
@@ -62,10 +69,10 @@ public final class LatchkeyServer: RPCHandler {
         } catch let answer as DomainError {
             throw answer
         } catch let unavailable as StoreUnavailable {
-            logger.error("cannot open the store", metadata: ["reason": "\(unavailable.reason)"])
+            if sayingWhy { logger.error("cannot open the store", metadata: ["reason": "\(unavailable.reason)"]) }
             throw DomainError.storeUnavailable(retryAfter: unavailable.retryAfterSeconds, "the store cannot be opened")
         } catch {
-            logger.error("cannot open the store", metadata: ["error": "\(error)"])
+            if sayingWhy { logger.error("cannot open the store", metadata: ["error": "\(error)"]) }
             throw DomainError.storeUnavailable(retryAfter: 1, "the store cannot be opened")
         }
         let queue = pendingEvents
@@ -233,15 +240,25 @@ public final class LatchkeyServer: RPCHandler {
     /// one restarted after a crash takes over its attempts with no call).
     private var sharedStorePoll: Int? {
         guard options.storeKind != .memory, !environment.clock.isManual else { return nil }
-        guard let last = lastSharedLook else { return 0 }
-        return Int(clamping: max(0, last + Int64(Self.sharedStorePollMilliseconds) - environment.clock.nowMilliseconds))
+        guard let next = nextSharedLook else { return 0 }
+        return Int(clamping: max(0, next - environment.clock.nowMilliseconds))
     }
 
     private func lookForOtherProcessesWork() {
         let now = environment.clock.nowMilliseconds
-        guard lastSharedLook.map({ now - $0 >= Int64(Self.sharedStorePollMilliseconds) }) ?? true else { return }
-        lastSharedLook = now
-        guard let core = try? core() else { return }
+        guard nextSharedLook.map({ now >= $0 }) ?? true else { return }
+        nextSharedLook = now + Int64(Self.sharedStorePollMilliseconds)
+        let core: Latchkey
+        do {
+            core = try open(sayingWhy: idleOpenFailures == 0)
+            idleOpenFailures = 0
+        } catch {
+            // Not open and cannot be (only an idle look gets here): looked for again 20, 40, then every 60 s — a server that
+            // accepts and never answers holds the idle loop for the connect timeout each time — and said once.
+            idleOpenFailures += 1
+            nextSharedLook = now + Int64(min(Self.sharedStorePollMilliseconds << min(idleOpenFailures, 3), 60_000))
+            return
+        }
         core.forgetDueTimes()
         try? core.lookForCallbacks()
     }

@@ -385,3 +385,20 @@ def test_a_subscriber_hears_what_committed_while_it_had_no_connection_once_in_co
     assert heard() == created
     # The subscriber's cursor is recorded, for pruning.
     assert int(psql("SELECT count(*) FROM latchkey_outbox_reader", group.database)) >= 1
+
+
+def test_an_idle_process_whose_database_refuses_it_tries_again_later_and_later_and_says_so_once(spawn, workdir):
+    """An idle PostgreSQL process opens the store by itself to look for other processes' work (a process restarted after a
+    crash takes over its deliveries with no call). A store that cannot be opened is tried again 20 s later, then 40, then every
+    60 s, and said once; what needs no store is answered at once meanwhile."""
+    lk = spawn("--db", "postgresql://latchkey@127.0.0.1:1/nowhere", "--key-file", os.path.join(workdir, "refused.key"),
+               name="refused")
+    started = time.monotonic()
+    while time.monotonic() - started < 12:  # the old pace looked at 0 and 10 s
+        asked = time.monotonic()
+        lk.ok("ping")
+        assert time.monotonic() - asked < 1
+        time.sleep(0.5)  # the caller's pace, not a wait for a condition
+    assert lk.stderr_bytes().count(b"cannot open the store") == 1
+    assert lk.err("admin/listCallbacks")["data"]["reason"] == "storeUnavailable"
+    assert lk.stderr_bytes().count(b"cannot open the store") == 2  # a call that needs the store says why, each time
