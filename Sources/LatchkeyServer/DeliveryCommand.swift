@@ -44,9 +44,13 @@ final class DeliveryCommand: Sendable {
     }
     private let state = Mutex(State())
 
+    /// A command that exits before reading its message makes the write fail with EPIPE, and must not
+    /// end the process by SIGPIPE: ignored here, as the executable's stdio loop ignores it, for a
+    /// process that runs the server without that loop (the unit tests).
     init(command: String, logger: Logger) {
         self.command = command
         self.logger = logger
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Whether a command is running or a failure waits to be audited (the loop then wakes to audit it).
