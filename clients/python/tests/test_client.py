@@ -253,13 +253,19 @@ def _calls_in_flight(lk: Latchkey, *methods: str) -> Dict[str, Any]:
     return outcomes
 
 
+def _two_null_id_errors_then_an_answer(reads: int, answer_id: int) -> Latchkey:
+    """A server that reads `reads` lines, then writes two null-id errors (parseError, then
+    messageTooLarge) and the answer of request `answer_id` (its id as its result)."""
+    response = json.dumps({"jsonrpc": "2.0", "id": answer_id, "result": answer_id})
+    return sh("read l; " * reads + f"echo '{PARSE_NULL_ID_ERROR}'; echo '{NULL_ID_ERROR}'; "
+              f"echo '{response}'; cat >/dev/null")
+
+
 def test_errors_without_id_behind_a_notification_are_held_then_each_goes_to_its_own_call():
     # A notification it read, two requests it could not: the errors could be the
     # notification's and the first request's, or the two requests', until a later answer says
     # the notification drew none. Neither request ever takes the other's error.
-    response = json.dumps({"jsonrpc": "2.0", "id": 3, "result": 3})
-    lk = sh(f"read n; read a; read b; read c; echo '{PARSE_NULL_ID_ERROR}'; echo '{NULL_ID_ERROR}'; "
-            f"echo '{response}'; cat >/dev/null")
+    lk = _two_null_id_errors_then_an_answer(reads=4, answer_id=3)
     try:
         lk.notify("fine")
         outcomes = _calls_in_flight(lk, "unreadable", "big")
@@ -275,9 +281,7 @@ def test_errors_without_id_behind_a_notification_are_held_then_each_goes_to_its_
 def test_a_request_whose_error_cannot_be_told_from_a_notifications_fails_as_unattributed():
     # Notification, request, notification, then an answered request, and two errors: the first
     # request drew one, and one notification the other, but which notification is unknown.
-    response = json.dumps({"jsonrpc": "2.0", "id": 2, "result": 2})
-    lk = sh(f"read n; read a; read m; read b; echo '{PARSE_NULL_ID_ERROR}'; echo '{NULL_ID_ERROR}'; "
-            f"echo '{response}'; cat >/dev/null")
+    lk = _two_null_id_errors_then_an_answer(reads=4, answer_id=2)
     try:
         lk.notify("one")
         outcomes = _calls_in_flight(lk, "a")
