@@ -89,6 +89,11 @@ public final class LatchkeyServer: RPCHandler {
         }
         environment.attach?(core)
         opened = core
+        if idleOpenFailures > 0 {
+            // Open at last (by a call, or an idle look): the look the failures put off is due now.
+            idleOpenFailures = 0
+            nextSharedLook = nil
+        }
         return core
     }
 
@@ -247,11 +252,10 @@ public final class LatchkeyServer: RPCHandler {
     private func lookForOtherProcessesWork() {
         let now = environment.clock.nowMilliseconds
         guard nextSharedLook.map({ now >= $0 }) ?? true else { return }
-        nextSharedLook = now + Int64(Self.sharedStorePollMilliseconds)
         let core: Latchkey
         do {
             core = try open(sayingWhy: idleOpenFailures == 0)
-            idleOpenFailures = 0
+            nextSharedLook = now + Int64(Self.sharedStorePollMilliseconds)
         } catch {
             // Not open and cannot be (only an idle look gets here): looked for again 20, 40, then every 60 s — a server that
             // accepts and never answers holds the idle loop for the connect timeout each time — and said once.
