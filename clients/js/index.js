@@ -411,7 +411,15 @@ function encode(method, params, id) {
   if (id !== undefined) message.id = id;
   message.method = method;
   if (params !== undefined) message.params = params;
-  return JSON.stringify(message) + "\n";
+  return JSON.stringify(message, finiteOnly) + "\n";
+}
+
+/** JSON.stringify's replacer: NaN and the infinities, which JSON cannot carry, throw (as in Python) instead of becoming null. */
+function finiteOnly(key, value) {
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw new TypeError(`${value} cannot be sent: JSON has no such number (${key ? `member ${key}` : "params"})`);
+  }
+  return value;
 }
 
 /** True if `promise` settles within `ms` milliseconds. */

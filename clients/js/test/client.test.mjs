@@ -308,6 +308,10 @@ test("an oversized notification against the server", { skip: realBinary().why },
     assert.deepEqual(await lk.ping({ echo: "after" }), { echo: "after" });
     assert.throws(() => lk.notify("ping", { echo: 1n }), TypeError); // nothing sent
     await assert.rejects(lk.ping({ echo: 1n }), TypeError);
+    for (const number of [NaN, Infinity, -Infinity]) { // JSON has none of them: not sent as null
+      assert.throws(() => lk.notify("ping", { echo: [number] }), TypeError);
+      await assert.rejects(lk.ping({ echo: number }), TypeError);
+    }
     await assert.rejects(lk.ping({ echo: "x".repeat(300) }), { reason: "messageTooLarge" });
     assert.equal(lk.strayErrors.length, 1);
   } finally {
