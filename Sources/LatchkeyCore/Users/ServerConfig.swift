@@ -31,7 +31,10 @@ extension Latchkey {
             var config = try serverConfig(tx)
             if let value = gracePeriodSeconds { config.gracePeriodSeconds = value }
             if let value = insecureWindowSeconds { config.insecureWindowSeconds = value }
-            if let value = sessionLifetimeSeconds { config.sessionLifetimeSeconds = value }
+            if let value = sessionLifetimeSeconds {
+                if value < config.sessionLifetimeSeconds { try endSessions(tx, olderThan: value) }
+                config.sessionLifetimeSeconds = value
+            }
             try tx.save(
                 ServerConfigRecord(
                     id: ServerConfigRecord.serverId, gracePeriodSeconds: config.gracePeriodSeconds,

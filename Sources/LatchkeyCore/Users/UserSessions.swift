@@ -97,6 +97,19 @@ extension Latchkey {
         try now < session.expiresAt && now < session.createdAt + serverConfig(tx).sessionLifetimeSeconds
     }
 
+    /// A shorter session lifetime: every session already older than `lifetime` ends now, and the others' expiry becomes their
+    /// start plus `lifetime`, so a longer lifetime set later brings none back (a session that ended stays ended, and the passkey
+    /// ceremonies it opened void: security property 10).
+    func endSessions(_ tx: StoreTransaction, olderThan lifetime: Int64) throws {
+        let started = UserSessionRecord.Columns.createdAt
+        let survivors = try tx.fetchAll(UserSessionRecord.self, where: [StoreFilter(started, .greaterOrEqual, .int(now - lifetime + 1))])
+        try tx.deleteAll(UserSessionRecord.self, where: [StoreFilter(started, .lessOrEqual, .int(now - lifetime))])
+        for var session in survivors where session.expiresAt > session.createdAt + lifetime {
+            session.expiresAt = session.createdAt + lifetime
+            try tx.save(session)
+        }
+    }
+
     /// Ends a session, or every session of its user.
     /// - Throws: `userSessionInvalid`.
     public func logout(sessionId: String, all: Bool) throws {

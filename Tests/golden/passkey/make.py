@@ -466,6 +466,28 @@ def ceremony_dies_when_its_session_lifetime_is_shortened(s):
     s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"]))
     s.fails("user/get", "userSessionInvalid", sessionId=session)
 
+def ceremony_stays_void_when_the_lifetime_is_lengthened_again(s):
+    """A session that a shorter sessionLifetimeSeconds ended stays ended when a longer one is set again, and so does the
+    creation ceremony it opened: passkey/create answers noSessionInProgress and registers nothing (the session used to
+    come back, and the ceremony with it). A session still young when the lifetime was shortened ends at its start plus the
+    shorter lifetime, however long the lifetime is made afterwards."""
+    s.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse")
+    key = Authenticator("mine")
+    session = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    s.ok("clock/advance", seconds=100)
+    young = s.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    s.ok("admin/configureServer", sessionLifetimeSeconds=50)
+    s.ok("admin/configureServer", sessionLifetimeSeconds=2592000)
+    s.fails("user/get", "userSessionInvalid", sessionId=session)
+    s.fails("passkey/create", "noSessionInProgress", ceremonyId=options["ceremonyId"], credential=key.create(options["publicKey"]))
+    s.ok("user/passkeys", sessionId=young)
+    s.ok("clock/advance", seconds=49)
+    s.ok("user/get", sessionId=young)
+    s.ok("clock/advance", seconds=1)
+    s.fails("user/get", "userSessionInvalid", sessionId=young)
+
+
 def reset_ceremony_dies_with_its_code(s):
     """A reset's ceremony lives while the verification code that opened it does: replaced by a new request, its
     reset/resetPasskeys answers noSessionInProgress and consumes, counts and registers nothing (the new code still
@@ -770,7 +792,7 @@ SCENARIOS = [simulated_phone_lifecycle, simulated_phone_device_bound, simulated_
              reset_ceremony_dies_with_its_code, discoverable_needs_user_handle, passkeys_belong_to_their_rp_id,
              backup_eligibility_is_fixed, client_data_and_origins, operation_approved_with_passkey,
              operation_passkey_refusals, refused_import_writes_nothing, expired_ceremony_is_known_for_a_day,
-             ceremony_dies_when_its_session_lifetime_is_shortened]
+             ceremony_dies_when_its_session_lifetime_is_shortened, ceremony_stays_void_when_the_lifetime_is_lengthened_again]
 
 
 def main():
