@@ -105,10 +105,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// where SQLite has already rolled back) and the first error thrown. The three statements are
     /// prepared once (`StatementCache.Control`).
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try transaction(.begin, readOnly: false, body)
+    }
+
+    /// The body in one read transaction: `BEGIN DEFERRED`, the body, `COMMIT`, its writes refused by the transaction itself.
+    ///
+    /// Not GRDB's `read`: it turns `PRAGMA query_only` on and off around the body, and a flag pragma expires every statement the
+    /// connection has prepared, so each statement the next calls ran was compiled again (~3 M instructions for a call whose due
+    /// work read the store).
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try transaction(.beginRead, readOnly: true, body)
+    }
+
+    private func transaction<T>(_ begin: StatementCache.Control, readOnly: Bool, _ body: (StoreTransaction) throws -> T) throws -> T {
         try Self.mapBusy {
             try queue.writeWithoutTransaction { db in
-                let transaction = Transaction(db: db, statements: statements)
-                try transaction.run(.begin)
+                var transaction = Transaction(db: db, statements: statements)
+                transaction.readOnly = readOnly
+                try transaction.run(begin)
                 do {
                     let outcome = try body(transaction)
                     try transaction.run(.commit)
@@ -119,10 +133,6 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 }
             }
         }
-    }
-
-    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try Self.mapBusy { try queue.read { db in try body(Transaction(db: db, statements: statements)) } }
     }
 
     /// A database that cannot take the transaction is unavailable, not a bug.

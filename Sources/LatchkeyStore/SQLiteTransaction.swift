@@ -11,6 +11,15 @@ import LatchkeyStorage
 struct Transaction: StoreTransaction {
     let db: Database
     let statements: StatementCache
+    /// A read transaction (`SQLiteStore.read`): every write throws `WriteInReadTransaction`.
+    var readOnly = false
+
+    /// A write in a read transaction: a bug, refused before it reaches SQLite (it fails the call, nothing written).
+    struct WriteInReadTransaction: Error {}
+
+    private func requireWritable() throws {
+        if readOnly { throw WriteInReadTransaction() }
+    }
 
     func fetch<R: StoredRecord>(_ type: R.Type, id: String) throws -> R? {
         let statement = try statements.statement(R.self, .fetch, in: db) {
@@ -46,6 +55,7 @@ struct Transaction: StoreTransaction {
     /// already hold the row's values (`upsertKeepingIndexes`); where one of them differs, that
     /// statement changes nothing and the whole row is set.
     func save<R: StoredRecord>(_ record: R) throws {
+        try requireWritable()
         let values = record.rowValues
         if let keeping = try statements.optionalStatement(R.self, .upsertKeepingIndexes, in: db, sql: { try upsertKeepingIndexes(R.self) }) {
             try SQLiteStatementRun(keeping, db).run(values)
@@ -92,6 +102,7 @@ struct Transaction: StoreTransaction {
     /// One writer at a time holds the database: the next number is the largest so far plus one, and
     /// write order is commit order.
     func insertNumbered<R: NumberedRecord>(_ record: R) throws {
+        try requireWritable()
         let statement = try statements.statement(R.self, .insertNumbered, in: db) {
             let table = R.table.quotedDatabaseIdentifier
             let names = R.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
@@ -103,6 +114,7 @@ struct Transaction: StoreTransaction {
     }
 
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws {
+        try requireWritable()
         let statement = try statements.statement(R.self, .delete, in: db) {
             "DELETE FROM \(R.table.quotedDatabaseIdentifier) WHERE id = ?"
         }
@@ -110,6 +122,7 @@ struct Transaction: StoreTransaction {
     }
 
     func deleteAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws {
+        try requireWritable()
         let statement = try statements.statement(R.self, .deleteWhere(StatementCache.Shape(filters)), in: db) {
             Self.select("DELETE FROM \(R.table.quotedDatabaseIdentifier)", filters)
         }

@@ -48,6 +48,7 @@ final class StatementCache: @unchecked Sendable {
     /// The statements that begin and end a write transaction.
     enum Control: String {
         case begin = "BEGIN IMMEDIATE TRANSACTION"
+        case beginRead = "BEGIN DEFERRED TRANSACTION"
         case commit = "COMMIT TRANSACTION"
         case rollback = "ROLLBACK TRANSACTION"
     }
