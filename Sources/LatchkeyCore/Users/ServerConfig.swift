@@ -28,11 +28,16 @@ extension Latchkey {
     /// Changes the server-wide lifetimes; nil keeps a value.
     public func configureServer(gracePeriodSeconds: Int64?, insecureWindowSeconds: Int64?, sessionLifetimeSeconds: Int64?) throws -> ServerConfig {
         try transact { tx, effects in
+            // A shorter session lifetime reads the sessions it may end: stated with the configuration's row, one round trip.
+            let at = now
+            tx.willRead(
+                [.row(ServerConfigRecord.self, id: .value(ServerConfigRecord.serverId))]
+                    + (sessionLifetimeSeconds.map { [.rows(Self.sessionsYoungerThan($0, now: at))] } ?? []))
             var config = try serverConfig(tx)
             if let value = gracePeriodSeconds { config.gracePeriodSeconds = value }
             if let value = insecureWindowSeconds { config.insecureWindowSeconds = value }
             if let value = sessionLifetimeSeconds {
-                if value < config.sessionLifetimeSeconds { try endSessions(tx, olderThan: value) }
+                if value < config.sessionLifetimeSeconds { try endSessions(tx, olderThan: value, at: at) }
                 config.sessionLifetimeSeconds = value
             }
             try tx.save(

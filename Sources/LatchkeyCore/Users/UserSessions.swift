@@ -97,17 +97,22 @@ extension Latchkey {
         try now < session.expiresAt && now < session.createdAt + serverConfig(tx).sessionLifetimeSeconds
     }
 
-    /// A shorter session lifetime: every session already older than `lifetime` ends now, and the others' expiry becomes their
+    /// A shorter session lifetime: every session already older than `lifetime` ends at `now`, and the others' expiry becomes their
     /// start plus `lifetime`, so a longer lifetime set later brings none back (a session that ended stays ended, and the passkey
     /// ceremonies it opened void: security property 10).
-    func endSessions(_ tx: StoreTransaction, olderThan lifetime: Int64) throws {
-        let started = UserSessionRecord.Columns.createdAt
-        let survivors = try tx.fetchAll(UserSessionRecord.self, where: [StoreFilter(started, .greaterOrEqual, .int(now - lifetime + 1))])
-        try tx.deleteAll(UserSessionRecord.self, where: [StoreFilter(started, .lessOrEqual, .int(now - lifetime))])
+    func endSessions(_ tx: StoreTransaction, olderThan lifetime: Int64, at now: UnixTime) throws {
+        let survivors = try tx.fetchAll(Self.sessionsYoungerThan(lifetime, now: now))
+        try tx.deleteAll(
+            UserSessionRecord.self, where: [StoreFilter(UserSessionRecord.Columns.createdAt, .lessOrEqual, .int(now - lifetime))])
         for var session in survivors where session.expiresAt > session.createdAt + lifetime {
             session.expiresAt = session.createdAt + lifetime
             try tx.save(session)
         }
+    }
+
+    /// The sessions a lifetime of `lifetime` seconds leaves alive at `now`.
+    static func sessionsYoungerThan(_ lifetime: Int64, now: UnixTime) -> StoreQuery<UserSessionRecord> {
+        StoreQuery(where: [StoreFilter(UserSessionRecord.Columns.createdAt, .greaterOrEqual, .int(now - lifetime + 1))])
     }
 
     /// Ends a session, or every session of its user.
