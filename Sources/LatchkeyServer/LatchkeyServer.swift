@@ -260,15 +260,16 @@ public final class LatchkeyServer: RPCHandler {
             // Not open and cannot be (only an idle look gets here): looked for again 20, 40, then every 60 s — a server that
             // accepts and never answers holds the idle loop for the connect timeout each time — and said once.
             idleOpenFailures += 1
-            nextSharedLook = now + Int64(min(Self.sharedStorePollMilliseconds << min(idleOpenFailures, 3), 60_000))
+            nextSharedLook = now + Int64(min(20_000 << min(idleOpenFailures - 1, 2), 60_000))
             return
         }
         core.forgetDueTimes()
         try? core.lookForCallbacks()
     }
 
-    /// How often a process on a shared store looks for what other processes left due.
-    static let sharedStorePollMilliseconds = 10_000
+    /// How often a process on a shared store looks for what other processes left due: what another process made due a few
+    /// seconds later (a short grace period, a callback's 5 s retry) and then exited leaving it, happens at most this late.
+    static let sharedStorePollMilliseconds = 2_000
     /// At exit, how long callback attempts under way get to end and be recorded.
     static let callbackExitGraceMilliseconds = 2_000
 

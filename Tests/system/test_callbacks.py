@@ -341,7 +341,7 @@ def taken_over_by_a_process_that_makes_no_store_call(spawn, receivers, store, ho
     """A process is SIGKILLed mid-attempt, and the process left makes no call on the store: one that opened the store before any
     callback existed and is then kept busy with `ping` (`how="pings"`: a call that needs no store, every 0.3 s, so it is never
     idle for long), or one started on the store after the kill and sent nothing at all (`"silent"`). It takes the delivery
-    over all the same, with the same webhook-id, within the lease and one 10 s look at the store."""
+    over all the same, with the same webhook-id, within the lease and one look at the store (every 2 s)."""
     answers = iter([HANG] + [200] * 10)
     receiver = receivers(secret=SECRET, answer=lambda r: next(answers))
     if how == "pings":
@@ -782,7 +782,7 @@ def test_a_process_with_no_callback_starts_no_delivery_thread(spawn, receivers):
 
 def test_an_idle_process_on_the_file_takes_over_a_killed_delivery_and_expires_an_operation_with_no_call(spawn, receivers, db_path):
     """A process that opened the file before any callback existed, and then gets no call at all, still does what another process
-    left due on the file: it takes over the delivery of a process killed mid-attempt (within the 30 s lease and its 10 s look at
+    left due on the file: it takes over the delivery of a process killed mid-attempt (within the 30 s lease and its 2 s look at
     the file) and expires that process's operation at its time, announcing it to the receiver."""
     answers = iter([200, HANG] + [200] * 10)
     receiver = receivers(secret=SECRET, answer=lambda r: next(answers))
