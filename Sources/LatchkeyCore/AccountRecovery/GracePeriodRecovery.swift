@@ -47,7 +47,7 @@ extension Latchkey {
     /// What settling a user's account recovery reads (found by `user`; none for nil): the user's
     /// row of it, and the server's lifetimes (a grace period's end starts the insecure window).
     static func accountRecoveryReads(_ user: StoreKey?) -> [StoreRead] {
-        [.row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)] + (user.map { [.row(AccountRecoveryRecord.self, id: $0)] } ?? [])
+        [Self.serverConfigRead] + (user.map { [.row(AccountRecoveryRecord.self, id: $0)] } ?? [])
     }
 
     /// A user's status with every transition that is due applied (grace end → insecure,

@@ -53,7 +53,7 @@ extension Latchkey {
     public func createPasskey(ceremonyId: String, credential: RegistrationResponse, friendlyName: String?) throws -> Passkey {
         try transact { tx, effects in
             let key = ceremonyKey(ceremonyId)
-            tx.willRead(Self.ceremonyReads(key: key) + [.row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)])
+            tx.willRead(Self.ceremonyReads(key: key) + [Self.serverConfigRead])
             let ceremony = try liveCeremony(tx, key: key, .create)
             guard let userId = ceremony.userId, let user = try tx.fetch(UserRecord.self, id: userId) else {
                 throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")

@@ -18,6 +18,9 @@ extension ServerConfigRecord {
 }
 
 extension Latchkey {
+    /// The read of the server's settings, for a read set.
+    static let serverConfigRead = StoreRead.row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)
+
     func serverConfig(_ tx: StoreTransaction) throws -> ServerConfig {
         guard let record = try tx.fetch(ServerConfigRecord.self, id: ServerConfigRecord.serverId) else { return .defaults }
         return ServerConfig(
@@ -31,7 +34,7 @@ extension Latchkey {
             // A shorter session lifetime reads the sessions it may end: stated with the configuration's row, one round trip.
             let at = now
             tx.willRead(
-                [.row(ServerConfigRecord.self, id: .value(ServerConfigRecord.serverId))]
+                [Self.serverConfigRead]
                     + (sessionLifetimeSeconds.map { [.rows(Self.sessionsYoungerThan($0, now: at))] } ?? []))
             var config = try serverConfig(tx)
             if let value = gracePeriodSeconds { config.gracePeriodSeconds = value }

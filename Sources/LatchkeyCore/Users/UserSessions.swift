@@ -81,7 +81,7 @@ extension Latchkey {
         let id = SecretHash.digest(sessionId, purpose: "session")
         let owner = StoreKey.column(UserSessionRecord.Columns.userId, of: UserSessionRecord.self, .value(id))
         tx.willRead(
-            [.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner), .row(ServerConfigRecord.self, id: ServerConfigRecord.serverId)]
+            [.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner), Self.serverConfigRead]
                 + also(owner))
         guard let session = try tx.fetch(UserSessionRecord.self, id: id), try isLive(tx, session),
             let user = try tx.fetch(UserRecord.self, id: session.userId)
