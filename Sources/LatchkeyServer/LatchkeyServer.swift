@@ -317,7 +317,7 @@ public final class LatchkeyServer: RPCHandler {
     func prepare(_ context: CallContext) throws {
         if context.access.needsStore {
             let core = try core()
-            if sharedStorePoll == 0 { lookForOtherProcessesWork() }
+            if sharedStorePoll != nil { lookForOtherProcessesWork() }
             try runDueWork(core)
         }
         guard context.failing else { return }
