@@ -385,7 +385,8 @@ def four_processes_deliver_1000_events_each_exactly_once(spawn, receivers, store
     procs = []
     for i in range(4):
         procs.append(spawn(*store, name=f"w{i}"))
-        procs[-1].ok("ping")  # the first has made the schema (and a PostgreSQL key file) before the next opens it
+        # A call on the store (ping opens nothing): the first has made the schema (and a PostgreSQL key file) before the next opens it.
+        procs[-1].ok("admin/listCallbacks")
     callback = configure(procs[0], receiver.url())
     registrations = []
     for i, lk in enumerate(procs):

@@ -70,7 +70,8 @@ def store(request, spawn, db_path, workdir):
         procs = []
         for i in range(n):
             lk = spawn(*args, name="ABCDEFGH"[i])
-            lk.ok("ping")  # the first has made the schema (and the key file) before the next opens it
+            # A call on the store (ping opens nothing): the first has made the schema (and the key file) before the next opens it.
+            lk.ok("admin/listCallbacks")
             procs.append(lk)
         return procs
 

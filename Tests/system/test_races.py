@@ -22,9 +22,9 @@ MAX_FAILED = 5  # the default application's maxFailedAttempts
 @pytest.fixture
 def pair(spawn, db_path):
     a = spawn("--db", db_path, name="A")
-    a.ok("ping")  # A has created the schema before B opens the file
+    a.ok("admin/listCallbacks")  # a call on the store: A has created the schema before B opens the file (ping opens nothing)
     b = spawn("--db", db_path, name="B")
-    b.ok("ping")
+    b.ok("admin/listCallbacks")  # and B has opened it before the test begins
     return a, b
 
 
