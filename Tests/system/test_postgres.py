@@ -249,9 +249,13 @@ def test_notifications_in_the_database_are_sealed(group):
     a, = group(1)
     listener = subprocess.Popen(["psql", "-X", "-q", group.database], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    listener.stdin.write("LISTEN latchkey;\n")
+    listener.stdin.write("LISTEN latchkey;\nSELECT 'listening';\n")
     listener.stdin.flush()
-    time.sleep(0.3)
+    seen = ""
+    while "listening" not in seen:  # the LISTEN has run once the query after it answers
+        line = listener.stdout.readline()
+        assert line, f"psql ended before listening: {seen}"
+        seen += line
     a.ok("admin/createUser", userId="olivia", email="olivia@example.com")
     code = a.ok("admin/createActivationCode", userId="olivia")["activationCode"]
     time.sleep(0.3)
@@ -393,6 +397,7 @@ def test_an_idle_process_whose_database_refuses_it_tries_again_later_and_later_a
     60 s, and said once; what needs no store is answered at once meanwhile."""
     lk = spawn("--db", "postgresql://latchkey@127.0.0.1:1/nowhere", "--key-file", os.path.join(workdir, "refused.key"),
                name="refused")
+    lk.ok("ping")  # untimed: the process has started (and made its key file)
     started = time.monotonic()
     while time.monotonic() - started < 12:  # a look every 2 s would have said it six times
         asked = time.monotonic()

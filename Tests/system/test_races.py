@@ -453,7 +453,6 @@ def test_a_write_waits_out_a_foreign_write_lock(pair, db_path, hold):
         id_ = a.send("admin/createUser", {"userId": "behind-the-lock"})
         # Reads are not blocked by a writer.
         assert b.ok("admin/listRegistrations", userId="before-the-lock", timeout=5) == {"registrations": []}
-        assert time.monotonic() - t0 < 2
         while time.monotonic() - t0 < hold and id_ not in a.replies:
             time.sleep(0.05)
         assert id_ not in a.replies, f"the write did not wait for the lock: {a.replies[id_]}"

@@ -30,7 +30,7 @@ def assert_clean_stdout(lk):
 @pytest.mark.parametrize("store", ["memory", "file"])
 def test_signal_while_idle_exits_0(spawn, db_path, sig, store):
     lk = spawn(*(["--in-memory"] if store == "memory" else ["--db", db_path]))
-    assert lk.ok("ping", echo="idle") == {"echo": "idle"}   # answered: now blocked reading stdin
+    assert lk.ok("ping", echo="idle") == {"echo": "idle"}   # answered: now idle (waiting on stdin, or in a look at the store)
     lk.signal(sig)
     assert lk.wait(10) == 0
     lk.wait_eof(10)
