@@ -15,6 +15,8 @@ round trip of calls naming a KNOWN account against calls naming an UNKNOWN ident
     reset/requestPasswordReset     email of a user (a code is sent)     email of nobody (nothing sent)
     server/onboarding/start        credentials {email} of a user        credentials {email} of nobody
                                    (an OTP is sent)
+    onboarding/start               the same, from a simulated phone     the same, from a phone of
+                                   of its own (device/create before)    its own
     user/login                     email of a user, a wrong password    email of nobody, a password
                                    (invalidCredentials)                 (invalidCredentials)
 
@@ -163,6 +165,22 @@ def prepare_user(lk: Server, email: str):
     return {}
 
 
+def phone_of(email: str) -> str:
+    """The simulated phone that starts onboarding for `email` (one process per phone: each call has a phone of its own)."""
+    return "phone-" + email.split("@")[0]
+
+
+def prepare_phone(lk: Server, email: str):
+    lk.ok("device/create", deviceId=phone_of(email))
+    return None
+
+
+def prepare_user_and_phone(lk: Server, email: str):
+    lk.ok("admin/createUser", email=email)
+    prepare_phone(lk, email)
+    return {}
+
+
 def prepare_user_with_password(lk: Server, email: str):
     lk.ok("admin/createUser", email=email, password=PASSWORD)
     return {}
@@ -251,6 +269,15 @@ METHODS = [
         "prepare": prepare_user,
         "params": lambda email, prep, rng: {
             "credentials": {"email": email}, "installationId": f"enum-{rng.getrandbits(64):016x}"},
+        "answer": "result",
+    },
+    {
+        "name": "onboarding/start",
+        "method": "onboarding/start",
+        "known": "credentials {email} of a user (an OTP is sent), from a phone of its own",
+        "prepare": prepare_user_and_phone,
+        "prepare_unknown": prepare_phone,
+        "params": lambda email, prep, rng: {"deviceId": phone_of(email), "credentials": {"email": email}},
         "answer": "result",
     },
     {

@@ -33,7 +33,7 @@ extension Latchkey {
             .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
             .rows(OnboardingProcessRecord.openOf.query(caller.key)),
         ]
-            + Self.identifiers(credentials).map(\.lookup.read) + decoyReads
+            + Self.identifiers(credentials).flatMap { [$0.lookup.read] + decoyReads($0) }
     }
 
     /// The identifiers credentials give, in the order they are matched.
@@ -48,7 +48,10 @@ extension Latchkey {
     func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
         // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
         let found = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0) }
-        guard let matched = found.first ?? nil, found.allSatisfy({ $0?.id.isSameId(as: matched.id) == true }) else { return nil }
+        // The same comparisons whether or not the first identifier names someone (of ids alike: the decoy user's for none).
+        let decoy = decoyUserId
+        let firstId = (found.first ?? nil)?.id ?? decoy
+        guard found.allSatisfy({ ($0?.id ?? decoy).isSameId(as: firstId) }), let matched = found.first ?? nil else { return nil }
         if let birthDate = credentials.birthDate, matched.birthDate != birthDate { return nil }
         return matched
     }
@@ -106,15 +109,20 @@ extension Latchkey {
             channel: nil, address: nil, otpHash: nil, otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0,
             status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: true,
             instance: "", otpAccepted: false, registrationId: nil, closed: false, createdAt: now)
+        // The contact on file when the credentials name someone; else an empty address of the same shape, which nothing is sent to
+        // (security property 11: the row and the send's work cost the same either way).
+        var channel = DeliveryChannel.email
+        var address = ""
         if let user {
             if credentials.phoneNumber != nil || user.email == nil, let phone = user.phoneNumber {
-                process.channel = DeliveryChannel.sms.rawValue
-                process.address = phone
+                channel = .sms
+                address = phone
             } else if let email = user.email {
-                process.channel = DeliveryChannel.email.rawValue
-                process.address = email
+                address = email
             }
         }
+        process.channel = channel.rawValue
+        process.address = address
         try sendOnboardingOtp(tx, effects, &process)
         onboardingStatusChanged(effects, process)
         onboardingDueCache.invalidate()
@@ -137,7 +145,7 @@ extension Latchkey {
         // whose OTP is withheld keeps a hash of the same size under another purpose of the same length, which no OTP
         // given to activate can match: its row costs what a sent OTP's does.
         let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
-        let sent = channel != nil && process.address != nil
+        let sent = channel != nil && process.address?.isEmpty == false
         process.otpHash = codeHash(otp, purpose: (sent ? "onboarding:" : "unsent-otp:") + process.id)
         let message = OutboundMessage(
             id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,

@@ -86,7 +86,7 @@ extension Latchkey {
             tx.willRead(
                 [.row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId)]
                     + (identifier.map {
-                        [$0.lookup.read, .rows(PasskeyRecord.ofUser, .either($0.lookup.key, .value(decoyUserId)))] + decoyReads
+                        [$0.lookup.read, .rows(PasskeyRecord.ofUser, .either($0.lookup.key, .value(decoyUserId)))] + decoyReads($0)
                     } ?? []))
             let app = try application(tx, applicationId)
             var userId: String?

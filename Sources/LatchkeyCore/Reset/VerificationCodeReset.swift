@@ -30,7 +30,7 @@ extension Latchkey {
             let subject = codeHash(identifier.key, purpose: "reset")
             tx.willRead(
                 [.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read]
-                    + decoyReads)
+                    + decoyReads(identifier))
             // The same random draws whether or not anyone is found or sent to.
             let code = random.digits(6)
             let messageId = random.identifier("msg")
@@ -124,7 +124,7 @@ extension Latchkey {
                 id: .either(
                     .value(ApplicationConfig.defaultApplicationId),
                     .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: ResetCodeRecord.liveOf, owner)))),
-        ] + decoyReads + Self.accountRecoveryReads(owner)
+        ] + decoyReads(identifier) + Self.accountRecoveryReads(owner)
     }
 
     /// Checks a verification code for `kind` (nil: either).

@@ -91,6 +91,15 @@ enum UserLookup {
         }
     }
 
+    /// The same kind of read for another user id: a key read for a key read, a query for a query (their costs differ, and an answer
+    /// that must not tell whom it found makes alike reads either way: `userTellingNothing`).
+    func twin(userId: String) -> UserLookup {
+        switch self {
+        case .id: return .id(userId)
+        case .first: return .first(.equals(UserRecord.Columns.id, userId))
+        }
+    }
+
     /// The user, if any.
     func user(_ tx: StoreTransaction) throws -> UserRecord? {
         switch self {

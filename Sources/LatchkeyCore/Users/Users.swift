@@ -90,17 +90,18 @@ extension Latchkey {
 
     /// The user an identifier names, if any, for an answer that must not tell which (security property 11).
     ///
-    /// Both sides make one read that finds a user and one that finds none, and decode one user: a
-    /// known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the
-    /// user this found last (`decoyUserId`), thrown away. A lookup that finds no one skips reading
-    /// and decoding a row, which the rank-sum test of `bench/enumeration.py` tells apart at 300 calls.
+    /// Both sides make one read that finds a user and one that finds none, of the lookup's kind (`UserLookup.twin`), and decode one
+    /// user: a known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the user this found last
+    /// (`decoyUserId`), thrown away. A lookup that finds no one skips reading and decoding a row, which the rank-sum test of
+    /// `bench/enumeration.py` tells apart at 300 calls.
     func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
-        if let user = try user(tx, matching: identifier) {
+        let lookup = identifier.lookup
+        if let user = try lookup.user(tx) {
             lastUserFound.withLock { $0 = user.id }
-            _ = try tx.fetch(UserRecord.self, id: Self.nobody)
+            _ = try lookup.twin(userId: Self.nobody).user(tx)
             return user
         }
-        _ = try tx.fetch(UserRecord.self, id: decoyUserId)
+        _ = try lookup.twin(userId: decoyUserId).user(tx)
         return nil
     }
 
@@ -117,8 +118,11 @@ extension Latchkey {
     /// trip), never another answer.
     var decoyUserId: String { lastUserFound.withLock { $0 } ?? Self.nobody }
 
-    /// What `userTellingNothing` reads besides the lookup, for a read set (PostgreSQL reads them in the same round trip).
-    var decoyReads: [StoreRead] { [.row(UserRecord.self, id: .value(decoyUserId)), .row(UserRecord.self, id: .value(Self.nobody))] }
+    /// What `userTellingNothing` reads for `identifier` besides its lookup, for a read set (PostgreSQL reads them in the same round trip).
+    func decoyReads(_ identifier: UserIdentifier) -> [StoreRead] {
+        let lookup = identifier.lookup
+        return [lookup.twin(userId: decoyUserId).read, lookup.twin(userId: Self.nobody).read]
+    }
 
     /// The read of the user who holds a passkey user handle.
     static func userHoldingHandle(_ handle: [UInt8]) -> StoreQuery<UserRecord> {
