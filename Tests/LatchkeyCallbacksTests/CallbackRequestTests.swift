@@ -45,6 +45,7 @@ import Glibc
         #expect(CallbackTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read"), secure: true) == .tlsFailure)
         #expect(CallbackTransport.classify(HTTPClientError.deadlineExceeded, secure: false) == .timeout)
         let names = CallbackAttemptError.allCases.map(\.rawValue)
-        #expect(names == ["addressNotAllowed", "resolutionFailed", "connectionRefused", "timeout", "tlsFailure", "connectionFailed"])
+        #expect(
+            names == ["addressNotAllowed", "resolutionFailed", "connectionRefused", "timeout", "tlsFailure", "connectionFailed", "secretUnreadable"])
     }
 }

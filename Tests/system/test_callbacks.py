@@ -823,3 +823,34 @@ def test_a_clean_exit_records_the_attempts_under_way_so_no_other_process_sends_t
     assert first.close() == 0
     listed = deliveries(spawn("--db", db_path, name="after"), callback["callbackId"])
     assert [(d["status"], d["attempts"]) for d in listed] == [("delivered", 1)], listed
+
+
+def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_secret_ends_its_wait(spawn, receivers, db_path):
+    """Deliveries are independent: a callback whose sealed secret no longer opens (a damaged row, a key file that is not the
+    store's) sends nothing and its deliveries wait, saying why (lastError secretUnreadable); the other callbacks deliver as ever;
+    a new secret ends the wait at once."""
+    import sqlite3
+    new_secret = secret_of(bytes(range(101, 133)))
+    damaged_receiver = receivers(secret=new_secret)
+    healthy_receiver = receivers(secret=SECRET)
+    lk = spawn("--db", db_path, name="before")
+    damaged = configure(lk, damaged_receiver.url())["callbackId"]
+    healthy = configure(lk, healthy_receiver.url())["callbackId"]
+    lk.close()
+    with sqlite3.connect(db_path) as db:
+        sealed, = db.execute("SELECT sealedSecret FROM callback WHERE id = ?", (damaged,)).fetchone()
+        flipped = bytes([sealed[0] ^ 1]) + bytes(sealed[1:])
+        db.execute("UPDATE callback SET sealedSecret = ? WHERE id = ?", (flipped, damaged))
+    lk = spawn("--db", db_path, name="after")
+    activate(lk, "independent")
+    got = healthy_receiver.wait_count(1, timeout=10)
+    assert got[0].verified, got[0].problem
+    waiting = wait_until(lambda: next((d for d in deliveries(lk, damaged) if d["lastError"] == "secretUnreadable"), None), 10,
+                         "the damaged callback's delivery said why it waits")
+    assert waiting["status"] == "pending" and waiting["attempts"] == 0, waiting
+    assert waiting["nextAttemptAt"] > lk.ok("clock/now")["now"], waiting
+    assert damaged_receiver.snapshot() == []
+    configure(lk, damaged_receiver.url(), callbackId=damaged, secret=new_secret)
+    got = damaged_receiver.wait_count(1, timeout=10)  # well before the 60 s wait would have ended
+    assert got[0].verified, got[0].problem
+    assert b"cannot be unsealed" in lk.stderr_bytes()

@@ -68,6 +68,9 @@ public enum CallbackAttemptError: String, Sendable, Error, CaseIterable {
     case tlsFailure
     /// Any other failure to connect, send or read.
     case connectionFailed
+    /// Nothing was sent: the callback's secret could not be unsealed (a key file that is not the store's, a damaged row); its
+    /// deliveries wait, looked at again every `CallbackSchedule.unreadableSecretWait` seconds, until its secret is replaced.
+    case secretUnreadable
 }
 
 /// How one attempt ended.
@@ -114,6 +117,8 @@ public enum CallbackSchedule {
     public static let lease: Int64 = 30
     /// Delivered and failed deliveries are pruned after this long.
     public static let kept: Int64 = 7 * 86_400
+    /// How long the deliveries of a callback whose secret cannot be unsealed wait before it is tried again (a new secret ends the wait).
+    public static let unreadableSecretWait: Int64 = 60
 }
 
 extension Latchkey {
@@ -207,6 +212,8 @@ extension Latchkey {
                 ])
             let leaseUntil = now + CallbackSchedule.lease
             var callbacks: [String: (CallbackRecord, [UInt8])] = [:]
+            // Callbacks whose secret cannot be unsealed: theirs alone wait (deliveries are independent), the others go on.
+            var unreadable: Set<String> = []
             var claimed: [ClaimedDelivery] = []
             // Every read before the first write: a write to the table forgets what was read of it.
             let due = try queries.map { try tx.fetchAll($0) }
@@ -217,9 +224,24 @@ extension Latchkey {
                 // while its attempt is under way: it is claimed once the lease is given up.
                 for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
                     var found = callbacks[delivery.callbackId]
-                    if found == nil, let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId) {
-                        found = (callback, try unseal(callback.sealedSecret, .callbackSecret, rowId: callback.id))
-                        callbacks[callback.id] = found
+                    if found == nil, !unreadable.contains(delivery.callbackId),
+                        let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId)
+                    {
+                        if let key = try? unseal(callback.sealedSecret, .callbackSecret, rowId: callback.id) {
+                            found = (callback, key)
+                            callbacks[callback.id] = found
+                        } else {
+                            unreadable.insert(callback.id)
+                            logger.error(
+                                "a callback's secret cannot be unsealed: its deliveries wait until its secret is replaced",
+                                metadata: ["callback": "\(callback.id)"])
+                        }
+                    }
+                    if unreadable.contains(delivery.callbackId) {
+                        delivery.lastError = CallbackAttemptError.secretUnreadable.rawValue
+                        delivery.nextAttemptAt = now + CallbackSchedule.unreadableSecretWait
+                        try tx.save(delivery)
+                        continue
                     }
                     guard let (callback, key) = found, let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else {
                         try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)

@@ -158,8 +158,14 @@ extension Latchkey {
                     record.sealedSecret = try seal(key, .callbackSecret, rowId: record.id)
                     answerSecret = WebhookSecret.secret(key)
                 }
-                for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) where !events.map(\.rawValue).contains(delivery.type) {
-                    try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
+                for var delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) {
+                    if !events.map(\.rawValue).contains(delivery.type) {
+                        try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
+                    } else if key != nil, delivery.lastError == CallbackAttemptError.secretUnreadable.rawValue {
+                        // A new secret ends the wait of those that waited for one.
+                        delivery.nextAttemptAt = now
+                        try tx.save(delivery)
+                    }
                 }
             } else {
                 let id = random.identifier("cb")

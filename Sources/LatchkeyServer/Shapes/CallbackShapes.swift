@@ -40,7 +40,8 @@ extension CallbackDelivery: WireObject {
         .nullable("lastStatusCode", \.lastStatusCode, .int()),
         .nullable(
             "lastError", \.lastError, .text,
-            "why the last attempt got no answer: addressNotAllowed, resolutionFailed, connectionRefused, timeout, tlsFailure, connectionFailed"),
+            "why the last attempt got no answer: addressNotAllowed, resolutionFailed, connectionRefused, timeout, tlsFailure, connectionFailed; "
+                + "secretUnreadable: nothing was sent, the callback's secret could not be unsealed (replace it)"),
         .nullable("nextAttemptAt", \.nextAttemptAt, .time),
     ]
 }
