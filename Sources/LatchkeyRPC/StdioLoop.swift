@@ -40,8 +40,8 @@ public final class StdioLoop {
 
     /// Ignores SIGPIPE and routes SIGTERM/SIGINT to the loop that will read `inputFD`.
     ///
-    /// Called first thing when serving, before the server is built: a signal that arrives while the process starts ends it
-    /// cleanly (exit 0, nothing in hand) instead of killing it. Once is enough.
+    /// Called first thing in `main`, before the flags are parsed and the server is built: a signal that arrives while the process
+    /// starts ends it cleanly (exit 0, nothing in hand) instead of killing it. Once is enough.
     public static func installSignalHandlers(inputFD: Int32) {
         guard signalPipeReadFD < 0 else { return }
         signal(SIGPIPE, SIG_IGN)

@@ -200,7 +200,6 @@ struct LatchkeyCommand: ParsableCommand {
     func serve(batches: Bool = true, _ table: (LatchkeyServer) -> RPCHandler) throws {
         // Before any thread uses SQLite.
         SQLiteStore.prepareProcess()
-        StdioLoop.installSignalHandlers(inputFD: 0)
         let level = Logger.Level(rawValue: logLevel.rawValue) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -1,1 +1,6 @@
+import LatchkeyRPC
+
+// Termination signals are routed to the stdio loop before anything else runs: one that arrives while the process starts (parsing its
+// flags, building its tables) ends it cleanly, exit 0 with nothing in hand, instead of killing it.
+StdioLoop.installSignalHandlers(inputFD: 0)
 LatchkeyCommand.start()
