@@ -66,10 +66,17 @@ extension Device {
     }
 
     /// Opens a recovery on a device restored from a backup.
-    /// - Throws: `alreadyActivated`, `recoveryNotActivated`, and the server's answers.
+    /// - Throws: `alreadyActivated`, `recoveryNotActivated`, `registrationRemoved` (the server has no such registration), and the
+    ///   server's answers.
     public func startRecovery() throws -> ActivationOffer {
         let registrationId = try recoverableRegistration()
-        let challenge = try server.recoveryChallenge(registrationId: registrationId, caller: caller)
+        let challenge: KeyRequest
+        do {
+            challenge = try server.recoveryChallenge(registrationId: registrationId, caller: caller)
+        } catch let answer as DomainError where answer.reason == .notFound {
+            // The server has no such registration (a backup from another store): to this phone, its registration is gone.
+            throw DomainError(.registrationRemoved, "The registration no longer exists")
+        }
         var operation = PendingOperation(kind: .recovery, challenge)
         operation.registrationId = registrationId
         try storage.setPendingOperation(operation)

@@ -3,7 +3,7 @@ import CJansson
 /// Why a document could not be parsed, with where (never what: the input is not quoted).
 public struct JSONParseError: Error, Sendable, Equatable {
     public enum Kind: String, Sendable {
-        case invalidSyntax, invalidUTF8, duplicateKey, tooDeep, numberOutOfRange, prematureEnd, trailingData, nullCharacter
+        case invalidSyntax, invalidUTF8, duplicateKey, tooDeep, numberOutOfRange, prematureEnd, trailingData, nullCharacter, nullInKey
     }
     public var kind: Kind
     public var line: Int
@@ -20,6 +20,7 @@ public struct JSONParseError: Error, Sendable, Equatable {
         case .prematureEnd: return "Parse error: the message ends before the JSON value does"
         case .trailingData: return "Parse error: data follows the JSON value"
         case .nullCharacter: return "Parse error: the message has a NUL byte"
+        case .nullInKey: return "Parse error: a member name holds U+0000 (NUL), which no member name may"
         }
     }
 }
@@ -91,7 +92,8 @@ public enum JSONParser {
         case json_error_numeric_overflow.rawValue: kind = .numberOutOfRange
         case json_error_premature_end_of_input.rawValue: kind = .prematureEnd
         case json_error_end_of_input_expected.rawValue: kind = .trailingData
-        case json_error_null_character.rawValue, json_error_null_byte_in_key.rawValue: kind = .nullCharacter
+        case json_error_null_character.rawValue: kind = .nullCharacter
+        case json_error_null_byte_in_key.rawValue: kind = .nullInKey
         default: kind = .invalidSyntax
         }
         return JSONParseError(kind: kind, line: line, column: column)

@@ -31,7 +31,8 @@ public enum TransportError: Int, Sendable, CaseIterable {
         case .parseError: return "Not JSON, invalid UTF-8, duplicate keys, or nested deeper than 64; data.line and data.column say where."
         case .invalidRequest: return "Not a Request object, or an empty batch."
         case .methodNotFound: return "No such method."
-        case .invalidParams: return "The params do not fit the method; data.errors is [{path, message}]."
+        case .invalidParams:
+            return "The params do not fit the method; data.errors is [{path, message}] (the first 100; data.unlisted counts the rest)."
         case .internalError: return "A bug; the process keeps serving."
         case .messageTooLarge:
             return "The message exceeds --max-message-bytes and was skipped, or a batch's responses passed 64 MiB and its later requests "
@@ -119,17 +120,23 @@ extension RPCError {
     /// Error messages never quote the input, not even the method name.
     public static let methodNotFound = RPCError(.methodNotFound, message: "Method not found")
 
-    /// `data.errors` lists every problem; the message names the first.
+    /// `data.errors` lists the problems, the first `listedProblems` of them (`data.unlisted` counts the others: a request of many
+    /// bad items is not answered by an error many times its size); the message names the first.
     public static func invalidParams(_ problems: [ParamProblem]) -> RPCError {
         let list = JSON.array(
-            problems.map { problem in
+            problems.prefix(listedProblems).map { problem in
                 var item = JSONObject([("path", .string(problem.path)), ("message", .string(problem.message))])
                 for entry in problem.extra.entries { item[entry.key] = entry.value }
                 return .object(item)
             })
         let first = problems.first.map { ": \($0.path.isEmpty ? "params" : $0.path) \($0.message)" } ?? ""
-        return RPCError(.invalidParams, message: "Invalid params\(first)", data: JSONObject([("errors", list)]))
+        var data = JSONObject([("errors", list)])
+        if problems.count > listedProblems { data.appendUnchecked("unlisted", .int(Int64(problems.count - listedProblems))) }
+        return RPCError(.invalidParams, message: "Invalid params\(first)", data: data)
     }
+
+    /// The most problems `data.errors` of an invalidParams answer lists.
+    public static let listedProblems = 100
 
     public static let internalError = RPCError(.internalError, message: "Internal error; the request was not carried out")
 

@@ -89,7 +89,7 @@ struct JSONParserTests {
 
     @Test("\\u0000 inside an object key is rejected")
     func nulEscapeInKey() {
-        #expect(parseFailure(#"{"a\u0000b":1}"#)?.kind == .nullCharacter)
+        #expect(parseFailure(#"{"a\u0000b":1}"#)?.kind == .nullInKey)
     }
 
     @Test("a raw control character inside a string is rejected")
@@ -263,7 +263,7 @@ struct JSONParserTests {
         "every kind has its own message",
         arguments: [
             JSONParseError.Kind.invalidSyntax, .invalidUTF8, .duplicateKey, .tooDeep, .numberOutOfRange, .prematureEnd,
-            .trailingData, .nullCharacter,
+            .trailingData, .nullCharacter, .nullInKey,
         ])
     func messages(kind: JSONParseError.Kind) {
         let message = JSONParseError(kind: kind, line: 1, column: 1).message

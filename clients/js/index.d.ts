@@ -197,7 +197,7 @@ export interface CallbackDelivery {
   attempts: number;
   lastAttemptAt: string | null;
   lastStatusCode: number | null;
-  /** why the last attempt got no answer: addressNotAllowed, resolutionFailed, connectionRefused, timeout, tlsFailure, connectionFailed */
+  /** why the last attempt got no answer: addressNotAllowed, resolutionFailed, connectionRefused, timeout, tlsFailure, connectionFailed; secretUnreadable: nothing was sent, the callback's secret could not be unsealed (replace it) */
   lastError: string | null;
   nextAttemptAt: string | null;
 }
@@ -2302,7 +2302,7 @@ export interface ServerMethods {
   operation_list(params: ServerOperationListParams, options?: CallOptions): Promise<ServerOperationListResult>;
   /** `server/operation/reject`: Rejects an operation with a reason, signed by the device alone. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), notFound (1000), operationNotPending (2000), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   operation_reject(params: ServerOperationRejectParams, options?: CallOptions): Promise<ServerOperationRejectResult>;
-  /** `server/recovery/challenge`: Opens a recovery of the registration onto new keys: the challenge the recovery key signs. Errors: recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
+  /** `server/recovery/challenge`: Opens a recovery of the registration onto new keys: the challenge the recovery key signs. Errors: notFound (1000), recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   recovery_challenge(params: ServerRecoveryChallengeParams, options?: CallOptions): Promise<ServerRecoveryChallengeResult>;
   /** `server/recovery/commit`: Recovers the registration onto new keys with the recovery key's signature. Errors: noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404), recoveryNotActivated (1600), recoveryLocked (1602), recoveryCodeInvalid (1601), authMethodNotAllowed (1302), proofInvalid (1303), storeUnavailable (1005), invalidParams (-32602), internalError (-32603). */
   recovery_commit(params: ServerRecoveryCommitParams, options?: CallOptions): Promise<ServerRecoveryCommitResult>;

@@ -229,7 +229,7 @@ extension Latchkey {
                 for case .placeholder(let name) in pieces where !inData.contains(name) {
                     throw DomainError.invalid(
                         .templateAttribute(index: index),
-                        "uses the placeholder ${\(name)}, which data does not hold: attributes render data and add nothing to it")
+                        "uses a placeholder that data does not hold: attributes render data and add nothing to it")
                 }
             }
             // What it renders (a label aside) is a whole field of data (security property 8).

@@ -131,11 +131,9 @@ extension ServerSession {
     /// A registration that may be recovered: active, or locked by wrong PINs (recovering is what
     /// its owner needs; the recovery code has its own attempts), with a recovery key, its
     /// recovery not locked.
-    /// - Throws: `registrationRemoved` (unknown), the other state answers, `recoveryNotActivated`, `recoveryLocked`.
+    /// - Throws: `notFound` (unknown), the state answers, `recoveryNotActivated`, `recoveryLocked`.
     private func recoverableRegistration(_ registrationId: String) throws -> RegistrationRecord {
-        guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId) else {
-            throw DomainError(.registrationRemoved, "The registration no longer exists")
-        }
+        guard let registration = try tx.fetch(RegistrationRecord.self, id: registrationId) else { throw DomainError.notFound("registration") }
         if registration.registrationState != .locked { try core.requireActive(registration) }
         guard registration.recoveryPublicKey != nil else {
             throw DomainError(.recoveryNotActivated, "No recovery code is set for this registration")

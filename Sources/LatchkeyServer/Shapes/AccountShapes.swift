@@ -5,8 +5,12 @@ import LatchkeyRPC
 import LatchkeyWire
 
 extension Codec where Value == String {
+    /// What is wrong with `text` as an email address (nil: nothing).
+    static func emailProblem(_ text: String) -> String? {
+        Identifiers.isEmail(text) ? nil : "must be an email address"
+    }
     /// An email address.
-    static let email = Codec.text.checked { Identifiers.isEmail($0) ? nil : "must be an email address" }
+    static let email = Codec.text.checked(emailProblem)
     /// What is wrong with `text` as an E.164 phone number (nil: nothing).
     static func phoneNumberProblem(_ text: String) -> String? {
         Identifiers.isPhoneNumber(text) ? nil : "must be an E.164 number: + and digits"

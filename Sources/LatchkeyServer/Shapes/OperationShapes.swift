@@ -71,8 +71,12 @@ extension Codec where Value == OperationAttribute {
                 problems.append(ParamProblem("\(path).type", "must be one of amount, keyValue, note, heading"))
                 return nil
             }
-            for key in object.keys where !members.contains(key) {
-                problems.append(ParamProblem(memberPath(path, key), "is not a member of a \(kind) attribute"))
+            // A null member counts as absent.
+            for key in object.keys where !members.contains(key) && object[key]?.isNull == false {
+                problems.append(
+                    key.isQuotableKey
+                        ? ParamProblem(memberPath(path, key), "is not a member of a \(kind) attribute")
+                        : ParamProblem(path, "has a member that a \(kind) attribute does not have"))
             }
             let texts = members.dropFirst().map(text)
             guard problems.count == before else { return nil }

@@ -81,6 +81,18 @@ private func optionMember<T>(_ object: JSONObject, _ name: String, _ path: Strin
     return codec.read(json, "\(path).\(name)", &problems)
 }
 
+/// Reads an optional member of an options object (absent or null: nil), refusing one of another type as the browser's WebIDL
+/// conversion does.
+private func optionalOptionMember<T>(
+    _ object: JSONObject?, _ name: String, _ path: String, _ codec: Codec<T>, _ problems: inout [ParamProblem]
+) -> T? {
+    guard let json = object?[name], !json.isNull else { return nil }
+    return codec.read(json, "\(path).\(name)", &problems)
+}
+
+/// A timeout in milliseconds (WebIDL `unsigned long`).
+private let timeoutCodec = Codec<Int64>.integer(minimum: 0, maximum: Int64(UInt32.max))
+
 extension Codec where Value == CredentialCreationOptions {
     /// `PublicKeyCredentialCreationOptionsJSON`: what `parseCreationOptionsFromJSON()` takes.
     public static let creationOptions = Codec(
@@ -99,21 +111,29 @@ extension Codec where Value == CredentialCreationOptions {
             let rp = optionMember(object, "rp", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
             let user = optionMember(object, "user", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
             let rpId = problems.count == before ? optionMember(rp, "id", path + ".rp", Codec<String>.identifier, &problems) : nil
-            let userId = problems.count == before ? optionMember(user, "id", path + ".user", Codec<[UInt8]>.base64url, &problems) : nil
+            let rpName = optionalOptionMember(rp, "name", path + ".rp", Codec<String>.text, &problems)
+            let userId = problems.count == before ? optionMember(user, "id", path + ".user", Codec<[UInt8]>.userHandle, &problems) : nil
+            let userName = optionalOptionMember(user, "name", path + ".user", Codec<String>.text, &problems)
+            let displayName = optionalOptionMember(user, "displayName", path + ".user", Codec<String>.text, &problems)
             let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)
             var algorithms: [Int] = []
             if let params = optionMember(object, "pubKeyCredParams", path, Codec<[JSON]>.array(Codec<JSON>.freeObject), &problems) {
                 algorithms = params.compactMap { $0["alg"]?.intValue }.map { Int(clamping: $0) }
             }
+            let timeout = optionalOptionMember(object, "timeout", path, timeoutCodec, &problems)
             let exclude = readDescriptors(object["excludeCredentials"], path + ".excludeCredentials", &problems)
-            let selection = object["authenticatorSelection"]?.objectValue
-            let verification = selection?["userVerification"]?.stringValue.flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
+            let selection = optionalOptionMember(object, "authenticatorSelection", path, Codec<JSON>.freeObject, &problems)?.objectValue
+            // An unknown value is ignored, as browsers do (the member is a DOMString, not an enumeration).
+            let verification =
+                optionalOptionMember(selection, "userVerification", path + ".authenticatorSelection", Codec<String>.text, &problems)
+                .flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
+            _ = optionalOptionMember(object, "attestation", path, Codec<String>.text, &problems)
             guard problems.count == before, let rpId, let userId, let challenge else { return nil }
-            let name = user["name"]?.stringValue ?? ""
+            let name = userName ?? ""
             return CredentialCreationOptions(
-                ceremonyId: "", rpId: rpId, rpName: rp["name"]?.stringValue ?? rpId,
-                user: PasskeyUserEntity(id: userId, name: name, displayName: user["displayName"]?.stringValue ?? name),
-                challenge: challenge, algorithms: algorithms, timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
+                ceremonyId: "", rpId: rpId, rpName: rpName ?? rpId,
+                user: PasskeyUserEntity(id: userId, name: name, displayName: displayName ?? name),
+                challenge: challenge, algorithms: algorithms, timeout: Int(clamping: timeout ?? 0),
                 excludeCredentials: exclude, userVerification: verification)
         },
         write: { options in
@@ -160,11 +180,14 @@ extension Codec where Value == CredentialRequestOptions {
             let before = problems.count
             let rpId = optionMember(object, "rpId", path, Codec<String>.identifier, &problems)
             let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)
+            let timeout = optionalOptionMember(object, "timeout", path, timeoutCodec, &problems)
             let allow = readDescriptors(object["allowCredentials"], path + ".allowCredentials", &problems)
-            let verification = object["userVerification"]?.stringValue.flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
+            let verification =
+                optionalOptionMember(object, "userVerification", path, Codec<String>.text, &problems)
+                .flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
             guard problems.count == before, let rpId, let challenge else { return nil }
             return CredentialRequestOptions(
-                ceremonyId: "", rpId: rpId, challenge: challenge, timeout: Int(clamping: object["timeout"]?.intValue ?? 0),
+                ceremonyId: "", rpId: rpId, challenge: challenge, timeout: Int(clamping: timeout ?? 0),
                 userVerification: verification, allowCredentials: allow)
         },
         write: { options in

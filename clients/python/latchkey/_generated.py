@@ -2866,9 +2866,10 @@ class ServerMethods(_Namespace):
             registrationId (str)
             installationId (str): names the app installation that asks; 1–128 printable ASCII characters
 
-        Errors: recoveryNotActivated (1600), recoveryLocked (1602), registrationRemoved (1403),
-        lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
+        Errors: notFound (1000), recoveryNotActivated (1600), recoveryLocked (1602),
+        registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401),
+        verificationPending (1404), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('server/recovery/challenge', _params({
             'registrationId': registrationId,

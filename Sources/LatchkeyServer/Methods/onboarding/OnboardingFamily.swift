@@ -34,8 +34,7 @@ public enum OnboardingFamily {
                     problems.append(ParamProblem(keyPath, "must be a string, not \(entry.value.typeName)"))
                     continue
                 }
-                guard acceptsText(value, keyPath, &problems),
-                    entry.key != "phoneNumber" || Codec.phoneNumber.read(entry.value, keyPath, &problems) != nil
+                guard acceptsText(value, keyPath, &problems), formats[entry.key].map({ $0.read(entry.value, keyPath, &problems) != nil }) ?? true
                 else { continue }
                 if entry.key == "userID", object["userId"] != nil {
                     problems.append(ParamProblem(keyPath, "is the same key as userId: give one of them"))
@@ -62,6 +61,9 @@ public enum OnboardingFamily {
     ]
 
     private static let credentialSlots = Dictionary(uniqueKeysWithValues: credentialOrder + [("userID", \OnboardingCredentials.userId)])
+
+    /// The forms of the credentials that have one (as `admin/createUser` checks them).
+    private static let formats: [String: Codec<String>] = ["email": .email, "phoneNumber": .phoneNumber, "birthDate": .date]
 
     private static let unknownCredential = "is not a credential Latchkey knows (email, phoneNumber, loginName, userId with birthDate)"
 }

@@ -10,8 +10,8 @@ enum ResetFamily {
 
     /// Who a reset is for, and by which channel: `email` or `phoneNumber`, exactly one.
     ///
-    /// The phone number's form is the rule's, not the member's: a code request checks its redirect URL before anything else,
-    /// this rule included (`CodeRequest.handle`); the other methods check the rule as they decode.
+    /// The email's and phone number's forms are the rule's, not the members': a code request checks its redirect URL before anything
+    /// else, this rule included (`CodeRequest.handle`); the other methods check the rule as they decode.
     struct Identified: WireWritableParams {
         let email: String?
         let phoneNumber: String?
@@ -25,8 +25,11 @@ enum ResetFamily {
         static let rule = WireRule<Identified>.all([
             .exactlyOne("email", \.email, "phoneNumber", \.phoneNumber),
             .custom { who, path, problems in
-                guard let problem = who.phoneNumber.flatMap(Codec<String>.phoneNumberProblem) else { return }
-                problems.append(ParamProblem((path.isEmpty ? "" : path + ".") + "phoneNumber", problem))
+                let prefix = path.isEmpty ? "" : path + "."
+                if let problem = who.email.flatMap(Codec<String>.emailProblem) { problems.append(ParamProblem(prefix + "email", problem)) }
+                if let problem = who.phoneNumber.flatMap(Codec<String>.phoneNumberProblem) {
+                    problems.append(ParamProblem(prefix + "phoneNumber", problem))
+                }
             },
         ])
     }

@@ -12,7 +12,7 @@ enum ServerRecoveryChallenge: RPCMethod {
             recoveryLocked as recovery/start) and answers a challenge, valid 300 s, that the recovery key and the new \
             keys sign for server/recovery/commit.
             """,
-        errors: [.recoveryNotActivated, .recoveryLocked] + CommonErrors.registrationState)
+        errors: [.notFound, .recoveryNotActivated, .recoveryLocked] + CommonErrors.registrationState)
     struct Params: WireParams {
         let registrationId: String
         let installationId: String
