@@ -35,8 +35,10 @@ extension Latchkey {
         _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
         applicationId: String?, codeApplication: Bool = false
     ) throws -> CredentialCreationOptions {
+        // A named application is checked before the code, as every method that takes one does: an unknown one counts no wrong try.
+        let named = try applicationId.map { try application(tx, $0) }
         let (record, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
-        let app = try application(tx, applicationId ?? (codeApplication ? record.applicationId : nil))
+        let app = try named ?? application(tx, codeApplication ? record.applicationId : nil)
         // The ceremony lives while this code does: used up or replaced, it is void.
         let ceremony = try openCeremony(
             tx, .reset, applicationId: app.applicationId, userId: user.id, named: true, openedBy: record.id)
