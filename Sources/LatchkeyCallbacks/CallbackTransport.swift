@@ -22,10 +22,11 @@ public enum CallbackOutcome: Sendable, Equatable {
 
 /// Sends attempts over HTTP(S) with AsyncHTTPClient, to the address the policy checked.
 ///
-/// The host is resolved here (never by the client), every address it resolves to is checked, and the client connects to the one
-/// chosen: `dnsOverride` keeps the name for SNI, the `Host` header and the certificate check, so nothing can rebind the name between
-/// the check and the connection. One client per (host, address), kept for its connections; redirects are not followed; the whole
-/// request (connect, TLS, head and body) has 10 s.
+/// The host is resolved here (never by the client), every address it resolves to is checked, and the client reaches the one chosen,
+/// so nothing can rebind the name between the check and the connection: over `https://` to a named host through the process's
+/// `CallbackTunnel` (the certificate must then name the host: see there), else with `dnsOverride`; the name stays in SNI, the `Host`
+/// header and the certificate check. One client per (host, address), kept for its connections; redirects are not followed; the
+/// whole request (connect, TLS, head and body) has 10 s.
 final class CallbackTransport: Sendable {
     /// One attempt's time limit.
     static let timeLimit: TimeAmount = .seconds(10)
@@ -38,6 +39,8 @@ final class CallbackTransport: Sendable {
     private let tls: TLSConfiguration
     private let policy: @Sendable () -> CallbackPolicy
     private let clients = Mutex<[String: HTTPClient]>([:])
+    /// Made on the first `https://` attempt to a named host (nil: not yet, or it could not listen).
+    private let madeTunnel = Mutex<CallbackTunnel?>(nil)
 
     init(trust: CallbackTrust, policy: @escaping @Sendable () -> CallbackPolicy) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -50,10 +53,14 @@ final class CallbackTransport: Sendable {
     func send(_ request: CallbackRequest, to url: String, _ done: @escaping @Sendable (CallbackOutcome) -> Void) {
         DispatchQueue.global().async { [self] in
             do {
-                try execute(request, url).whenComplete { result in
+                let (future, route) = try execute(request, url)
+                future.whenComplete { [self] result in
                     switch result {
                     case .success(let status): done(.status(status))
-                    case .failure(let error): done(.failed(Self.classify(error, secure: url.lowercased().hasPrefix("https:"))))
+                    case .failure(let error):
+                        // Through the tunnel, a receiver that could not be reached is the tunnel's refusal: it kept why.
+                        let why = route.flatMap { madeTunnel.withLock { $0 }?.failure(host: $0.host, port: $0.port, address: $0.address) }
+                        done(.failed(why ?? Self.classify(error, secure: url.lowercased().hasPrefix("https:"))))
                     }
                 }
             } catch let refusal as CallbackAttemptError {
@@ -64,7 +71,8 @@ final class CallbackTransport: Sendable {
         }
     }
 
-    private func execute(_ request: CallbackRequest, _ url: String) throws -> EventLoopFuture<Int> {
+    /// The attempt under way, and the tunnel route it takes (nil: none).
+    private func execute(_ request: CallbackRequest, _ url: String) throws -> (EventLoopFuture<Int>, TunnelRoutes.Route?) {
         let parsed: CallbackURL
         // A URL stored before today's host rules (a zone id, a percent-encoded host) names a host the checks cannot read: refused.
         do { parsed = try CallbackURL(url) } catch { throw CallbackAttemptError.addressNotAllowed }
@@ -76,13 +84,31 @@ final class CallbackTransport: Sendable {
         guard clientHost == parsed.host || clientHost == "[\(parsed.host)]" else { throw CallbackAttemptError.addressNotAllowed }
         // Plain http:// carries the signed body in clear: it goes to this machine only, whatever the name resolves to today.
         let address = try policy().destination(of: parsed.host, loopbackOnly: !parsed.secure).get()
-        let client = self.client(host: outgoing.host, address: CallbackAddress.isLiteral(parsed.host) ? nil : address)
-        return client.execute(request: outgoing, delegate: StatusOnly(), deadline: .now() + Self.timeLimit).futureResult
+        var route: TunnelRoutes.Route?
+        var through: CallbackTunnel?
+        if parsed.secure, !CallbackAddress.isLiteral(parsed.host) {
+            // No tunnel, no attempt: straight to the receiver, a certificate for its address would do.
+            guard let tunnel = openTunnel() else { throw CallbackAttemptError.connectionFailed }
+            tunnel.approve(host: outgoing.host, port: outgoing.port, address: address)
+            route = TunnelRoutes.Route(host: outgoing.host.lowercased(), port: outgoing.port, address: address)
+            through = tunnel
+        }
+        let client = self.client(host: outgoing.host, address: CallbackAddress.isLiteral(parsed.host) ? nil : address, through: through)
+        return (client.execute(request: outgoing, delegate: StatusOnly(), deadline: .now() + Self.timeLimit).futureResult, route)
     }
 
-    /// The client for `host` pinned to `address` (nil: the host is itself an address).
-    private func client(host: String, address: String?) -> HTTPClient {
-        let key = "\(host) \(address ?? "")"
+    /// The process's tunnel, made on first use (nil: it cannot listen; tried again on the next attempt).
+    private func openTunnel() -> CallbackTunnel? {
+        madeTunnel.withLock { made in
+            if let made { return made }
+            made = try? CallbackTunnel(group: group)
+            return made
+        }
+    }
+
+    /// The client for `host` pinned to `address` (nil: the host is itself an address), through `tunnel` when given.
+    private func client(host: String, address: String?, through tunnel: CallbackTunnel?) -> HTTPClient {
+        let key = "\(host) \(address ?? "")\(tunnel == nil ? "" : " tunnel")"
         return clients.withLock { clients in
             if let known = clients[key] { return known }
             if clients.count >= Self.cachedClients {
@@ -94,7 +120,11 @@ final class CallbackTransport: Sendable {
                 connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerHost))
             // A refused or failed connection fails the attempt at once (the schedule retries it), not after the deadline.
             configuration.connectionPool.retryConnectionEstablishment = false
-            if let address { configuration.dnsOverride = [host: address] }
+            if let tunnel, let address {
+                configuration.proxy = .server(host: tunnel.host, port: tunnel.port, connectHeaders: [CallbackTunnel.addressHeader: address])
+            } else if let address {
+                configuration.dnsOverride = [host: address]
+            }
             let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
             clients[key] = client
             return client
@@ -105,13 +135,15 @@ final class CallbackTransport: Sendable {
     ///
     /// Over `https://` the TLS handshake is the first thing on a connection and no request is sent before it ends: a receiver that
     /// closes or resets the connection before answering has refused the handshake (a TLS version or cipher it will not speak), as
-    /// often as it says so with an alert.
+    /// often as it says so with an alert (through the tunnel, the connection is closed under the client).
     static func classify(_ error: any Error, secure: Bool) -> CallbackAttemptError {
         let named = name(of: error)
         guard secure, named == .connectionFailed else { return named }
         switch error {
         case let io as IOError where io.errnoCode == ECONNRESET || io.errnoCode == EPIPE: return .tlsFailure
         case let client as HTTPClientError where client == .remoteConnectionClosed: return .tlsFailure
+        // Through the tunnel, the receiver's reset reaches the client as the tunnel closing the connection.
+        case let channel as ChannelError where channel == .ioOnClosedChannel || channel == .eof: return .tlsFailure
         default: return named
         }
     }
@@ -122,7 +154,8 @@ final class CallbackTransport: Sendable {
             return refusal
         case let client as HTTPClientError:
             switch client {
-            case .deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            case .deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout,
+                .httpProxyHandshakeTimeout:
                 return .timeout
             default:
                 return .connectionFailed

@@ -44,6 +44,9 @@ import Glibc
         #expect(CallbackTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read"), secure: false) == .connectionFailed)
         #expect(CallbackTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read"), secure: true) == .tlsFailure)
         #expect(CallbackTransport.classify(HTTPClientError.deadlineExceeded, secure: false) == .timeout)
+        #expect(CallbackTransport.classify(HTTPClientError.httpProxyHandshakeTimeout, secure: true) == .timeout)
+        #expect(CallbackTransport.classify(ChannelError.ioOnClosedChannel, secure: true) == .tlsFailure)
+        #expect(CallbackTransport.classify(ChannelError.ioOnClosedChannel, secure: false) == .connectionFailed)
         let names = CallbackAttemptError.allCases.map(\.rawValue)
         #expect(
             names == ["addressNotAllowed", "resolutionFailed", "connectionRefused", "timeout", "tlsFailure", "connectionFailed", "secretUnreadable"])

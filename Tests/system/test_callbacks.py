@@ -108,6 +108,12 @@ def test_a_signed_request_over_http_verified_by_standardwebhooks(spawn, receiver
     assert listed["eventId"] == request.id and listed["nextAttemptAt"] is None and listed["lastError"] is None
 
 
+def assert_refused_by_tls(lk, callback):
+    """The callback's newest delivery got no answer: the TLS handshake failed (and it waits for its next attempt)."""
+    failed = deliveries(lk, callback["callbackId"])[0]
+    assert (failed["status"], failed["lastError"], failed["lastStatusCode"]) == ("pending", "tlsFailure", None), failed
+
+
 def test_https_with_a_private_ca_checks_the_certificate_and_its_host_name(spawn, receivers, workdir):
     ca = PrivateCA(workdir)
     os.makedirs(os.path.join(workdir, "elsewhere"))
@@ -125,19 +131,39 @@ def test_https_with_a_private_ca_checks_the_certificate_and_its_host_name(spawn,
     activate(lk, "tls")
     assert deliveries(lk, trusted["callbackId"])[0]["status"] == "delivered"
     assert deliveries(lk, by_address["callbackId"])[0]["status"] == "delivered"
-    failed = deliveries(lk, misnamed["callbackId"])[0]
-    assert (failed["status"], failed["lastError"], failed["lastStatusCode"]) == ("pending", "tlsFailure", None)
+    assert_refused_by_tls(lk, misnamed)
     requests = good.wait_count(2)
     assert all(good.verify_at(r, start)["type"] == REGISTRATION for r in requests)
     assert len({r.id for r in requests}) == 1
     assert wrong_name.snapshot() == []
 
+    # A certificate for the address alone does not pass for a name that resolves to it (NIOSSL would take it on a connection that
+    # reached that address: the attempt goes through the process's tunnel, whose address no certificate names); for the address
+    # itself it does.
+    os.makedirs(os.path.join(workdir, "address-only"))
+    address_only = PrivateCA(os.path.join(workdir, "address-only"), names=(), addresses=("127.0.0.1",))
+    os.makedirs(os.path.join(workdir, "other-name"))
+    other_name = PrivateCA(os.path.join(workdir, "other-name"), names=("elsewhere.example",), addresses=("127.0.0.1",))
+    bare = receivers(secret=SECRET, tls=address_only.server_context(), manual=True)
+    renamed = receivers(secret=SECRET, tls=other_name.server_context(), manual=True)
+    trusting = spawn(*MANUAL, "--callback-ca-file", address_only.ca_file)
+    by_name = configure(trusting, bare.url(host="localhost"))
+    at_address = configure(trusting, bare.url(host="127.0.0.1"))
+    activate(trusting, "address-only")
+    assert_refused_by_tls(trusting, by_name)
+    assert deliveries(trusting, at_address["callbackId"])[0]["status"] == "delivered"
+    assert len(bare.wait_count(1)) == 1
+    trusting_other = spawn(*MANUAL, "--callback-ca-file", other_name.ca_file)
+    misnamed_at_address = configure(trusting_other, renamed.url(host="localhost"))
+    activate(trusting_other, "other-name")
+    assert_refused_by_tls(trusting_other, misnamed_at_address)
+    assert renamed.snapshot() == []
+
     # Without --callback-ca-file the private CA is not trusted: the system's roots only.
     plain = spawn(*MANUAL)
     untrusted = configure(plain, good.url(host="localhost"))
     activate(plain, "tls2")
-    failed = deliveries(plain, untrusted["callbackId"])[0]
-    assert (failed["status"], failed["lastError"]) == ("pending", "tlsFailure")
+    assert_refused_by_tls(plain, untrusted)
     assert len(good.snapshot()) == 2
 
 
@@ -152,8 +178,7 @@ def test_tls_older_than_1_2_is_refused(spawn, receivers, workdir):
     lk = spawn(*MANUAL, "--callback-ca-file", ca.ca_file)
     callback = configure(lk, old.url(host="localhost"))
     activate(lk, "old")
-    failed = deliveries(lk, callback["callbackId"])[0]
-    assert (failed["status"], failed["lastError"]) == ("pending", "tlsFailure")
+    assert_refused_by_tls(lk, callback)
     assert old.snapshot() == []
 
 

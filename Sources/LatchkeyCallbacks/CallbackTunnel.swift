@@ -1,0 +1,239 @@
+import LatchkeyContract
+import LatchkeyCore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP `CONNECT` tunnel in the process, on a loopback address of its own, through which every `https://` attempt to a named host
+/// goes (the client speaks TLS to the receiver through it, end to end).
+///
+/// Why: NIOSSL accepts a certificate whose IP address entry is the address the connection reached, whatever name was asked for
+/// (`validIdentityForService`). Connected straight to the receiver, a certificate for an attacker's address would pass for any host
+/// name whose resolution the attacker steers. Through the tunnel the connection reaches this loopback address, which no certificate
+/// names: only the host name can match ("checks the certificate and host name").
+///
+/// It connects only where the transport approved beforehand (`approve`): the host, port and checked address an attempt's client
+/// names in its `CONNECT` (the address in a header of the request). Why a connection failed is kept for the transport (`failure`).
+final class CallbackTunnel: Sendable {
+    /// The address it listens on: a loopback address no certificate names (127.0.0.1 where it is the only one).
+    let host: String
+    let port: Int
+    private let routes: TunnelRoutes
+    private let listener: any Channel
+
+    /// The header of the `CONNECT` request that names the checked address to reach.
+    static let addressHeader = "latchkey-address"
+    /// How long connecting to the receiver may take (within the attempt's 10 s).
+    static let connectTimeout: TimeAmount = .seconds(9)
+    /// The loopback addresses tried in turn for the listener.
+    static let listenAddresses = ["127.0.0.86", "127.0.0.1"]
+
+    init(group: any EventLoopGroup) throws {
+        let routes = TunnelRoutes()
+        var bound: (any Channel)?
+        var lastError: any Error = ChannelError.ioOnClosedChannel
+        for address in Self.listenAddresses where bound == nil {
+            do {
+                bound = try ServerBootstrap(group: group)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let sync = channel.pipeline.syncOperations
+                            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
+                            try sync.addHandler(HTTPResponseEncoder())
+                            try sync.addHandler(TunnelEntrance(routes: routes))
+                        }
+                    }
+                    .bind(host: address, port: 0).wait()
+            } catch {
+                lastError = error
+            }
+        }
+        guard let bound, let port = bound.localAddress?.port, let host = bound.localAddress?.ipAddress else { throw lastError }
+        self.routes = routes
+        self.listener = bound
+        self.host = host
+        self.port = port
+    }
+
+    /// Lets a `CONNECT` to `host`:`port` naming `address` through.
+    func approve(host: String, port: Int, address: String) {
+        routes.approve(TunnelRoutes.Route(host: host.lowercased(), port: port, address: address))
+    }
+
+    /// Why the last connection to `host`:`port` at `address` failed, if it did (and forgets it).
+    func failure(host: String, port: Int, address: String) -> CallbackAttemptError? {
+        routes.takeFailure(TunnelRoutes.Route(host: host.lowercased(), port: port, address: address))
+    }
+}
+
+/// What the tunnel may reach, and why its last connections failed.
+final class TunnelRoutes: Sendable {
+    struct Route: Hashable, Sendable {
+        var host: String
+        var port: Int
+        var address: String
+    }
+
+    /// Routes kept before the set is emptied (a host whose address keeps changing).
+    static let kept = 1024
+
+    private let approved = Mutex<Set<Route>>([])
+    private let failures = Mutex<[Route: CallbackAttemptError]>([:])
+
+    func approve(_ route: Route) {
+        approved.withLock { approved in
+            if approved.count >= Self.kept { approved.removeAll() }
+            approved.insert(route)
+        }
+    }
+
+    func isApproved(_ route: Route) -> Bool { approved.withLock { $0.contains(route) } }
+
+    func record(_ failure: CallbackAttemptError, _ route: Route) {
+        failures.withLock { failures in
+            if failures.count >= Self.kept { failures.removeAll() }
+            failures[route] = failure
+        }
+    }
+
+    func takeFailure(_ route: Route) -> CallbackAttemptError? { failures.withLock { $0.removeValue(forKey: route) } }
+}
+
+/// Reads one `CONNECT` request; connects to the approved address it names and answers 200, then hands both connections to a pair of
+/// `TunnelGlue`; else answers 403 (not approved, or not a `CONNECT`) or 502 (the receiver could not be reached, why kept in `routes`).
+private final class TunnelEntrance: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let routes: TunnelRoutes
+    private var route: TunnelRoutes.Route?
+    private var refused = false
+    private var connecting = false
+
+    init(routes: TunnelRoutes) { self.routes = routes }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard head.method == .CONNECT, route == nil, let route = Self.route(head) else {
+                refused = true
+                return
+            }
+            self.route = route
+        case .body:
+            break
+        case .end:
+            guard !connecting else { return }
+            guard !refused, let route, routes.isApproved(route) else { return answer(context, .forbidden) }
+            connecting = true
+            connect(context, route)
+        }
+    }
+
+    /// The route a `CONNECT host:port` with the address header names.
+    private static func route(_ head: HTTPRequestHead) -> TunnelRoutes.Route? {
+        guard let colon = head.uri.lastIndex(of: ":"), let port = Int(head.uri[head.uri.index(after: colon)...]),
+            let address = head.headers.first(name: CallbackTunnel.addressHeader)
+        else { return nil }
+        return TunnelRoutes.Route(host: String(head.uri[..<colon]).lowercased(), port: port, address: address)
+    }
+
+    private func connect(_ context: ChannelHandlerContext, _ route: TunnelRoutes.Route) {
+        let routes = routes
+        let loop = context.eventLoop
+        ClientBootstrap(group: loop)
+            .connectTimeout(CallbackTunnel.connectTimeout)
+            .connect(host: route.address, port: route.port)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .success(let receiver):
+                    self.open(context, to: receiver)
+                case .failure(let error):
+                    routes.record(CallbackTransport.classify(error, secure: false), route)
+                    self.answer(context, .badGateway)
+                }
+            }
+    }
+
+    /// Answers 200, then glues the two connections together and leaves.
+    private func open(_ context: ChannelHandlerContext, to receiver: any Channel) {
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["content-length": "0"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        do {
+            let (near, far) = TunnelGlue.pair()
+            try receiver.pipeline.syncOperations.addHandler(far)
+            let sync = context.pipeline.syncOperations
+            try sync.addHandler(near)
+            sync.removeHandler(self, promise: nil)
+            try sync.removeHandler(context: sync.context(handlerType: HTTPResponseEncoder.self), promise: nil)
+            try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self), promise: nil)
+        } catch {
+            receiver.close(promise: nil)
+            context.close(promise: nil)
+        }
+    }
+
+    private func answer(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus) {
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["content-length": "0", "connection": "close"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+/// One end of a tunnel: what one connection reads, the other writes.
+///
+/// A connection that ends closes the other; reading waits while the other end cannot write (both ends run on one event loop).
+private final class TunnelGlue: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    typealias OutboundIn = NIOAny
+    typealias OutboundOut = NIOAny
+
+    private var partner: TunnelGlue?
+    private var context: ChannelHandlerContext?
+    private var readWaiting = false
+
+    static func pair() -> (TunnelGlue, TunnelGlue) {
+        let near = TunnelGlue()
+        let far = TunnelGlue()
+        near.partner = far
+        far.partner = near
+        return (near, far)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        partner = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { partner?.context?.write(data, promise: nil) }
+
+    func channelReadComplete(context: ChannelHandlerContext) { partner?.context?.flush() }
+
+    func channelInactive(context: ChannelHandlerContext) { partner?.context?.close(promise: nil) }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { partner?.resumeReading() }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if partner?.context?.channel.isWritable ?? false {
+            context.read()
+        } else {
+            readWaiting = true
+        }
+    }
+
+    private func resumeReading() {
+        guard readWaiting, let context else { return }
+        readWaiting = false
+        context.read()
+    }
+}
