@@ -47,11 +47,12 @@ extension Latchkey {
     /// The user the credentials name, or nil (the answer to the caller is the same either way).
     func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
         // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
-        let found = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0) }
-        // The same comparisons whether or not the first identifier names someone (of ids alike: the decoy user's for none).
+        // One decoy for every identifier, the one the read set names (a lookup that finds someone makes them the next call's decoy).
         let decoy = decoyUserId
-        let firstId = (found.first ?? nil)?.id ?? decoy
-        guard found.allSatisfy({ ($0?.id ?? decoy).isSameId(as: firstId) }), let matched = found.first ?? nil else { return nil }
+        let found = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0, decoy: decoy) }
+        // The same comparisons whether or not the first identifier names someone; an identifier that names no one matches no one.
+        let firstId = (found.first ?? nil)?.id ?? Self.nobody
+        guard found.allSatisfy({ ($0?.id ?? Self.nobody).isSameId(as: firstId) }), let matched = found.first ?? nil else { return nil }
         if let birthDate = credentials.birthDate, matched.birthDate != birthDate { return nil }
         return matched
     }

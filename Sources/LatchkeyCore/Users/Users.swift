@@ -93,15 +93,16 @@ extension Latchkey {
     /// Both sides make one read that finds a user and one that finds none, of the lookup's kind (`UserLookup.twin`), and decode one
     /// user: a known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the user this found last
     /// (`decoyUserId`), thrown away. A lookup that finds no one skips reading and decoding a row, which the rank-sum test of
-    /// `bench/enumeration.py` tells apart at 300 calls.
-    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
+    /// `bench/enumeration.py` tells apart at 300 calls. `decoy`: the decoy user a call of several lookups took once (nil: now's).
+    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil) throws -> UserRecord? {
         let lookup = identifier.lookup
+        let decoy = decoy ?? decoyUserId
         if let user = try lookup.user(tx) {
             lastUserFound.withLock { $0 = user.id }
             _ = try lookup.twin(userId: Self.nobody).user(tx)
             return user
         }
-        _ = try lookup.twin(userId: decoyUserId).user(tx)
+        _ = try lookup.twin(userId: decoy).user(tx)
         return nil
     }
 
