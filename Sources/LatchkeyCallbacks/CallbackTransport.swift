@@ -59,7 +59,10 @@ final class CallbackTransport: Sendable {
                     case .success(let status): done(.status(status))
                     case .failure(let error):
                         // Through the tunnel, a receiver that could not be reached is the tunnel's refusal: it kept why.
-                        let why = route.flatMap { madeTunnel.withLock { $0 }?.failure(host: $0.host, port: $0.port, address: $0.address) }
+                        let refused = (error as? HTTPClientError) == .invalidProxyResponse
+                        let why = route.flatMap { route in
+                            refused ? madeTunnel.withLock { $0 }?.failure(host: route.host, port: route.port, address: route.address) : nil
+                        }
                         done(.failed(why ?? Self.classify(error, secure: url.lowercased().hasPrefix("https:"))))
                     }
                 }
@@ -121,7 +124,9 @@ final class CallbackTransport: Sendable {
             // A refused or failed connection fails the attempt at once (the schedule retries it), not after the deadline.
             configuration.connectionPool.retryConnectionEstablishment = false
             if let tunnel, let address {
-                configuration.proxy = .server(host: tunnel.host, port: tunnel.port, connectHeaders: [CallbackTunnel.addressHeader: address])
+                configuration.proxy = .server(
+                    host: tunnel.host, port: tunnel.port,
+                    connectHeaders: [CallbackTunnel.addressHeader: address, CallbackTunnel.tokenHeader: tunnel.token])
             } else if let address {
                 configuration.dnsOverride = [host: address]
             }

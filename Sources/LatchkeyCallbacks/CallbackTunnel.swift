@@ -13,8 +13,11 @@ import Synchronization
 /// name whose resolution the attacker steers. Through the tunnel the connection reaches this loopback address, which no certificate
 /// names: only the host name can match ("checks the certificate and host name").
 ///
-/// It connects only where the transport approved beforehand (`approve`): the host, port and checked address an attempt's client
-/// names in its `CONNECT` (the address in a header of the request). Why a connection failed is kept for the transport (`failure`).
+/// It serves only this process's clients (a `CONNECT` carries the tunnel's random token) and connects only where the transport
+/// approved beforehand (`approve`): the host, port and checked address an attempt's client names in its `CONNECT` (the address in a
+/// header). A connection not glued within `entranceTimeout` is closed. Why a connection failed is kept for the transport (`failure`).
+///
+/// On a system where only 127.0.0.1 can be listened on (not Linux), a certificate naming 127.0.0.1 would still pass for any host.
 final class CallbackTunnel: Sendable {
     /// The address it listens on: a loopback address no certificate names (127.0.0.1 where it is the only one).
     let host: String
@@ -24,13 +27,20 @@ final class CallbackTunnel: Sendable {
 
     /// The header of the `CONNECT` request that names the checked address to reach.
     static let addressHeader = "latchkey-address"
+    /// The header of the `CONNECT` request that carries `token`.
+    static let tokenHeader = "latchkey-tunnel"
+    /// What a `CONNECT` must carry: drawn from the system's generator at start (no seeded value), never logged.
+    let token: String
+    /// How long a connection may take to become a tunnel (its `CONNECT` read and the receiver reached).
+    static let entranceTimeout: TimeAmount = .seconds(10)
     /// How long connecting to the receiver may take (within the attempt's 10 s).
     static let connectTimeout: TimeAmount = .seconds(9)
     /// The loopback addresses tried in turn for the listener.
     static let listenAddresses = ["127.0.0.86", "127.0.0.1"]
 
     init(group: any EventLoopGroup) throws {
-        let routes = TunnelRoutes()
+        let token = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined(separator: "-")
+        let routes = TunnelRoutes(token: token)
         var bound: (any Channel)?
         var lastError: any Error = ChannelError.ioOnClosedChannel
         for address in Self.listenAddresses where bound == nil {
@@ -52,6 +62,7 @@ final class CallbackTunnel: Sendable {
         }
         guard let bound, let port = bound.localAddress?.port, let host = bound.localAddress?.ipAddress else { throw lastError }
         self.routes = routes
+        self.token = token
         self.listener = bound
         self.host = host
         self.port = port
@@ -62,9 +73,9 @@ final class CallbackTunnel: Sendable {
         routes.approve(TunnelRoutes.Route(host: host.lowercased(), port: port, address: address))
     }
 
-    /// Why the last connection to `host`:`port` at `address` failed, if it did (and forgets it).
+    /// Why the last connection to `host`:`port` at `address` failed, if the last one did.
     func failure(host: String, port: Int, address: String) -> CallbackAttemptError? {
-        routes.takeFailure(TunnelRoutes.Route(host: host.lowercased(), port: port, address: address))
+        routes.failure(TunnelRoutes.Route(host: host.lowercased(), port: port, address: address))
     }
 }
 
@@ -79,8 +90,19 @@ final class TunnelRoutes: Sendable {
     /// Routes kept before the set is emptied (a host whose address keeps changing).
     static let kept = 1024
 
+    let token: [UInt8]
     private let approved = Mutex<Set<Route>>([])
     private let failures = Mutex<[Route: CallbackAttemptError]>([:])
+
+    init(token: String) { self.token = Array(token.utf8) }
+
+    /// Whether `presented` is the token, compared in constant time.
+    func admits(_ presented: String?) -> Bool {
+        guard let presented else { return false }
+        let bytes = Array(presented.utf8)
+        guard bytes.count == token.count else { return false }
+        return zip(bytes, token).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
 
     func approve(_ route: Route) {
         approved.withLock { approved in
@@ -91,33 +113,47 @@ final class TunnelRoutes: Sendable {
 
     func isApproved(_ route: Route) -> Bool { approved.withLock { $0.contains(route) } }
 
-    func record(_ failure: CallbackAttemptError, _ route: Route) {
+    /// Keeps why the last connection on `route` failed (nil: it succeeded).
+    func record(_ failure: CallbackAttemptError?, _ route: Route) {
         failures.withLock { failures in
             if failures.count >= Self.kept { failures.removeAll() }
             failures[route] = failure
         }
     }
 
-    func takeFailure(_ route: Route) -> CallbackAttemptError? { failures.withLock { $0.removeValue(forKey: route) } }
+    func failure(_ route: Route) -> CallbackAttemptError? { failures.withLock { $0[route] } }
 }
 
 /// Reads one `CONNECT` request; connects to the approved address it names and answers 200, then hands both connections to a pair of
 /// `TunnelGlue`; else answers 403 (not approved, or not a `CONNECT`) or 502 (the receiver could not be reached, why kept in `routes`).
-private final class TunnelEntrance: ChannelInboundHandler, RemovableChannelHandler {
+private final class TunnelEntrance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let routes: TunnelRoutes
     private var route: TunnelRoutes.Route?
     private var refused = false
-    private var connecting = false
+    /// A `CONNECT` was read: nothing more is read until the tunnel is open (or refused).
+    private var answering = false
+    private var deadline: Scheduled<Void>?
 
     init(routes: TunnelRoutes) { self.routes = routes }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: CallbackTunnel.entranceTimeout) { loopBound.value.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { deadline?.cancel() }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answering else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            guard head.method == .CONNECT, route == nil, let route = Self.route(head) else {
+            guard head.method == .CONNECT, route == nil, routes.admits(head.headers.first(name: CallbackTunnel.tokenHeader)),
+                let route = Self.route(head)
+            else {
                 refused = true
                 return
             }
@@ -125,12 +161,18 @@ private final class TunnelEntrance: ChannelInboundHandler, RemovableChannelHandl
         case .body:
             break
         case .end:
-            guard !connecting else { return }
+            answering = true
             guard !refused, let route, routes.isApproved(route) else { return answer(context, .forbidden) }
-            connecting = true
             connect(context, route)
         }
     }
+
+    /// Holds reading while the tunnel is being opened: what the client sends meanwhile waits in the socket, not here.
+    func read(context: ChannelHandlerContext) {
+        if !answering { context.read() }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
 
     /// The route a `CONNECT host:port` with the address header names.
     private static func route(_ head: HTTPRequestHead) -> TunnelRoutes.Route? {
@@ -150,6 +192,7 @@ private final class TunnelEntrance: ChannelInboundHandler, RemovableChannelHandl
             .whenComplete { result in
                 switch result {
                 case .success(let receiver):
+                    routes.record(nil, route)
                     self.open(context, to: receiver)
                 case .failure(let error):
                     routes.record(CallbackTransport.classify(error, secure: false), route)
@@ -160,6 +203,10 @@ private final class TunnelEntrance: ChannelInboundHandler, RemovableChannelHandl
 
     /// Answers 200, then glues the two connections together and leaves.
     private func open(_ context: ChannelHandlerContext, to receiver: any Channel) {
+        guard context.channel.isActive else {
+            receiver.close(promise: nil)
+            return
+        }
         let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["content-length": "0"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -168,9 +215,12 @@ private final class TunnelEntrance: ChannelInboundHandler, RemovableChannelHandl
             try receiver.pipeline.syncOperations.addHandler(far)
             let sync = context.pipeline.syncOperations
             try sync.addHandler(near)
+            deadline?.cancel()
             sync.removeHandler(self, promise: nil)
             try sync.removeHandler(context: sync.context(handlerType: HTTPResponseEncoder.self), promise: nil)
             try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self), promise: nil)
+            // Reading was held while the tunnel opened: it goes on, through the glue.
+            context.channel.read()
         } catch {
             receiver.close(promise: nil)
             context.close(promise: nil)
@@ -206,14 +256,15 @@ private final class TunnelGlue: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
+    /// One end gone (its connection closed) closes the other.
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        partner?.context?.close(promise: nil)
         partner = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) { partner?.context?.write(data, promise: nil) }
-
-    func channelReadComplete(context: ChannelHandlerContext) { partner?.context?.flush() }
+    /// Flushed at once: what the entrance's decoder held when it left comes with no read-complete after it.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { partner?.context?.writeAndFlush(data, promise: nil) }
 
     func channelInactive(context: ChannelHandlerContext) { partner?.context?.close(promise: nil) }
 

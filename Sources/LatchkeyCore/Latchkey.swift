@@ -51,6 +51,8 @@ public final class Latchkey: Sendable {
     /// Whether this process has seen a callback in the store (from then on a write transaction reads whether there is one with its
     /// first reads: `writeCallbackEvents`).
     let callbacksInSight = Mutex(false)
+    /// Callbacks whose secret this process could not unseal, and until when it leaves their deliveries (`claimCallbackDeliveries`).
+    let callbacksUnreadable = Mutex<[String: UnixTime]>([:])
     /// Whether the store could not tell, when the process attached its worker, if it has a callback: the calls that follow ask
     /// again until it answers (`lookForCallbacksIfUnknown`).
     let callbacksUnknown = Atomic<Bool>(false)

@@ -852,8 +852,8 @@ def test_a_clean_exit_records_the_attempts_under_way_so_no_other_process_sends_t
 
 def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_secret_ends_its_wait(spawn, receivers, db_path):
     """Deliveries are independent: a callback whose sealed secret no longer opens (a damaged row, a key file that is not the
-    store's) sends nothing and its deliveries wait, saying why (lastError secretUnreadable); the other callbacks deliver as ever;
-    a new secret ends the wait at once."""
+    store's) sends nothing and its deliveries wait, due, saying why (lastError secretUnreadable, no attempt counted); the other
+    callbacks deliver as ever; a new secret ends the wait at once."""
     import sqlite3
     new_secret = secret_of(bytes(range(101, 133)))
     damaged_receiver = receivers(secret=new_secret)
@@ -873,9 +873,54 @@ def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_
     waiting = wait_until(lambda: next((d for d in deliveries(lk, damaged) if d["lastError"] == "secretUnreadable"), None), 10,
                          "the damaged callback's delivery said why it waits")
     assert waiting["status"] == "pending" and waiting["attempts"] == 0, waiting
-    assert waiting["nextAttemptAt"] > lk.ok("clock/now")["now"], waiting
     assert damaged_receiver.snapshot() == []
     configure(lk, damaged_receiver.url(), callbackId=damaged, secret=new_secret)
     got = damaged_receiver.wait_count(1, timeout=10)  # well before the 60 s wait would have ended
     assert got[0].verified, got[0].problem
     assert b"cannot be unsealed" in lk.stderr_bytes()
+
+
+def tunnel_address(pid):
+    """(host, port) the process's callback tunnel listens on (127.0.0.86, else 127.0.0.1), from /proc (None: not listening)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    for line in open("/proc/net/tcp").read().splitlines()[1:]:
+        fields = line.split()
+        address, port = fields[1].split(":")
+        if fields[3] == "0A" and fields[9] in inodes and address in ("5600007F", "0100007F"):
+            return ("127.0.0.86" if address == "5600007F" else "127.0.0.1"), int(port, 16)
+    return None
+
+
+def test_the_tunnel_serves_only_its_own_process(spawn, receivers, workdir):
+    """https:// to a named host goes through a CONNECT tunnel inside the process: another local process that finds it is refused
+    (no token), whatever it asks, and its connections are closed; the process's deliveries go on."""
+    import socket
+    ca = PrivateCA(workdir)
+    receiver = receivers(secret=SECRET, tls=ca.server_context(), manual=True)
+    lk = spawn(*MANUAL, "--callback-ca-file", ca.ca_file)
+    callback = configure(lk, receiver.url(host="localhost"))
+    activate(lk, "tunnel")
+    assert deliveries(lk, callback["callbackId"])[0]["status"] == "delivered"
+    tunnel = tunnel_address(lk.p.pid)
+    assert tunnel, "no tunnel listening"
+    ask = (f"CONNECT localhost:{receiver.port} HTTP/1.1\r\nHost: localhost:{receiver.port}\r\n"
+           f"latchkey-address: 127.0.0.1\r\n\r\n").encode()
+    fds_before = len(os.listdir(f"/proc/{lk.p.pid}/fd"))
+    for _ in range(20):
+        with socket.create_connection(tunnel, timeout=5) as s:
+            s.sendall(ask)
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 403"), answer
+    assert receiver.wait_count(1) and len(receiver.snapshot()) == 1
+    activate(lk, "tunnel-again")
+    assert deliveries(lk, callback["callbackId"])[0]["status"] == "delivered"
+    assert len(os.listdir(f"/proc/{lk.p.pid}/fd")) <= fds_before + 2

@@ -158,14 +158,8 @@ extension Latchkey {
                     record.sealedSecret = try seal(key, .callbackSecret, rowId: record.id)
                     answerSecret = WebhookSecret.secret(key)
                 }
-                for var delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) {
-                    if !events.map(\.rawValue).contains(delivery.type) {
-                        try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
-                    } else if key != nil, delivery.lastError == CallbackAttemptError.secretUnreadable.rawValue {
-                        // A new secret ends the wait of those that waited for one.
-                        delivery.nextAttemptAt = now
-                        try tx.save(delivery)
-                    }
+                for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) where !events.map(\.rawValue).contains(delivery.type) {
+                    try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
                 }
             } else {
                 let id = random.identifier("cb")
@@ -179,6 +173,8 @@ extension Latchkey {
             try audit(tx, effects, .callbackConfigured, detail: record.id)
             return record.callback(secret: answerSecret)
         }
+        // A new secret: this process tries it at once (one it could not unseal waited).
+        if new.secret != nil { _ = callbacksUnreadable.withLock { $0.removeValue(forKey: configured.callbackId) } }
         callbacksInSight.withLock { $0 = true }
         wakeCallbackWorker()
         return configured
