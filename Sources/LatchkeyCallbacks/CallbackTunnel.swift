@@ -10,16 +10,19 @@ import Synchronization
 ///
 /// Why: NIOSSL accepts a certificate whose IP address entry is the address the connection reached, whatever name was asked for
 /// (`validIdentityForService`). Connected straight to the receiver, a certificate for an attacker's address would pass for any host
-/// name whose resolution the attacker steers. Through the tunnel the connection reaches this loopback address, which no certificate
-/// names: only the host name can match ("checks the certificate and host name").
+/// name whose resolution the attacker steers. Through the tunnel the connection reaches this loopback address, drawn at random in
+/// 127.0.0.0/8 when the process starts, which no certificate names: only the host name can match ("checks the certificate and host
+/// name").
 ///
 /// It serves only this process's clients (a `CONNECT` carries the tunnel's random token) and connects only where the transport
 /// approved beforehand (`approve`): the host, port and checked address an attempt's client names in its `CONNECT` (the address in a
-/// header). A connection not glued within `entranceTimeout` is closed. Why a connection failed is kept for the transport (`failure`).
+/// header). A connection not glued within `entranceTimeout` is closed, and at most `entrances` wait at once (the others are closed
+/// as they come). Why a connection failed is kept for the transport (`failure`).
 ///
-/// On a system where only 127.0.0.1 can be listened on (not Linux), a certificate naming 127.0.0.1 would still pass for any host.
+/// Where only 127.0.0.1 can be listened on (a system or network namespace with no other loopback address), a certificate naming
+/// 127.0.0.1 would still pass for any host.
 final class CallbackTunnel: Sendable {
-    /// The address it listens on: a loopback address no certificate names (127.0.0.1 where it is the only one).
+    /// The address it listens on: a loopback address drawn at random (127.0.0.1 where it is the only one).
     let host: String
     let port: Int
     private let routes: TunnelRoutes
@@ -33,26 +36,39 @@ final class CallbackTunnel: Sendable {
     let token: String
     /// How long a connection may take to become a tunnel (its `CONNECT` read and the receiver reached).
     static let entranceTimeout: TimeAmount = .seconds(10)
-    /// How long connecting to the receiver may take (within the attempt's 10 s).
-    static let connectTimeout: TimeAmount = .seconds(9)
-    /// The loopback addresses tried in turn for the listener.
-    static let listenAddresses = ["127.0.0.86", "127.0.0.1"]
+    /// How long connecting to the receiver may take: the attempt's 10 s (which ends the attempt first).
+    static let connectTimeout: TimeAmount = .seconds(10)
+    /// Connections not yet tunnels at once, at most.
+    static let entrances = 256
+
+    /// The loopback addresses tried in turn for the listener: one drawn from the system's generator, then 127.0.0.1.
+    static func listenAddresses() -> [String] {
+        let drawn = (0..<3).map { _ in String(UInt8.random(in: 1...254)) }.joined(separator: ".")
+        return ["127.\(drawn)", "127.0.0.1"]
+    }
 
     init(group: any EventLoopGroup) throws {
         let token = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined(separator: "-")
         let routes = TunnelRoutes(token: token)
         var bound: (any Channel)?
         var lastError: any Error = ChannelError.ioOnClosedChannel
-        for address in Self.listenAddresses where bound == nil {
+        for address in Self.listenAddresses() where bound == nil {
             do {
                 bound = try ServerBootstrap(group: group)
                     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                     .childChannelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
+                        // Counted out when its entrance leaves (a tunnel made, or the connection closed).
+                        guard routes.enter() else { return channel.close() }
+                        return channel.eventLoop.makeCompletedFuture {
                             let sync = channel.pipeline.syncOperations
-                            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
-                            try sync.addHandler(HTTPResponseEncoder())
-                            try sync.addHandler(TunnelEntrance(routes: routes))
+                            do {
+                                try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
+                                try sync.addHandler(HTTPResponseEncoder())
+                                try sync.addHandler(TunnelEntrance(routes: routes))
+                            } catch {
+                                routes.leave()  // no entrance to count it out
+                                throw error
+                            }
                         }
                     }
                     .bind(host: address, port: 0).wait()
@@ -94,7 +110,21 @@ final class TunnelRoutes: Sendable {
     private let approved = Mutex<Set<Route>>([])
     private let failures = Mutex<[Route: CallbackAttemptError]>([:])
 
+    /// Connections not yet tunnels.
+    private let open = Mutex(0)
+
     init(token: String) { self.token = Array(token.utf8) }
+
+    /// Counts a connection in; false (not counted): too many are open.
+    func enter() -> Bool {
+        open.withLock { open in
+            guard open < CallbackTunnel.entrances else { return false }
+            open += 1
+            return true
+        }
+    }
+
+    func leave() { open.withLock { $0 -= 1 } }
 
     /// Whether `presented` is the token, compared in constant time.
     func admits(_ presented: String?) -> Bool {
@@ -145,7 +175,10 @@ private final class TunnelEntrance: ChannelDuplexHandler, RemovableChannelHandle
         deadline = context.eventLoop.scheduleTask(in: CallbackTunnel.entranceTimeout) { loopBound.value.close(promise: nil) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) { deadline?.cancel() }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        routes.leave()
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !answering else { return }

@@ -881,7 +881,7 @@ def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_
 
 
 def tunnel_address(pid):
-    """(host, port) the process's callback tunnel listens on (127.0.0.86, else 127.0.0.1), from /proc (None: not listening)."""
+    """(host, port) the process's callback tunnel listens on (a loopback address drawn at start), from /proc (None: none)."""
     inodes = set()
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
@@ -893,8 +893,9 @@ def tunnel_address(pid):
     for line in open("/proc/net/tcp").read().splitlines()[1:]:
         fields = line.split()
         address, port = fields[1].split(":")
-        if fields[3] == "0A" and fields[9] in inodes and address in ("5600007F", "0100007F"):
-            return ("127.0.0.86" if address == "5600007F" else "127.0.0.1"), int(port, 16)
+        host = ".".join(str(b) for b in reversed(bytes.fromhex(address)))
+        if fields[3] == "0A" and fields[9] in inodes and host.startswith("127."):
+            return host, int(port, 16)
     return None
 
 
