@@ -16,8 +16,9 @@ import Synchronization
 ///
 /// It serves only this process's clients (a `CONNECT` carries the tunnel's random token) and connects only where the transport
 /// approved beforehand (`approve`): the host, port and checked address an attempt's client names in its `CONNECT` (the address in a
-/// header). A connection not glued within `entranceTimeout` is closed, and at most `entrances` wait at once (the others are closed
-/// as they come). Why a connection failed is kept for the transport (`failure`).
+/// header). A connection that has not shown the token within `headTimeout` is closed, as is one not a tunnel within
+/// `entranceTimeout`; of those that have not shown it, at most `entrances` wait at once (a newer one closes the oldest: a flood
+/// of idle connections delays the process's own by a moment, not for good). Why a connection failed is kept for the transport.
 ///
 /// Where only 127.0.0.1 can be listened on (a system or network namespace with no other loopback address), a certificate naming
 /// 127.0.0.1 would still pass for any host.
@@ -34,11 +35,13 @@ final class CallbackTunnel: Sendable {
     static let tokenHeader = "latchkey-tunnel"
     /// What a `CONNECT` must carry: drawn from the system's generator at start (no seeded value), never logged.
     let token: String
+    /// How long a connection may take to show the token (the process's client sends its `CONNECT` at once).
+    static let headTimeout: TimeAmount = .seconds(2)
     /// How long a connection may take to become a tunnel (its `CONNECT` read and the receiver reached).
-    static let entranceTimeout: TimeAmount = .seconds(10)
+    static let entranceTimeout: TimeAmount = .seconds(12)
     /// How long connecting to the receiver may take: the attempt's 10 s (which ends the attempt first).
     static let connectTimeout: TimeAmount = .seconds(10)
-    /// Connections not yet tunnels at once, at most.
+    /// Connections that have not shown the token, at once, at most.
     static let entrances = 256
 
     /// The loopback addresses tried in turn for the listener: one drawn from the system's generator, then 127.0.0.1.
@@ -57,16 +60,16 @@ final class CallbackTunnel: Sendable {
                 bound = try ServerBootstrap(group: group)
                     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                     .childChannelInitializer { channel in
-                        // Counted out when its entrance leaves (a tunnel made, or the connection closed).
-                        guard routes.enter() else { return channel.close() }
+                        // Counted out when it shows the token or its entrance leaves (a tunnel made, or the connection closed).
+                        let number = routes.enter(channel)
                         return channel.eventLoop.makeCompletedFuture {
                             let sync = channel.pipeline.syncOperations
                             do {
                                 try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
                                 try sync.addHandler(HTTPResponseEncoder())
-                                try sync.addHandler(TunnelEntrance(routes: routes))
+                                try sync.addHandler(TunnelEntrance(routes: routes, number: number))
                             } catch {
-                                routes.leave()  // no entrance to count it out
+                                routes.leave(number)  // no entrance to count it out
                                 throw error
                             }
                         }
@@ -110,21 +113,26 @@ final class TunnelRoutes: Sendable {
     private let approved = Mutex<Set<Route>>([])
     private let failures = Mutex<[Route: CallbackAttemptError]>([:])
 
-    /// Connections not yet tunnels.
-    private let open = Mutex(0)
+    /// Connections that have not shown the token, oldest first, each with its number.
+    private let waiting = Mutex<(next: Int, connections: [(number: Int, channel: any Channel)])>((0, []))
 
     init(token: String) { self.token = Array(token.utf8) }
 
-    /// Counts a connection in; false (not counted): too many are open.
-    func enter() -> Bool {
-        open.withLock { open in
-            guard open < CallbackTunnel.entrances else { return false }
-            open += 1
-            return true
+    /// Counts a connection in (its number, for `leave`); one too many closes the oldest.
+    func enter(_ channel: any Channel) -> Int {
+        let (number, evicted) = waiting.withLock { waiting -> (Int, (any Channel)?) in
+            let number = waiting.next
+            waiting.next += 1
+            waiting.connections.append((number, channel))
+            guard waiting.connections.count > CallbackTunnel.entrances else { return (number, nil) }
+            return (number, waiting.connections.removeFirst().channel)
         }
+        evicted?.close(promise: nil)
+        return number
     }
 
-    func leave() { open.withLock { $0 -= 1 } }
+    /// Counts a connection out (it showed the token, or left); again, nothing.
+    func leave(_ number: Int) { waiting.withLock { $0.connections.removeAll { $0.number == number } } }
 
     /// Whether `presented` is the token, compared in constant time.
     func admits(_ presented: String?) -> Bool {
@@ -162,22 +170,29 @@ private final class TunnelEntrance: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundOut = HTTPServerResponsePart
 
     private let routes: TunnelRoutes
+    private let number: Int
     private var route: TunnelRoutes.Route?
     private var refused = false
     /// A `CONNECT` was read: nothing more is read until the tunnel is open (or refused).
     private var answering = false
-    private var deadline: Scheduled<Void>?
+    private var deadlines: [Scheduled<Void>] = []
 
-    init(routes: TunnelRoutes) { self.routes = routes }
+    init(routes: TunnelRoutes, number: Int) {
+        self.routes = routes
+        self.number = number
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: CallbackTunnel.entranceTimeout) { loopBound.value.close(promise: nil) }
+        // The head deadline is cancelled when the token is shown.
+        deadlines = [CallbackTunnel.headTimeout, CallbackTunnel.entranceTimeout].map {
+            context.eventLoop.scheduleTask(in: $0) { loopBound.value.close(promise: nil) }
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        routes.leave()
+        for deadline in deadlines { deadline.cancel() }
+        routes.leave(number)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -191,11 +206,18 @@ private final class TunnelEntrance: ChannelDuplexHandler, RemovableChannelHandle
                 return
             }
             self.route = route
+            // The process's own: no longer one of those waiting to show the token, nor held to its deadline.
+            routes.leave(number)
+            deadlines.first?.cancel()
         case .body:
             break
         case .end:
             answering = true
-            guard !refused, let route, routes.isApproved(route) else { return answer(context, .forbidden) }
+            guard !refused, let route, routes.isApproved(route) else {
+                // An attempt of this process refused (its approval forgotten): its reason is this one, not an older one's.
+                if !refused, let route { routes.record(.connectionFailed, route) }
+                return answer(context, .forbidden)
+            }
             connect(context, route)
         }
     }
@@ -248,7 +270,7 @@ private final class TunnelEntrance: ChannelDuplexHandler, RemovableChannelHandle
             try receiver.pipeline.syncOperations.addHandler(far)
             let sync = context.pipeline.syncOperations
             try sync.addHandler(near)
-            deadline?.cancel()
+            for deadline in deadlines { deadline.cancel() }
             sync.removeHandler(self, promise: nil)
             try sync.removeHandler(context: sync.context(handlerType: HTTPResponseEncoder.self), promise: nil)
             try sync.removeHandler(context: sync.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self), promise: nil)
@@ -289,17 +311,24 @@ private final class TunnelGlue: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
-    /// One end gone (its connection closed) closes the other.
+    /// One end gone (its connection closed) closes the other once what it still had to write is written.
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        partner?.context?.close(promise: nil)
+        partner?.closeWhenWritten()
         partner = nil
+    }
+
+    private func closeWhenWritten() {
+        guard let context else { return }
+        let channel = context.channel
+        // Writes complete in order: an empty one completes after those before it.
+        context.writeAndFlush(NIOAny(channel.allocator.buffer(capacity: 0))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Flushed at once: what the entrance's decoder held when it left comes with no read-complete after it.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) { partner?.context?.writeAndFlush(data, promise: nil) }
 
-    func channelInactive(context: ChannelHandlerContext) { partner?.context?.close(promise: nil) }
+    func channelInactive(context: ChannelHandlerContext) { partner?.closeWhenWritten() }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
 

@@ -23,7 +23,7 @@ extension Latchkey {
         let queries = Self.dueQueries(
             limit: limit, perCallback: perCallback, underWay: underWay, idleToo: idleToo, now: now, skipping: skipped)
         guard let first = queries.first else { return ([], false) }
-        return try transact { tx, _ in
+        let outcome: (claimed: [ClaimedDelivery], more: Bool, unreadable: Set<String>) = try transact { tx, _ in
             // The due deliveries, and their callbacks and events, in one round trip.
             let dueIds = queries.dropFirst().reduce(StoreKey.ids(of: first)) { .either($0, .ids(of: $1)) }
             tx.willRead(
@@ -78,12 +78,14 @@ extension Latchkey {
                             seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: leaseUntil))
                 }
             }
-            if !unreadable.isEmpty {
-                let until = now + CallbackSchedule.unreadableSecretWait
-                callbacksUnreadable.withLock { for id in unreadable { $0[id] = until } }
-            }
-            return (claimed, more)
+            return (claimed, more, unreadable)
         }
+        // Once committed: the deliveries say why they wait.
+        if !outcome.unreadable.isEmpty {
+            let until = now + CallbackSchedule.unreadableSecretWait
+            callbacksUnreadable.withLock { for id in outcome.unreadable { $0[id] = until } }
+        }
+        return (outcome.claimed, outcome.more)
     }
 
     /// What a claim reads.

@@ -247,11 +247,13 @@ extension Latchkey {
 
     /// When the next delivery is due (nil: none pending), for the worker's sleep.
     public func nextCallbackDeliveryDue() throws -> UnixTime? {
-        try inspect { tx in
+        // A callback whose secret this process cannot unseal is due to it when it tries again, not before.
+        let waiting = callbacksUnreadable.withLock { $0 }
+        return try inspect { tx in
             try tx.fetchAll(
                 CallbackDeliveryRecord.self, where: [.equals(CallbackDeliveryRecord.Columns.status, CallbackDeliveryStatus.pending.rawValue)],
                 newestFirst: false, limit: 1000
-            ).map { $0.nextAttemptAt ?? now }.min()
+            ).map { max($0.nextAttemptAt ?? now, waiting[$0.callbackId] ?? 0) }.min()
         }
     }
 
