@@ -874,6 +874,15 @@ def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_
                          "the damaged callback's delivery said why it waits")
     assert waiting["status"] == "pending" and waiting["attempts"] == 0, waiting
     assert damaged_receiver.snapshot() == []
+
+    def cpu_seconds():
+        fields = open(f"/proc/{lk.p.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    # The waiting deliveries are not due to this process until it tries the secret again: its worker sleeps meanwhile.
+    # (A worker that looked every millisecond used ~13 % of a core at its lowered priority; an idle one, under 1 %.)
+    before, started = cpu_seconds(), time.monotonic()
+    time.sleep(3)  # the window measured, not a wait for a condition
+    assert cpu_seconds() - before < 0.08 * (time.monotonic() - started), "the process spins while the deliveries wait"
     configure(lk, damaged_receiver.url(), callbackId=damaged, secret=new_secret)
     got = damaged_receiver.wait_count(1, timeout=10)  # well before the 60 s wait would have ended
     assert got[0].verified, got[0].problem
