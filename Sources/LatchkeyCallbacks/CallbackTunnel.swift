@@ -51,7 +51,7 @@ final class CallbackTunnel: Sendable {
     }
 
     init(group: any EventLoopGroup) throws {
-        let token = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined(separator: "-")
+        let token = SecretHash.hex((0..<16).map { _ in UInt8.random(in: 0...255) })
         let routes = TunnelRoutes(token: token)
         var bound: (any Channel)?
         var lastError: any Error = ChannelError.ioOnClosedChannel
@@ -109,14 +109,14 @@ final class TunnelRoutes: Sendable {
     /// Routes kept before the set is emptied (a host whose address keeps changing).
     static let kept = 1024
 
-    let token: [UInt8]
+    let token: String
     private let approved = Mutex<Set<Route>>([])
     private let failures = Mutex<[Route: CallbackAttemptError]>([:])
 
     /// Connections that have not shown the token, oldest first, each with its number.
     private let waiting = Mutex<(next: Int, connections: [(number: Int, channel: any Channel)])>((0, []))
 
-    init(token: String) { self.token = Array(token.utf8) }
+    init(token: String) { self.token = token }
 
     /// Counts a connection in (its number, for `leave`); one too many closes the oldest.
     func enter(_ channel: any Channel) -> Int {
@@ -135,12 +135,7 @@ final class TunnelRoutes: Sendable {
     func leave(_ number: Int) { waiting.withLock { $0.connections.removeAll { $0.number == number } } }
 
     /// Whether `presented` is the token, compared in constant time.
-    func admits(_ presented: String?) -> Bool {
-        guard let presented else { return false }
-        let bytes = Array(presented.utf8)
-        guard bytes.count == token.count else { return false }
-        return zip(bytes, token).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
+    func admits(_ presented: String?) -> Bool { presented.map { SecretHash.constantTimeEquals($0, token) } ?? false }
 
     func approve(_ route: Route) {
         approved.withLock { approved in
