@@ -49,28 +49,39 @@ final class CallbackTransport: Sendable {
         self.policy = policy
     }
 
-    /// Sends `request` for `url` off the calling thread (resolving may block); `done` gets the outcome, on another thread.
-    func send(_ request: CallbackRequest, to url: String, _ done: @escaping @Sendable (CallbackOutcome) -> Void) {
+    /// Sends `request` for `url` off the calling thread (resolving may block); `done` gets the outcome, and for a failure the client's
+    /// error as text for a debug log (its type and case: no URL, header or body), on another thread.
+    func send(_ request: CallbackRequest, to url: String, _ done: @escaping @Sendable (CallbackOutcome, _ cause: String?) -> Void) {
         DispatchQueue.global().async { [self] in
             do {
                 let (future, route) = try execute(request, url)
                 future.whenComplete { [self] result in
                     switch result {
-                    case .success(let status): done(.status(status))
+                    case .success(let status): done(.status(status), nil)
                     case .failure(let error):
                         // Through the tunnel, a receiver that could not be reached is the tunnel's refusal: it kept why.
                         let refused = (error as? HTTPClientError) == .invalidProxyResponse
                         let why = route.flatMap { route in
                             refused ? madeTunnel.withLock { $0 }?.failure(host: route.host, port: route.port, address: route.address) : nil
                         }
-                        done(.failed(why ?? Self.classify(error, secure: url.lowercased().hasPrefix("https:"))))
+                        done(.failed(why ?? Self.classify(error, secure: url.lowercased().hasPrefix("https:"))), Self.cause(error))
                     }
                 }
             } catch let refusal as CallbackAttemptError {
-                done(.failed(refusal))
+                done(.failed(refusal), nil)
             } catch {
-                done(.failed(.connectionFailed))
+                done(.failed(.connectionFailed), Self.cause(error))
             }
+        }
+    }
+
+    /// A client error for a debug log: its type, and its value where that is a case (HTTPClientError, IOError, NIOSSLError,
+    /// ChannelError name no URL); other types by name only.
+    static func cause(_ error: any Error) -> String {
+        let type = String(reflecting: Swift.type(of: error))
+        switch error {
+        case is HTTPClientError, is IOError, is NIOSSLError, is ChannelError: return "\(type): \(String(describing: error).prefix(200))"
+        default: return type
         }
     }
 

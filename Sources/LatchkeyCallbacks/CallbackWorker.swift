@@ -212,12 +212,12 @@ public final class CallbackWorker: Sendable {
             made = transport
             return transport
         }
-        transport.send(request, to: delivery.url) { [self] outcome in
+        transport.send(request, to: delivery.url) { [self] outcome, cause in
             logger.debug(
                 "callback attempt",
                 metadata: [
                     "delivery": "\(delivery.deliveryId)", "event": "\(delivery.eventId)",
-                    "outcome": "\(outcome)",
+                    "outcome": "\(outcome)", "cause": "\(cause ?? "-")",
                 ])
             let attempt: CallbackAttempt
             switch outcome {

@@ -109,9 +109,12 @@ def test_a_signed_request_over_http_verified_by_standardwebhooks(spawn, receiver
 
 
 def assert_refused_by_tls(lk, callback):
-    """The callback's newest delivery got no answer: the TLS handshake failed (and it waits for its next attempt)."""
+    """The callback's newest delivery got no answer: the TLS handshake failed (and it waits for its next attempt).
+
+    A process spawned with `--log-level debug` logs each attempt's client error: shown if the name is not the one expected."""
     failed = deliveries(lk, callback["callbackId"])[0]
-    assert (failed["status"], failed["lastError"], failed["lastStatusCode"]) == ("pending", "tlsFailure", None), failed
+    causes = [line for line in lk.stderr_bytes().decode(errors="replace").splitlines() if "callback attempt" in line]
+    assert (failed["status"], failed["lastError"], failed["lastStatusCode"]) == ("pending", "tlsFailure", None), "\n".join([repr(failed)] + causes)
 
 
 def test_https_with_a_private_ca_checks_the_certificate_and_its_host_name(spawn, receivers, workdir):
@@ -175,7 +178,7 @@ def test_tls_older_than_1_2_is_refused(spawn, receivers, workdir):
         old = receivers(secret=SECRET, tls=context)
     except (ssl.SSLError, ValueError) as e:
         pytest.skip(f"this Python's OpenSSL serves no TLS 1.1: {e}")
-    lk = spawn(*MANUAL, "--callback-ca-file", ca.ca_file)
+    lk = spawn(*MANUAL, "--callback-ca-file", ca.ca_file, "--log-level", "debug")
     callback = configure(lk, old.url(host="localhost"))
     activate(lk, "old")
     assert_refused_by_tls(lk, callback)
