@@ -112,11 +112,14 @@ public enum RelyingParty {
             throw PasskeyCheckFailure(.encoding, "the client data's \(member) is not of its JSON type")
         }
         guard let actual = clientData.type else { throw PasskeyCheckFailure(.type, "clientDataJSON is not a JSON object with a type") }
-        guard actual == type.rawValue else { throw PasskeyCheckFailure(.type, "the client data's type is not \(type.rawValue)") }
+        // Text from the client compared byte for byte: `String`'s == is Unicode canonical equivalence (a KELVIN SIGN equals "K").
+        guard actual.utf8.elementsEqual(type.rawValue.utf8) else {
+            throw PasskeyCheckFailure(.type, "the client data's type is not \(type.rawValue)")
+        }
         guard let text = clientData.challenge, let bytes = Base64URL.decode(text), bytes == challenge else {
             throw PasskeyCheckFailure(.challenge, "the client data's challenge is not the ceremony's")
         }
-        guard let origin = clientData.origin, settings.origins.contains(origin) else {
+        guard let origin = clientData.origin, settings.origins.contains(where: { $0.utf8.elementsEqual(origin.utf8) }) else {
             throw PasskeyCheckFailure(.origin, "the client data's origin is not one of the application's")
         }
         guard clientData.crossOrigin != true else { throw PasskeyCheckFailure(.origin, "the client data is cross-origin") }

@@ -112,7 +112,7 @@ import Testing
         #expect(refused([0xF8, 0x20]) == .unsupportedSimpleValue)
     }
 
-    @Test("duplicate map keys are refused, compared as decoded values")
+    @Test("duplicate map keys are refused, compared by canonical encoding (texts by bytes, floats by bits)")
     func duplicateKeys() {
         #expect(refused([0xA2, 0x01, 0x00, 0x01, 0x00]) == .duplicateKey)
         #expect(refused([0xA2, 0x61, 0x61, 0x00, 0x61, 0x61, 0x01]) == .duplicateKey)
@@ -120,6 +120,11 @@ import Testing
         #expect(refused([0xA2, 0x01, 0x00, 0x18, 0x01, 0x00]) == .duplicateKey)
         #expect(refused([0xA1, 0x81, 0xA2, 0x20, 0x00, 0x20, 0x00]) == .duplicateKey)
         #expect(refused([0xA2, 0x01, 0x00, 0x02, 0x00]) == nil)
+        // A NaN twice (byte for byte) is a key twice, though NaN != NaN.
+        #expect(refused([0xA2, 0xF9, 0x7E, 0x00, 0x01, 0xF9, 0x7E, 0x00, 0x02]) == .duplicateKey)
+        // Texts are compared by their bytes: "é" precomposed and "e" + U+0301, "K" and U+212A KELVIN SIGN are two keys.
+        #expect(refused([0xA2, 0x62, 0xC3, 0xA9, 0x01, 0x63, 0x65, 0xCC, 0x81, 0x02]) == nil)
+        #expect(refused([0xA2, 0x61, 0x4B, 0x01, 0x63, 0xE2, 0x84, 0xAA, 0x02]) == nil)
     }
 
     @Test("16 levels of nesting read; 17 are refused")

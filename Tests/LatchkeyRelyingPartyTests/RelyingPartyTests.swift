@@ -209,6 +209,25 @@ import _CryptoExtras
         #expect(register(registration(made, clientData: clientData(crossOrigin: nil))) == nil)
     }
 
+    @Test("origin and type: compared byte for byte, not as canonically equivalent Unicode (a KELVIN SIGN is not a K)")
+    func originBytes() throws {
+        let android = "android:apk-key-hash:Kq1sE0-KxXzK8qK7T3b0Zg1qK2vFqKz9e0rT4yO6Wj8"
+        let party = RelyingPartySettings(rpId: "localhost", origins: [android], userVerification: .required)
+        let text = Base64URL.encode(challenge)
+        func check(_ type: String, _ origin: String) -> PasskeyCheck? {
+            let data = CollectedClientData(type: type, challenge: text, origin: origin, crossOrigin: nil)
+            do {
+                try RelyingParty.checkClientData(data, type: .create, challenge: challenge, settings: party)
+                return nil
+            } catch { return error.check }
+        }
+        let kelvin = String(android.map { $0 == "K" ? "\u{212A}" : $0 })
+        #expect(kelvin == android)  // what String's == says
+        #expect(check("webauthn.create", android) == nil)
+        #expect(check("webauthn.create", kelvin) == .origin)
+        #expect(check("webauthn.cre\u{0061}te", android) == nil)
+    }
+
     @Test("encoding: an attestation object that is not the three members, authData not what its flags say")
     func encodingCheck() throws {
         let made = try creation()

@@ -88,7 +88,7 @@ public enum CBORError: Error, Sendable, Equatable {
     case reservedAdditionalInfo
     /// A simple value other than false, true, null and undefined.
     case unsupportedSimpleValue
-    /// A map holds one key twice (compared as decoded values).
+    /// A map holds one key twice (compared by canonical encoding: text by its bytes, a float by its bits).
     case duplicateKey
     /// Arrays and maps nested more than `CBORDecoder.maxDepth` deep.
     case tooDeep
@@ -221,10 +221,12 @@ public enum CBORDecoder {
                 guard depth < CBORDecoder.maxDepth else { throw .tooDeep }
                 var entries: [CBORMapEntry] = []
                 entries.reserveCapacity(Int(argument))
-                var keys: Set<CBOR> = []
+                // Keys compared by their canonical encoding: a text by its bytes (not by Unicode canonical equivalence, as `String`
+                // compares), a float by its bits (a NaN twice is a key twice), an integer whatever the length of its argument.
+                var keys: Set<[UInt8]> = []
                 for _ in 0..<Int(argument) {
                     let key = try item(depth: depth + 1)
-                    guard keys.insert(key).inserted else { throw .duplicateKey }
+                    guard keys.insert(key.encoded).inserted else { throw .duplicateKey }
                     entries.append(CBORMapEntry(key, try item(depth: depth + 1)))
                 }
                 return .map(entries)

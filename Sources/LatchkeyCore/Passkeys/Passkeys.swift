@@ -66,7 +66,7 @@ extension Latchkey {
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
             let verified = try checkRegistration(tx, effects, credential, ceremony: ceremony, party: app.relyingParty, userId: user.id)
-            try requireNewCredentialId(tx, verified.credentialId, replacingUser: nil)
+            try requireNewCredentialId(tx, verified.credentialId)
             let record = PasskeyRecord(
                 verified, userId: user.id, friendlyName: friendlyName ?? Self.defaultPasskeyName, rpId: app.relyingParty.rpId, at: now)
             try tx.save(record)
@@ -179,14 +179,12 @@ extension Latchkey {
         return nil
     }
 
-    /// A credential id must be new to the store; `replacingUser`'s own passkeys (about to be
-    /// removed by a reset) do not count.
+    /// A credential id must be new to the store ("registered already, to anyone": a reset's user's own passkeys too, though the
+    /// reset is about to remove them — an authenticator makes a new id for a new credential).
     /// - Throws: `alreadyExists` (kind passkey).
-    func requireNewCredentialId(_ tx: StoreTransaction, _ credentialId: [UInt8], replacingUser: String?) throws {
-        let others = StoreQuery<PasskeyRecord>(
-            where: [StoreFilter(named: "id", .equal, .text(Base64URL.encode(credentialId)))]
-                + (replacingUser.map { [StoreFilter(PasskeyRecord.Columns.userId, .notEqual, .text($0))] } ?? []))
-        guard try !tx.noneMatch(others) else { return }
+    func requireNewCredentialId(_ tx: StoreTransaction, _ credentialId: [UInt8]) throws {
+        let registered = StoreQuery<PasskeyRecord>(where: [StoreFilter(named: "id", .equal, .text(Base64URL.encode(credentialId)))])
+        guard try !tx.noneMatch(registered) else { return }
         throw DomainError(.alreadyExists, "This credential is registered already", [(.kind, .string("passkey"))])
     }
 
@@ -217,7 +215,7 @@ extension Latchkey {
                     .importedPasskey(index: index, member: "credentialId"),
                     "must be 1 to 1023 bytes, once in the list")
             }
-            try requireNewCredentialId(tx, imported.credentialId, replacingUser: nil)
+            try requireNewCredentialId(tx, imported.credentialId)
             return PasskeyRecord(
                 id: Base64URL.encode(imported.credentialId), userId: userId,
                 friendlyName: imported.friendlyName ?? Self.defaultPasskeyName, createdAt: now, publicKey: imported.publicKey,

@@ -91,7 +91,7 @@ extension Latchkey {
             let verified = try checkRegistration(
                 tx, effects, newPasskey.response, ceremony: ceremony, party: app.relyingParty,
                 userId: user.id)
-            try requireNewCredentialId(tx, verified.credentialId, replacingUser: user.id)
+            try requireNewCredentialId(tx, verified.credentialId)
             replacement = PasskeyRecord(
                 verified, userId: user.id, friendlyName: newPasskey.friendlyName ?? Self.defaultPasskeyName, rpId: app.relyingParty.rpId,
                 at: now)

@@ -156,3 +156,25 @@ def test_user_verification_required_or_preferred(lk):
     options, _, _ = register(lk, session, plain, name="No UV")
     assert options["publicKey"]["authenticatorSelection"]["userVerification"] == "preferred"
     assert login(lk, plain, email=EMAIL)["sessionId"]
+
+
+def test_a_reset_refuses_a_credential_id_registered_already_the_users_own_too(lk, monkeypatch):
+    """"A credential id registered already, to anyone → `alreadyExists`": the reset's own user's passkeys too, though the
+    reset would remove them (an authenticator makes a new id for a new credential; the same id is a forged or replayed one)."""
+    import latchkey.authenticator as authenticator
+    lk.call("admin/createUser", {"email": EMAIL, "password": PASSWORD})
+    key = SoftwareAuthenticator(ORIGIN)
+    _, credential, _ = register(lk, signed_in(lk), key)
+    assert lk.call("reset/requestAccountRecovery", {"email": EMAIL, "redirectUrl": "app://reset"}) == {}
+    code = lk.call("delivery/list", {"to": EMAIL})["messages"][-1]["code"]
+    options = lk.call("reset/passkeyCreationOptions", {"email": EMAIL, "verificationCode": code})
+    with monkeypatch.context() as patch:  # a new key under the old credential's id
+        patch.setattr(authenticator.os, "urandom", lambda n: b64url_decode(credential["id"]))
+        forged = SoftwareAuthenticator(ORIGIN).create(options)
+    assert forged["id"] == credential["id"]
+    error = refused("alreadyExists", lk.call, "reset/resetPasskeys",
+                    {"email": EMAIL, "verificationCode": code, "passkey": {"ceremonyId": options["ceremonyId"], "credential": forged}})
+    assert error.data["kind"] == "passkey"
+    # Nothing was reset: the old passkey still signs in, the code still opens a new ceremony.
+    assert login(lk, key, email=EMAIL)["sessionId"]
+    assert lk.call("reset/passkeyCreationOptions", {"email": EMAIL, "verificationCode": code})["ceremonyId"]
