@@ -16,10 +16,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Statements of the queue's one connection (used inside the queue only).
     private let statements = StatementCache()
 
-    /// Why the file at `path` can never be a SQLite store (a directory, another kind of file), or nil: it is one, is empty, or does not exist yet.
+    /// Why the file at `path` can never be a SQLite store (a directory, another kind of file, a damaged one, one whose key file is
+    /// gone), or nil: it is one, is empty, or does not exist yet.
     ///
-    /// Retrying cannot help such a file, so the process refuses it at start instead of answering
-    /// storeUnavailable.
+    /// Retrying cannot help such a file, so the process refuses it at start instead of answering storeUnavailable. A store is
+    /// never written before its key file exists (`file(at:)`), so a store with content and no key file lost it: a new key would
+    /// leave every code, token and sealed secret in it unreadable, and registrations would look removed.
     public static func unusableFile(at path: String) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
@@ -31,7 +33,34 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         var header = [UInt8](repeating: 0, count: 16)
         let count = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 16) }
         let magic = Array("SQLite format 3".utf8) + [0]
-        return count == 16 && header == magic ? nil : "is not a SQLite database (the file does not start with the SQLite header)"
+        guard count == 16, header == magic else { return "is not a SQLite database (the file does not start with the SQLite header)" }
+        if let damage = damage(at: path) { return damage }
+        guard FileManager.default.fileExists(atPath: keyPath(of: path)) else {
+            return "has content but its key file \(keyPath(of: path)) is missing: the codes, tokens and sealed secrets in it cannot be "
+                + "read without that key. Put the key file back (32 bytes, mode 0600), or remove the store to start a new one"
+        }
+        return nil
+    }
+
+    /// Where the key of the store at `path` lives.
+    static func keyPath(of path: String) -> String { path + ".key" }
+
+    /// What SQLite says of a file with the right header that it cannot read as a database (its first page), or nil: it can, or the
+    /// read failed for a passing reason (another process's lock, a WAL index it may not make), which the first call meets again.
+    private static func damage(at path: String) -> String? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(1)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            _ = try queue.read { try Int.fetchOne($0, sql: "PRAGMA schema_version") }
+            try queue.close()
+            return nil
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            return "is damaged: SQLite cannot read it as a database (\(error.resultCode))"
+        } catch {
+            return nil
+        }
     }
 
     /// Opens (and migrates) a file store, creating it with mode 0600.
@@ -42,6 +71,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 atPath: directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         }
+        // The key first: a store never has content without its key file (`unusableFile`).
+        _ = try KeyFile.readOrCreate(at: keyPath(of: path)) { (0..<KeyFile.length).map { _ in UInt8.random(in: 0...255) } }
         if !FileManager.default.fileExists(atPath: path) {
             let fd = open(path, O_CREAT | O_WRONLY, 0o600)
             if fd >= 0 { close(fd) }
@@ -63,7 +94,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                     chmod(path + suffix, 0o600)
                 }
-                return SQLiteStore(queue: queue, kind: .sqlite, keyPath: path + ".key")
+                return SQLiteStore(queue: queue, kind: .sqlite, keyPath: keyPath(of: path))
             } catch let damaged as StoreDamaged {
                 throw damaged
             } catch {

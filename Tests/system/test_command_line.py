@@ -53,6 +53,26 @@ def test_a_db_that_is_not_sqlite_exits_2_at_start(workdir):
     assert done.returncode == 0 and b'"result"' in done.stdout
 
 
+def test_a_damaged_store_or_one_whose_key_file_is_gone_exits_2_at_start(workdir):
+    """README: "A file that is not a SQLite database (or a directory) exits with status 2 at start": one with the SQLite
+    header and garbage after it too. A store with content whose key file is gone is refused, not given a new key (which
+    would leave its codes, tokens and sealed secrets unreadable and its registrations looking removed)."""
+    damaged = os.path.join(workdir, "damaged.sqlite")
+    with open(damaged, "wb") as f:
+        f.write(b"SQLite format 3\0" + bytes(10))
+    assert "is damaged" in refused("--db", damaged)
+    store = os.path.join(workdir, "s.sqlite")
+    create = b'{"jsonrpc":"2.0","id":1,"method":"admin/createActivationCode","params":{"userId":"a"}}\n'
+    done = run("--db", store, stdin=b'{"jsonrpc":"2.0","id":0,"method":"admin/createUser","params":{"userId":"a"}}\n' + create)
+    assert done.returncode == 0 and done.stdout.count(b'"result"') == 2, done
+    os.rename(store + ".key", store + ".key.saved")
+    message = refused("--db", store)
+    assert store + ".key" in message and "missing" in message
+    assert not os.path.exists(store + ".key")  # no new key made in its place
+    os.rename(store + ".key.saved", store + ".key")
+    assert run("--db", store, stdin=create).returncode == 0
+
+
 def test_help_shows_the_subcommand_as_optional():
     done = run("--help")
     assert done.returncode == 0
