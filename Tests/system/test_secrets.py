@@ -17,6 +17,7 @@ session ids, OTPs, reset codes, and the wrong ones a user typed). Then:
 """
 import base64
 import binascii
+import hashlib
 import json
 import os
 import random
@@ -99,7 +100,16 @@ def byte_forms(secret):
             pats.add(dec.hex().encode())
             pats.add(dec.hex().upper().encode())
             pats.add(base64.b64encode(dec).rstrip(b"="))
+    # An unkeyed hash is not among property 1's forms ("salted slow hashes or keyed hashes only"): anyone holding the file could
+    # confirm a guessed or leaked secret with one. SHA-256 of the secret, alone or after a purpose label and a NUL.
+    for label in UNKEYED_LABELS:
+        digest = hashlib.sha256((label + "\0" if label else "").encode() + secret.value.encode())
+        pats.update({digest.digest(), digest.hexdigest().encode()})
     return pats
+
+
+#: Purpose labels a store might put before a secret it hashes.
+UNKEYED_LABELS = ("", "session", "token", "activation", "activation-id", "passkey-ceremony", "reset-code", "grant", "onboarding")
 
 
 def find_secrets(blob, secrets):

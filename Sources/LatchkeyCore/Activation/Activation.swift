@@ -20,14 +20,14 @@ extension Latchkey {
     /// (122 random bits, as `ceremonyKey`), so that the store alone does not hold what names an
     /// activation (security property 1: its id and challenge, read from the store, would let anyone
     /// commit keys of their own).
-    func activationKey(_ activationId: String) -> String { SecretHash.digest(activationId, purpose: "activation-id") }
+    func activationKey(_ activationId: String) -> String { secretHash(activationId, purpose: "activation-id") }
 
     /// What opening an activation with `code` reads (`ServerSession.prepareActivation`): the
     /// caller's and the application's wrong codes, the application, the codes with this value and
     /// the activations they opened, and the application's operation-signing key.
     public func activationReads(code: String, applicationId: String?, caller: Caller) -> [StoreRead] {
         let application = applicationId ?? ApplicationConfig.defaultApplicationId
-        let hash = codeHash(code, purpose: "activation")
+        let hash = secretHash(code, purpose: "activation")
         return [
             .rows(ServerSession.activationCodeLimit.events(of: caller.key)), .rows(ServerSession.applicationCodeLimit.events(of: application)),
             .row(ApplicationRecord.self, id: application), .rows(ActivationCodeRecord.withHash(hash)),
@@ -58,7 +58,7 @@ extension ServerSession {
             throw DomainError.rateLimited(retryAfter: wait, "too many wrong activation codes for this application")
         }
         let app = try core.application(tx, applicationId)
-        let hash = core.codeHash(code, purpose: "activation")
+        let hash = core.secretHash(code, purpose: "activation")
         // The usable code with this value, else the newest used or expired one (for the answer).
         let candidates = try tx.fetchAll(ActivationCodeRecord.withHash(hash))
         let live = try candidates.first { code in try !code.consumed && now < code.expiresAt && !boundElsewhere(code, caller) }

@@ -18,7 +18,7 @@ extension Latchkey {
             var hash: String
             repeat {
                 code = random.string(count: app.activationCodeLength, alphabet: alphabet)
-                hash = codeHash(code, purpose: "activation")
+                hash = secretHash(code, purpose: "activation")
             } while try !tx.noneMatch(
                 StoreQuery<ActivationCodeRecord>(
                     where: [

@@ -1,16 +1,9 @@
 import Crypto
 import LatchkeyContract
 
-/// Plain hashes of high-entropy secrets (tokens, session ids, ceremony and activation ids); low-entropy one-time secrets
-/// (activation codes, OTPs, reset codes) are hashed keyed (`Latchkey.codeHash`).
-///
-/// The store keeps only these. Its hex and constant-time comparison serve other targets too (the callback tunnel's token).
+/// Hex and constant-time comparison for the store's hashes (`Latchkey.secretHash`), which serve other targets too (the callback
+/// tunnel's token).
 public enum SecretHash {
-    /// SHA-256 of a high-entropy bearer secret, as lowercase hex.
-    static func digest(_ secret: String, purpose: String) -> String {
-        hex(SHA256.hash(data: Array((purpose + "\u{0}" + secret).utf8)).byteArray)
-    }
-
     public static func hex(_ bytes: [UInt8]) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             for (index, byte) in bytes.enumerated() {
@@ -38,12 +31,14 @@ public enum SecretHash {
 }
 
 extension Latchkey {
-    /// The keyed hash a one-time code is stored and looked up by.
+    /// The keyed hash a secret is stored and looked up by: a one-time code (activation code, OTP, reset code), a token, a session
+    /// id, an activation or ceremony id, a recovery grant's secret (security property 1: "keyed hashes only", so the store alone
+    /// confirms no secret, guessed or leaked).
     ///
     /// HMAC-SHA256 under the store's key, bound to a purpose, as lowercase hex. The key is read
     /// when the system opens, so a read stated before a transaction can name the hash too.
-    func codeHash(_ code: String, purpose: String) -> String {
-        SecretHash.hex(keyedMAC(Array((purpose + "\u{0}" + code).utf8)))
+    func secretHash(_ secret: String, purpose: String) -> String {
+        SecretHash.hex(keyedMAC(Array((purpose + "\u{0}" + secret).utf8)))
     }
 
     /// HMAC-SHA256 of `message` under the store's key.

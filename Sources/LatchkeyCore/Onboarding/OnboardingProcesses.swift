@@ -147,7 +147,7 @@ extension Latchkey {
         // given to activate can match: its row costs what a sent OTP's does.
         let channel = process.channel.flatMap(DeliveryChannel.init(rawValue:))
         let sent = channel != nil && process.address?.isEmpty == false
-        process.otpHash = codeHash(otp, purpose: (sent ? "onboarding:" : "unsent-otp:") + process.id)
+        process.otpHash = secretHash(otp, purpose: (sent ? "onboarding:" : "unsent-otp:") + process.id)
         let message = OutboundMessage(
             id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
             text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)
@@ -181,7 +181,7 @@ extension Latchkey {
         guard now < (process.otpExpiresAt ?? 0) else {
             throw DomainError(.otpExpired, "The OTP has expired; ask for a new one")
         }
-        let given = codeHash(otp, purpose: "onboarding:\(process.id)")
+        let given = secretHash(otp, purpose: "onboarding:\(process.id)")
         guard let expected = process.otpHash, SecretHash.constantTimeEquals(given, expected) else {
             process.wrongOtps += 1
             let remaining = max(OnboardingProcessRecord.maxWrongOtps - process.wrongOtps, 0)

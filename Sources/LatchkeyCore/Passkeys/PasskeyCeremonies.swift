@@ -52,7 +52,7 @@ extension Latchkey {
     /// random bits, so a digest serves as it does for tokens and session ids: `SecretHash`), so that
     /// the store alone does not hold what names a ceremony (security property 1: a creation
     /// ceremony's id and challenge, read from the store, would let anyone add their own passkey).
-    func ceremonyKey(_ ceremonyId: String) -> String { SecretHash.digest(ceremonyId, purpose: "passkey-ceremony") }
+    func ceremonyKey(_ ceremonyId: String) -> String { secretHash(ceremonyId, purpose: "passkey-ceremony") }
 
     /// The ceremony `ceremonyId` names, of one of `kinds`, still valid.
     ///

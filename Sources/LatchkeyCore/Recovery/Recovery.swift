@@ -20,7 +20,7 @@ extension ServerSession {
     /// - Throws: the state answers, `tokenInvalid`, `tokenExpired`, `tokenPurposeMismatch`,
     ///   `recoveryNotActivated` (a delete with nothing to delete: the token is not spent).
     public func redeemToken(registrationId: String, token: String, purpose: TokenPurpose, caller: Caller?) throws -> TokenGrant {
-        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + Latchkey.tokenReads(token))
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + core.tokenReads(token))
         let registration = try changingRegistration(registrationId)
         let tokenExpiresAt = try core.consumeToken(tx, effects, token, registration: registration, purpose: purpose) {
             try requireSomethingToDelete(registration, purpose)
@@ -31,9 +31,9 @@ extension ServerSession {
         // The grant's secret is a one-way digest of the token (the device keeps it while the
         // change is in hand, never the token; nothing is drawn from the random source); the
         // store keeps only the digest of that secret.
-        let secret = SecretHash.digest(token, purpose: "grant")
+        let secret = core.secretHash(token, purpose: "grant")
         let grant = try issueChallenge(
-            registration, kind, challenge: SecretHash.digest(secret, purpose: "grantSecret"),
+            registration, kind, challenge: core.secretHash(secret, purpose: "grantSecret"),
             tokenExpiresAt: tokenExpiresAt)
         return TokenGrant(grantId: grant.id, secret: secret, expiresAt: grant.expiresAt)
     }
@@ -41,7 +41,7 @@ extension ServerSession {
     /// The grant of a recovery change, for the token it was given for.
     private func openGrant(_ grant: TokenGrant, registrationId: String, _ kind: ChallengeKind) throws -> ChallengeRecord {
         let record = try openChallenge(grant.grantId, registrationId: registrationId, serving: [kind])
-        guard SecretHash.constantTimeEquals(record.challenge, SecretHash.digest(grant.secret, purpose: "grantSecret")) else {
+        guard SecretHash.constantTimeEquals(record.challenge, core.secretHash(grant.secret, purpose: "grantSecret")) else {
             throw DomainError(.noSessionInProgress, "This grant did not open the change in hand")
         }
         return record
@@ -82,7 +82,7 @@ extension ServerSession {
         registrationId: String, token: String, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
-        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + Latchkey.tokenReads(token))
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + core.tokenReads(token))
         var registration = try changingRegistration(registrationId)
         try core.checkToken(tx, effects, token, registration: registration, purpose: .addOrUpdateRecovery)
         try checkProofs(
@@ -120,7 +120,7 @@ extension ServerSession {
 
     /// `server/recovery/delete`: the token is used and the key deleted.
     public func deleteRecovery(registrationId: String, token: String, tokenPurpose: TokenPurpose, caller: Caller?) throws -> RecoveryMethodsOutcome {
-        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + Latchkey.tokenReads(token))
+        tx.willRead(Latchkey.registrationReads(.value(registrationId)) + core.tokenReads(token))
         var registration = try changingRegistration(registrationId)
         let notAfter = try core.consumeToken(tx, effects, token, registration: registration, purpose: .deleteRecovery) {
             try requireSomethingToDelete(registration, .deleteRecovery)

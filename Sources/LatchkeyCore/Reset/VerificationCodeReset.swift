@@ -27,7 +27,7 @@ extension Latchkey {
     public func requestReset(_ kind: ResetKind, _ identifier: UserIdentifier, redirectUrl: String, applicationId: String?) throws {
         try checkRedirectUrl(redirectUrl, applicationId: applicationId)
         try transact { tx, effects in
-            let subject = codeHash(identifier.key, purpose: "reset")
+            let subject = secretHash(identifier.key, purpose: "reset")
             tx.willRead(
                 [.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read]
                     + decoyReads(identifier))
@@ -53,7 +53,7 @@ extension Latchkey {
             try tx.save(
                 ResetCodeRecord(
                     id: codeId, subject: subject, userId: user?.id ?? Self.nobody, kind: kind.rawValue,
-                    codeHash: codeHash(code, purpose: "reset-code"),
+                    codeHash: secretHash(code, purpose: "reset-code"),
                     expiresAt: now + ResetCodeRecord.lifetime, wrongTries: 0, consumed: false, createdAt: now,
                     applicationId: applicationId))
             let message = resetMessage(kind, identifier, user, code: code, messageId: messageId, redirectUrl: redirectUrl)
@@ -113,7 +113,7 @@ extension Latchkey {
     /// and what the resets then read of the user (sessions, passkeys) and of the code (its application).
     func resetCodeReads(_ identifier: UserIdentifier) -> [StoreRead] {
         let owner = identifier.lookup.key
-        let subject = codeHash(identifier.key, purpose: "reset")
+        let subject = secretHash(identifier.key, purpose: "reset")
         let bySubject = StoreKey.ids(of: ResetCodeRecord.self, where: ResetCodeRecord.live(subject: subject).filters)
         return [
             identifier.lookup.read, .rows(ResetCodeRecord.liveOf, owner), .rows(ResetCodeRecord.live(subject: subject)),
@@ -137,8 +137,8 @@ extension Latchkey {
         _ tx: StoreTransaction, _ effects: Effects, _ identifier: UserIdentifier, code: String,
         kind: ResetKind?, consume: Bool = true
     ) throws -> (ResetCodeRecord, UserRecord) {
-        let subject = codeHash(identifier.key, purpose: "reset")
-        let given = codeHash(code, purpose: "reset-code")
+        let subject = secretHash(identifier.key, purpose: "reset")
+        let given = secretHash(code, purpose: "reset-code")
         let owner = try userTellingNothing(tx, matching: identifier)
         let live = owner.map { ResetCodeRecord.liveOf.query($0.id) } ?? ResetCodeRecord.live(subject: subject)
         guard var record = try tx.fetchAll(live).first else {

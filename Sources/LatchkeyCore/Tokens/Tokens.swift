@@ -2,8 +2,8 @@ import LatchkeyContract
 
 extension Latchkey {
     /// What using `token` reads: its row, by the token's hash.
-    public static func tokenReads(_ token: String) -> [StoreRead] {
-        [.row(TokenRecord.self, id: SecretHash.digest(token, purpose: "token"))]
+    public func tokenReads(_ token: String) -> [StoreRead] {
+        [.row(TokenRecord.self, id: secretHash(token, purpose: "token"))]
     }
 
     /// Issues a token for `purpose` (nil for `none`), never outliving `notAfter`.
@@ -18,7 +18,7 @@ extension Latchkey {
         if let notAfter { expiresAt = min(expiresAt, notAfter) }
         try tx.save(
             TokenRecord(
-                id: SecretHash.digest(token, purpose: "token"), registrationId: registration.id,
+                id: secretHash(token, purpose: "token"), registrationId: registration.id,
                 purpose: purpose.rawValue, keyGeneration: registration.keyGeneration, expiresAt: expiresAt,
                 used: false, createdAt: now))
         try audit(tx, effects, .tokenIssued, userId: registration.userId, registrationId: registration.id, detail: purpose.rawValue)
@@ -32,7 +32,7 @@ extension Latchkey {
         _ tx: StoreTransaction, _ effects: Effects, _ token: String, registration: RegistrationRecord,
         purpose: TokenPurpose
     ) throws -> TokenRecord {
-        let hash = SecretHash.digest(token, purpose: "token")
+        let hash = secretHash(token, purpose: "token")
         guard let record = try tx.fetch(TokenRecord.self, id: hash), !record.used, record.registrationId.isSameId(as: registration.id),
             record.keyGeneration == registration.keyGeneration
         else {

@@ -23,7 +23,7 @@ extension Latchkey {
     /// 2, reason 2).
     /// - Throws: `rateLimited`, `invalidCredentials`.
     public func login(_ identifier: UserIdentifier, password: String) throws -> (sessionId: String, uid: String) {
-        let subject = codeHash(identifier.key, purpose: "login")
+        let subject = secretHash(identifier.key, purpose: "login")
         let candidate: UserRecord? = try inspect { tx in
             tx.willRead([.rows(Self.loginLimit.events(of: subject)), identifier.lookup.read])
             if let wait = try Self.loginLimit.retryAfter(tx, subject: subject, now: now) {
@@ -59,7 +59,7 @@ extension Latchkey {
         let lifetime = try serverConfig(tx).sessionLifetimeSeconds
         try tx.save(
             UserSessionRecord(
-                id: SecretHash.digest(sessionId, purpose: "session"), userId: userId,
+                id: secretHash(sessionId, purpose: "session"), userId: userId,
                 createdAt: now, expiresAt: now + lifetime))
         if let recovery = try settledAccountRecovery(tx, effects, uid: userId),
             recovery.state == .gracePeriod || recovery.state == .insecure
@@ -78,7 +78,7 @@ extension Latchkey {
     func sessionUser(
         _ tx: StoreTransaction, _ sessionId: String, also: (StoreKey) -> [StoreRead] = { _ in [] }
     ) throws -> (UserSessionRecord, UserRecord) {
-        let id = SecretHash.digest(sessionId, purpose: "session")
+        let id = secretHash(sessionId, purpose: "session")
         let owner = StoreKey.column(UserSessionRecord.Columns.userId, of: UserSessionRecord.self, .value(id))
         tx.willRead(
             [.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner), Self.serverConfigRead]

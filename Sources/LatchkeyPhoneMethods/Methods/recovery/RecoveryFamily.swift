@@ -44,7 +44,7 @@ enum RecoveryFamily {
 
 extension RecoveryFamily.TokenStart {
     static func handle(_ params: RecoveryFamily.TokenParams, _ context: CallContext) throws -> EmptyResult {
-        try context.devices.on(params.deviceId, reading: Latchkey.tokenReads(params.token)) {
+        try context.devices.on(params.deviceId, reading: context.core.tokenReads(params.token)) {
             try $0.startRecoveryChange(token: params.token, purpose: purpose)
         }
         return EmptyResult()
