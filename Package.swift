@@ -88,6 +88,8 @@ let package = Package(
         ),
         // sqlite3_config, which Swift cannot call (variadic), wrapped for the settings made before the first connection.
         .systemLibrary(name: "CSQLiteTuning", providers: [.apt(["libsqlite3-dev"])]),
+        // glibc's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module does not declare.
+        .systemLibrary(name: "CSpawn"),
         // libpq, PostgreSQL's C client (synchronous, like the stdio loop), with shims for its macros;
         // loaded with dlopen on first use, so a SQLite start does not load it (see shim.h).
         .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyWire", "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyContract",
+                "LatchkeyWire", "LatchkeyCore", "LatchkeyRPC", "LatchkeyJSON", "LatchkeyContract", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

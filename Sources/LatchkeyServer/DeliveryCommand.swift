@@ -1,3 +1,4 @@
+import CSpawn
 import Dispatch
 import LatchkeyContract
 import LatchkeyCore
@@ -180,14 +181,15 @@ final class DeliveryCommand: Sendable {
         return pid
     }
 
-    /// posix_spawn of the command in a new process group, `stdin` as its fd 0, fd 2 as its 1 and 2,
-    /// SIGPIPE back to its default and no signal blocked.
+    /// posix_spawn of the command in a new process group, `stdin` as its fd 0, fd 2 as its 1 and 2, no other descriptor (those the
+    /// process inherited without close-on-exec too), SIGPIPE back to its default and no signal blocked.
     private func launch(stdin: Int32) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        CSpawn_closeFrom(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -125,3 +125,29 @@ def test_a_quick_command_at_end_of_input_still_delivers(spawn, workdir):
     assert lk.close(timeout=10) == 0
     assert time.monotonic() - started < FAST
     assert len(open(record).read().splitlines()) == 1
+
+
+def test_the_command_holds_no_descriptor_of_the_process_but_stderr(workdir, bin_path):
+    """README: each command runs "with no descriptor of the process but stderr" — not even one the process inherited without
+    close-on-exec (an embedding app's pipe): its fds are 0 (the message), 1 and 2 (the process's stderr), and what it opens."""
+    import subprocess
+    listing = os.path.join(workdir, "fds")
+    read_end, pipe_end = os.pipe()
+    write_end = os.dup2(pipe_end, 57, inheritable=True)  # above any the command could open itself
+    os.close(pipe_end)
+    command = f"ls /proc/self/fd > {listing}.tmp; mv {listing}.tmp {listing}"
+    lk = subprocess.Popen([bin_path, "--in-memory", "--deliver-command", command], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=(write_end,))
+    try:
+        lk.communicate(b'{"jsonrpc":"2.0","id":1,"method":"admin/createUser","params":{"userId":"a","email":"a@example.com"}}\n'
+                       b'{"jsonrpc":"2.0","id":2,"method":"reset/requestPasswordReset",'
+                       b'"params":{"email":"a@example.com","redirectUrl":"app://r"}}\n', timeout=20)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(listing) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    fds = sorted(int(name) for name in open(listing).read().split())
+    # ls's own directory handle is the one more than 0, 1 and 2.
+    assert fds[:3] == [0, 1, 2] and len(fds) <= 4 and write_end not in fds, (fds, write_end)
