@@ -96,8 +96,13 @@ struct LatchkeyCommand: ParsableCommand {
     @Option(name: .long, help: "system: the wall clock; manual: time stands still and moves with clock/advance (test mode; needs --in-memory).")
     var clock: ClockMode = .system
 
-    @Option(name: .long, help: ArgumentHelp("Where a manual clock starts (RFC 3339).", valueName: "time"))
-    var startTime: String = "2026-01-01T00:00:00Z"
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Where a manual clock starts (RFC 3339; default 2026-01-01T00:00:00Z; needs --clock manual).", valueName: "time"))
+    var startTime: String?
+
+    /// Where a manual clock starts.
+    var manualStart: String { startTime ?? "2026-01-01T00:00:00Z" }
 
     // Unconditional: a negative number is this option's value (then refused by `validate`), not a flag.
     @Option(
@@ -150,13 +155,19 @@ struct LatchkeyCommand: ParsableCommand {
         if db != nil, inMemory {
             throw ValidationError("--db and --in-memory exclude each other")
         }
+        if db?.isEmpty == true {
+            throw ValidationError("--db needs a SQLite file's path or a postgresql:// URI, not an empty string")
+        }
         if seed != nil, !inMemory {
             throw ValidationError("--seed is a test mode and needs --in-memory (a shared store must never see predictable secrets)")
         }
         if clock == .manual, !inMemory {
             throw ValidationError("--clock manual is a test mode and needs --in-memory (a shared store must never see a movable clock)")
         }
-        guard let start = Timestamp.parse(startTime), Timestamp.writable.contains(start) else {
+        if startTime != nil, clock != .manual {
+            throw ValidationError("--start-time sets where a manual clock starts: it goes with --clock manual")
+        }
+        guard let start = Timestamp.parse(manualStart), Timestamp.writable.contains(start) else {
             throw ValidationError("--start-time must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
         }
         if start > Timestamp.latestClock {
@@ -217,7 +228,7 @@ struct LatchkeyCommand: ParsableCommand {
         // The store is opened on the first call that needs it: `ping` needs none.
         let path = inMemory ? nil : (db ?? Self.defaultStorePath())
         var environment = Environment(
-            clock: clock == .manual ? ManualClock(start: Timestamp.parse(startTime) ?? 0) : SystemClock(),
+            clock: clock == .manual ? ManualClock(start: Timestamp.parse(manualStart) ?? 0) : SystemClock(),
             random: seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource(),
             openStore: { try path.map { try SQLiteStore.file(at: $0) } ?? SQLiteStore.inMemory() },
             signer: seed == nil ? RandomizedECDSA() : DeterministicSigner())

@@ -35,6 +35,12 @@ def test_a_start_time_whose_lifetimes_cannot_be_written_is_refused():
     assert done.returncode == 0 and b"9799-08-01T23:59:59Z" in done.stdout
 
 
+def test_a_start_time_without_the_manual_clock_and_an_empty_db_are_refused():
+    """A flag that would be ignored is refused, as --key-file without PostgreSQL is."""
+    assert "goes with --clock manual" in refused("--in-memory", "--start-time", "2030-01-01T00:00:00Z")
+    assert "--db needs" in refused("--db", "")
+
+
 def test_a_db_that_is_not_sqlite_exits_2_at_start(workdir):
     text = os.path.join(workdir, "notes.txt")
     with open(text, "w") as f:
