@@ -36,7 +36,12 @@ struct SchemaCommand: ParsableCommand {
         var text = JSONSerializer.serialize(
             mcpTools ? MCPToolList(Served.methods).document : LatchkeyServer.document(version: latchkeyVersion, methods: Served.methods))
         text.append(UInt8(ascii: "\n"))
-        writeAll(fd: 1, text)
+        // A document cut short (a full disk under `latchkey schema > schema/openrpc.json`) is a failure, not a success.
+        // A reader that went away (`| head`) is told nothing; the status says the document was not all written.
+        if let problem = writeAll(fd: 1, text) {
+            if errno != EPIPE { writeAll(fd: 2, Array("latchkey schema: could not write the document to stdout (\(problem))\n".utf8)) }
+            throw ExitCode(1)
+        }
     }
 }
 
@@ -330,14 +335,22 @@ func environmentVariable(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }
 
-/// Writes all of `bytes` to `fd`, retrying partial writes.
-func writeAll(fd: Int32, _ bytes: [UInt8]) {
+/// Writes all of `bytes` to `fd`, retrying partial writes; nil when all were written, else why not (a full disk, a closed pipe).
+@discardableResult
+func writeAll(fd: Int32, _ bytes: [UInt8]) -> String? {
     var offset = 0
-    bytes.withUnsafeBytes { raw in
-        guard let base = raw.baseAddress else { return }
+    return bytes.withUnsafeBytes { raw -> String? in
+        guard let base = raw.baseAddress else { return nil }
         while offset < raw.count {
             let written = write(fd, base + offset, raw.count - offset)
-            if written > 0 { offset += written } else if errno != EINTR { return }
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return written < 0 ? String(cString: strerror(errno)) : "nothing was written"
+            }
         }
+        return nil
     }
 }

@@ -85,3 +85,10 @@ def test_help_shows_the_subcommand_as_optional():
     usage = done.stdout.decode().split("USAGE:")[1].split("OPTIONS:")[0]
     assert "latchkey [<options>]" in usage and "latchkey schema" in usage and "latchkey mcp" in usage
     assert "<subcommand>" not in usage
+
+
+def test_schema_that_cannot_be_written_is_a_failure():
+    """`latchkey schema > file` on a full disk must not report success with a document cut short."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([binary_path(), "schema"], stdout=full, stderr=subprocess.PIPE, timeout=30)
+    assert done.returncode == 1 and b"could not write the document" in done.stderr, done
