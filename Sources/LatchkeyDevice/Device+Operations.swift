@@ -17,16 +17,25 @@ extension Device {
     /// Approves an operation with `parameter`: the phone shows the operation's title and message and
     /// `shownData` (the operation's data unless given), and signs their hash with its `device` key
     /// and the second factor.
-    /// - Throws: `notActivatedLocally`, the biometric errors, `biometryKeyInvalidated` (the method is deactivated, nothing counts), and
-    ///   the server's answers (`notFound`, `operationNotPending`, `authMethodNotAllowed`, `operationDataMismatch`,
+    ///
+    /// In the contract's order: the operation and the registration's state (the challenge), the method — one the operation
+    /// allows and the registration has (`authMethodNotAllowed`, nothing counts) — then an invalidated biometric key, and only then
+    /// the phone's own biometry.
+    /// - Throws: `notActivatedLocally`, `authMethodNotAllowed`, `biometryKeyInvalidated` (the method is deactivated, nothing
+    ///   counts), the biometric errors, and the server's answers (`notFound`, `operationNotPending`, `operationDataMismatch`,
     ///   `authenticationFailed`, `operationFailed`, `registrationLocked`, the state answers).
     public func approveOperation(_ operationId: String, _ parameter: AuthParameter, shownData: String?) throws -> Operation {
         let registrationId = try heldRegistration()
         let challenge = try server.operationChallenge(registrationId: registrationId, operationId: operationId, caller: caller)
         try learn(challenge)
-        if try activatedMethods().contains(parameter.method), try isInvalidated(parameter.method) {
-            try refuseInvalidated(parameter.method, keeping: try storage.pendingOperation())
+        guard let approval = OperationApproval(parameter.method), challenge.allowedMethods.contains(approval) else {
+            let allowed = challenge.allowedMethods.map(\.rawValue).joined(separator: ", ")
+            throw DomainError(.authMethodNotAllowed, "This operation may be approved with \(allowed) only")
         }
+        guard try activatedMethods().contains(parameter.method) else {
+            throw DomainError(.authMethodNotAllowed, "\(parameter.method.rawValue) is not activated for this registration")
+        }
+        if try isInvalidated(parameter.method) { try refuseInvalidated(parameter.method, keeping: try storage.pendingOperation()) }
         let hash = Self.shownHash(challenge.operation, shownData: shownData)
         let payload = SignedPayload(
             .approveOperation, subject: registrationId, challenge: challenge.challenge, role: .device, contextHash: hash)

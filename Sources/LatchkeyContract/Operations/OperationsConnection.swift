@@ -52,10 +52,13 @@ public struct OperationChallenge: Sendable, Equatable {
     public var operationHash: String
     public var operationSigningKey: PublicKey
     public var serverPublicKey: PublicKey
+    /// What may approve the operation (its template's `allowedMethods`), so a phone refuses another method as the server would,
+    /// before it reaches for a key (not on `server/operation/challenge`'s wire).
+    public var allowedMethods: [OperationApproval]
 
     public init(
         challengeId: String, challenge: String, expiresAt: UnixTime, operation: Operation, operationHash: String,
-        operationSigningKey: PublicKey, serverPublicKey: PublicKey
+        operationSigningKey: PublicKey, serverPublicKey: PublicKey, allowedMethods: [OperationApproval]
     ) {
         self.challengeId = challengeId
         self.challenge = challenge
@@ -64,5 +67,6 @@ public struct OperationChallenge: Sendable, Equatable {
         self.operationHash = operationHash
         self.operationSigningKey = operationSigningKey
         self.serverPublicKey = serverPublicKey
+        self.allowedMethods = allowedMethods
     }
 }
