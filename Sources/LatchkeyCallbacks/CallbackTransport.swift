@@ -75,12 +75,14 @@ final class CallbackTransport: Sendable {
         }
     }
 
-    /// A client error for a debug log: its type, and its value where that is a case (HTTPClientError, IOError, NIOSSLError,
-    /// ChannelError name no URL); other types by name only.
+    /// A client error for a debug log: its type, and its case where that names no URL, header or text the receiver chose
+    /// (HTTPClientError's short description carries no associated value; IOError, NIOSSLError and ChannelError name a system or
+    /// TLS library error); other types by name only.
     static func cause(_ error: any Error) -> String {
         let type = String(reflecting: Swift.type(of: error))
         switch error {
-        case is HTTPClientError, is IOError, is NIOSSLError, is ChannelError: return "\(type): \(String(describing: error).prefix(200))"
+        case let client as HTTPClientError: return "\(type): \(client.shortDescription)"
+        case is IOError, is NIOSSLError, is ChannelError: return "\(type): \(String(describing: error).prefix(200))"
         default: return type
         }
     }

@@ -60,7 +60,7 @@ public final class Latchkey: Sendable {
     let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
     /// The user `userTellingNothing` found last: what an identifier that names nobody reads instead (see `decoyUserId`).
     let lastUserFound = Mutex<String?>(nil)
-    /// Opens the system over a store; makes the store's keyed-hash key on first use.
+    /// Opens the system over a store, with the store's keyed-hash key (`Store.secretKey`: an in-memory store's made here).
     /// - Throws: a store failure.
     public init(
         store: Store, clock: Clock, random: RandomSource, signer: ECDSASigning = RandomizedECDSA(), sentMessages: SentMessages = SentMessages(),

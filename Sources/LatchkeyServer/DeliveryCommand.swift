@@ -189,7 +189,8 @@ final class DeliveryCommand: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        CSpawn_closeFrom(&actions, 3)
+        // No action, no child: one that inherited every descriptor would be worse than a failed delivery.
+        guard CSpawn_closeFrom(&actions, 3) == 0 else { return nil }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

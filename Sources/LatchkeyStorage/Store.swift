@@ -130,9 +130,9 @@ public protocol Store: AnyObject, Sendable {
     func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T
     /// Which kind of store this is.
     var kind: StoreKind { get }
-    /// The store's secret key for keyed hashes, made with `make` on first use. It is kept apart
-    /// from the tables (a file beside the database), so a copy of the database alone cannot be
-    /// used to test guesses of one-time codes offline.
+    /// The store's secret key for keyed hashes and sealing: a file store's from the key file made with the store (never made
+    /// again for a store with content), a PostgreSQL store's from `--key-file`, an in-memory store's made with `make` on first use.
+    /// It is kept apart from the tables, so a copy of the database alone cannot be used to test guesses of one-time codes offline.
     func secretKey(make: () -> [UInt8]) throws -> [UInt8]
 }
 

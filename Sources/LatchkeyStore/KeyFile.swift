@@ -24,7 +24,8 @@ public enum KeyFile {
         throw CocoaError(.fileReadUnknown)
     }
 
-    private static func read(_ path: String) -> [UInt8]? {
+    /// The key in the file at `path`, or nil: no file, or not `length` bytes.
+    public static func read(_ path: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path), data.count == length else { return nil }
         return Array(data)
     }

@@ -35,11 +35,21 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let magic = Array("SQLite format 3".utf8) + [0]
         guard count == 16, header == magic else { return "is not a SQLite database (the file does not start with the SQLite header)" }
         if let damage = damage(at: path) { return damage }
-        guard FileManager.default.fileExists(atPath: keyPath(of: path)) else {
-            return "has content but its key file \(keyPath(of: path)) is missing: the codes, tokens and sealed secrets in it cannot be "
-                + "read without that key. Put the key file back (32 bytes, mode 0600), or remove the store to start a new one"
-        }
-        return nil
+        return missingKey(of: path)
+    }
+
+    /// Why a store with content cannot be opened for want of its key, or nil: its key file holds a key.
+    static func missingKey(of path: String) -> String? {
+        guard KeyFile.read(keyPath(of: path)) == nil else { return nil }
+        return "has content but its key file \(keyPath(of: path)) is missing or not \(KeyFile.length) bytes: the codes, tokens and "
+            + "sealed secrets in it cannot be read without that key. Put the key file back (mode 0600), or remove the store to start a "
+            + "new one"
+    }
+
+    /// Whether a file exists at `path` and is not empty (a store some process has written).
+    private static func hasContent(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_size > 0
     }
 
     /// Where the key of the store at `path` lives.
@@ -63,16 +73,23 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    /// Opens (and migrates) a file store, creating it with mode 0600.
-    public static func file(at path: String) throws -> SQLiteStore {
+    /// Opens (and migrates) a file store, creating it with mode 0600 — and, for a new store, its key file beside it, with
+    /// `makeKey`'s bytes.
+    /// - Throws: `StoreDamaged` (a store with content whose key file is gone), what SQLite throws.
+    public static func file(at path: String, makeKey: () -> [UInt8] = systemKey) throws -> SQLiteStore {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         }
-        // The key first: a store never has content without its key file (`unusableFile`).
-        _ = try KeyFile.readOrCreate(at: keyPath(of: path)) { (0..<KeyFile.length).map { _ in UInt8.random(in: 0...255) } }
+        // The key first: a store never has content without its key file. One with content whose key is gone is refused here too
+        // (the process checked at start; the file may have gone since), never given a new key.
+        if hasContent(path) {
+            if let missing = missingKey(of: path) { throw StoreDamaged(description: "the store file \(path) \(missing)") }
+        } else {
+            _ = try KeyFile.readOrCreate(at: keyPath(of: path), make: makeKey)
+        }
         if !FileManager.default.fileExists(atPath: path) {
             let fd = open(path, O_CREAT | O_WRONLY, 0o600)
             if fd >= 0 { close(fd) }
@@ -118,6 +135,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         self.keyPath = keyPath
     }
 
+    /// A new key from the system's generator (`SystemRandomNumberGenerator`, the kernel's CSPRNG; it stops the process rather
+    /// than give no randomness).
+    public static func systemKey() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<KeyFile.length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    /// The key: a file store's from its key file, made when the store was (`file(at:)`), never made again here; an in-memory
+    /// store's made with `make` on first use.
     public func secretKey(make: () -> [UInt8]) throws -> [UInt8] {
         guard let keyPath else {
             return memoryKey.withLock { key in
@@ -127,7 +153,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 return made
             }
         }
-        return try KeyFile.readOrCreate(at: keyPath, make: make)
+        guard let key = KeyFile.read(keyPath) else {
+            throw StoreDamaged(description: "the store's key file \(keyPath) is missing or not \(KeyFile.length) bytes")
+        }
+        return key
     }
 
     /// The body in one transaction that takes the write lock at its start.

@@ -38,8 +38,10 @@ struct SchemaCommand: ParsableCommand {
         text.append(UInt8(ascii: "\n"))
         // A document cut short (a full disk under `latchkey schema > schema/openrpc.json`) is a failure, not a success.
         // A reader that went away (`| head`) is told nothing; the status says the document was not all written.
-        if let problem = writeAll(fd: 1, text) {
-            if errno != EPIPE { writeAll(fd: 2, Array("latchkey schema: could not write the document to stdout (\(problem))\n".utf8)) }
+        if let failure = writeAll(fd: 1, text) {
+            if failure != EPIPE {
+                writeAll(fd: 2, Array("latchkey schema: could not write the document to stdout (\(String(cString: strerror(failure))))\n".utf8))
+            }
             throw ExitCode(1)
         }
     }
@@ -214,8 +216,6 @@ struct LatchkeyCommand: ParsableCommand {
 
     /// Serves stdio with the method table `table` builds on the server (`latchkey mcp`: MCP's).
     func serve(batches: Bool = true, _ table: (LatchkeyServer) -> RPCHandler) throws {
-        // Before any thread uses SQLite.
-        SQLiteStore.prepareProcess()
         let level = Logger.Level(rawValue: logLevel.rawValue) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -335,11 +335,12 @@ func environmentVariable(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }
 
-/// Writes all of `bytes` to `fd`, retrying partial writes; nil when all were written, else why not (a full disk, a closed pipe).
+/// Writes all of `bytes` to `fd`, retrying partial writes; nil when all were written, else the `errno` of the write that failed
+/// (EIO for one that wrote nothing).
 @discardableResult
-func writeAll(fd: Int32, _ bytes: [UInt8]) -> String? {
+func writeAll(fd: Int32, _ bytes: [UInt8]) -> Int32? {
     var offset = 0
-    return bytes.withUnsafeBytes { raw -> String? in
+    return bytes.withUnsafeBytes { raw -> Int32? in
         guard let base = raw.baseAddress else { return nil }
         while offset < raw.count {
             let written = write(fd, base + offset, raw.count - offset)
@@ -348,7 +349,7 @@ func writeAll(fd: Int32, _ bytes: [UInt8]) -> String? {
             } else if written < 0, errno == EINTR {
                 continue
             } else {
-                return written < 0 ? String(cString: strerror(errno)) : "nothing was written"
+                return written < 0 ? errno : EIO
             }
         }
         return nil

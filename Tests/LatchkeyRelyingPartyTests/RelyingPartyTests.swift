@@ -225,7 +225,6 @@ import _CryptoExtras
         #expect(kelvin == android)  // what String's == says
         #expect(check("webauthn.create", android) == nil)
         #expect(check("webauthn.create", kelvin) == .origin)
-        #expect(check("webauthn.cre\u{0061}te", android) == nil)
     }
 
     @Test("encoding: an attestation object that is not the three members, authData not what its flags say")

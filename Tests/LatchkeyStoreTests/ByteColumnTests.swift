@@ -13,11 +13,12 @@ import Testing
         return (directory, directory.appendingPathComponent("store.sqlite").path)
     }
 
-    /// A store as a v1-era binary left it: schema v1 only, with these `device_item` rows.
+    /// A store as a v1-era binary left it: schema v1 only, with these `device_item` rows, and its key file beside it.
     private func writeV1Store(at path: String, rows: String) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent,
             withIntermediateDirectories: true)
+        _ = try KeyFile.readOrCreate(at: path + ".key") { [UInt8](repeating: 7, count: KeyFile.length) }
         let queue = try DatabaseQueue(path: path)
         var v1 = DatabaseMigrator()
         v1.registerMigration("v1") { db in try db.execute(sql: Migrations.v1) }

@@ -76,7 +76,8 @@ def test_a_damaged_store_or_one_whose_key_file_is_gone_exits_2_at_start(workdir)
     assert store + ".key" in message and "missing" in message
     assert not os.path.exists(store + ".key")  # no new key made in its place
     os.rename(store + ".key.saved", store + ".key")
-    assert run("--db", store, stdin=create).returncode == 0
+    done = run("--db", store, stdin=create)
+    assert done.returncode == 0 and b'"result"' in done.stdout, done
 
 
 def test_help_shows_the_subcommand_as_optional():

@@ -130,10 +130,12 @@ def test_a_quick_command_at_end_of_input_still_delivers(spawn, workdir):
 def test_the_command_holds_no_descriptor_of_the_process_but_stderr(workdir, bin_path):
     """README: each command runs "with no descriptor of the process but stderr" — not even one the process inherited without
     close-on-exec (an embedding app's pipe): its fds are 0 (the message), 1 and 2 (the process's stderr), and what it opens."""
+    import fcntl
     import subprocess
     listing = os.path.join(workdir, "fds")
     read_end, pipe_end = os.pipe()
-    write_end = os.dup2(pipe_end, 57, inheritable=True)  # above any the command could open itself
+    write_end = fcntl.fcntl(pipe_end, fcntl.F_DUPFD, 57)  # above any the command could open itself, none of ours closed
+    os.set_inheritable(write_end, True)
     os.close(pipe_end)
     command = f"ls /proc/self/fd > {listing}.tmp; mv {listing}.tmp {listing}"
     lk = subprocess.Popen([bin_path, "--in-memory", "--deliver-command", command], stdin=subprocess.PIPE,

@@ -105,11 +105,14 @@ def byte_forms(secret):
     for label in UNKEYED_LABELS:
         digest = hashlib.sha256((label + "\0" if label else "").encode() + secret.value.encode())
         pats.update({digest.digest(), digest.hexdigest().encode()})
+    # A recovery grant's stored form, were it unkeyed: the hash of the hash of the token.
+    grant = hashlib.sha256(b"grant\0" + secret.value.encode()).hexdigest()
+    pats.add(hashlib.sha256(b"grantSecret\0" + grant.encode()).hexdigest().encode())
     return pats
 
 
 #: Purpose labels a store might put before a secret it hashes.
-UNKEYED_LABELS = ("", "session", "token", "activation", "activation-id", "passkey-ceremony", "reset-code", "grant", "onboarding")
+UNKEYED_LABELS = ("", "session", "token", "activation", "activation-id", "passkey-ceremony", "reset-code", "onboarding")
 
 
 def find_secrets(blob, secrets):

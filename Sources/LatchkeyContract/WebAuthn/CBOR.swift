@@ -55,9 +55,9 @@ public indirect enum CBOR: Sendable, Hashable {
         mapValue?.first { $0.key == .int(key) }?.value
     }
 
-    /// A map's value under a text key.
+    /// A map's value under a text key (compared byte for byte, as duplicate keys are).
     public subscript(key: String) -> CBOR? {
-        mapValue?.first { $0.key == .text(key) }?.value
+        mapValue?.first { $0.key.textValue?.utf8.elementsEqual(key.utf8) == true }?.value
     }
 }
 

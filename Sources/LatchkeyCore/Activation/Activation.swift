@@ -16,7 +16,7 @@ extension ActivationCodeRecord {
 }
 
 extension Latchkey {
-    /// The key an activation's row is stored and found by: the SHA-256 digest of its activationId
+    /// The key an activation's row is stored and found by: the keyed hash of its activationId
     /// (122 random bits, as `ceremonyKey`), so that the store alone does not hold what names an
     /// activation (security property 1: its id and challenge, read from the store, would let anyone
     /// commit keys of their own).

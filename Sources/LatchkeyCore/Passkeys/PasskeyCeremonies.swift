@@ -48,8 +48,8 @@ extension Latchkey {
         return OpenedCeremony(id: ceremonyId, challenge: ceremony.challenge)
     }
 
-    /// The key a ceremony's row is stored and found by: the SHA-256 digest of its ceremonyId (122
-    /// random bits, so a digest serves as it does for tokens and session ids: `SecretHash`), so that
+    /// The key a ceremony's row is stored and found by: the keyed hash of its ceremonyId (122
+    /// random bits; `Latchkey.secretHash`, as for tokens and session ids), so that
     /// the store alone does not hold what names a ceremony (security property 1: a creation
     /// ceremony's id and challenge, read from the store, would let anyone add their own passkey).
     func ceremonyKey(_ ceremonyId: String) -> String { secretHash(ceremonyId, purpose: "passkey-ceremony") }

@@ -125,7 +125,7 @@ struct PasskeyRecord: StoredRecord {
 /// Deleted when used.
 struct PasskeyCeremonyRecord: StoredRecord {
     static let table = "passkey_ceremony"
-    /// The SHA-256 digest of the ceremonyId (`Latchkey.ceremonyKey`): the id itself is never stored.
+    /// The keyed hash of the ceremonyId (`Latchkey.ceremonyKey`): the id itself is never stored.
     var id: String
     /// `create`, `get`, `reset` or `operation`.
     var kind: String
@@ -204,7 +204,7 @@ struct PushedAuthenticationRecord: StoredRecord {
     var createdAt: Int64
 }
 
-/// A purpose-bound one-time token, stored only as its SHA-256.
+/// A purpose-bound one-time token, stored only as its keyed hash (`Latchkey.secretHash`).
 struct TokenRecord: StoredRecord {
     static let table = "token"
     /// The hash of the token.
@@ -289,7 +289,7 @@ struct ResetCodeRecord: StoredRecord {
 /// single-use, valid 300 s.
 struct ActivationRecord: StoredRecord {
     static let table = "activation"
-    /// The SHA-256 digest of the activationId, a version-4 UUID (`Latchkey.activationKey`): the id itself is never stored.
+    /// The keyed hash of the activationId, a version-4 UUID (`Latchkey.activationKey`): the id itself is never stored.
     var id: String
     var codeId: String?
     var processId: String?
@@ -310,8 +310,8 @@ struct ChallengeRecord: StoredRecord {
     var registrationId: String
     /// A `ChallengePurpose`, `recover`, or for a grant the token's purpose.
     var purpose: String
-    /// The challenge as given (unpadded base64url of 32 random bytes); for a grant, the SHA-256
-    /// of the token.
+    /// The challenge as given (unpadded base64url of 32 random bytes); for a grant, the keyed hash
+    /// of the grant's secret (itself the keyed hash of the token).
     var challenge: String
     /// `PushContext.hash` of the pushed authentication picked up, or "".
     var contextHash: String

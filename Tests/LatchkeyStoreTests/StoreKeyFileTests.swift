@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import LatchkeyStorage
+@testable import LatchkeyStore
+
+/// A SQLite store's key file is made with the store, before the store is first written, and never made again for a store with
+/// content: a new key would leave every code, token and sealed secret in it unreadable.
+@Suite struct StoreKeyFileTests {
+    private func temporaryPath() -> (URL, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-key-\(UUID().uuidString)")
+        return (directory, directory.appendingPathComponent("store.sqlite").path)
+    }
+
+    @Test func aNewStoreGetsItsKeyFileAndKeepsIt() throws {
+        let (directory, path) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore.file(at: path) { [UInt8](repeating: 9, count: KeyFile.length) }
+        #expect(try store.secretKey { [] } == [UInt8](repeating: 9, count: KeyFile.length))
+        #expect(SQLiteStore.unusableFile(at: path) == nil)
+        // Opened again: the same key, whatever `makeKey` would make.
+        let again = try SQLiteStore.file(at: path) { [UInt8](repeating: 1, count: KeyFile.length) }
+        #expect(try again.secretKey { [] } == [UInt8](repeating: 9, count: KeyFile.length))
+    }
+
+    @Test func aStoreWithContentWhoseKeyFileIsGoneIsRefusedNotGivenANewKey() throws {
+        let (directory, path) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore.file(at: path)
+        try FileManager.default.removeItem(atPath: path + ".key")
+        // At start (the command line's check), at open, and for the key of a store already open.
+        #expect(SQLiteStore.unusableFile(at: path)?.contains("key file") == true)
+        #expect(throws: StoreDamaged.self) { try SQLiteStore.file(at: path) }
+        #expect(throws: StoreDamaged.self) { try store.secretKey { [UInt8](repeating: 1, count: KeyFile.length) } }
+        #expect(!FileManager.default.fileExists(atPath: path + ".key"))
+        // A key file cut short is no key either.
+        FileManager.default.createFile(atPath: path + ".key", contents: Data([1, 2, 3]))
+        #expect(SQLiteStore.unusableFile(at: path)?.contains("not 32 bytes") == true)
+        #expect(throws: StoreDamaged.self) { try SQLiteStore.file(at: path) }
+    }
+}
