@@ -262,10 +262,15 @@ public struct RegistrationStatus: Sendable, Equatable {
     public var remainingAttemptsPIN: Int
     public var totalAttemptsPIN: Int
     public var recoveryMethods: [String]
+    /// The `keyId` of the registration's device key (not on the wire): a phone that holds another key is no longer this
+    /// registration's device.
+    public var deviceKeyId: String
+    /// Whether wrong recovery codes locked its recovery (not on the wire).
+    public var recoveryLocked: Bool
 
     public init(
         registrationId: String, state: RegistrationState, authMethods: [AuthMethod], remainingAttemptsPIN: Int,
-        totalAttemptsPIN: Int, recoveryMethods: [String]
+        totalAttemptsPIN: Int, recoveryMethods: [String], deviceKeyId: String = "", recoveryLocked: Bool = false
     ) {
         self.registrationId = registrationId
         self.state = state
@@ -273,6 +278,8 @@ public struct RegistrationStatus: Sendable, Equatable {
         self.remainingAttemptsPIN = remainingAttemptsPIN
         self.totalAttemptsPIN = totalAttemptsPIN
         self.recoveryMethods = recoveryMethods
+        self.deviceKeyId = deviceKeyId
+        self.recoveryLocked = recoveryLocked
     }
 }
 

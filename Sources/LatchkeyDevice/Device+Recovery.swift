@@ -3,9 +3,12 @@ import LatchkeyContract
 extension Device {
     /// Opens setting (or deleting) the recovery code: the server uses the token, authorising one
     /// change.
-    /// - Throws: `notActivatedLocally`, and the server's state and token answers.
+    /// - Throws: `notActivatedLocally`, `registrationRemoved` (its keys moved to another phone by a recovery), and the server's
+    ///   state and token answers.
     public func startRecoveryChange(token: String, purpose: TokenPurpose) throws {
         let registrationId = try heldRegistration()
+        // A device whose keys a recovery moved to another phone answers registrationRemoved, and spends no token.
+        try requireThisDevice(keyId: try server.registrationStatus(registrationId: registrationId).deviceKeyId)
         let grant = try server.redeemToken(registrationId: registrationId, token: token, purpose: purpose, caller: caller)
         var operation = PendingOperation(
             kind: purpose == .deleteRecovery ? .recoveryDelete : .recoveryAddOrUpdate, id: grant.grantId,
@@ -92,7 +95,19 @@ extension Device {
     /// - Throws: the finish checks, `alreadyActivated`, `recoveryNotActivated`, `authMethodNotAllowed`, `biometryUnavailable`,
     ///   `policyViolation`, the biometric errors, and the server's `recoveryCodeInvalid`, `recoveryLocked`, state answers.
     public func finishRecovery(code: String, _ parameter: AuthParameter, tokenPurpose: TokenPurpose) throws -> ActivationOutcome {
-        let operation = try pending(.recovery)
+        let operation: PendingOperation
+        do {
+            operation = try pending(.recovery)
+        } catch let none as DomainError where none.reason == .noSessionInProgress {
+            // "The fifth wrong code answers recoveryLocked, as does every later recovery/start or recovery/finish": a finish with no
+            // recovery open (none can open once it is locked) says so too.
+            if let registrationId = try? recoverableRegistration(),
+                (try? server.registrationStatus(registrationId: registrationId).recoveryLocked) == true
+            {
+                throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes")
+            }
+            throw none
+        }
         let registrationId = try recoverableRegistration()
         guard parameter.method.isTwoFactor else {
             throw DomainError(.authMethodNotAllowed, "Recovery activates exactly one two-factor method besides device")

@@ -133,6 +133,7 @@ extension ServerSession {
         return RegistrationStatus(
             registrationId: registration.id, state: registration.registrationState, authMethods: registration.methods,
             remainingAttemptsPIN: max(limit - registration.failedAttempts, 0), totalAttemptsPIN: limit,
-            recoveryMethods: registration.recoveryMethods)
+            recoveryMethods: registration.recoveryMethods, deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
+            recoveryLocked: registration.recoveryFailedAttempts >= RecoveryCode.maxWrongAttempts)
     }
 }
