@@ -17,7 +17,8 @@ import Darwin
 /// and a worker thread runs the command, so no request, response or notification waits for one.
 ///
 /// Each command runs in a process group of its own. One still running after `timeLimit` is
-/// stopped with every process it started (SIGTERM to the group, SIGKILL a second later). A
+/// stopped with every process it started (SIGTERM to the group and to every descendant, those that left the group too, SIGKILL a
+/// second later). A
 /// command that exits 0 and leaves a child behind has succeeded: the child is not waited for
 /// (it inherits no descriptor of this process but stderr). A failure — the command could not
 /// start, exited non-zero, or was stopped — is logged (the message's id, never its code) and
@@ -107,6 +108,8 @@ final class DeliveryCommand: Sendable {
         let deadline = Self.now() + Self.timeLimit
         var status: Int32 = 0
         var stopping: Double?
+        // What the command started, found when it is stopped: those that left its group (`setsid`) are stopped with it.
+        var started: ProcessTree?
         while true {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid { break }
@@ -117,16 +120,22 @@ final class DeliveryCommand: Sendable {
             let now = Self.now()
             if let since = stopping {
                 // The leader is not reaped yet, so the group id cannot have been reused.
-                if now >= since + Self.killGrace { kill(-pid, SIGKILL) }
+                if now >= since + Self.killGrace {
+                    kill(-pid, SIGKILL)
+                    started?.signal(SIGKILL)
+                }
             } else if now >= min(deadline, state.withLock { $0.stopBy } ?? deadline) {
+                started = ProcessTree(descendantsOf: pid)
                 kill(-pid, SIGTERM)
+                started?.signal(SIGTERM)
                 stopping = now
             }
             Self.pause()
         }
         if stopping != nil {
-            // The leader is gone; what else the group holds is stopped too.
+            // The leader is gone; what else the group holds, and what left it, is stopped too.
             kill(-pid, SIGKILL)
+            started?.signal(SIGKILL)
             logger.error("the delivery command was stopped (still running after its time limit, or at exit)", metadata: metadata)
             return false
         }

@@ -46,8 +46,10 @@ def pid_alive(pid):
 def test_a_slow_command_holds_no_request_and_is_stopped_with_its_processes(spawn, workdir):
     pidfile = os.path.join(workdir, "grandchild.pid")
     slow = spawn("--in-memory", "--deliver-command", "sleep 30; true", name="slow")
-    # The same, with a grandchild whose pid we can see: it must be stopped with the command.
-    family = spawn("--in-memory", "--deliver-command", f"sleep 300 & echo $! > {pidfile}; wait; true", name="family")
+    # The same, with a grandchild whose pid we can see, and one that left the command's process group (setsid): both must be
+    # stopped with the command ("stopped together with every process it started").
+    family = spawn("--in-memory", "--deliver-command",
+                   f"sleep 300 & echo $! > {pidfile}; setsid sleep 301 & echo $! > {pidfile}.setsid; wait; true", name="family")
     for lk in (slow, family):
         lk.ok("admin/createUser", userId="lee", email="lee@example.com")
     started = time.monotonic()
@@ -65,11 +67,24 @@ def test_a_slow_command_holds_no_request_and_is_stopped_with_its_processes(spawn
     assert took < FAST, took
     assert delivery_failures(slow) == []
     deadline = time.monotonic() + 5
-    while not os.path.exists(pidfile) and time.monotonic() < deadline:
+    while not (os.path.exists(pidfile) and os.path.exists(pidfile + ".setsid")) and time.monotonic() < deadline:
         time.sleep(0.05)
     grandchild = int(open(pidfile).read())
-    assert pid_alive(grandchild)
+    escaped = int(open(pidfile + ".setsid").read())
+    assert pid_alive(grandchild) and pid_alive(escaped)
+    stopped = False
+    try:
+        _the_slow_command_is_stopped(slow, family, started, grandchild, escaped)
+        stopped = True
+    finally:
+        for pid in () if stopped else (grandchild, escaped):  # a failed test leaves no sleeper behind
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
 
+
+def _the_slow_command_is_stopped(slow, family, started, grandchild, escaped):
     # Stopped after 10 s (SIGTERM to the group, SIGKILL a second later) and audited.
     failed = wait_for_failures(slow, 2, timeout=16)
     elapsed = time.monotonic() - started
@@ -77,6 +92,7 @@ def test_a_slow_command_holds_no_request_and_is_stopped_with_its_processes(spawn
     assert 9.5 < elapsed < 16, elapsed
     assert wait_for_failures(family, 1, timeout=5) == ["passwordReset"]
     assert not pid_alive(grandchild), "a process the command started survived its stop"
+    assert not pid_alive(escaped), "a process the command started in a session of its own survived its stop"
     stderr = slow.stderr_bytes()
     assert b"delivery command was stopped" in stderr
     # No secret in the log: the reset code never appears.
