@@ -127,7 +127,7 @@ struct LatchkeyCommand: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Run CMD once per outgoing message with the message as JSON on stdin, off the request path; one still running after 10 s is stopped "
-                + "with its process group and counts as failed. At exit, those still running get 2 s more.",
+                + "with every process it started and counts as failed. At exit, those still running get 2 s more.",
             valueName: "CMD"))
     var deliverCommand: String?
 
