@@ -8,8 +8,10 @@ public enum KeyFile {
     public static func readOrCreate(at path: String, make: () -> [UInt8]) throws -> [UInt8] {
         for _ in 0..<100 {
             if let key = read(path) { return key }
-            let temporary = path + ".\(getpid()).tmp"
-            let fd = open(temporary, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+            // A name no other process uses (two containers' processes may share a pid and a volume), made new: never a file or a
+            // link someone left under that name.
+            let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
+            let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission) }
             let key = make()
             let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -17,8 +19,8 @@ public enum KeyFile {
             close(fd)
             defer { unlink(temporary) }
             guard written == length else { throw CocoaError(.fileWriteUnknown) }
-            // link(2) fails if another process got there first; then its key is the key.
-            if link(temporary, path) == 0 { return key }
+            // link(2) fails if another process got there first; then its key is the key. What is returned is what the file holds.
+            if link(temporary, path) == 0, let linked = read(path) { return linked }
             usleep(10_000)
         }
         throw CocoaError(.fileReadUnknown)
