@@ -61,7 +61,7 @@ public final class Latchkey: Sendable {
     /// The user `userTellingNothing` found last: what an identifier that names nobody reads instead (see `decoyUserId`).
     let lastUserFound = Mutex<String?>(nil)
     /// Opens the system over a store, with the store's keyed-hash key (`Store.secretKey`: an in-memory store's made here).
-    /// - Throws: a store failure.
+    /// - Throws: a store failure, `StoreKeyMismatch` (the store was first used with another key).
     public init(
         store: Store, clock: Clock, random: RandomSource, signer: ECDSASigning = RandomizedECDSA(), sentMessages: SentMessages = SentMessages(),
         logger: Logger = Logger(label: "latchkey.core")
@@ -79,6 +79,7 @@ public final class Latchkey: Sendable {
         keyedHash = KeyedSHA256(key: storeKey)
         let key = storeKey
         sealKeysByKind = Dictionary(uniqueKeysWithValues: SealedKind.allCases.map { ($0, Sealed.Keys($0, storeKey: key)) })
+        try checkStoreKey()
     }
 
     /// Where committed events go (the server turns them into notifications).

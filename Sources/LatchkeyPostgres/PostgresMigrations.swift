@@ -19,6 +19,7 @@ enum PostgresMigrations {
         ("v11-key-agreements", v11),
         ("v12-onboarding-due", v12),
         ("v13-forgetting", v13),
+        ("v14-store-key", v14),
     ]
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
@@ -311,5 +312,10 @@ enum PostgresMigrations {
         CREATE INDEX "reset_code_expiry" ON "reset_code"("expiresAt");
         CREATE INDEX "challenge_expiry" ON "challenge"("expiresAt");
         CREATE INDEX "onboarding_process_waiting" ON "onboarding_process"("status", "closed", "_seq");
+        """
+
+    /// Which key the database was first used with (`StoreKeyRecord`): a process given another `--key-file` is refused.
+    static let v14 = """
+        CREATE TABLE "store_key" ("id" TEXT PRIMARY KEY, "keyCheck" TEXT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
         """
 }

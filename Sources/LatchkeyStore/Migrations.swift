@@ -47,6 +47,9 @@ enum Migrations {
         migrator.registerMigration("v13-forgetting") { db in
             try db.execute(sql: v13)
         }
+        migrator.registerMigration("v14-store-key") { db in
+            try db.execute(sql: v14)
+        }
         return migrator
     }
 
@@ -294,6 +297,11 @@ enum Migrations {
         CREATE INDEX reset_code_expiry ON reset_code(expiresAt);
         CREATE INDEX challenge_expiry ON challenge(expiresAt);
         CREATE INDEX onboarding_process_waiting ON onboarding_process(status, closed);
+        """
+
+    /// Which key the store was first used with (`StoreKeyRecord`): another key is refused, not used beside it.
+    static let v14 = """
+        CREATE TABLE store_key (id TEXT PRIMARY KEY NOT NULL, keyCheck TEXT NOT NULL, createdAt INTEGER NOT NULL);
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

@@ -12,7 +12,7 @@ let allRecordTypes: [any StoredRecord.Type] = [
     OnboardingProcessRecord.self, AccountRecoveryRecord.self, UserSessionRecord.self, ResetCodeRecord.self, ActivationRecord.self,
     ChallengeRecord.self, OperationTemplateRecord.self, OperationRecord.self, ApplicationKeyRecord.self, RegistrationKeyRecord.self,
     OperationQRRecord.self, CallbackRecord.self, CallbackEventRecord.self, CallbackDeliveryRecord.self, DeviceRecord.self,
-    DeviceItemRecord.self, DeviceBackupRecord.self, DeviceBackupItemRecord.self,
+    DeviceItemRecord.self, DeviceBackupRecord.self, DeviceBackupItemRecord.self, StoreKeyRecord.self,
 ]
 
 /// A record's `columns` (its `Columns`, which filters name) are its table's columns in table order,

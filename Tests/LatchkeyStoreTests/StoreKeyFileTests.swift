@@ -1,6 +1,8 @@
 import Foundation
+import LatchkeyContract
 import Testing
 
+@testable import LatchkeyCore
 @testable import LatchkeyStorage
 @testable import LatchkeyStore
 
@@ -37,5 +39,22 @@ import Testing
         FileManager.default.createFile(atPath: path + ".key", contents: Data([1, 2, 3]))
         #expect(SQLiteStore.unusableFile(at: path)?.contains("not 32 bytes") == true)
         #expect(throws: StoreDamaged.self) { try SQLiteStore.file(at: path) }
+    }
+}
+
+/// A store remembers which key it was first used with (an HMAC of a fixed text, never the key) and refuses another.
+@Suite struct StoreKeyCheckTests {
+    @Test func aStoreOpenedWithAnotherKeyIsRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-check-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        _ = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
+        // Opened again with its key: served.
+        _ = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
+        // Another deployment's key file in its place: refused, whatever the file holds.
+        try Data(repeating: 0x42, count: KeyFile.length).write(to: URL(fileURLWithPath: path + ".key"))
+        #expect(throws: StoreKeyMismatch.self) {
+            _ = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
+        }
     }
 }

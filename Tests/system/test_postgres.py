@@ -80,6 +80,19 @@ def test_the_key_file_is_made_with_mode_0600_and_the_store_reports_postgresql(gr
     assert key not in dump and key.hex().encode() not in dump
 
 
+def test_a_process_given_another_key_file_is_refused_not_served_beside_the_others(group, spawn, workdir):
+    """Every process of a deployment gets a copy of the same key file; one given another (a copy missing, so a new key was made)
+    would hash codes and seal secrets under a key no other process has. The database remembers which key it was first used
+    with (an HMAC, never the key): the odd process answers storeUnavailable and says why on stderr; the others serve on."""
+    a, = group(1)
+    _, registration, _ = activate(a, "kept")
+    stray = spawn("--db", group.database, "--key-file", os.path.join(workdir, "elsewhere.key"), name="stray")
+    error = stray.err("admin/getRegistration", registrationId=registration)
+    assert error["data"]["reason"] == "storeUnavailable", error
+    assert b"first used with" in stray.stderr_bytes()
+    assert a.ok("admin/getRegistration", registrationId=registration)["state"] == "active"
+
+
 def test_wrong_pins_from_four_processes_never_count_past_the_limit(group):
     procs = group()
     dev, reg, _ = activate(procs[0], "pin-racer")

@@ -1,0 +1,41 @@
+import LatchkeyContract
+import LatchkeyStorage
+
+/// A store opened with another key than the one it was first used with: every code, token and session hashed under the first
+/// key would look unknown, and every secret sealed under it unreadable, so the store is not used.
+public struct StoreKeyMismatch: Error, CustomStringConvertible, Sendable {
+    public var description: String {
+        "the store's key is not the key this store was first used with (a key file lost and made again, or another deployment's): "
+            + "give every process of the deployment the same key file"
+    }
+}
+
+extension Latchkey {
+    /// The text whose HMAC under the store's key the store keeps (`StoreKeyRecord`).
+    static let storeKeyCheckText = "latchkey store key check v1"
+
+    /// Records which key the store is used with on first use, and refuses another one after.
+    ///
+    /// A read when the check is there (every open but the first), a write only to record it.
+    /// - Throws: `StoreKeyMismatch`, a store failure.
+    func checkStoreKey() throws {
+        let check = SecretHash.hex(keyedMAC(Array(Self.storeKeyCheckText.utf8)))
+        let read = StoreRead.row(StoreKeyRecord.self, id: .value(StoreKeyRecord.storeId))
+        let recorded = try store.read { tx in
+            tx.willRead([read])
+            return try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId)
+        }
+        if let recorded {
+            guard SecretHash.constantTimeEquals(recorded.keyCheck, check) else { throw StoreKeyMismatch() }
+            return
+        }
+        try store.write { tx in
+            tx.willRead([read])
+            if let raced = try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId) {
+                guard SecretHash.constantTimeEquals(raced.keyCheck, check) else { throw StoreKeyMismatch() }
+                return
+            }
+            try tx.save(StoreKeyRecord(id: StoreKeyRecord.storeId, keyCheck: check, createdAt: clock.now))
+        }
+    }
+}
