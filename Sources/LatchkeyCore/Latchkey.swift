@@ -161,7 +161,11 @@ public final class Latchkey: Sendable {
     private func publish(_ effects: Effects) {
         let box = sink.withLock { $0 }
         for event in effects.events {
-            if case .delivery(let message) = event { sentMessages.append(message) }
+            switch event {
+            case .delivery(let message): sentMessages.append(message)
+            case .withheldDelivery(let message): sentMessages.withhold(message)
+            default: break
+            }
             box.handler(event)
         }
     }

@@ -71,7 +71,7 @@ enum Notifications {
             return ("audit/event", AuditRecorded(event: event).wireJSON())
         case .operationChanged(let operation):
             return ("operation/statusChanged", OperationChanged(operation: operation).wireJSON())
-        case .registrationStateChanged, .onboardingStatusChanged:
+        case .registrationStateChanged, .onboardingStatusChanged, .withheldDelivery:
             return nil
         }
     }

@@ -24,7 +24,7 @@ extension DomainEvent {
         case .accountRecoveryChanged: (.accountRecoveryStateChanged, nil)
         case .registrationStateChanged(let change): (.registrationStateChanged, change.applicationId)
         case .onboardingStatusChanged(_, let applicationId, _): (.onboardingStatusChanged, applicationId)
-        case .delivery, .accountRecoveryCallback, .audit: nil
+        case .delivery, .withheldDelivery, .accountRecoveryCallback, .audit: nil
         }
     }
 }

@@ -10,10 +10,17 @@ public final class SentMessages: Sendable {
     /// (`oldest` is its index), so a send costs the same whether 10 or 1000 are kept (security
     /// property 11: only a known identifier's message is kept).
     private let ring = Mutex<(messages: [OutboundMessage], oldest: Int)>(([], 0))
+    /// The messages built for identifiers that name no one, kept as sent ones are and never listed (`withhold`).
+    private let withheld = Mutex<(messages: [OutboundMessage], oldest: Int)>(([], 0))
 
     public init() {}
 
-    func append(_ message: OutboundMessage) {
+    func append(_ message: OutboundMessage) { Self.keep(message, in: ring) }
+
+    /// Keeps a message that never leaves as a sent one is kept, at the same cost (security property 11), where nothing reads it.
+    func withhold(_ message: OutboundMessage) { Self.keep(message, in: withheld) }
+
+    private static func keep(_ message: OutboundMessage, in ring: borrowing Mutex<(messages: [OutboundMessage], oldest: Int)>) {
         ring.withLock { ring in
             if ring.messages.count < Self.capacity {
                 ring.messages.append(message)

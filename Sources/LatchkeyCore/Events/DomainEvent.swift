@@ -6,6 +6,10 @@ import LatchkeyContract
 public enum DomainEvent: Sendable {
     /// A message left through the out-of-band channel (topic `delivery`).
     case delivery(OutboundMessage)
+    /// A message built for an identifier that names no one, which never leaves: it goes where a sent one goes at the same cost
+    /// (security property 11: whether an identifier belongs to an account is told by no answer's time), and everything that
+    /// hears of events ignores it (no topic, no notification, no callback, no delivery).
+    case withheldDelivery(OutboundMessage)
     /// An account-recovery state changed (topic `accountRecovery`).
     case accountRecoveryChanged(uid: String, status: AccountRecoveryStatus)
     /// The user opened an account-recovery link (topic `accountRecoveryCallback`).
@@ -27,7 +31,7 @@ public enum DomainEvent: Sendable {
         case .accountRecoveryCallback: return .accountRecoveryCallback
         case .audit: return .audit
         case .operationChanged: return .operations
-        case .registrationStateChanged, .onboardingStatusChanged: return nil
+        case .registrationStateChanged, .onboardingStatusChanged, .withheldDelivery: return nil
         }
     }
 }

@@ -44,17 +44,21 @@ extension Latchkey {
         ].compactMap { $0 }
     }
 
-    /// The user the credentials name, or nil (the answer to the caller is the same either way).
-    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
+    /// The user the credentials name, or nil (the answer to the caller is the same either way); and the record read for the first
+    /// identifier — that user, or the decoy user in its place — for work that must cost the same either way.
+    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> (user: UserRecord?, read: UserRecord?) {
         // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
         // One decoy for every identifier, the one the read set names (a lookup that finds someone makes them the next call's decoy).
         let decoy = decoyUserId
-        let found = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0, decoy: decoy) }
-        // The same comparisons whether or not the first identifier names someone; an identifier that names no one matches no one.
-        let firstId = (found.first ?? nil)?.id ?? Self.nobody
-        guard found.allSatisfy({ ($0?.id ?? Self.nobody).isSameId(as: firstId) }), let matched = found.first ?? nil else { return nil }
-        if let birthDate = credentials.birthDate, matched.birthDate != birthDate { return nil }
-        return matched
+        let looked = try Self.identifiers(credentials).map { try lookUpTellingNothing(tx, matching: $0, decoy: decoy) }
+        // The same comparisons either way, over the records each side read (the users found, or the decoy in their place); an
+        // identifier that names no one matches no one, whoever stood in for it.
+        let first = looked.first?.read
+        let sameRecord = looked.allSatisfy { ($0.read?.id ?? Self.nobody).isSameId(as: first?.id ?? Self.nobody) }
+        let birthDateFits = credentials.birthDate.map { first?.birthDate == $0 } ?? true
+        let everyOneFound = looked.allSatisfy { $0.user != nil }
+        guard sameRecord, birthDateFits, everyOneFound, let matched = looked.first?.user else { return (nil, first) }
+        return (matched, matched)
     }
 
     /// A process by id, with time-driven failure applied (nil: unknown, or closed).
@@ -104,23 +108,28 @@ extension Latchkey {
         _ tx: StoreTransaction, _ effects: Effects, owner: Caller, credentials: OnboardingCredentials,
         app: ApplicationConfig
     ) throws -> OnboardingProcessRecord {
-        let user = try matchCredentials(tx, credentials)
+        let (user, read) = try matchCredentials(tx, credentials)
         var process = OnboardingProcessRecord(
             id: random.uuid(), deviceId: owner.key, userId: user?.id, applicationId: app.applicationId,
             channel: nil, address: nil, otpHash: nil, otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0,
             status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: true,
             instance: "", otpAccepted: false, registrationId: nil, closed: false, createdAt: now)
         // The contact on file when the credentials name someone; else an empty address of the same shape, which nothing is sent to
-        // (security property 11: the row and the send's work cost the same either way).
+        // (security property 11: the row and the send's work cost the same either way — the contact is picked from the record read,
+        // the decoy's when nobody matched, then emptied).
         var channel = DeliveryChannel.email
         var address = ""
-        if let user {
-            if credentials.phoneNumber != nil || user.email == nil, let phone = user.phoneNumber {
+        if let read {
+            if credentials.phoneNumber != nil || read.email == nil, let phone = read.phoneNumber {
                 channel = .sms
                 address = phone
-            } else if let email = user.email {
+            } else if let email = read.email {
                 address = email
             }
+        }
+        if user == nil {
+            channel = .email
+            address = ""
         }
         process.channel = channel.rawValue
         process.address = address
@@ -152,8 +161,8 @@ extension Latchkey {
             id: messageId, channel: channel ?? .email, to: process.address ?? "", purpose: .onboardingOtp, code: otp,
             text: "Your activation code is \(otp). It is valid for 5 minutes.", sentAt: now)
         let owner = Caller(key: process.deviceId)
+        effects.append(sent ? .delivery(message) : .withheldDelivery(message))
         if sent, let channel {
-            effects.append(.delivery(message))
             try audit(
                 tx, effects, .onboardingOtpSent, userId: process.userId, deviceId: owner?.deviceId, detail: channel.rawValue,
                 installationId: owner?.installationId)

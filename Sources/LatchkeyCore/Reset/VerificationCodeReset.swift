@@ -59,7 +59,8 @@ extension Latchkey {
             let message = resetMessage(kind, identifier, user, code: code, messageId: messageId, redirectUrl: redirectUrl)
             // Named by id or login name, a user with neither email nor phone gets no message.
             guard user == nil || message != nil else { return }
-            if user != nil, let message { effects.append(.delivery(message)) }
+            // An unknown identifier's message goes where a sent one goes, and no further (security property 11).
+            if let message { effects.append(user != nil ? .delivery(message) : .withheldDelivery(message)) }
             try audit(tx, effects, .resetRequested, userId: user?.id ?? Self.nobody, detail: kind.rawValue)
         }
     }

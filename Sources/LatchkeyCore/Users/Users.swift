@@ -95,15 +95,22 @@ extension Latchkey {
     /// (`decoyUserId`), thrown away. A lookup that finds no one skips reading and decoding a row, which the rank-sum test of
     /// `bench/enumeration.py` tells apart at 300 calls. `decoy`: the decoy user a call of several lookups took once (nil: now's).
     func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil) throws -> UserRecord? {
+        try lookUpTellingNothing(tx, matching: identifier, decoy: decoy).user
+    }
+
+    /// `userTellingNothing`, with the record each side decoded: the user found, or the decoy user read in its place (nil before
+    /// this process found anyone), for a caller that must then do the same work either way.
+    func lookUpTellingNothing(
+        _ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil
+    ) throws -> (user: UserRecord?, read: UserRecord?) {
         let lookup = identifier.lookup
         let decoy = decoy ?? decoyUserId
         if let user = try lookup.user(tx) {
             lastUserFound.withLock { $0 = user.id }
             _ = try lookup.twin(userId: Self.nobody).user(tx)
-            return user
+            return (user, user)
         }
-        _ = try lookup.twin(userId: decoy).user(tx)
-        return nil
+        return (nil, try lookup.twin(userId: decoy).user(tx))
     }
 
     /// A user id no user has (user ids are never empty): what a verification code sent for an unknown

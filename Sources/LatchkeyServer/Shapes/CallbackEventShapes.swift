@@ -23,7 +23,7 @@ struct CallbackEventRenderer: CallbackRenderer {
             return RegistrationChanged(change).wireJSON()
         case .onboardingStatusChanged(let processId, _, let status):
             return .object(JSONObject([("processId", .string(processId)), ("status", .string(status.rawValue))]))
-        case .delivery, .accountRecoveryCallback, .audit:
+        case .delivery, .withheldDelivery, .accountRecoveryCallback, .audit:
             return .object(JSONObject())
         }
     }
