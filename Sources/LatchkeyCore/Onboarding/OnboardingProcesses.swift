@@ -26,41 +26,6 @@ extension Latchkey {
         DomainError(.onboardingNotRunning, message, [WDOReason.notRunning.detail])
     }
 
-    /// What starting an onboarding process reads (`ServerSession.startOnboarding`): the
-    /// application, the caller's processes, and the users the credentials name.
-    public func onboardingStartReads(credentials: OnboardingCredentials, applicationId: String?, caller: Caller) -> [StoreRead] {
-        [
-            .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
-            .rows(OnboardingProcessRecord.openOf.query(caller.key)),
-        ]
-            + Self.identifiers(credentials).flatMap { [$0.lookup.read] + decoyReads($0) }
-    }
-
-    /// The identifiers credentials give, in the order they are matched.
-    private static func identifiers(_ credentials: OnboardingCredentials) -> [UserIdentifier] {
-        [
-            credentials.email.map(UserIdentifier.email), credentials.phoneNumber.map(UserIdentifier.phoneNumber),
-            credentials.loginName.map(UserIdentifier.loginName), credentials.userId.map(UserIdentifier.userId),
-        ].compactMap { $0 }
-    }
-
-    /// The user the credentials name, or nil (the answer to the caller is the same either way); and the record read for the first
-    /// identifier — that user, or the decoy user in its place — for work that must cost the same either way.
-    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> (user: UserRecord?, read: UserRecord?) {
-        // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
-        // One decoy for every identifier, the one the read set names (a lookup that finds someone makes them the next call's decoy).
-        let decoy = decoyUserId
-        let looked = try Self.identifiers(credentials).map { try lookUpTellingNothing(tx, matching: $0, decoy: decoy) }
-        // The same comparisons either way, over the records each side read (the users found, or the decoy in their place); an
-        // identifier that names no one matches no one, whoever stood in for it.
-        let first = looked.first?.read
-        let sameRecord = looked.allSatisfy { ($0.read?.id ?? Self.nobody).isSameId(as: first?.id ?? Self.nobody) }
-        let birthDateFits = credentials.birthDate.map { first?.birthDate == $0 } ?? true
-        let everyOneFound = looked.allSatisfy { $0.user != nil }
-        guard sameRecord, birthDateFits, everyOneFound, let matched = looked.first?.user else { return (nil, first) }
-        return (matched, matched)
-    }
-
     /// A process by id, with time-driven failure applied (nil: unknown, or closed).
     func onboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ processId: String) throws -> OnboardingProcessRecord? {
         guard var process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed else { return nil }
