@@ -183,8 +183,10 @@ extension Latchkey {
     }
 
     /// Sends a new OTP (the previous one dies; wrong tries are not reset).
-    /// - Throws: `onboardingFailed`, `resendLimited`.
+    /// - Throws: `onboardingNotRunning` (finished), `onboardingFailed` (failed, expired, or past its OTP), `resendLimited`.
     func resendOnboardingOtp(_ tx: StoreTransaction, _ effects: Effects, _ process: inout OnboardingProcessRecord) throws {
+        // As `server/onboarding/cancel` says of a finished process: it is no longer running.
+        if process.onboardingStatus == .finished { throw Self.notRunning("The onboarding process is finished") }
         guard process.onboardingStatus == .activationInProgress else {
             throw DomainError(.onboardingFailed, "The onboarding process is not waiting for an OTP")
         }
