@@ -8,11 +8,6 @@ import Testing
 
 /// Byte arrays are stored as BLOBs; stores written as JSON text by v1-era binaries are converted.
 @Suite struct ByteColumnTests {
-    private func temporaryPath() -> (URL, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bytes-\(UUID().uuidString)")
-        return (directory, directory.appendingPathComponent("store.sqlite").path)
-    }
-
     /// A store as a v1-era binary left it: schema v1 only, with these `device_item` rows, and its key file beside it.
     private func writeV1Store(at path: String, rows: String) throws {
         try FileManager.default.createDirectory(
@@ -29,7 +24,7 @@ import Testing
     }
 
     @Test func byteArraysAreWrittenAsBlobsAndReadBack() throws {
-        let (directory, path) = temporaryPath()
+        let (directory, path) = temporaryStorePath("bytes")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore.file(at: path)
         let values: [[UInt8]] = [[], [0], [0, 255, 7, 128], Array(0...255)]
@@ -48,7 +43,7 @@ import Testing
     }
 
     @Test func v1JSONTextIsConvertedToBlobsOnOpen() throws {
-        let (directory, path) = temporaryPath()
+        let (directory, path) = temporaryStorePath("bytes")
         defer { try? FileManager.default.removeItem(at: directory) }
         try writeV1Store(at: path, rows: "('d/a', 'd', 'a', '[4,237,0,255]', 1), ('d/b', 'd', 'b', X'0102', 1)")
         let store = try SQLiteStore.file(at: path)
@@ -62,7 +57,7 @@ import Testing
     }
 
     @Test func textThatIsNotAByteArrayStopsTheMigration() throws {
-        let (directory, path) = temporaryPath()
+        let (directory, path) = temporaryStorePath("bytes")
         defer { try? FileManager.default.removeItem(at: directory) }
         try writeV1Store(at: path, rows: "('d/a', 'd', 'a', 'not bytes', 1)")
         #expect(throws: (any Error).self) { try SQLiteStore.file(at: path) }

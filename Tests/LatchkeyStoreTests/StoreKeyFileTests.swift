@@ -9,13 +9,8 @@ import Testing
 /// A SQLite store's key file is made with the store, before the store is first written, and never made again for a store with
 /// content: a new key would leave every code, token and sealed secret in it unreadable.
 @Suite struct StoreKeyFileTests {
-    private func temporaryPath() -> (URL, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-key-\(UUID().uuidString)")
-        return (directory, directory.appendingPathComponent("store.sqlite").path)
-    }
-
     @Test func aNewStoreGetsItsKeyFileAndKeepsIt() throws {
-        let (directory, path) = temporaryPath()
+        let (directory, path) = temporaryStorePath("key")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore.file(at: path) { [UInt8](repeating: 9, count: KeyFile.length) }
         #expect(try store.secretKey { [] } == [UInt8](repeating: 9, count: KeyFile.length))
@@ -26,7 +21,7 @@ import Testing
     }
 
     @Test func aStoreWithContentWhoseKeyFileIsGoneIsRefusedNotGivenANewKey() throws {
-        let (directory, path) = temporaryPath()
+        let (directory, path) = temporaryStorePath("key")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore.file(at: path)
         try FileManager.default.removeItem(atPath: path + ".key")
@@ -45,9 +40,8 @@ import Testing
 /// A store remembers which key it was first used with (an HMAC of a fixed text, never the key) and refuses another.
 @Suite struct StoreKeyCheckTests {
     @Test func aStoreOpenedWithAnotherKeyIsRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-check-\(UUID().uuidString)")
+        let (directory, path) = temporaryStorePath("check")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("store.sqlite").path
         _ = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
         // Opened again with its key: served.
         _ = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
