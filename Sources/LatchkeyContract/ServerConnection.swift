@@ -270,7 +270,7 @@ public struct RegistrationStatus: Sendable, Equatable {
 
     public init(
         registrationId: String, state: RegistrationState, authMethods: [AuthMethod], remainingAttemptsPIN: Int,
-        totalAttemptsPIN: Int, recoveryMethods: [String], deviceKeyId: String = "", recoveryLocked: Bool = false
+        totalAttemptsPIN: Int, recoveryMethods: [String], deviceKeyId: String, recoveryLocked: Bool
     ) {
         self.registrationId = registrationId
         self.state = state

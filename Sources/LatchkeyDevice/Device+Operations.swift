@@ -27,6 +27,8 @@ extension Device {
     public func approveOperation(_ operationId: String, _ parameter: AuthParameter, shownData: String?) throws -> Operation {
         let registrationId = try heldRegistration()
         let challenge = try server.operationChallenge(registrationId: registrationId, operationId: operationId, caller: caller)
+        // A phone whose keys a recovery moved elsewhere answers registrationRemoved, whatever it would offer.
+        try requireThisDevice(keyId: challenge.deviceKeyId)
         try learn(challenge)
         guard let approval = OperationApproval(parameter.method), challenge.allowedMethods.contains(approval) else {
             let allowed = challenge.allowedMethods.map(\.rawValue).joined(separator: ", ")

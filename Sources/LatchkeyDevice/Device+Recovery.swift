@@ -101,10 +101,14 @@ extension Device {
         } catch let none as DomainError where none.reason == .noSessionInProgress {
             // "The fifth wrong code answers recoveryLocked, as does every later recovery/start or recovery/finish": a finish with no
             // recovery open (none can open once it is locked) says so too.
-            if let registrationId = try? recoverableRegistration(),
-                (try? server.registrationStatus(registrationId: registrationId).recoveryLocked) == true
-            {
-                throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes")
+            // Only the contract's answers fall back to noSessionInProgress; a store that fails fails the call.
+            do {
+                let registrationId = try recoverableRegistration()
+                if try server.registrationStatus(registrationId: registrationId).recoveryLocked {
+                    throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes")
+                }
+            } catch let answer as DomainError where answer.reason != .recoveryLocked && answer.reason != .storeUnavailable {
+                throw none
             }
             throw none
         }

@@ -17,6 +17,9 @@ public final class LatchkeyServer: RPCHandler {
     private let pendingEvents = EventQueue()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
+    /// Set once the store refused this process's key (`StoreKeyMismatch`): no later call opens it again, as only a restart with the
+    /// deployment's key file can mend that.
+    private var keyRefused = false
     /// After the store refused a failed delivery's audit row: not asked again before this (`auditDeliveryFailures`).
     private var deliveryAuditPausedUntil: ContinuousClock.Instant?
     /// When this process looks next for work other processes left due (`sharedStorePoll`).
@@ -47,7 +50,11 @@ public final class LatchkeyServer: RPCHandler {
 
     /// The system, opened on first use.
     ///
-    /// A store that cannot be opened is an answer (`storeUnavailable`); the next call tries again.
+    /// How long a caller is told to wait when the store refused this process's key: it stays refused until a restart.
+    static let keyRefusedRetryAfter: Int64 = 3600
+
+    /// A store that cannot be opened is an answer (`storeUnavailable`); the next call tries again (not after the store refused this
+    /// process's key: said once, answered at once).
     public func core() throws -> Latchkey {
         try open(sayingWhy: true)
     }
@@ -55,6 +62,7 @@ public final class LatchkeyServer: RPCHandler {
     /// `core()`, saying why the store cannot be opened on stderr unless `sayingWhy` is false.
     private func open(sayingWhy: Bool) throws -> Latchkey {
         if let opened { return opened }
+        if keyRefused { throw DomainError.storeUnavailable(retryAfter: Self.keyRefusedRetryAfter, "the store was first used with another key") }
         let core: Latchkey
         do {
             var store = try environment.openStore()
@@ -68,6 +76,10 @@ public final class LatchkeyServer: RPCHandler {
                 logger: Logger(label: "latchkey.core"))
         } catch let answer as DomainError {
             throw answer
+        } catch let mismatch as StoreKeyMismatch {
+            keyRefused = true
+            logger.error("cannot open the store", metadata: ["reason": "\(mismatch)"])
+            throw DomainError.storeUnavailable(retryAfter: Self.keyRefusedRetryAfter, "the store was first used with another key")
         } catch let unavailable as StoreUnavailable {
             if sayingWhy { logger.error("cannot open the store", metadata: ["reason": "\(unavailable.reason)"]) }
             throw DomainError.storeUnavailable(retryAfter: unavailable.retryAfterSeconds, "the store cannot be opened")

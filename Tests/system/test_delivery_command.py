@@ -49,7 +49,9 @@ def test_a_slow_command_holds_no_request_and_is_stopped_with_its_processes(spawn
     # The same, with a grandchild whose pid we can see, and one that left the command's process group (setsid): both must be
     # stopped with the command ("stopped together with every process it started").
     family = spawn("--in-memory", "--deliver-command",
-                   f"sleep 300 & echo $! > {pidfile}; setsid sleep 301 & echo $! > {pidfile}.setsid; wait; true", name="family")
+                   f"sleep 300 & echo $! > {pidfile}.tmp; mv {pidfile}.tmp {pidfile}; "
+                   f"setsid sleep 301 & echo $! > {pidfile}.setsid.tmp; mv {pidfile}.setsid.tmp {pidfile}.setsid; wait; true",
+                   name="family")
     for lk in (slow, family):
         lk.ok("admin/createUser", userId="lee", email="lee@example.com")
     started = time.monotonic()

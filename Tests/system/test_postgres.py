@@ -91,6 +91,18 @@ def test_a_process_given_another_key_file_is_refused_not_served_beside_the_other
     assert error["data"]["reason"] == "storeUnavailable", error
     assert b"first used with" in stray.stderr_bytes()
     assert a.ok("admin/getRegistration", registrationId=registration)["state"] == "active"
+    # Refused for good, said once: the next call answers at once and logs nothing more.
+    assert stray.err("admin/getRegistration", registrationId=registration)["data"]["reason"] == "storeUnavailable"
+    assert stray.stderr_bytes().count(b"first used with") == 1
+    # A database written before the check was kept (an upgrade): the first process to open it proves its key on the sealed server
+    # keys before recording it, so a stray one cannot make everyone else's key the wrong one.
+    psql("DELETE FROM store_key", uri=group.database)
+    upgraded = spawn("--db", group.database, "--key-file", os.path.join(workdir, "another.key"), name="upgraded")
+    assert upgraded.err("admin/getRegistration", registrationId=registration)["data"]["reason"] == "storeUnavailable"
+    assert psql("SELECT count(*) FROM store_key", uri=group.database) == "0"
+    rightful, = group(1, first=1)
+    assert rightful.ok("admin/getRegistration", registrationId=registration)["state"] == "active"
+    assert psql("SELECT count(*) FROM store_key", uri=group.database) == "1"
 
 
 def test_wrong_pins_from_four_processes_never_count_past_the_limit(group):

@@ -112,7 +112,7 @@ def byte_forms(secret):
 
 
 #: Purpose labels a store might put before a secret it hashes.
-UNKEYED_LABELS = ("", "session", "token", "activation", "activation-id", "passkey-ceremony", "reset-code", "onboarding")
+UNKEYED_LABELS = ("", "session", "token", "activation", "activation-id", "passkey-ceremony", "reset-code", "grant", "onboarding")
 
 
 def find_secrets(blob, secrets):

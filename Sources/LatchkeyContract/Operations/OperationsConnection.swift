@@ -55,10 +55,13 @@ public struct OperationChallenge: Sendable, Equatable {
     /// What may approve the operation (its template's `allowedMethods`), so a phone refuses another method as the server would,
     /// before it reaches for a key (not on `server/operation/challenge`'s wire).
     public var allowedMethods: [OperationApproval]
+    /// The `keyId` of the registration's device key (not on the wire): a phone that holds another key is no longer this
+    /// registration's device.
+    public var deviceKeyId: String
 
     public init(
         challengeId: String, challenge: String, expiresAt: UnixTime, operation: Operation, operationHash: String,
-        operationSigningKey: PublicKey, serverPublicKey: PublicKey, allowedMethods: [OperationApproval]
+        operationSigningKey: PublicKey, serverPublicKey: PublicKey, allowedMethods: [OperationApproval], deviceKeyId: String
     ) {
         self.challengeId = challengeId
         self.challenge = challenge
@@ -68,5 +71,6 @@ public struct OperationChallenge: Sendable, Equatable {
         self.operationSigningKey = operationSigningKey
         self.serverPublicKey = serverPublicKey
         self.allowedMethods = allowedMethods
+        self.deviceKeyId = deviceKeyId
     }
 }

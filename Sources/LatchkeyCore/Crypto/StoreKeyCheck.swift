@@ -16,7 +16,9 @@ extension Latchkey {
 
     /// Records which key the store is used with on first use, and refuses another one after.
     ///
-    /// A read when the check is there (every open but the first), a write only to record it.
+    /// A read when the check is there (every open but the first), a write only to record it. A store written before the check was
+    /// kept (an upgrade) proves the key first: its sealed server keys must open under it, or the first process to open it after
+    /// the upgrade, with a key file made anew, would make every other process's key the wrong one.
     /// - Throws: `StoreKeyMismatch`, a store failure.
     func checkStoreKey() throws {
         let check = SecretHash.hex(keyedMAC(Array(Self.storeKeyCheckText.utf8)))
@@ -35,7 +37,17 @@ extension Latchkey {
                 guard SecretHash.constantTimeEquals(raced.keyCheck, check) else { throw StoreKeyMismatch() }
                 return
             }
+            guard try opensSealedKeys(tx) else { throw StoreKeyMismatch() }
             try tx.save(StoreKeyRecord(id: StoreKeyRecord.storeId, keyCheck: check, createdAt: clock.now))
         }
+    }
+
+    /// Whether the store's sealed server keys open under this key (true when it holds none: nothing to prove).
+    private func opensSealedKeys(_ tx: StoreTransaction) throws -> Bool {
+        func opens<R: ServerKeyRecord>(_ type: R.Type) throws -> Bool {
+            guard let record = try tx.first(type, where: []) else { return true }
+            return (try? unseal(record.sealedPrivateKey, R.sealedKind, rowId: record.id)) != nil
+        }
+        return try opens(ApplicationKeyRecord.self) && opens(RegistrationKeyRecord.self)
     }
 }

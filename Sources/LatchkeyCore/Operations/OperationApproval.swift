@@ -32,7 +32,8 @@ extension ServerSession: OperationsConnection {
         return OperationChallenge(
             challengeId: challenge.id, challenge: challenge.challenge, expiresAt: challenge.expiresAt, operation: try record.operation(),
             operationHash: record.hash, operationSigningKey: try core.operationSigningKey(tx, applicationId: registration.applicationId),
-            serverPublicKey: try core.serverPublicKey(tx, registrationId: registration.id), allowedMethods: record.methods)
+            serverPublicKey: try core.serverPublicKey(tx, registrationId: registration.id), allowedMethods: record.methods,
+            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
     }
 
     public func approveOperation(
