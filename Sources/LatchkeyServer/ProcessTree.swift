@@ -40,10 +40,13 @@ struct ProcessTree {
 
     /// A process's parent and start time, from `/proc/PID/stat` (nil: gone, or unreadable).
     static func stat(of pid: pid_t) -> (parent: pid_t, started: UInt64)? {
-        // Bytes, not text: the command name may be any bytes (not UTF-8), and what follows it is ASCII.
-        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-            let close = bytes.lastIndex(of: UInt8(ascii: ")"))
-        else { return nil }
+        FileManager.default.contents(atPath: "/proc/\(pid)/stat").flatMap { parse(stat: Array($0)) }
+    }
+
+    /// The parent and start time in a `/proc/PID/stat` line, read as bytes: the command name may be any bytes (not UTF-8, spaces,
+    /// parentheses), and what follows its last `)` is ASCII.
+    static func parse(stat bytes: [UInt8]) -> (parent: pid_t, started: UInt64)? {
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         // After the command name (which may hold spaces and parentheses): state, ppid, … starttime is field 22 of the line.
         let fields = bytes[bytes.index(after: close)...].split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
         guard fields.count > 19, let parent = pid_t(fields[1]), let started = UInt64(fields[19]) else { return nil }
