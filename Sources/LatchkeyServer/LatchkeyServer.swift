@@ -48,11 +48,11 @@ public final class LatchkeyServer: RPCHandler {
         self.relay = environment.relay
     }
 
-    /// The system, opened on first use.
-    ///
     /// How long a caller is told to wait when the store refused this process's key: it stays refused until a restart.
     static let keyRefusedRetryAfter: Int64 = 3600
 
+    /// The system, opened on first use.
+    ///
     /// A store that cannot be opened is an answer (`storeUnavailable`); the next call tries again (not after the store refused this
     /// process's key: said once, answered at once).
     public func core() throws -> Latchkey {
