@@ -31,23 +31,22 @@ extension Latchkey {
             guard SecretHash.constantTimeEquals(recorded.keyCheck, check) else { throw StoreKeyMismatch() }
             return
         }
+        // The check and one sealed key of each kind, stated at once: a PostgreSQL store sends them in one round trip.
+        let sealedKeys = (StoreQuery<ApplicationKeyRecord>(where: [], limit: 1), StoreQuery<RegistrationKeyRecord>(where: [], limit: 1))
         try store.write { tx in
-            tx.willRead([read])
+            tx.willRead([read, .rows(sealedKeys.0), .rows(sealedKeys.1)])
             if let raced = try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId) {
                 guard SecretHash.constantTimeEquals(raced.keyCheck, check) else { throw StoreKeyMismatch() }
                 return
             }
-            guard try opensSealedKeys(tx) else { throw StoreKeyMismatch() }
+            guard try opens(tx, sealedKeys.0), try opens(tx, sealedKeys.1) else { throw StoreKeyMismatch() }
             try tx.save(StoreKeyRecord(id: StoreKeyRecord.storeId, keyCheck: check, createdAt: clock.now))
         }
     }
 
-    /// Whether the store's sealed server keys open under this key (true when it holds none: nothing to prove).
-    private func opensSealedKeys(_ tx: StoreTransaction) throws -> Bool {
-        func opens<R: ServerKeyRecord>(_ type: R.Type) throws -> Bool {
-            guard let record = try tx.first(type, where: []) else { return true }
-            return (try? unseal(record.sealedPrivateKey, R.sealedKind, rowId: record.id)) != nil
-        }
-        return try opens(ApplicationKeyRecord.self) && opens(RegistrationKeyRecord.self)
+    /// Whether the sealed server key `query` finds opens under this key (true when there is none: nothing to prove).
+    private func opens<R: ServerKeyRecord>(_ tx: StoreTransaction, _ query: StoreQuery<R>) throws -> Bool {
+        guard let record = try tx.fetchAll(query).first else { return true }
+        return (try? unseal(record.sealedPrivateKey, R.sealedKind, rowId: record.id)) != nil
     }
 }
