@@ -93,13 +93,15 @@ extension Latchkey {
     /// Both sides make one read that finds a user and one that finds none, of the lookup's kind (`UserLookup.twin`), and decode one
     /// user: a known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the user this found last
     /// (`decoyUserId`), thrown away. A lookup that finds no one skips reading and decoding a row, which the rank-sum test of
-    /// `bench/enumeration.py` tells apart at 300 calls. `decoy`: the decoy user a call of several lookups took once (nil: now's).
-    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil) throws -> UserRecord? {
-        try lookUpTellingNothing(tx, matching: identifier, decoy: decoy).user
+    /// `bench/enumeration.py` tells apart at 300 calls.
+    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
+        try lookUpTellingNothing(tx, matching: identifier).user
     }
 
     /// `userTellingNothing`, with the record each side decoded: the user found, or the decoy user read in its place (nil before
     /// this process found anyone), for a caller that must then do the same work either way.
+    ///
+    /// `decoy`: the decoy user a call of several lookups took once (nil: now's).
     func lookUpTellingNothing(
         _ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil
     ) throws -> (user: UserRecord?, read: UserRecord?) {
