@@ -23,22 +23,20 @@ extension Latchkey {
     func checkStoreKey() throws {
         let check = SecretHash.hex(keyedMAC(Array(Self.storeKeyCheckText.utf8)))
         let read = StoreRead.row(StoreKeyRecord.self, id: .value(StoreKeyRecord.storeId))
+        // The key the store recorded must be this one.
+        func requireSame(_ recorded: StoreKeyRecord) throws {
+            guard SecretHash.constantTimeEquals(recorded.keyCheck, check) else { throw StoreKeyMismatch() }
+        }
         let recorded = try store.read { tx in
             tx.willRead([read])
             return try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId)
         }
-        if let recorded {
-            guard SecretHash.constantTimeEquals(recorded.keyCheck, check) else { throw StoreKeyMismatch() }
-            return
-        }
+        if let recorded { return try requireSame(recorded) }
         // The check and one sealed key of each kind, stated at once: a PostgreSQL store sends them in one round trip.
         let sealedKeys = (StoreQuery<ApplicationKeyRecord>(where: [], limit: 1), StoreQuery<RegistrationKeyRecord>(where: [], limit: 1))
         try store.write { tx in
             tx.willRead([read, .rows(sealedKeys.0), .rows(sealedKeys.1)])
-            if let raced = try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId) {
-                guard SecretHash.constantTimeEquals(raced.keyCheck, check) else { throw StoreKeyMismatch() }
-                return
-            }
+            if let raced = try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId) { return try requireSame(raced) }
             guard try opens(tx, sealedKeys.0), try opens(tx, sealedKeys.1) else { throw StoreKeyMismatch() }
             try tx.save(StoreKeyRecord(id: StoreKeyRecord.storeId, keyCheck: check, createdAt: clock.now))
         }
