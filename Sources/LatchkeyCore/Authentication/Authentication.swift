@@ -134,6 +134,6 @@ extension ServerSession {
             registrationId: registration.id, state: registration.registrationState, authMethods: registration.methods,
             remainingAttemptsPIN: max(limit - registration.failedAttempts, 0), totalAttemptsPIN: limit,
             recoveryMethods: registration.recoveryMethods, deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
-            recoveryLocked: registration.recoveryFailedAttempts >= RecoveryCode.maxWrongAttempts)
+            recoveryLocked: registration.recoveryLocked)
     }
 }

@@ -138,7 +138,7 @@ extension ServerSession {
         guard registration.recoveryPublicKey != nil else {
             throw DomainError(.recoveryNotActivated, "No recovery code is set for this registration")
         }
-        guard registration.recoveryFailedAttempts < RecoveryCode.maxWrongAttempts else {
+        guard !registration.recoveryLocked else {
             throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes")
         }
         return registration
@@ -230,4 +230,7 @@ extension RegistrationRecord {
     }
 
     var recoveryMethods: [String] { recoveryPublicKey == nil ? [] : ["backup"] }
+
+    /// Whether wrong recovery codes locked its recovery.
+    var recoveryLocked: Bool { recoveryFailedAttempts >= RecoveryCode.maxWrongAttempts }
 }
