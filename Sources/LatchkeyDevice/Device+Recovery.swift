@@ -58,6 +58,16 @@ extension Device {
         return outcome
     }
 
+    /// Whether the recovery data's registration has its recovery locked: false where the phone holds no such data or the server
+    /// answers otherwise (the caller's own answer stands then); a store that fails fails the call.
+    private func isRecoveryLocked() throws -> Bool {
+        do {
+            return try server.registrationStatus(registrationId: try recoverableRegistration()).recoveryLocked
+        } catch let answer as DomainError where answer.reason != .storeUnavailable {
+            return false
+        }
+    }
+
     /// The recovery data's registration.
     /// - Throws: `alreadyActivated`, `recoveryNotActivated`.
     private func recoverableRegistration() throws -> String {
@@ -101,15 +111,7 @@ extension Device {
         } catch let none as DomainError where none.reason == .noSessionInProgress {
             // "The fifth wrong code answers recoveryLocked, as does every later recovery/start or recovery/finish": a finish with no
             // recovery open (none can open once it is locked) says so too.
-            // Only the contract's answers fall back to noSessionInProgress; a store that fails fails the call.
-            do {
-                let registrationId = try recoverableRegistration()
-                if try server.registrationStatus(registrationId: registrationId).recoveryLocked {
-                    throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes")
-                }
-            } catch let answer as DomainError where answer.reason != .recoveryLocked && answer.reason != .storeUnavailable {
-                throw none
-            }
+            if try isRecoveryLocked() { throw DomainError(.recoveryLocked, "Recovery is locked after too many wrong recovery codes") }
             throw none
         }
         let registrationId = try recoverableRegistration()
