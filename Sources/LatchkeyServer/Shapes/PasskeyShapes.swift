@@ -90,6 +90,13 @@ private func optionalOptionMember<T>(
     return codec.read(json, "\(path).\(name)", &problems)
 }
 
+/// An options object's `userVerification` (absent, null or an unknown value: preferred; browsers ignore a value they do not know,
+/// the member being a DOMString, not an enumeration), refusing one that is no string.
+private func userVerificationMember(_ object: JSONObject?, _ path: String, _ problems: inout [ParamProblem]) -> UserVerificationPolicy {
+    optionalOptionMember(object, "userVerification", path, Codec<String>.text, &problems).flatMap(UserVerificationPolicy.init(rawValue:))
+        ?? .preferred
+}
+
 /// A timeout in milliseconds (WebIDL `unsigned long`).
 private let timeoutCodec = Codec<Int64>.integer(minimum: 0, maximum: Int64(UInt32.max))
 
@@ -123,10 +130,7 @@ extension Codec where Value == CredentialCreationOptions {
             let timeout = optionalOptionMember(object, "timeout", path, timeoutCodec, &problems)
             let exclude = readDescriptors(object["excludeCredentials"], path + ".excludeCredentials", &problems)
             let selection = optionalOptionMember(object, "authenticatorSelection", path, Codec<JSON>.freeObject, &problems)?.objectValue
-            // An unknown value is ignored, as browsers do (the member is a DOMString, not an enumeration).
-            let verification =
-                optionalOptionMember(selection, "userVerification", path + ".authenticatorSelection", Codec<String>.text, &problems)
-                .flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
+            let verification = userVerificationMember(selection, path + ".authenticatorSelection", &problems)
             _ = optionalOptionMember(object, "attestation", path, Codec<String>.text, &problems)
             guard problems.count == before, let rpId, let userId, let challenge else { return nil }
             let name = userName ?? ""
@@ -182,9 +186,7 @@ extension Codec where Value == CredentialRequestOptions {
             let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)
             let timeout = optionalOptionMember(object, "timeout", path, timeoutCodec, &problems)
             let allow = readDescriptors(object["allowCredentials"], path + ".allowCredentials", &problems)
-            let verification =
-                optionalOptionMember(object, "userVerification", path, Codec<String>.text, &problems)
-                .flatMap(UserVerificationPolicy.init(rawValue:)) ?? .preferred
+            let verification = userVerificationMember(object, path, &problems)
             guard problems.count == before, let rpId, let challenge else { return nil }
             return CredentialRequestOptions(
                 ceremonyId: "", rpId: rpId, challenge: challenge, timeout: Int(clamping: timeout ?? 0),
