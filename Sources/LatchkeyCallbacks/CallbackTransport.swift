@@ -30,8 +30,10 @@ public enum CallbackOutcome: Sendable, Equatable {
 final class CallbackTransport: Sendable {
     /// One attempt's time limit.
     static let timeLimit: TimeAmount = .seconds(10)
-    /// Connections to one receiver at once (the worker keeps as many attempts in flight to one callback).
-    static let connectionsPerHost = 16
+    /// Connections to one host and port at once: as many as the worker's attempts under way in all, so that no attempt waits in
+    /// the client's pool for a connection that another callback's attempt holds (callbacks on one host are as independent as
+    /// callbacks on two; the worker bounds each callback's share).
+    static let connectionsPerHost = CallbackWorker.inFlight
     /// Clients kept before the cache is emptied (a host whose address keeps changing).
     static let cachedClients = 256
 

@@ -14,7 +14,7 @@ import Synchronization
 public final class CallbackWorker: Sendable {
     /// Attempts under way at once, in all and to one callback.
     static let inFlight = 64
-    static let inFlightPerCallback = CallbackTransport.connectionsPerHost
+    static let inFlightPerCallback = 16
     /// How long the worker sleeps at most (another process may have written events).
     static let pollMilliseconds = 1000
     /// Outcomes recorded in one transaction, at most; while attempts are under way the worker looks for those that ended this often.

@@ -327,6 +327,24 @@ def test_one_failing_receiver_delays_no_other(spawn, receivers):
     assert time.monotonic() - started < 5
 
 
+def test_a_hung_receiver_delays_no_other_callback_on_the_same_host_and_port(spawn, receivers):
+    """One server, two paths: 40 attempts hang at /slow, more than one callback keeps under way, and /fast's events arrive at
+    once (the HTTP client's pool once held 16 connections per host and port, so /fast waited for /slow's to time out)."""
+    both = receivers(secret=SECRET, answer=lambda r: HANG if r.path == "/slow" else 200)
+    lk = spawn("--in-memory")
+    configure(lk, both.url("/slow"))
+    _, reg, _ = activate(lk, "same-port")
+    for _ in range(20):
+        lk.ok("admin/lockRegistration", registrationId=reg)
+        lk.ok("admin/unlockRegistration", registrationId=reg)
+    both.wait_for(lambda rs: sum(r.path == "/slow" for r in rs) >= 16, timeout=8)
+    configure(lk, both.url("/fast"))
+    started = time.monotonic()
+    lk.ok("admin/lockRegistration", registrationId=reg)
+    both.wait_for(lambda rs: any(r.path == "/fast" for r in rs), timeout=8)
+    assert time.monotonic() - started < 3
+
+
 # --------------------------------------------------------------------------
 # Shared with test_callbacks_postgres.py: `store` is the arguments that open one store (an SQLite file,
 # or a PostgreSQL database and its key file), opened by every process of the case.
@@ -560,6 +578,8 @@ def test_an_onboarding_process_that_reaches_its_3_h_end_is_announced_failed_by_t
     ("http://user@127.0.0.1/hook", "user info"),         # on loopback: user info is the only fault
     ("https://example.com/" + "a" * 2040, "2048"),
     ("https://127.0.0.1/" + "a" * (2049 - len("https://127.0.0.1/")), "2048"),  # one over
+    # 1 035 characters in 2 050 bytes: the length counts characters, so what is wrong is the é.
+    ("https://example.com/" + "\u00e9" * 1015, "outside ASCII"),
 ])
 def test_a_bad_url_is_invalid_params(spawn, url, why):
     lk = spawn("--in-memory")

@@ -17,10 +17,11 @@ public struct CallbackURL: Sendable, Equatable {
     /// Reads a URL.
     /// - Throws: `CallbackURLProblem` saying what is wrong (never quoting the URL).
     public init(_ text: String) throws(CallbackURLProblem) {
-        guard text.utf8.count <= Self.maxLength else { throw CallbackURLProblem("is longer than 2048 characters") }
+        // The characters first: once they are ASCII, bytes and characters count alike.
         guard !text.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
             throw CallbackURLProblem("holds a space, a control character or a character outside ASCII")
         }
+        guard text.utf8.count <= Self.maxLength else { throw CallbackURLProblem("is longer than 2048 characters") }
         let lower = text.lowercased()
         let rest: Substring
         if lower.hasPrefix("https://") {

@@ -992,7 +992,7 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/retryCallbackDelivery``: Gives a delivery one more attempt now.
 
-        Makes a failed (or pending) delivery pending and due now; attempts keep counting, and a failed one that fails again is failed again. A delivered one answers invalidParams; an unknown one, notFound (kind callbackDelivery: removing a callback removes its deliveries).
+        Makes a failed (or pending) delivery pending and due now; attempts keep counting, and a failed one that fails again is failed again. A delivered one answers invalidParams; an unknown one, notFound (kind callbackDelivery); one whose callback was removed, notFound (kind callback).
 
         Params:
             deliveryId (str)

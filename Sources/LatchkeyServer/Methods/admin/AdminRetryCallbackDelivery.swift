@@ -9,8 +9,8 @@ enum AdminRetryCallbackDelivery: RPCMethod {
         "admin/retryCallbackDelivery", "Gives a delivery one more attempt now.",
         description: """
             Makes a failed (or pending) delivery pending and due now; attempts keep counting, and a failed one that fails again is \
-            failed again. A delivered one answers invalidParams; an unknown one, notFound (kind callbackDelivery: removing a callback \
-            removes its deliveries).
+            failed again. A delivered one answers invalidParams; an unknown one, notFound (kind callbackDelivery); one whose callback \
+            was removed, notFound (kind callback).
             """,
         errors: [.notFound], access: .admin)
     struct Params: WireParams {
