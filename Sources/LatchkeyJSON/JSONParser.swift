@@ -35,9 +35,7 @@ public enum JSONParser {
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
         let root = try load(bytes)
         defer { json_decref(root) }
-        guard let value = convert(root, depth: 1) else {
-            throw JSONParseError(kind: .tooDeep, line: 1, column: 1)
-        }
+        guard let value = convert(root, depth: 1) else { throw tooDeep(bytes) }
         return value
     }
 
@@ -49,9 +47,7 @@ public enum JSONParser {
     public static func withDocument(_ bytes: UnsafeRawBufferPointer, _ body: (borrowing JSONDocument) -> Void) throws(JSONParseError) {
         let root = try load(bytes)
         defer { json_decref(root) }
-        guard !mayNestTooDeep(bytes) || fitsDepth(root, depth: 1) else {
-            throw JSONParseError(kind: .tooDeep, line: 1, column: 1)
-        }
+        guard !mayNestTooDeep(bytes) || fitsDepth(root, depth: 1) else { throw tooDeep(bytes) }
         body(JSONDocument(root: root))
     }
 
@@ -77,8 +73,55 @@ public enum JSONParser {
         } else {
             loaded = json_loadb("", 0, CJansson_parse_flags(), &error)
         }
-        guard let root = loaded else { throw makeError(&error) }
+        guard let root = loaded else {
+            let made = makeError(&error)
+            // jansson's own limit is far deeper than ours: the error is at our limit.
+            throw made.kind == .tooDeep ? tooDeep(bytes) : made
+        }
         return root
+    }
+
+    /// The error for text that nests deeper than `maxDepth`, at the bracket that opens the level one too deep.
+    private static func tooDeep(_ bytes: UnsafeRawBufferPointer) -> JSONParseError {
+        let (line, column) = deepestAllowedExceeded(bytes) ?? (1, 1)
+        return JSONParseError(kind: .tooDeep, line: line, column: column)
+    }
+
+    /// Where the first bracket outside a string opens level `maxDepth + 1`: its line and its column in characters, as jansson
+    /// counts them (both from 1).
+    private static func deepestAllowedExceeded(_ bytes: UnsafeRawBufferPointer) -> (line: Int, column: Int)? {
+        var depth = 0
+        var line = 1
+        var column = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 0
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maxDepth { return (line, column) }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return nil
     }
 
     private static func makeError(_ error: inout json_error_t) -> JSONParseError {

@@ -39,6 +39,11 @@ public struct MessageSplitter: Sendable {
     /// Where whitespace after a line's content was dropped (NDJSON): content after it makes the
     /// line too large.
     var paddedFrom: Int?
+    /// Characters of whitespace dropped so far before the current line's content (NDJSON): what a
+    /// parse error's column adds, so it counts on the line as sent.
+    var dropped = 0
+    /// The whitespace columns before the last message's content on its line (0 under Content-Length).
+    public private(set) var indent = 0
 
     /// The longest header block accepted before it is declared bad.
     static let maxHeaderBytes = 8192
@@ -96,6 +101,7 @@ public struct MessageSplitter: Sendable {
         guard framing == .newlineDelimited || framing == nil, discarding == nil, start < buffer.count else {
             return nil
         }
+        let lineStart = start
         let line = trimmedLine(start, buffer.count)
         start = buffer.count
         scanned = start
@@ -103,6 +109,8 @@ public struct MessageSplitter: Sendable {
         paddedFrom = nil
         guard let line else { return nil }
         if line.count > maxMessageBytes || (padded.map { line.upperBound > $0 } ?? false) { return .tooLarge }
+        indent = dropped + line.lowerBound - lineStart
+        dropped = 0
         return .message(Array(buffer[line]))
     }
 
@@ -119,7 +127,7 @@ public struct MessageSplitter: Sendable {
             }
             sawFirstByte = true
         }
-        while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
+        skipWhitespace()
         scanned = start
         guard start < buffer.count else { return false }
         framing =
@@ -141,6 +149,7 @@ public struct MessageSplitter: Sendable {
                 start = newline + 1
                 scanned = start
                 discarding = nil
+                dropped = 0
                 continue
             }
             guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n"), from: scanned) else {
@@ -152,8 +161,11 @@ public struct MessageSplitter: Sendable {
             scanned = start
             let padded = paddedFrom
             paddedFrom = nil
+            let indentation = dropped
+            dropped = 0
             guard let line = trimmedLine(lineStart, newline) else { continue }
             if line.count > maxMessageBytes || (padded.map { line.upperBound > $0 } ?? false) { return .tooLarge }
+            indent = indentation + line.lowerBound - lineStart
             return .message(line)
         }
     }
@@ -165,12 +177,13 @@ public struct MessageSplitter: Sendable {
     /// limit is dropped too (remembered in `paddedFrom`: content after it makes the line too large), so
     /// memory stays bounded.
     private mutating func arrivingLineVerdict() -> InPlaceEvent? {
-        while start < buffer.count, Self.isWhitespace(buffer[start]) { start += 1 }
+        skipWhitespace()
         var end = buffer.count
         while end > start, Self.isWhitespace(buffer[end - 1]) { end -= 1 }
         if end - start > maxMessageBytes || (paddedFrom.map { end > $0 } ?? false) {
             discarding = .max
             paddedFrom = nil
+            dropped = 0
             start = buffer.count
             scanned = start
             return .tooLarge
@@ -181,6 +194,14 @@ public struct MessageSplitter: Sendable {
             paddedFrom = end
         }
         return nil
+    }
+
+    /// Drops whitespace at `start`, counting in `dropped` the columns it took on the line it ends on.
+    private mutating func skipWhitespace() {
+        while start < buffer.count, Self.isWhitespace(buffer[start]) {
+            dropped = buffer[start] == UInt8(ascii: "\n") ? 0 : dropped + 1
+            start += 1
+        }
     }
 
     /// The line without its `\r` and surrounding whitespace, or nil when it is blank.

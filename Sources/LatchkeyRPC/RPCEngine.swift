@@ -32,7 +32,7 @@ public final class RPCEngine {
         while !exitRequested, let event = splitter.nextInPlace() {
             if let framing = splitter.framing { writer.framing = framing }
             switch event {
-            case .message(let range): splitter.withMessage(range) { processMessage($0) }
+            case .message(let range): splitter.withMessage(range) { processMessage($0, indent: splitter.indent) }
             case .tooLarge: process(.tooLarge)
             case .badHeader: process(.badHeader)
             }
@@ -61,7 +61,7 @@ public final class RPCEngine {
                 RPCMessage.error(
                     .invalidRequest("the Content-Length header is missing or malformed"), id: .null))
         case .message(let bytes):
-            processMessage(bytes)
+            bytes.withUnsafeBytes { processMessage($0, indent: splitter.indent) }
         }
     }
 
@@ -74,13 +74,16 @@ public final class RPCEngine {
     ///
     /// A single request is read straight from jansson's tree (only its `id`, `method` and `params`
     /// become Swift values) and its response serialized without building a response object.
-    public func processMessage(_ bytes: UnsafeRawBufferPointer) {
+    /// `indent`: the whitespace columns dropped before the message on its line, which a parse error's column on that line counts.
+    public func processMessage(_ bytes: UnsafeRawBufferPointer, indent: Int = 0) {
         var other: JSON?
         do {
             try JSONParser.withDocument(bytes) { document in
                 if document.isObject { respond(to: document) } else { other = document.value }
             }
         } catch {
+            var error = error
+            if error.line == 1 { error.column += indent }
             refuse(.parseError(error))
             return
         }

@@ -54,11 +54,12 @@ struct JSONDocumentTests {
     @Test("nesting 65 deep is tooDeep even in a member that is never read; 64 is not")
     func depthOfUnreadMembers() throws {
         let deep = #"{"id":1,"extra":"# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"
-        #expect(throws: JSONParseError(kind: .tooDeep, line: 1, column: 1)) { try readDocument(deep) { $0.member("id") }.get() }
+        // At the bracket that opens level 65: 16 characters, then the 64th bracket.
+        #expect(throws: JSONParseError(kind: .tooDeep, line: 1, column: 80)) { try readDocument(deep) { $0.member("id") }.get() }
         let fine = #"{"id":1,"extra":"# + String(repeating: "[", count: 63) + String(repeating: "]", count: 63) + "}"
         #expect(try readDocument(fine) { $0.member("id") }.get() == 1)
         let objects = String(repeating: #"{"a":"#, count: 65) + "1" + String(repeating: "}", count: 65)
-        #expect(throws: JSONParseError(kind: .tooDeep, line: 1, column: 1)) { try readDocument(objects) { $0.isObject }.get() }
+        #expect(throws: JSONParseError(kind: .tooDeep, line: 1, column: 321)) { try readDocument(objects) { $0.isObject }.get() }
     }
 
     @Test("brackets inside strings do not count toward the depth")

@@ -179,6 +179,19 @@ struct JSONParserTests {
         #expect(parseFailure(nestedObjects(depth))?.kind == .tooDeep)
     }
 
+    @Test("a tooDeep error is at the bracket that opens level 65, however deep the text goes", arguments: [65, 2048, 2049, 5000])
+    func tooDeepPosition(depth: Int) {
+        let arrays = parseFailure(nestedArrays(depth))
+        #expect(arrays?.line == 1 && arrays?.column == 65)
+        // Lines and characters as jansson counts them: brackets in a string do not count, "é" is one column.
+        let wide = #"{"é[":"[{","k":"# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"
+        let onWide = parseFailure(wide)
+        #expect(onWide?.kind == .tooDeep && onWide?.line == 1 && onWide?.column == 79)
+        let tall = #"{"k":"# + "\n" + String(repeating: "[", count: 63) + "\n [" + String(repeating: "]", count: 64) + "}"
+        let onTall = parseFailure(tall)
+        #expect(onTall?.kind == .tooDeep && onTall?.line == 3 && onTall?.column == 2)
+    }
+
     @Test("depth counts containers mixed and in any branch")
     func mixedDepth() {
         // 63 arrays then an object holding an array: 65 containers on one path.

@@ -112,6 +112,19 @@ struct RPCEngineInvalidTests {
         #expect(harness.handler.methods == ["echo"])
     }
 
+    @Test("a parse error's column counts the whitespace before the message on its line, as under Content-Length")
+    func parseErrorColumnCountsIndent() throws {
+        let harness = try EngineHarness()
+        let replies = try harness.replies("\n \t {\"a\":1,,}\n{\"a\":1,,}\n")
+        #expect(replies.map { $0["error"]?["data"]?["column"] } == [11, 8])
+        #expect(harness.lines("  {\"a\":1,,}").isEmpty)  // the last line, unterminated: answered at the end of input
+        #expect(try EngineHarness.lines(harness.finish()).map { try JSONParser.parse($0)["error"]?["data"]?["column"] } == [10])
+        let framed = try EngineHarness()
+        let body = " \t {\"a\":1,,}"
+        let answer = String(decoding: framed.send("Content-Length: \(body.utf8.count)\r\n\r\n\(body)"), as: UTF8.self)
+        #expect(answer.contains(#""line":1,"column":11}"#))
+    }
+
     @Test("parse errors never quote the input")
     func parseErrorDoesNotQuote() throws {
         let harness = try EngineHarness()
