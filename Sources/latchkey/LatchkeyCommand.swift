@@ -159,6 +159,7 @@ struct LatchkeyCommand: ParsableCommand {
     var failMethods: [String] { failMethod.flatMap { $0.split(separator: ",").map(String.init) } }
 
     func validate() throws {
+        if let problem = OpenFileLimit.problem() { throw ValidationError(problem) }
         if db != nil, inMemory {
             throw ValidationError("--db and --in-memory exclude each other")
         }

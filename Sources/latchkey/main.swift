@@ -6,4 +6,6 @@ import LatchkeyStore
 StdioLoop.installSignalHandlers(inputFD: 0)
 // SQLite's process-wide settings, before anything opens a database (checking a --db file at start does).
 SQLiteStore.prepareProcess()
+// Room for the store, the callbacks' connections and libdispatch's own files, before anything opens one.
+OpenFileLimit.raise()
 LatchkeyCommand.start()

@@ -2,13 +2,16 @@
 stderr (issue 25, point 8): a --max-message-bytes that is no size, a --start-time whose lifetimes
 RFC 3339 could not write, a --db file that is not SQLite. --help shows the subcommand as optional."""
 import os
+import resource
 import subprocess
 
 from lkharness import binary_path
 
 
-def run(*args, stdin=b""):
-    return subprocess.run([binary_path(), *args], input=stdin, capture_output=True, timeout=30)
+def run(*args, stdin=b"", open_files=None):
+    """`open_files`: (soft, hard) limits on open files for the process."""
+    limit = None if open_files is None else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files))
+    return subprocess.run([binary_path(), *args], input=stdin, capture_output=True, timeout=30, preexec_fn=limit)
 
 
 def refused(*args):
@@ -78,6 +81,21 @@ def test_a_damaged_store_or_one_whose_key_file_is_gone_exits_2_at_start(workdir)
     os.rename(store + ".key.saved", store + ".key")
     done = run("--db", store, stdin=create)
     assert done.returncode == 0 and b'"result"' in done.stdout, done
+
+
+def test_too_few_open_files_exit_2_at_start_and_a_low_soft_limit_is_raised(workdir):
+    """With 8 open files a process on a store used to die of SIGILL: libdispatch stops the process when it cannot open
+    /proc/<tid>/stat. Below 64 it now exits 2 naming `ulimit -n`; a soft limit under a higher hard one is raised, as the Go
+    runtime does, and serves."""
+    store = os.path.join(workdir, "s.sqlite")
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"admin/getRegistration","params":{"registrationId":"r"}}\n'
+    assert run("--db", store, stdin=ping).returncode == 0
+    for few in (8, 12, 63):
+        done = run("--db", store, stdin=ping, open_files=(few, few))
+        assert done.returncode == 2 and done.stdout == b"", (few, done)
+        assert f"may have only {few}" in done.stderr.decode() and "ulimit -n 64" in done.stderr.decode(), done.stderr
+    done = run("--db", store, stdin=ping, open_files=(8, 4096))
+    assert done.returncode == 0 and done.stdout.count(b'"id"') == 2, done
 
 
 def test_help_shows_the_subcommand_as_optional():
