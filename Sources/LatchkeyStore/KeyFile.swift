@@ -5,30 +5,87 @@ import Foundation
 public enum KeyFile {
     public static let length = 32
 
+    /// What a key file's path holds.
+    public enum Contents: Equatable {
+        case key([UInt8])
+        /// No file (or no directory) at the path.
+        case missing
+        /// A file of another length: no key.
+        case wrongLength(Int)
+        /// A file that cannot be read: why, as the system says it (permission denied, too many open files, …).
+        case unreadable(String)
+        /// No file, and none can be made: why.
+        case cannotBeMade(String)
+
+        /// Why this is no key, for a message (never the bytes); nil for a key.
+        public var problem: String? {
+            switch self {
+            case .key: return nil
+            case .missing: return "is missing"
+            case .wrongLength(let count): return "holds \(count) bytes, not \(KeyFile.length)"
+            case .unreadable(let why): return "cannot be read (\(why))"
+            case .cannotBeMade(let why): return "is missing and cannot be made (\(why))"
+            }
+        }
+    }
+
     public static func readOrCreate(at path: String, make: () -> [UInt8]) throws -> [UInt8] {
         for _ in 0..<100 {
-            if let key = read(path) { return key }
+            switch contents(path) {
+            case .key(let key): return key
+            case .missing: break
+            case let other: throw KeyFileProblem(path: path, contents: other)
+            }
             // A name no other process uses (two containers' processes may share a pid and a volume), made new: never a file or a
             // link someone left under that name.
             let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
             let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission) }
+            guard fd >= 0 else { throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(errno)))) }
             let key = make()
             let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             fsync(fd)
             close(fd)
             defer { unlink(temporary) }
-            guard written == length else { throw CocoaError(.fileWriteUnknown) }
+            guard written == length else { throw KeyFileProblem(path: path, contents: .cannotBeMade("its bytes could not be written")) }
             // link(2) fails if another process got there first; then its key is the key. What is returned is what the file holds.
             if link(temporary, path) == 0, let linked = read(path) { return linked }
             usleep(10_000)
         }
-        throw CocoaError(.fileReadUnknown)
+        throw KeyFileProblem(path: path, contents: .cannotBeMade("another process keeps replacing it"))
     }
 
-    /// The key in the file at `path`, or nil: no file, or not `length` bytes.
+    /// The key in the file at `path`, or nil (see `contents` for why not).
     public static func read(_ path: String) -> [UInt8]? {
-        guard let data = FileManager.default.contents(atPath: path), data.count == length else { return nil }
-        return Array(data)
+        if case .key(let key) = contents(path) { return key }
+        return nil
     }
+
+    /// What the file at `path` holds: a key of `length` bytes, or why not.
+    public static func contents(_ path: String) -> Contents {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        // One byte more than a key: a longer file is told from a key.
+        var bytes = [UInt8](repeating: 0, count: length + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + count }, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { return .unreadable(String(cString: strerror(errno))) }
+            if got == 0 { break }
+            count += got
+        }
+        guard count == length else {
+            var status = stat()
+            return .wrongLength(fstat(fd, &status) == 0 ? Int(status.st_size) : count)
+        }
+        return .key(Array(bytes[0..<length]))
+    }
+}
+
+/// A key file that is not a key, nor can be made one: its path and why (never its bytes).
+public struct KeyFileProblem: Error, CustomStringConvertible {
+    public let path: String
+    public let contents: KeyFile.Contents
+    public var description: String { "the key file \(path) \(contents.problem ?? "")" }
 }

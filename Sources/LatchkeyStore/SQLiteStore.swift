@@ -40,10 +40,16 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Why a store with content cannot be opened for want of its key, or nil: its key file holds a key.
     static func missingKey(of path: String) -> String? {
-        guard KeyFile.read(keyPath(of: path)) == nil else { return nil }
-        return "has content but its key file \(keyPath(of: path)) is missing or not \(KeyFile.length) bytes: the codes, tokens and "
-            + "sealed secrets in it cannot be read without that key. Put the key file back (mode 0600), or remove the store to start a "
-            + "new one"
+        switch KeyFile.contents(keyPath(of: path)) {
+        case .key:
+            return nil
+        case .unreadable(let why):
+            // The file is there: the store is fine, and nothing is to be removed.
+            return "cannot be opened: its key file \(keyPath(of: path)) cannot be read (\(why)). Let this process read it"
+        case let other:
+            return "has content but its key file \(keyPath(of: path)) \(other.problem ?? ""): the codes, tokens and sealed secrets in "
+                + "it cannot be read without that key. Put the key file back (mode 0600), or remove the store to start a new one"
+        }
     }
 
     /// Whether a file exists at `path` and is not empty (a store some process has written).
@@ -153,8 +159,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 return made
             }
         }
-        guard let key = KeyFile.read(keyPath) else {
-            throw StoreDamaged(description: "the store's key file \(keyPath) is missing or not \(KeyFile.length) bytes")
+        let contents = KeyFile.contents(keyPath)
+        guard case .key(let key) = contents else {
+            throw StoreDamaged(description: "the store's key file \(keyPath) \(contents.problem ?? "")")
         }
         return key
     }

@@ -32,8 +32,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path + ".key"))
         // A key file cut short is no key either.
         FileManager.default.createFile(atPath: path + ".key", contents: Data([1, 2, 3]))
-        #expect(SQLiteStore.unusableFile(at: path)?.contains("not 32 bytes") == true)
+        #expect(SQLiteStore.unusableFile(at: path)?.contains("holds 3 bytes, not 32") == true)
         #expect(throws: StoreDamaged.self) { try SQLiteStore.file(at: path) }
+    }
+
+    @Test func aKeyFileThatCannotBeReadIsSaidSoWithNoAdviceToRemoveTheStore() throws {
+        let (directory, path) = temporaryStorePath("key")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore.file(at: path)
+        // Something at the key's path that is no file to read (the tests run as root, whom no file mode stops).
+        try FileManager.default.removeItem(atPath: path + ".key")
+        try FileManager.default.createDirectory(atPath: path + ".key", withIntermediateDirectories: false)
+        let problem = SQLiteStore.unusableFile(at: path)
+        #expect(problem?.contains("cannot be read (Is a directory)") == true)
+        #expect(problem?.contains("remove") == false)
+        #expect(throws: StoreDamaged.self) { try store.secretKey { [UInt8](repeating: 1, count: KeyFile.length) } }
+        #expect(KeyFile.contents(path + ".key") == .unreadable("Is a directory"))
+        #expect(throws: KeyFileProblem.self) { try KeyFile.readOrCreate(at: path + ".key") { [UInt8](repeating: 1, count: KeyFile.length) } }
+        #expect(KeyFile.contents(path + ".nothing") == .missing)
     }
 }
 
