@@ -34,9 +34,8 @@ typedef struct {
     ConnStatusType (*PQstatus)(const PGconn *conn);
     void (*PQfinish)(PGconn *conn);
     int (*PQsocket)(const PGconn *conn);
-    PGresult * (*PQexec)(PGconn *conn, const char *query);
-    PGresult * (*PQprepare)(PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes);
-    PGresult * (*PQexecPrepared)(PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat);
+    int (*PQsendQuery)(PGconn *conn, const char *query);
+    int (*PQisBusy)(PGconn *conn);
     int (*PQconsumeInput)(PGconn *conn);
     PGnotify * (*PQnotifies)(PGconn *conn);
     void (*PQfreemem)(void *ptr);
@@ -73,9 +72,8 @@ static inline const CLibpq_table *CLibpq_load(void) {
     if ((*(void **)&t->PQstatus = dlsym(lib, "PQstatus")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQfinish = dlsym(lib, "PQfinish")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQsocket = dlsym(lib, "PQsocket")) == NULL) { free(t); return NULL; }
-    if ((*(void **)&t->PQexec = dlsym(lib, "PQexec")) == NULL) { free(t); return NULL; }
-    if ((*(void **)&t->PQprepare = dlsym(lib, "PQprepare")) == NULL) { free(t); return NULL; }
-    if ((*(void **)&t->PQexecPrepared = dlsym(lib, "PQexecPrepared")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQsendQuery = dlsym(lib, "PQsendQuery")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQisBusy = dlsym(lib, "PQisBusy")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQconsumeInput = dlsym(lib, "PQconsumeInput")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQnotifies = dlsym(lib, "PQnotifies")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQfreemem = dlsym(lib, "PQfreemem")) == NULL) { free(t); return NULL; }
@@ -104,9 +102,8 @@ static inline PGconn * CLibpq_connectdbParams(const CLibpq_table *t, const char 
 static inline ConnStatusType CLibpq_status(const CLibpq_table *t, const PGconn *conn) { return t->PQstatus(conn); }
 static inline void CLibpq_finish(const CLibpq_table *t, PGconn *conn) { t->PQfinish(conn); }
 static inline int CLibpq_socket(const CLibpq_table *t, const PGconn *conn) { return t->PQsocket(conn); }
-static inline PGresult * CLibpq_exec(const CLibpq_table *t, PGconn *conn, const char *query) { return t->PQexec(conn, query); }
-static inline PGresult * CLibpq_prepare(const CLibpq_table *t, PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes) { return t->PQprepare(conn, stmtName, query, nParams, paramTypes); }
-static inline PGresult * CLibpq_execPrepared(const CLibpq_table *t, PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat) { return t->PQexecPrepared(conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat); }
+static inline int CLibpq_sendQuery(const CLibpq_table *t, PGconn *conn, const char *query) { return t->PQsendQuery(conn, query); }
+static inline int CLibpq_isBusy(const CLibpq_table *t, PGconn *conn) { return t->PQisBusy(conn); }
 static inline int CLibpq_consumeInput(const CLibpq_table *t, PGconn *conn) { return t->PQconsumeInput(conn); }
 static inline PGnotify * CLibpq_notifies(const CLibpq_table *t, PGconn *conn) { return t->PQnotifies(conn); }
 static inline void CLibpq_freemem(const CLibpq_table *t, void *ptr) { t->PQfreemem(ptr); }

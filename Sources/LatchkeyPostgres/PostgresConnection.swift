@@ -30,11 +30,22 @@ private enum PipelineEntry {
 /// One libpq connection, synchronous like the stdio loop.
 ///
 /// Statements with parameters are prepared once per connection (named by their text) and run with
-/// text-format parameters. Not thread-safe: its owner serialises access.
+/// text-format parameters. Every answer is waited for `answerWaitMilliseconds` at most: a server that
+/// stops answering on an open connection (hung, or cut off by the network without a word, so the
+/// socket never closes) is a lost connection, never a call that waits for ever. Not thread-safe: its
+/// owner serialises access.
 final class PostgresConnection {
+    /// How long one answer is waited for.
+    ///
+    /// Longer than any `lock_timeout` the store sets (10 s), so a wait the server ends is seen as the
+    /// server's error. Past it the connection is given up as lost.
+    static let answerWaitMilliseconds: Int64 = 15_000
+
     private let pq: UnsafePointer<CLibpq_table>
     private let conn: OpaquePointer
     private var prepared: [String: String] = [:]
+    /// Given up: an answer did not come in time (the server may still send it; nothing is read any more).
+    private var abandoned = false
     /// The store's statement texts for this connection (see `PostgresStatementTexts`).
     let texts = PostgresStatementTexts()
 
@@ -64,8 +75,8 @@ final class PostgresConnection {
 
     deinit { CLibpq_finish(pq, conn) }
 
-    /// Whether libpq still believes the connection is up.
-    var isUp: Bool { CLibpq_status(pq, conn) == CONNECTION_OK }
+    /// Whether libpq still believes the connection is up, and no answer on it was given up on.
+    var isUp: Bool { !abandoned && CLibpq_status(pq, conn) == CONNECTION_OK }
 
     /// The socket, for poll(2) (-1 when closed).
     var socket: Int32 { CLibpq_socket(pq, conn) }
@@ -73,7 +84,8 @@ final class PostgresConnection {
     /// Runs SQL without parameters (may hold several statements).
     @discardableResult
     func execute(_ sql: String) throws -> PostgresRows {
-        try consume(CLibpq_exec(pq, conn, sql), context: "statement")
+        guard !abandoned, CLibpq_sendQuery(pq, conn, sql) == 1 else { throw lost("statement") }
+        return try results(context: "statement")
     }
 
     /// Runs one statement with parameters, prepared on first use on this connection.
@@ -84,14 +96,52 @@ final class PostgresConnection {
             name = known
         } else {
             name = "lk\(prepared.count)"
-            _ = try consume(CLibpq_prepare(pq, conn, name, sql, Int32(parameters.count), nil), context: "prepare")
+            guard !abandoned, CLibpq_sendPrepare(pq, conn, name, sql, Int32(parameters.count), nil) == 1 else { throw lost("prepare") }
+            _ = try results(context: "prepare")
             prepared[sql] = name
         }
         let texts = parameters.map(\.parameter)
-        let result = withOptionalCStrings(texts) { pointers in
-            CLibpq_execPrepared(pq, conn, name, Int32(texts.count), pointers, nil, nil, 0)
+        let sent = withOptionalCStrings(texts) { pointers in
+            CLibpq_sendQueryPrepared(pq, conn, name, Int32(texts.count), pointers, nil, nil, 0)
         }
-        return try consume(result, context: "query")
+        guard !abandoned, sent == 1 else { throw lost("query") }
+        return try results(context: "query")
+    }
+
+    /// Every result of the command sent, up to the end of them (as `PQexec` reads them): the last one's rows, or the first
+    /// failure, thrown once all are read so the connection is ready for the next command.
+    private func results(context: String) throws -> PostgresRows {
+        var rows: PostgresRows?
+        var firstFailure: PostgresError?
+        while let result = try answer(context) {
+            do {
+                rows = try consume(result, context: context)
+            } catch {
+                firstFailure = firstFailure ?? (error as? PostgresError) ?? PostgresError(code: .unreadableValue, context: context)
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        guard let rows else { throw lost(context) }
+        return rows
+    }
+
+    /// libpq's next result once it has arrived (nil: no more for this command), waiting `answerWaitMilliseconds` at most.
+    /// - Throws: a lost connection when the socket fails or no answer comes in time (the connection is then abandoned).
+    private func answer(_ context: String) throws -> OpaquePointer? {
+        let deadline = PostgresStore.nowMilliseconds() + Self.answerWaitMilliseconds
+        while CLibpq_isBusy(pq, conn) == 1 {
+            let left = deadline - PostgresStore.nowMilliseconds()
+            guard left > 0 else {
+                abandoned = true
+                throw PostgresError(code: .noAnswer, context: "\(context): no answer within \(Self.answerWaitMilliseconds / 1000) s")
+            }
+            var descriptor = pollfd(fd: CLibpq_socket(pq, conn), events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(clamping: left))
+            // A signal (SIGTERM finishes the call in hand) interrupts the wait, not the call.
+            if ready < 0, errno == EINTR { continue }
+            guard ready >= 0, ready == 0 || CLibpq_consumeInput(pq, conn) == 1 else { throw lost(context) }
+        }
+        return CLibpq_getResult(pq, conn)
     }
 
     /// Runs `statements` in one round trip (libpq's pipeline mode) and returns each one's rows.
@@ -104,7 +154,7 @@ final class PostgresConnection {
         guard statements.count > 1 else {
             return try statements.map { try query($0.sql, $0.parameters) }
         }
-        guard CLibpq_enterPipelineMode(pq, conn) == 1 else { throw PostgresError(code: .noAnswer, context: "pipeline") }
+        guard !abandoned, CLibpq_enterPipelineMode(pq, conn) == 1 else { throw PostgresError(code: .noAnswer, context: "pipeline") }
         var expected: [PipelineEntry] = []
         var preparing: [String: String] = [:]
         for (index, statement) in statements.enumerated() {
@@ -128,7 +178,7 @@ final class PostgresConnection {
         var results = [PostgresRows](repeating: PostgresRows(columns: [], rows: []), count: statements.count)
         var firstFailure: PostgresError?
         for entry in expected {
-            guard let result = nextResult() else { throw lost("pipeline") }
+            guard let result = try nextResult() else { throw lost("pipeline") }
             defer { CLibpq_clear(pq, result) }
             switch CLibpq_resultStatus(pq, result) {
             case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_TUPLES_OK:
@@ -148,7 +198,7 @@ final class PostgresConnection {
             }
         }
         // The end of the pipeline, then back to one statement a round trip.
-        guard let sync = nextResult() else { throw lost("pipeline") }
+        guard let sync = try nextResult() else { throw lost("pipeline") }
         let synced = CLibpq_resultStatus(pq, sync) == PGRES_PIPELINE_SYNC
         CLibpq_clear(pq, sync)
         guard synced, CLibpq_exitPipelineMode(pq, conn) == 1 else { throw lost("pipeline") }
@@ -158,9 +208,9 @@ final class PostgresConnection {
 
     /// The next result of a pipeline, over the NULL that ends each statement's results; nil when
     /// the connection broke.
-    private func nextResult() -> OpaquePointer? {
+    private func nextResult() throws -> OpaquePointer? {
         for _ in 0..<2 {
-            if let result = CLibpq_getResult(pq, conn) { return result }
+            if let result = try answer("pipeline") { return result }
             guard isUp else { return nil }
         }
         return nil

@@ -12,6 +12,8 @@ state change, and a time-driven change exactly once though four idle processes r
 a subscriber hears what committed while its connection was cut or the server restarted.
 """
 import os
+import select
+import socket
 import subprocess
 import urllib.parse
 import threading
@@ -331,6 +333,77 @@ def test_connections_cut_mid_run_leave_nothing_half_written(group):
         assert reason(procs[0].request("admin/createUser", userId=user)) == "alreadyExists", user
     for user in refused:
         assert "result" in procs[1].request("admin/createUser", userId=user), user
+
+
+class SilentRelay:
+    """A TCP relay on 127.0.0.1 to the cluster's Unix socket that can fall silent: `silence()` keeps every connection open but
+    passes no byte either way (a hung server, or one cut off by the network without a word: the socket never closes)."""
+
+    def __init__(self, unix_path):
+        self.unix_path = unix_path
+        self.silent = threading.Event()
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.sockets = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client):
+        server = socket.socket(socket.AF_UNIX)
+        self.sockets += [client, server]
+        try:
+            server.connect(self.unix_path)
+            while True:
+                ready, _, _ = select.select([client, server], [], [], 0.1)
+                if self.silent.is_set():
+                    continue
+                for end in ready:
+                    data = end.recv(65536)
+                    if not data:
+                        return
+                    (server if end is client else client).sendall(data)
+        except OSError:
+            return
+
+    def close(self):
+        for end in self.sockets:
+            end.close()
+
+
+def test_a_server_that_falls_silent_on_an_open_connection_is_store_unavailable_in_bounded_time(database, spawn, workdir):
+    """An open connection whose server stops answering without closing it used to hold the call, and every call behind it,
+    for ever: the answer is waited for 15 s, then the connection is given up, a new one tried (3 s), and the call answers
+    storeUnavailable with nothing written; the process keeps serving and recovers by itself."""
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(URI).query)
+    relay = SilentRelay(os.path.join(query["host"][0], ".s.PGSQL.5432"))
+    try:
+        name = urllib.parse.urlsplit(database).path.lstrip("/")
+        lk = spawn("--db", f"postgresql://postgres@127.0.0.1:{relay.port}/{name}", "--key-file", os.path.join(workdir, "k"))
+        assert "result" in lk.request("admin/createUser", userId="before")
+        relay.silent.set()
+        started = time.monotonic()
+        reply = lk.recv(lk.send("admin/createUser", {"userId": "during"}), timeout=60)
+        waited = time.monotonic() - started
+        assert reason(reply) == "storeUnavailable", reply
+        assert 14 < waited < 25, waited
+        assert "result" in lk.request("ping")
+        relay.silent.clear()
+        deadline = time.monotonic() + 10
+        while reason(reply := lk.request("admin/createUser", userId="during")) == "storeUnavailable" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "result" in reply, reply
+        assert reason(lk.request("admin/createUser", userId="before")) == "alreadyExists"
+    finally:
+        relay.close()
 
 
 def test_the_database_holds_no_secret_in_clear(group):
