@@ -52,6 +52,30 @@ import Testing
         #expect(try system.core.store.read { try $0.fetchAll(ChallengeRecord.self).map(\.id) } == ["c1"])
     }
 
+    @Test func onboardingProcessesThatCanAnswerOnlyFailedAreForgottenADayPastTheirEnd() throws {
+        let system = try started()
+        let now = system.core.now
+        let statuses: [(String, OnboardingStatus, Bool)] = [
+            ("failed", .failed, false), ("cancelled", .activationInProgress, true), ("expiring", .activationInProgress, false),
+            ("finished", .finished, false), ("verifying", .verificationInProgress, false),
+        ]
+        try system.core.store.write { tx in
+            for (id, status, closed) in statuses {
+                try tx.save(
+                    OnboardingProcessRecord(
+                        id: id, deviceId: "d-" + id, userId: nil, applicationId: "default", channel: nil, address: nil, otpHash: nil,
+                        otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0, status: status.rawValue, canRestoreSession: true, instance: "i",
+                        otpAccepted: false, registrationId: nil, closed: closed, createdAt: now))
+            }
+        }
+        func kept() throws -> [String] { try system.core.store.read { try $0.fetchAll(OnboardingProcessRecord.self).map(\.id).sorted() } }
+        // A day past the 3 h end, less a second: all kept (the one whose 3 h ran out is failed by the clock by then).
+        try system.core.advanceClock(by: OnboardingProcessRecord.lifetime + ExpiredRows.keptFor - 1)
+        #expect(try kept() == ["cancelled", "expiring", "failed", "finished", "verifying"])
+        try system.core.advanceClock(by: ExpiredRows.forgetEvery)
+        #expect(try kept() == ["finished", "verifying"])
+    }
+
     @Test func nothingIsForgottenBeforeItsTime() throws {
         let system = try started()
         for n in 0..<3 { try request(system, n) }

@@ -1,3 +1,4 @@
+import LatchkeyContract
 import LatchkeyStorage
 
 /// How long a row stays in the store once it has expired, and how often what is past its use is forgotten.
@@ -17,8 +18,9 @@ extension Latchkey {
         resetBurstLimit, resetHourLimit, loginLimit, ServerSession.activationCodeLimit, ServerSession.applicationCodeLimit,
     ]
 
-    /// Forgets, every `ExpiredRows.forgetEvery` from a process's first look, the rate-limit events no window holds, and the
-    /// reset codes and `server/` challenges a day past their expiry.
+    /// Forgets, every `ExpiredRows.forgetEvery` from a process's first look, the rate-limit events no window holds, the
+    /// reset codes and `server/` challenges a day past their expiry, and the onboarding processes a day past their end that
+    /// can answer nothing but `failed`.
     ///
     /// A failure forgets nothing and is not retried before the next time: it fails no call.
     func forgetExpiredRows() {
@@ -47,6 +49,17 @@ extension Latchkey {
                 // A registration forgets its own when it is issued another; these are those of registrations never issued one again.
                 try tx.deleteAll(
                     ChallengeRecord.self, where: [StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
+                // Failed ones (their OTP tries used up, or their 3 h over with no OTP: every start with credentials that match
+                // nobody), and closed ones (cancelled, replaced). A device that still holds one hears `failed`, as for a process
+                // unknown to the server. A finished one stays (its device reads `finished`), as does one awaiting verification.
+                let ended = now - OnboardingProcessRecord.lifetime - ExpiredRows.keptFor
+                for over: StoreFilter in [
+                    .equals(OnboardingProcessRecord.Columns.status, OnboardingStatus.failed.rawValue),
+                    .equals(OnboardingProcessRecord.Columns.closed, true),
+                ] {
+                    try tx.deleteAll(
+                        OnboardingProcessRecord.self, where: [over, StoreFilter(OnboardingProcessRecord.Columns.createdAt, .less, .int(ended))])
+                }
             }
         } catch {
             logger.warning("forgetting expired rows failed", metadata: ["error": "\(String(describing: type(of: error)))"])
