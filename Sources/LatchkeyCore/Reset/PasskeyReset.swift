@@ -48,6 +48,16 @@ extension Latchkey {
         return options
     }
 
+    /// Checks an account-recovery code as `resetPasskeys` checks it first (a wrong one counts), and writes nothing else: for a
+    /// reset whose new passkey cannot be made (an unknown phone), so that the code is still checked before anything else.
+    /// - Throws: the code errors.
+    public func checkAccountRecoveryCode(_ identifier: UserIdentifier, code: String) throws {
+        try transact { tx, effects in
+            tx.willRead(resetCodeReads(identifier))
+            _ = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
+        }
+    }
+
     /// Removes every passkey of the user and registers the new one (if given), with an account-recovery code.
     ///
     /// The code is checked first (a wrong one counts), then the ceremony (void once the code that

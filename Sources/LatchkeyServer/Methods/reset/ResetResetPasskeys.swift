@@ -48,15 +48,27 @@ enum ResetResetPasskeys: RPCMethod {
         // The seed's one SDK call: the phone's browser and authenticator make the passkey from the
         // reset's options, and the server verifies it, in one transaction.
         let reads = try context.core.resetReads(identifier)
-        return try authenticator.inTransaction(onDevice: deviceId, reading: reads, context) { session, makePasskey in
+        do {
+            return try makeOnPhone(deviceId, passkey.friendlyName, identifier, code, reads, authenticator, context)
+        } catch let unknown as DomainError where unknown.reason == .notFound && unknown.detail(.kind) == .string("device") {
+            // The code is checked first, in this form too: a wrong one counts and answers, whatever the phone.
+            try context.core.checkAccountRecoveryCode(identifier, code: code)
+            throw unknown
+        }
+    }
+
+    /// The phone makes the passkey from the reset's options and the server verifies it, in one transaction.
+    private static func makeOnPhone(
+        _ deviceId: String, _ friendlyName: String?, _ identifier: UserIdentifier, _ code: String, _ reads: [StoreRead],
+        _ authenticator: any ResetPasskeyAuthenticator, _ context: CallContext
+    ) throws -> [Passkey] {
+        try authenticator.inTransaction(onDevice: deviceId, reading: reads, context) { session, makePasskey in
             // The passkey takes the RP id of the application the code was asked for.
             let options = try session.resetPasskeyCreationOptions(identifier, code: code)
             let response = try makePasskey(options)
             return try session.resetPasskeys(
                 identifier, code: code,
-                newPasskey: ResetPasskey(
-                    ceremonyId: options.ceremonyId, response: response,
-                    friendlyName: passkey.friendlyName))
+                newPasskey: ResetPasskey(ceremonyId: options.ceremonyId, response: response, friendlyName: friendlyName))
         }
     }
 
