@@ -33,8 +33,8 @@ private func readEnvelope(_ json: JSON, _ path: String, _ problems: inout [Param
         if type.stringValue != "public-key" { problems.append(ParamProblem("\(path).type", "must be public-key")) }
     }
     let response = required("response").flatMap { $0.object(at: "\(path).response", into: &problems) }
-    // Some clients omit it: absent (or null) counts as {}.
-    if let results = object["clientExtensionResults"], !results.isNull, results.objectValue == nil {
+    // Some clients omit it: absent counts as {}. Null is a member of another type (only `response.userHandle` may be null).
+    if let results = object["clientExtensionResults"], results.objectValue == nil {
         problems.append(ParamProblem("\(path).clientExtensionResults", "must be an object, not \(results.typeName)"))
     }
     var attachment: String?

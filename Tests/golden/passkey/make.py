@@ -266,6 +266,7 @@ def credential_shapes(s):
         credential | {"id": "", "rawId": ""},
         credential | {"id": b64(bytes(1024)), "rawId": b64(bytes(1024))},
         credential | {"clientExtensionResults": []},
+        credential | {"clientExtensionResults": None},  # only response.userHandle may be null
     ]
     for shape in broken:
         s.fails("passkey/create", "invalidParams", ceremonyId=ceremony, credential=shape)
