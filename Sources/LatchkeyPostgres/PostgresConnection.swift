@@ -35,11 +35,19 @@ private enum PipelineEntry {
 /// socket never closes) is a lost connection, never a call that waits for ever. Not thread-safe: its
 /// owner serialises access.
 final class PostgresConnection {
-    /// How long one answer is waited for.
+    /// How long one answer is waited for, unless `answerWaitMilliseconds` says otherwise.
     ///
-    /// Longer than any `lock_timeout` the store sets (10 s), so a wait the server ends is seen as the
-    /// server's error. Past it the connection is given up as lost.
-    static let answerWaitMilliseconds: Int64 = 15_000
+    /// Longer than the connection's `lock_timeout` (`lockWaitMilliseconds`), so a lock wait the server ends is seen
+    /// as the server's error. Past it the connection is given up as lost.
+    static let defaultAnswerWaitMilliseconds: Int64 = 15_000
+    /// Every lock wait of the connection's statements ends after this (the server answers `lockNotAvailable`), so a
+    /// session left behind by an answer given up on never waits on to commit later.
+    static let lockWaitMilliseconds: Int64 = 10_000
+    /// While an answer has not come, libpq's input is read this often too: bytes that TLS has buffered are not seen by poll(2).
+    static let pollSliceMilliseconds: Int64 = 100
+
+    /// How long one answer is waited for (migrations, which may wait for another process's, wait longer).
+    var answerWaitMilliseconds = defaultAnswerWaitMilliseconds
 
     private let pq: UnsafePointer<CLibpq_table>
     private let conn: OpaquePointer
@@ -69,7 +77,7 @@ final class PostgresConnection {
         conn = connection
         // bytea comes back as hex (a connection that cannot have it is refused: another form would
         // read as no value); integers as decimal text; no notices on stderr.
-        try execute("SET bytea_output = 'hex'")
+        try execute("SET bytea_output = 'hex'; SET lock_timeout = \(Self.lockWaitMilliseconds)")
         CLibpq_setNoticeProcessor(pq, conn, { _, _ in }, nil)
     }
 
@@ -128,18 +136,18 @@ final class PostgresConnection {
     /// libpq's next result once it has arrived (nil: no more for this command), waiting `answerWaitMilliseconds` at most.
     /// - Throws: a lost connection when the socket fails or no answer comes in time (the connection is then abandoned).
     private func answer(_ context: String) throws -> OpaquePointer? {
-        let deadline = PostgresStore.nowMilliseconds() + Self.answerWaitMilliseconds
+        let deadline = PostgresStore.nowMilliseconds() + answerWaitMilliseconds
         while CLibpq_isBusy(pq, conn) == 1 {
             let left = deadline - PostgresStore.nowMilliseconds()
             guard left > 0 else {
                 abandoned = true
-                throw PostgresError(code: .noAnswer, context: "\(context): no answer within \(Self.answerWaitMilliseconds / 1000) s")
+                throw PostgresError(code: .noAnswer, context: "\(context): no answer within \(answerWaitMilliseconds / 1000) s")
             }
             var descriptor = pollfd(fd: CLibpq_socket(pq, conn), events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(clamping: left))
+            let ready = poll(&descriptor, 1, Int32(clamping: min(left, Self.pollSliceMilliseconds)))
             // A signal (SIGTERM finishes the call in hand) interrupts the wait, not the call.
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0, ready == 0 || CLibpq_consumeInput(pq, conn) == 1 else { throw lost(context) }
+            guard ready >= 0, CLibpq_consumeInput(pq, conn) == 1 else { throw lost(context) }
         }
         return CLibpq_getResult(pq, conn)
     }

@@ -162,8 +162,9 @@ public final class PostgresStore: Store, Sendable {
     /// connection can (the row is this process's own), and the server says what it is doing (`lostConnections`). Waiting for
     /// its synchronous standby, its COMMIT may yet land, so it is waited for as long as it waits — an answer before would be
     /// wrong if it then committed (PROTOCOL: "never a result that the new primary lacks, never both"), and every COMMIT on
-    /// that server waits as long; idle in its transaction (cut off before its COMMIT arrived), it never will, so it is ended
-    /// and asked again. False when it did not commit, or when no server answered in time.
+    /// that server waits as long; idle in its transaction (cut off before its COMMIT arrived) or waiting for a lock (an answer
+    /// given up on left it there), it has not committed, so it is ended and asked again. A row that does not show the commit is
+    /// believed only once no such session is left. False when it did not commit, or when no server answered in time.
     private func committed(_ marker: PostgresCommitMarker, _ slot: inout ConnectionSlot) -> Bool {
         var started = Self.nowMilliseconds()
         var toldInFlight = false
@@ -180,8 +181,17 @@ public final class PostgresStore: Store, Sendable {
                         PostgresStatement(sql: PostgresCommitMarker.lastCommitted, parameters: [.text(marker.writer)]),
                         PostgresStatement(sql: "COMMIT", parameters: []),
                     ])
-                    guard case .int(let number)? = results[2].rows.first?.first else { return false }
-                    return number == marker.number
+                    if case .int(let number)? = results[2].rows.first?.first, number == marker.number { return true }
+                    // Not committed yet: the answer is final only once no session of this process can still commit it (one
+                    // left behind by an answer given up on may not have reached the marker).
+                    switch lostConnections(on: connection) {
+                    case .gone: return false
+                    case .unanswered: slot.connection = nil
+                    case .inFlight, .ended: break
+                    }
+                    started = Self.nowMilliseconds()
+                    usleep(100_000)
+                    continue
                 } catch let error as PostgresError where error.code == .lockNotAvailable {
                     _ = try? connection.execute("ROLLBACK")
                     switch lostConnections(on: connection) {
@@ -220,9 +230,10 @@ public final class PostgresStore: Store, Sendable {
 
     /// What this process's other connections on the server of `connection` are doing, known by their application name.
     private enum LostConnections {
-        /// One is still running a statement or its COMMIT (waiting for its synchronous standby, a WAL flush, a lock).
+        /// One is still running a statement or its COMMIT (waiting for its synchronous standby, a WAL flush).
         case inFlight
-        /// One or more sat idle in a transaction, which they would never commit: they were ended (their transactions roll back).
+        /// One or more sat idle in a transaction, or waited for a lock, not yet committing: they were ended (their transactions
+        /// roll back).
         case ended
         /// None is left that could hold the row (an idle one holds nothing).
         case gone
@@ -232,16 +243,19 @@ public final class PostgresStore: Store, Sendable {
 
     private func lostConnections(on connection: PostgresConnection) -> LostConnections {
         let others = "application_name = $1 AND pid <> pg_backend_pid()"
+        // Waiting for a lock, a session has not committed (nor begun to): it is ended like an idle one, never waited for.
+        let waitingForALock = "state = 'active' AND wait_event_type = 'Lock'"
         do {
             let results = try connection.pipeline([
                 PostgresStatement(
-                    sql: "SELECT count(*) FROM pg_stat_activity WHERE \(others) AND (state = 'active' OR wait_event = 'SyncRep')",
+                    sql: "SELECT count(*) FROM pg_stat_activity WHERE \(others) AND (state = 'active' OR wait_event = 'SyncRep') "
+                        + "AND NOT (\(waitingForALock))",
                     parameters: [.text(applicationName)]),
                 // One statement finds and ends them, so no pid is reused in between; the aggregate's filter runs only on the rows
                 // the WHERE kept (a qualifier there could be reordered before the others).
                 PostgresStatement(
                     sql: "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE \(others) "
-                        + "AND state LIKE 'idle in transaction%'",
+                        + "AND (state LIKE 'idle in transaction%' OR \(waitingForALock))",
                     parameters: [.text(applicationName)]),
             ])
             func count(_ index: Int) -> Int64 {

@@ -90,6 +90,8 @@ struct PostgresTransactionRun {
                 return .fail(StoreUnavailable(retryAfterSeconds: 1, reason: "too many concurrent writers (serialization failures)"))
             }
             return .pauseThenRunAgain
+        case .refused(let error) where error.code == .lockNotAvailable:
+            return .fail(StoreUnavailable(retryAfterSeconds: 1, reason: "a lock was held past the lock timeout"))
         case .refused(let error):
             return .fail(error)
         }

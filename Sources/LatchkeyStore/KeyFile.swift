@@ -5,8 +5,8 @@ import Foundation
 public enum KeyFile {
     public static let length = 32
 
-    /// What a key file's path holds.
-    public enum Contents: Equatable {
+    /// What a key file's path holds (its description never shows a key's bytes).
+    public enum Contents: Equatable, CustomStringConvertible {
         case key([UInt8])
         /// No file (or no directory) at the path.
         case missing
@@ -16,6 +16,8 @@ public enum KeyFile {
         case unreadable(String)
         /// No file, and none can be made: why.
         case cannotBeMade(String)
+
+        public var description: String { problem ?? "a key of \(KeyFile.length) bytes" }
 
         /// Why this is no key, for a message (never the bytes); nil for a key.
         public var problem: String? {
@@ -29,6 +31,9 @@ public enum KeyFile {
         }
     }
 
+    /// The key in the file at `path`, made with `make`'s bytes when there is no file (another process making it at the same
+    /// time: its key is the key).
+    /// - Throws: `KeyFileProblem` when the file holds no key, or none can be made.
     public static func readOrCreate(at path: String, make: () -> [UInt8]) throws -> [UInt8] {
         for _ in 0..<100 {
             switch contents(path) {
@@ -48,10 +53,16 @@ public enum KeyFile {
             defer { unlink(temporary) }
             guard written == length else { throw KeyFileProblem(path: path, contents: .cannotBeMade("its bytes could not be written")) }
             // link(2) fails if another process got there first; then its key is the key. What is returned is what the file holds.
-            if link(temporary, path) == 0, let linked = read(path) { return linked }
+            let linked = link(temporary, path)
+            let linkError = errno
+            if linked == 0, let key = read(path) { return key }
+            // Taken meanwhile: read what the other process linked. Anything else (no hard links here, a full disk) is said.
+            guard linked == 0 || linkError == EEXIST else {
+                throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(linkError))))
+            }
             usleep(10_000)
         }
-        throw KeyFileProblem(path: path, contents: .cannotBeMade("another process keeps replacing it"))
+        throw KeyFileProblem(path: path, contents: .cannotBeMade("the path stays taken by something that is no file, a dangling link perhaps"))
     }
 
     /// The key in the file at `path`, or nil (see `contents` for why not).
@@ -62,9 +73,12 @@ public enum KeyFile {
 
     /// What the file at `path` holds: a key of `length` bytes, or why not.
     public static func contents(_ path: String) -> Contents {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: a FIFO at the path would hold the open (and the read) for ever.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))) }
         defer { close(fd) }
+        var kind = stat()
+        guard fstat(fd, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return .unreadable("not a regular file") }
         // One byte more than a key: a longer file is told from a key.
         var bytes = [UInt8](repeating: 0, count: length + 1)
         var count = 0

@@ -10,8 +10,9 @@ import Darwin
 /// with a message at start. Below it, the store, its key file and libdispatch's worker monitor
 /// run out of descriptors; the monitor stops the whole process (SIGILL) when it cannot open `/proc/<tid>/stat`.
 enum OpenFileLimit {
-    /// The fewest open files a serving process accepts.
-    static let minimum = 64
+    /// The fewest open files a serving process accepts: the store's a dozen, and up to three a callback attempt (its
+    /// connection and, over `https://` to a named host, the tunnel's two ends) for the 64 attempts under way at most.
+    static let minimum = 256
     /// How far the soft limit is raised at most (a hard limit may be unlimited).
     static let raisedAtMost: rlim_t = 65536
 
@@ -33,7 +34,7 @@ enum OpenFileLimit {
     /// Why the process cannot serve with the limit in force, or nil.
     static func problem() -> String? {
         guard let limit = raise(), limit < minimum else { return nil }
-        return "latchkey needs at least \(minimum) open files and may have only \(limit) (raise it with `ulimit -n \(minimum)` or more)"
+        return "latchkey needs at least \(minimum) open files and may have only \(limit), its hard limit too (raise it: `ulimit -n \(minimum)`)"
     }
 
     #if canImport(Glibc)

@@ -44,12 +44,17 @@ import Testing
         try FileManager.default.removeItem(atPath: path + ".key")
         try FileManager.default.createDirectory(atPath: path + ".key", withIntermediateDirectories: false)
         let problem = SQLiteStore.unusableFile(at: path)
-        #expect(problem?.contains("cannot be read (Is a directory)") == true)
+        #expect(problem?.contains("cannot be read (not a regular file)") == true)
         #expect(problem?.contains("remove") == false)
         #expect(throws: StoreDamaged.self) { try store.secretKey { [UInt8](repeating: 1, count: KeyFile.length) } }
-        #expect(KeyFile.contents(path + ".key") == .unreadable("Is a directory"))
+        #expect(KeyFile.contents(path + ".key") == .unreadable("not a regular file"))
         #expect(throws: KeyFileProblem.self) { try KeyFile.readOrCreate(at: path + ".key") { [UInt8](repeating: 1, count: KeyFile.length) } }
         #expect(KeyFile.contents(path + ".nothing") == .missing)
+        // A FIFO would have held a blocking open for ever.
+        #expect(mkfifo(path + ".fifo", 0o600) == 0)
+        #expect(KeyFile.contents(path + ".fifo") == .unreadable("not a regular file"))
+        // Its description never shows a key.
+        #expect("\(KeyFile.Contents.key([UInt8](repeating: 0xAB, count: KeyFile.length)))" == "a key of 32 bytes")
     }
 }
 
