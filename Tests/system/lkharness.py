@@ -8,6 +8,7 @@ Nothing here sleeps to synchronise: every wait is on a reply, EOF or exit.
 """
 import json
 import os
+import socket
 import subprocess
 import threading
 import time
@@ -261,3 +262,22 @@ def activate(lk, user_id, pin_code="1234", device_id=None, token_purpose=None, *
         fin["tokenPurpose"] = token_purpose
     res = lk.ok("activation/finish", **fin)
     return dev, res["registrationId"], res
+
+
+def loopback_listener(serve):
+    """A TCP socket listening on 127.0.0.1 (an unused port) whose every connection `serve(client)` handles on a thread of its
+    own, until the socket is closed."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+
+    def accept():
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(client,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return listener

@@ -47,7 +47,7 @@ import time
 
 import pytest
 
-from lkharness import reason
+from lkharness import loopback_listener, reason
 
 RUNS = 100
 VARIANTS = ("before", "during", "after", "after-reset", "after-reply")
@@ -246,17 +246,14 @@ class CommitCutter:
 
     def __init__(self, upstream):
         self.upstream = upstream
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
         self.lock = threading.Condition()
         self.armed = None
         self.cuts = []          # one dict per cut
         self.errors = []        # what went wrong inside the proxy's threads
         self.sockets = set()
         self.closed = False
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.listener = loopback_listener(self._serve)
+        self.port = self.listener.getsockname()[1]
 
     def arm(self, variant, part=0.5):
         """`part`: for `during`, how much of the COMMIT's message goes through (0 to 1; at least a byte, never all)."""
@@ -283,14 +280,6 @@ class CommitCutter:
                 s.close()
             except OSError:
                 pass
-
-    def _accept(self):
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client):
         server = None

@@ -22,7 +22,7 @@ import uuid
 
 import pytest
 
-from lkharness import activate, check_not_internal, pin, reason
+from lkharness import activate, check_not_internal, loopback_listener, pin, reason
 from test_races import run_threads
 
 URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
@@ -342,20 +342,9 @@ class SilentRelay:
     def __init__(self, unix_path):
         self.unix_path = unix_path
         self.silent = threading.Event()
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
+        self.listener = loopback_listener(self._relay)
         self.port = self.listener.getsockname()[1]
         self.sockets = [self.listener]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
 
     def _relay(self, client):
         server = socket.socket(socket.AF_UNIX)
