@@ -36,6 +36,7 @@ typedef struct {
     int (*PQsocket)(const PGconn *conn);
     int (*PQsendQuery)(PGconn *conn, const char *query);
     int (*PQisBusy)(PGconn *conn);
+    int (*PQsetnonblocking)(PGconn *conn, int arg);
     int (*PQconsumeInput)(PGconn *conn);
     PGnotify * (*PQnotifies)(PGconn *conn);
     void (*PQfreemem)(void *ptr);
@@ -74,6 +75,7 @@ static inline const CLibpq_table *CLibpq_load(void) {
     if ((*(void **)&t->PQsocket = dlsym(lib, "PQsocket")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQsendQuery = dlsym(lib, "PQsendQuery")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQisBusy = dlsym(lib, "PQisBusy")) == NULL) { free(t); return NULL; }
+    if ((*(void **)&t->PQsetnonblocking = dlsym(lib, "PQsetnonblocking")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQconsumeInput = dlsym(lib, "PQconsumeInput")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQnotifies = dlsym(lib, "PQnotifies")) == NULL) { free(t); return NULL; }
     if ((*(void **)&t->PQfreemem = dlsym(lib, "PQfreemem")) == NULL) { free(t); return NULL; }
@@ -104,6 +106,7 @@ static inline void CLibpq_finish(const CLibpq_table *t, PGconn *conn) { t->PQfin
 static inline int CLibpq_socket(const CLibpq_table *t, const PGconn *conn) { return t->PQsocket(conn); }
 static inline int CLibpq_sendQuery(const CLibpq_table *t, PGconn *conn, const char *query) { return t->PQsendQuery(conn, query); }
 static inline int CLibpq_isBusy(const CLibpq_table *t, PGconn *conn) { return t->PQisBusy(conn); }
+static inline int CLibpq_setnonblocking(const CLibpq_table *t, PGconn *conn, int arg) { return t->PQsetnonblocking(conn, arg); }
 static inline int CLibpq_consumeInput(const CLibpq_table *t, PGconn *conn) { return t->PQconsumeInput(conn); }
 static inline PGnotify * CLibpq_notifies(const CLibpq_table *t, PGconn *conn) { return t->PQnotifies(conn); }
 static inline void CLibpq_freemem(const CLibpq_table *t, void *ptr) { t->PQfreemem(ptr); }

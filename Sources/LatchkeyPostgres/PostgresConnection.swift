@@ -140,7 +140,7 @@ final class PostgresConnection {
         while CLibpq_isBusy(pq, conn) == 1 {
             let left = deadline - PostgresStore.nowMilliseconds()
             guard left > 0 else {
-                abandoned = true
+                abandon()
                 throw PostgresError(code: .noAnswer, context: "\(context): no answer within \(answerWaitMilliseconds / 1000) s")
             }
             var descriptor = pollfd(fd: CLibpq_socket(pq, conn), events: Int16(POLLIN), revents: 0)
@@ -150,6 +150,16 @@ final class PostgresConnection {
             guard ready >= 0, CLibpq_consumeInput(pq, conn) == 1 else { throw lost(context) }
         }
         return CLibpq_getResult(pq, conn)
+    }
+
+    /// Gives the connection up: nothing is read or sent on it any more, and closing it resets it (SO_LINGER 0), so bytes not
+    /// yet sent are dropped, never delivered later to commit what the store has been told did not; and `PQfinish` does not
+    /// wait to send its goodbye to a server that reads nothing.
+    private func abandon() {
+        abandoned = true
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(CLibpq_socket(pq, conn), SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        _ = CLibpq_setnonblocking(pq, conn, 1)
     }
 
     /// Runs `statements` in one round trip (libpq's pipeline mode) and returns each one's rows.

@@ -22,8 +22,8 @@ enum PostgresMigrations {
         ("v14-store-key", v14),
     ]
 
-    /// A migration (or the wait for another process's) may take this long.
-    static let migrationWaitMilliseconds: Int64 = 600_000
+    /// A migration (or the wait for another process's) may take this long: it has no lock timeout of its own.
+    static let migrationWaitMilliseconds: Int64 = 3_600_000
 
     /// Runs the migrations not yet applied, each once, in one transaction under an advisory lock,
     /// so processes that start together wait for the first one and then find the work done.
@@ -32,7 +32,7 @@ enum PostgresMigrations {
         defer { connection.answerWaitMilliseconds = PostgresConnection.defaultAnswerWaitMilliseconds }
         try connection.execute("BEGIN")
         do {
-            try connection.execute("SET LOCAL lock_timeout = \(migrationWaitMilliseconds)")
+            try connection.execute("SET LOCAL lock_timeout = 0")
             try connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS latchkey_migration (name TEXT PRIMARY KEY NOT NULL, appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())")

@@ -162,9 +162,9 @@ public final class PostgresStore: Store, Sendable {
     /// connection can (the row is this process's own), and the server says what it is doing (`lostConnections`). Waiting for
     /// its synchronous standby, its COMMIT may yet land, so it is waited for as long as it waits — an answer before would be
     /// wrong if it then committed (PROTOCOL: "never a result that the new primary lacks, never both"), and every COMMIT on
-    /// that server waits as long; idle in its transaction (cut off before its COMMIT arrived) or waiting for a lock (an answer
-    /// given up on left it there), it has not committed, so it is ended and asked again. A row that does not show the commit is
-    /// believed only once no such session is left. False when it did not commit, or when no server answered in time.
+    /// that server waits as long; waiting for input (cut off before its COMMIT arrived), it never will, so it is ended and
+    /// asked again. A row that does not show the commit is believed only once no such session is left. False when it did not
+    /// commit, or when no server answered in time.
     private func committed(_ marker: PostgresCommitMarker, _ slot: inout ConnectionSlot) -> Bool {
         var started = Self.nowMilliseconds()
         var toldInFlight = false
@@ -230,9 +230,10 @@ public final class PostgresStore: Store, Sendable {
 
     /// What this process's other connections on the server of `connection` are doing, known by their application name.
     private enum LostConnections {
-        /// One is still running a statement or its COMMIT (waiting for its synchronous standby, a WAL flush).
+        /// One is still running a statement (a lock wait included, which the lock timeout ends) or its COMMIT (waiting for its
+        /// synchronous standby, a WAL flush).
         case inFlight
-        /// One or more sat idle in a transaction, or waited for a lock, not yet committing: they were ended (their transactions
+        /// One or more waited for input that never comes (idle, in a transaction or not): they were ended (their transactions
         /// roll back).
         case ended
         /// None is left that could hold the row (an idle one holds nothing).
@@ -242,20 +243,21 @@ public final class PostgresStore: Store, Sendable {
     }
 
     private func lostConnections(on connection: PostgresConnection) -> LostConnections {
+        // Every other session of this name is a connection this process lost or gave up on (its notifier's have other names).
         let others = "application_name = $1 AND pid <> pg_backend_pid()"
-        // Waiting for a lock, a session has not committed (nor begun to): it is ended like an idle one, never waited for.
-        let waitingForALock = "state = 'active' AND wait_event_type = 'Lock'"
+        // In flight: running a statement (a lock wait ends at the connection's lock_timeout) or its COMMIT waiting for the
+        // synchronous standby. Not in flight: waiting for input from the client, idle or not, which never comes (a connection
+        // given up on was reset, not closed with its unsent bytes): ended, it can never commit. Written so that no NULL column
+        // leaves a session out of both.
+        let inFlight = "(wait_event IS NOT DISTINCT FROM 'SyncRep' OR (state = 'active' AND wait_event IS DISTINCT FROM 'ClientRead'))"
         do {
             let results = try connection.pipeline([
                 PostgresStatement(
-                    sql: "SELECT count(*) FROM pg_stat_activity WHERE \(others) AND (state = 'active' OR wait_event = 'SyncRep') "
-                        + "AND NOT (\(waitingForALock))",
-                    parameters: [.text(applicationName)]),
+                    sql: "SELECT count(*) FROM pg_stat_activity WHERE \(others) AND \(inFlight)", parameters: [.text(applicationName)]),
                 // One statement finds and ends them, so no pid is reused in between; the aggregate's filter runs only on the rows
                 // the WHERE kept (a qualifier there could be reordered before the others).
                 PostgresStatement(
-                    sql: "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE \(others) "
-                        + "AND (state LIKE 'idle in transaction%' OR \(waitingForALock))",
+                    sql: "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE \(others) AND NOT \(inFlight)",
                     parameters: [.text(applicationName)]),
             ])
             func count(_ index: Int) -> Int64 {

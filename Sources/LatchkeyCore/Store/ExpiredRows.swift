@@ -52,13 +52,17 @@ extension Latchkey {
                 // Failed ones (their OTP tries used up, or their 3 h over with no OTP: every start with credentials that match
                 // nobody), and closed ones (cancelled, replaced). A device that still holds one hears `failed`, as for a process
                 // unknown to the server. A finished one stays (its device reads `finished`), as does one awaiting verification.
+                // Each by the whole prefix of the index on (status, closed, createdAt).
                 let ended = now - OnboardingProcessRecord.lifetime - ExpiredRows.keptFor
-                for over: StoreFilter in [
-                    .equals(OnboardingProcessRecord.Columns.status, OnboardingStatus.failed.rawValue),
-                    .equals(OnboardingProcessRecord.Columns.closed, true),
-                ] {
+                let forgotten = [(OnboardingStatus.failed, false)] + OnboardingStatus.allCases.map { ($0, true) }
+                for (status, closed) in forgotten {
                     try tx.deleteAll(
-                        OnboardingProcessRecord.self, where: [over, StoreFilter(OnboardingProcessRecord.Columns.createdAt, .less, .int(ended))])
+                        OnboardingProcessRecord.self,
+                        where: [
+                            .equals(OnboardingProcessRecord.Columns.status, status.rawValue),
+                            .equals(OnboardingProcessRecord.Columns.closed, closed),
+                            StoreFilter(OnboardingProcessRecord.Columns.createdAt, .less, .int(ended)),
+                        ])
                 }
             }
         } catch {
