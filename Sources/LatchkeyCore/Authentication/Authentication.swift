@@ -30,7 +30,7 @@ extension ServerSession {
                 remainingAttemptsPIN: max(app.maxFailedAttempts - registration.failedAttempts, 0), authenticationId: pushed?.id,
                 contextTitle: pushed?.contextTitle, contextContent: pushed?.contextContent, contextMIME: pushed?.contextMIME),
             contextHash: contextHash, pinRules: app.pinRules, allowedAuthMethodsToActivate: allowed,
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
+            deviceKeyId: registration.deviceKeyId,
             operationSigningKey: Self.answersKeys(purpose) ? try core.operationSigningKey(tx, applicationId: app.applicationId) : nil,
             serverPublicKey: Self.answersKeys(purpose) ? try core.serverPublicKey(tx, registrationId: registration.id) : nil)
     }
@@ -133,7 +133,7 @@ extension ServerSession {
         return RegistrationStatus(
             registrationId: registration.id, state: registration.registrationState, authMethods: registration.methods,
             remainingAttemptsPIN: max(limit - registration.failedAttempts, 0), totalAttemptsPIN: limit,
-            recoveryMethods: registration.recoveryMethods, deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey),
+            recoveryMethods: registration.recoveryMethods, deviceKeyId: registration.deviceKeyId,
             recoveryLocked: registration.recoveryLocked)
     }
 }

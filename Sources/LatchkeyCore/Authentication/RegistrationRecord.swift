@@ -3,6 +3,8 @@ import LatchkeyContract
 extension RegistrationRecord {
     var registrationState: RegistrationState { RegistrationState(rawValue: state) ?? .removed }
     var methods: [AuthMethod] { AuthMethod.list(authMethods) }
+    /// The `keyId` of its device key: what a phone compares with its own to know it is still this registration's device.
+    var deviceKeyId: String { PublicKey.keyId(sec1: possessionPublicKey) }
 
     func publicKey(for method: AuthMethod) -> [UInt8]? {
         switch method {

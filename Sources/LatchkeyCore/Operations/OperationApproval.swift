@@ -20,7 +20,7 @@ extension ServerSession: OperationsConnection {
         }
         return OperationInbox(
             operations: listed, operationSigningKey: try core.operationSigningKey(tx, applicationId: registration.applicationId),
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
+            deviceKeyId: registration.deviceKeyId)
     }
 
     public func operationChallenge(registrationId: String, operationId: String, caller: Caller?) throws -> OperationChallenge {
@@ -33,7 +33,7 @@ extension ServerSession: OperationsConnection {
             challengeId: challenge.id, challenge: challenge.challenge, expiresAt: challenge.expiresAt, operation: try record.operation(),
             operationHash: record.hash, operationSigningKey: try core.operationSigningKey(tx, applicationId: registration.applicationId),
             serverPublicKey: try core.serverPublicKey(tx, registrationId: registration.id), allowedMethods: record.methods,
-            deviceKeyId: PublicKey.keyId(sec1: registration.possessionPublicKey))
+            deviceKeyId: registration.deviceKeyId)
     }
 
     public func approveOperation(
