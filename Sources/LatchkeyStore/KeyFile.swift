@@ -34,7 +34,7 @@ public enum KeyFile {
     /// The key in the file at `path`, made with `make`'s bytes when there is no file (another process making it at the same
     /// time: its key is the key).
     /// - Throws: `KeyFileProblem` when the file holds no key, or none can be made.
-    public static func readOrCreate(at path: String, make: () -> [UInt8]) throws -> [UInt8] {
+    public static func readOrCreate(at path: String, make: () -> [UInt8]) throws(KeyFileProblem) -> [UInt8] {
         for _ in 0..<100 {
             switch contents(path) {
             case .key(let key): return key
@@ -89,10 +89,7 @@ public enum KeyFile {
             if got == 0 { break }
             count += got
         }
-        guard count == length else {
-            var status = stat()
-            return .wrongLength(fstat(fd, &status) == 0 ? Int(status.st_size) : count)
-        }
+        guard count == length else { return .wrongLength(Int(kind.st_size)) }
         return .key(Array(bytes[0..<length]))
     }
 }

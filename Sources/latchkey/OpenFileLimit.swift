@@ -16,24 +16,22 @@ enum OpenFileLimit {
     /// How far the soft limit is raised at most (a hard limit may be unlimited).
     static let raisedAtMost: rlim_t = 65536
 
-    /// Raises the soft limit to the hard one (at most `raisedAtMost`, never lower than it was); returns the limit then in force,
-    /// nil when it cannot be read.
-    @discardableResult
-    static func raise() -> Int? {
+    /// Raises the soft limit to the hard one (at most `raisedAtMost`, never lower than it was).
+    static func raise() {
         var limit = rlimit()
-        guard getrlimit(Self.resource, &limit) == 0 else { return nil }
+        guard getrlimit(Self.resource, &limit) == 0 else { return }
         let wanted = min(limit.rlim_max, raisedAtMost)
-        if wanted > limit.rlim_cur {
-            var raised = limit
-            raised.rlim_cur = wanted
-            if setrlimit(Self.resource, &raised) == 0 { limit = raised }
-        }
-        return Int(clamping: limit.rlim_cur)
+        guard wanted > limit.rlim_cur else { return }
+        limit.rlim_cur = wanted
+        _ = setrlimit(Self.resource, &limit)
     }
 
-    /// Why the process cannot serve with the limit in force, or nil.
+    /// Why the process cannot serve with the limit in force (`main` raised it first), or nil.
     static func problem() -> String? {
-        guard let limit = raise(), limit < minimum else { return nil }
+        var current = rlimit()
+        guard getrlimit(Self.resource, &current) == 0 else { return nil }
+        let limit = Int(clamping: current.rlim_cur)
+        guard limit < minimum else { return nil }
         return "latchkey needs at least \(minimum) open files and may have only \(limit), its hard limit too (raise it: `ulimit -n \(minimum)`)"
     }
 

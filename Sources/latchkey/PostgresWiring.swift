@@ -18,10 +18,8 @@ enum PostgresWiring {
         let key: [UInt8]
         do {
             key = try KeyFile.readOrCreate(at: keyFile) { SystemRandomSource().bytes(KeyFile.length) }
-        } catch let problem as KeyFileProblem {
-            throw ValidationError("--key-file: the file \(problem.contents.problem ?? "is no key") (it must hold the deployment's 32-byte key)")
         } catch {
-            throw ValidationError("--key-file: cannot read or create a 32-byte key file at that path")
+            throw ValidationError("--key-file: the file \(error.contents.problem ?? "is no key") (it must hold the deployment's 32-byte key)")
         }
         environment.openStore = { try PostgresStore(conninfo: uri, key: key) }
         environment.relay = PostgresNotifier(conninfo: uri, key: key)
