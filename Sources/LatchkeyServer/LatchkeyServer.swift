@@ -48,8 +48,8 @@ public final class LatchkeyServer: RPCHandler {
         self.relay = environment.relay
     }
 
-    /// How long a caller is told to wait when the store refused this process's key: it stays refused until a restart.
-    static let keyRefusedRetryAfter: Int64 = 3600
+    /// What every call that needs the store answers once the store refused this process's key: it stays refused until a restart.
+    static let keyRefusedAnswer = DomainError.storeUnavailable(retryAfter: 3600, "the store was first used with another key")
 
     /// The system, opened on first use.
     ///
@@ -62,7 +62,7 @@ public final class LatchkeyServer: RPCHandler {
     /// `core()`, saying why the store cannot be opened on stderr unless `sayingWhy` is false.
     private func open(sayingWhy: Bool) throws -> Latchkey {
         if let opened { return opened }
-        if keyRefused { throw DomainError.storeUnavailable(retryAfter: Self.keyRefusedRetryAfter, "the store was first used with another key") }
+        if keyRefused { throw Self.keyRefusedAnswer }
         let core: Latchkey
         do {
             var store = try environment.openStore()
@@ -79,7 +79,7 @@ public final class LatchkeyServer: RPCHandler {
         } catch let mismatch as StoreKeyMismatch {
             keyRefused = true
             logger.error("cannot open the store", metadata: ["reason": "\(mismatch)"])
-            throw DomainError.storeUnavailable(retryAfter: Self.keyRefusedRetryAfter, "the store was first used with another key")
+            throw Self.keyRefusedAnswer
         } catch let unavailable as StoreUnavailable {
             if sayingWhy { logger.error("cannot open the store", metadata: ["reason": "\(unavailable.reason)"]) }
             throw DomainError.storeUnavailable(retryAfter: unavailable.retryAfterSeconds, "the store cannot be opened")
