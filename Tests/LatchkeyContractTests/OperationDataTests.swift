@@ -66,6 +66,24 @@ import Testing
         #expect(!IBAN.isValid(Array("de89370400440532013000".utf8)))
     }
 
+    @Test("an IBAN refused names the rule it breaks: its length, its start, its characters or its mod-97 check")
+    func ibanProblems() {
+        // NO3711111 passes mod-97 but is shorter than any IBAN.
+        #expect(IBAN.problem(Array("NO3711111".utf8)) == "of 9 characters (an IBAN has 15 to 34)")
+        #expect(IBAN.problem(Array("12CZ30300000001165254011".utf8))?.contains("country code") == true)
+        #expect(IBAN.problem(Array("CZ65-8000000192000145399".utf8))?.contains("capital letters and digits") == true)
+        #expect(IBAN.problem(Array("DE89370400440532013001".utf8)) == "whose mod-97 check fails")
+        #expect(IBAN.problem(Array("DE89370400440532013000".utf8)) == nil)
+    }
+
+    @Test("an amount's number and currency, as an amount attribute lists them")
+    func amountParts() {
+        for good in ["1", "1500.00", ".5", "5."] { #expect(OperationData.isAmount(good.utf8), "\(good)") }
+        for bad in ["", ".", "1.0.0", "1,00", "000000.00EUR", "-1"] { #expect(!OperationData.isAmount(bad.utf8), "\(bad)") }
+        #expect(OperationData.isCurrency("EUR".utf8))
+        for bad in ["", "eur", "EURO", "000000.00EUR", "E1R"] { #expect(!OperationData.isCurrency(bad.utf8), "\(bad)") }
+    }
+
     @Test("the fuzz entry takes any bytes")
     func fuzz() {
         let random = SeededRandomSource(seed: 38)

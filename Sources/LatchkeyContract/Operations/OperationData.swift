@@ -126,21 +126,27 @@ public struct OperationData: Sendable, Equatable {
         guard value.count > 3 else { throw OperationDataError("has an amount (A) without digits and a three-letter currency") }
         let number = value.dropLast(3)
         let currency = value.suffix(3)
-        guard currency.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
-            throw OperationDataError("has an amount (A) whose currency is not three capital letters")
-        }
-        let dots = number.filter { $0 == UInt8(ascii: ".") }.count
-        guard dots <= 1, number.contains(where: isDigit), number.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") }) else {
-            throw OperationDataError("has an amount (A) that is not digits with at most one dot")
-        }
+        guard isCurrency(currency) else { throw OperationDataError("has an amount (A) whose currency is not three capital letters") }
+        guard isAmount(number) else { throw OperationDataError("has an amount (A) that is not digits with at most one dot") }
         return .amount(ascii(Array(number)), currency: ascii(Array(currency)))
+    }
+
+    /// Whether `bytes` are an amount's number: digits with at most one `.`, at least one digit.
+    public static func isAmount(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.contains(where: isDigit) && bytes.allSatisfy { isDigit($0) || $0 == UInt8(ascii: ".") }
+            && bytes.lazy.filter { $0 == UInt8(ascii: ".") }.count <= 1
+    }
+
+    /// Whether `bytes` are an ISO 4217 currency as operation data writes it: three capital letters.
+    public static func isCurrency(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.count == 3 && bytes.allSatisfy { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
     }
 
     /// `I`: an IBAN whose mod-97 check holds, optionally `,BIC`.
     private static func iban(_ value: [UInt8]) throws(OperationDataError) -> Field {
         let pieces = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
         guard pieces.count <= 2, let account = pieces.first else { throw OperationDataError("has an IBAN (I) with more than one BIC") }
-        guard IBAN.isValid(Array(account)) else { throw OperationDataError("has an IBAN (I) whose mod-97 check fails") }
+        if let problem = IBAN.problem(Array(account)) { throw OperationDataError("has an IBAN (I) \(problem)") }
         var bic: String?
         if pieces.count == 2 {
             let code = pieces[1]
@@ -193,18 +199,22 @@ public struct OperationDataError: Error, Sendable, Equatable, CustomStringConver
 public enum IBAN {
     /// Two capital letters, two check digits, then 11 to 30 capital letters and digits (15 to 34 in all),
     /// whose number (letters as 10–35, the first four characters moved to the end) is 1 modulo 97.
-    public static func isValid(_ bytes: [UInt8]) -> Bool {
-        guard (15...34).contains(bytes.count) else { return false }
+    public static func isValid(_ bytes: [UInt8]) -> Bool { problem(bytes) == nil }
+
+    /// The rule of ISO 13616 that `bytes` break ("whose mod-97 check fails"), or nil for a valid IBAN.
+    public static func problem(_ bytes: [UInt8]) -> String? {
+        guard (15...34).contains(bytes.count) else { return "of \(bytes.count) characters (an IBAN has 15 to 34)" }
         let upper = { (byte: UInt8) in byte >= 65 && byte <= 90 }
         let digit = { (byte: UInt8) in byte >= 48 && byte <= 57 }
-        guard upper(bytes[0]), upper(bytes[1]), digit(bytes[2]), digit(bytes[3]), bytes.allSatisfy({ upper($0) || digit($0) }) else {
-            return false
+        guard upper(bytes[0]), upper(bytes[1]), digit(bytes[2]), digit(bytes[3]) else {
+            return "that does not start with a two-letter country code and two check digits"
         }
+        guard bytes.allSatisfy({ upper($0) || digit($0) }) else { return "that holds other than capital letters and digits" }
         var remainder = 0
         for byte in bytes[4...] + bytes[..<4] {
             let value = digit(byte) ? Int(byte - 48) : Int(byte - 55)
             remainder = value >= 10 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97
         }
-        return remainder == 1
+        return remainder == 1 ? nil : "whose mod-97 check fails"
     }
 }

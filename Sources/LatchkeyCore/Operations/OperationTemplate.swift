@@ -113,6 +113,21 @@ enum Placeholders {
     enum Piece: Equatable {
         case literal(String)
         case placeholder(String)
+
+        /// Whether the piece is literal text with a backslash that does not begin `\*`, `\\` or `\n` within it.
+        var hasLoneBackslash: Bool {
+            guard case .literal(let text) = self else { return false }
+            var escaping = false
+            for scalar in text.unicodeScalars {
+                if escaping {
+                    guard scalar == "*" || scalar == "\\" || scalar == "n" else { return true }
+                    escaping = false
+                } else {
+                    escaping = scalar == "\\"
+                }
+            }
+            return escaping
+        }
     }
 
     /// The pieces of `text`.
@@ -218,6 +233,13 @@ extension Latchkey {
             guard Placeholders.names(text) != nil else {
                 throw DomainError.invalid(.templateText(member), "has a ${ that is not a placeholder ${name} (name: A–Z a–z 0–9 _ . -)")
             }
+        }
+        // A backslash escapes within the template's own text, never the value a placeholder brings (that value is escaped as
+        // it goes in, and a `\` before it would pair with its escape: a parameter could then add a field).
+        if let pieces = Placeholders.pieces(template.data), pieces.contains(where: \.hasLoneBackslash) {
+            throw DomainError.invalid(
+                .templateText("data"),
+                "has a backslash that escapes neither *, \\ nor n in the template's own text (a value is escaped as it goes in)")
         }
         let inData = Set(Placeholders.names(template.data) ?? [])
         let dataFields = OperationAttribute.fields(of: template.data).dropFirst()

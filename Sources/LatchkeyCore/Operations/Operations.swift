@@ -138,6 +138,31 @@ extension Latchkey {
         let message = try Placeholders.fill(template.message, value)
         let data = try Placeholders.fill(template.data) { OperationData.escape(try value($0)) }
         let attributes = try template.attributes.map { try $0.mapTexts { try Placeholders.fill($0, value) } }
+        // An amount attribute renders data's `A<amount><currency>`: each part must be what the phone lists it as, or the field
+        // would read otherwise (amount "1" and currency "000000.00EUR" fill `A1000000.00EUR`).
+        // A value or note listed as one comma-separated part of a field (`T${name},${city}`) holds no comma, or another split of
+        // the same signed bytes would read otherwise.
+        let dataFields = OperationAttribute.fields(of: template.data).dropFirst()
+        for (written, filled) in zip(template.attributes, attributes) {
+            var parts: [(text: String, isValid: Bool, rule: String)] = []
+            switch (written, filled) {
+            case (.amount(_, let amountText, let currencyText), .amount(_, let amount, let currency)):
+                parts = [
+                    (amountText, OperationData.isAmount(amount.utf8), "must be an amount (digits with at most one dot)"),
+                    (currencyText, OperationData.isCurrency(currency.utf8), "must be a currency (three capital letters)"),
+                ]
+            case (.keyValue(_, let text), .keyValue(_, let value)), (.note(_, let text), .note(_, let value)):
+                guard !dataFields.contains(where: { $0.dropFirst() == text }) else { continue }
+                parts = [(text, !value.contains(","), "must hold no comma")]
+            default:
+                continue
+            }
+            if let broken = parts.first(where: { !$0.isValid }) {
+                throw DomainError.invalid(
+                    Placeholders.names(broken.text)?.first.map { .operationParameter(name: $0) } ?? .operationText("data"),
+                    "\(broken.rule): an attribute lists it as that part of a data field")
+            }
+        }
         if let problem = OperationTexts.problem(title, maxBytes: OperationTexts.maxTitleBytes, newlines: false) {
             throw DomainError.invalid(.operationText("title"), problem)
         }

@@ -572,7 +572,7 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/configureOperationTemplate``: Creates or replaces an operation template of an application.
 
-        Says what operations of one kind look like: title, message and data (PowerAuth's operation-data string, version A) are texts with ${param} placeholders that admin/createOperation fills; attributes are what the phone lists (amount, keyValue, note, heading), and a placeholder used in one must also occur in data, and what one renders besides its label (amount, currency, value, note) is placeholders and text written out in data (attributes render data and add nothing to it). maxFailureCount (1–10, default 5), ttlSeconds (30–86 400, default 300) and allowedMethods (pin, touchId, faceId, passkey, offline; default all but passkey) apply to the operations made from it. A template of the same name is replaced.
+        Says what operations of one kind look like: title, message and data (PowerAuth's operation-data string, version A) are texts with ${param} placeholders that admin/createOperation fills; attributes are what the phone lists (amount, keyValue, note, heading), and a placeholder used in one must also occur in data, and what one renders besides its label (amount, currency, value, note) is placeholders and text written out in data (attributes render data and add nothing to it). A backslash in data's own text escapes *, \\ or n (a filled value is escaped as it goes in, so no backslash may wait for it). maxFailureCount (1–10, default 5), ttlSeconds (30–86 400, default 300) and allowedMethods (pin, touchId, faceId, passkey, offline; default all but passkey) apply to the operations made from it. A template of the same name is replaced.
 
         Params:
             name (str)
@@ -663,7 +663,7 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/createOperation``: Creates an operation for a user from a template, pending.
 
-        Fills the template's placeholders from parameters (strings; a placeholder without a parameter, or a parameter no placeholder uses, answers invalidParams naming parameters.<name>): a value filled into data is escaped (\\ → \\\\, * → \\*, a newline → \\n) so no parameter adds a field. The filled title (≤ 256 bytes), message (≤ 1 024 bytes) and data (operation data, version A: ≤ 255 bytes, at most 5 fields, amounts, IBANs with their mod-97 check, real dates) must keep their rules. registrationId binds the operation to one phone (the user's, of the application, not removed). Announced on the operations topic and to callbacks.
+        Fills the template's placeholders from parameters (strings; a placeholder without a parameter, or a parameter no placeholder uses, answers invalidParams naming parameters.<name>): a value filled into data is escaped (\\ → \\\\, * → \\*, a newline → \\n) so no parameter adds a field. The filled title (≤ 256 bytes), message (≤ 1 024 bytes) and data (operation data, version A: ≤ 255 bytes, at most 5 fields, amounts, IBANs with their mod-97 check, real dates) must keep their rules. What an attribute lists is that part of data: an amount attribute's amount must be digits with at most one dot and its currency three capital letters, a value listed as one comma-separated part of a field holds no comma (else invalidParams naming the parameter). registrationId binds the operation to one phone (the user's, of the application, not removed). Announced on the operations topic and to callbacks.
 
         Params:
             userId (str)

@@ -12,7 +12,8 @@ enum AdminConfigureOperationTemplate: RPCMethod {
             are texts with ${param} placeholders that admin/createOperation fills; attributes are what the phone lists (amount, \
             keyValue, note, heading), and a placeholder used in one must also occur in data, and what one renders besides its \
             label (amount, currency, value, note) is placeholders and text written out in data (attributes render data and add \
-            nothing to it). maxFailureCount (1–10, default 5), ttlSeconds (30–86 400, default 300) and allowedMethods (pin, \
+            nothing to it). A backslash in data's own text escapes *, \\ or n (a filled value is escaped as it goes in, so no \
+            backslash may wait for it). maxFailureCount (1–10, default 5), ttlSeconds (30–86 400, default 300) and allowedMethods (pin, \
             touchId, faceId, passkey, offline; default all but passkey) apply to the operations made from it. A template of the \
             same name is replaced.
             """,

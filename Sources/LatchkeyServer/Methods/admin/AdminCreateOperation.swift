@@ -12,8 +12,10 @@ enum AdminCreateOperation: RPCMethod {
             placeholder uses, answers invalidParams naming parameters.<name>): a value filled into data is escaped (\\ → \\\\, \
             * → \\*, a newline → \\n) so no parameter adds a field. The filled title (≤ 256 bytes), message (≤ 1 024 bytes) and \
             data (operation data, version A: ≤ 255 bytes, at most 5 fields, amounts, IBANs with their mod-97 check, real dates) \
-            must keep their rules. registrationId binds the operation to one phone (the user's, of the application, not \
-            removed). Announced on the operations topic and to callbacks.
+            must keep their rules. What an attribute lists is that part of data: an amount attribute's amount must be digits \
+            with at most one dot and its currency three capital letters, a value listed as one comma-separated part of a field \
+            holds no comma (else invalidParams naming the parameter). registrationId binds the operation to one phone (the \
+            user's, of the application, not removed). Announced on the operations topic and to callbacks.
             """,
         errors: [.notFound], access: .admin)
     struct Params: WireParams {
