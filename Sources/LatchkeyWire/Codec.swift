@@ -137,6 +137,16 @@ extension Codec where Value == String {
 
     /// Any string.
     public static let text: Codec<String> = .string()
+    /// Any string, U+0000 included: text that is read and never kept (a scanned QR code, whose every flaw its reader names).
+    public static let scanned = Codec(
+        schema: .string(minLength: nil, maxLength: nil, format: nil),
+        read: { json, path, problems in
+            guard case .string(let text) = json else {
+                problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
+                return nil
+            }
+            return text
+        }, write: { .string($0) })
     /// A string of at least one character (an identifier).
     public static let identifier: Codec<String> = .string(minLength: 1)
 }

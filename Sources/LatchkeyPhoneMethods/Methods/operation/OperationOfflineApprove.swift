@@ -22,7 +22,8 @@ enum OperationOfflineApprove: RPCMethod {
         let qrPayload: String
         let authParameter: AuthParameterParam
         static let wire = (
-            deviceId: WireMember.deviceId, qrPayload: WireMember.required("qrPayload", .text, "the QR code's text, as admin/operationQrCode made it"),
+            deviceId: WireMember.deviceId,
+            qrPayload: WireMember.required("qrPayload", .scanned, "the QR code's text, as admin/operationQrCode made it"),
             authParameter: WireMember.required("authParameter", .object(AuthParameterParam.self))
         )
     }
