@@ -158,7 +158,18 @@ extension Codec where Value == Int64 {
             schema: .integer(minimum: minimum, maximum: maximum),
             read: { json, path, problems in
                 guard let number = json.intValue else {
-                    problems.append(ParamProblem(path, "must be an integer, not \(json.typeName)"))
+                    if case .double(let whole) = json, whole.rounded() == whole {
+                        // Whole, past 64 bits: past the bound on its side, if the member has one.
+                        if whole > 0, let maximum {
+                            problems.append(ParamProblem(path, "must be at most \(maximum)"))
+                        } else if whole < 0, let minimum {
+                            problems.append(ParamProblem(path, "must be at least \(minimum)"))
+                        } else {
+                            problems.append(ParamProblem(path, "must be an integer of 64 bits at most (−2^63 to 2^63−1)"))
+                        }
+                    } else {
+                        problems.append(ParamProblem(path, "must be an integer, not \(json.typeName)"))
+                    }
                     return nil
                 }
                 return keepsBounds(number, minimum, maximum, path, &problems) ? number : nil
