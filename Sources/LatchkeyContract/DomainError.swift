@@ -49,6 +49,8 @@ public enum InvalidInput: Sendable, Equatable {
     case addOrUpdateAllowedBy(proof: AuthMethod, adds: AuthMethod)
     /// The redirect URL starts with none of the application's prefixes.
     case redirectUrl(allowedPrefixes: [String])
+    /// The redirect URL holds a space or a control character (it becomes a message's link).
+    case redirectUrlCharacters
     /// A recovery's keys are not `device` and exactly one two-factor method.
     case recoveryKeys
     /// An entry of an application's passkey origins (its index) that the RP id does not cover.

@@ -107,6 +107,10 @@ extension Latchkey {
                 .redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
                 "must start with one of the application's redirectUrlPrefixes")
         }
+        // It becomes the message's link, in its text too: a space or a control character would end the link there.
+        guard !redirectUrl.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw DomainError.invalid(.redirectUrlCharacters, "must hold no space or control character: it becomes the message's link")
+        }
     }
 
     /// What checking a verification code for `identifier` reads (`checkResetCode`): the user it

@@ -182,6 +182,8 @@ enum ErrorCodes {
             return ParamProblem("secret", message)
         case .callbackDelivery:
             return ParamProblem("deliveryId", message)
+        case .redirectUrlCharacters:
+            return ParamProblem("redirectUrl", message)
         case .redirectUrl(let prefixes):
             // The operator's redirect list is not a secret: naming it tells the integrator what to register.
             let allowed =

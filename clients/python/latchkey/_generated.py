@@ -2294,7 +2294,7 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/requestAccountRecovery``: Sends an account-recovery code and deep link (same answer for unknown users).
 
-        Sends an account-recovery verification code (6 digits, 600 s) and deep link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; sends are rate limited. Opening the message fires reset/accountRecoveryCallback.
+        Sends an account-recovery verification code (6 digits, 600 s) and deep link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes (and hold no space or control character). Answers the same for unknown users; sends are rate limited. Opening the message fires reset/accountRecoveryCallback.
 
         Params:
             email (str, optional): email channel
@@ -2323,7 +2323,7 @@ class ResetMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``reset/requestPasswordReset``: Sends a password-reset code and link (same answer for unknown users).
 
-        Sends a password-reset verification code (6 digits, 600 s) and link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes. Answers the same for unknown users; sends are rate limited.
+        Sends a password-reset verification code (6 digits, 600 s) and link to the user's email or phone, built on a redirectUrl that must start with one of the application's prefixes (and hold no space or control character). Answers the same for unknown users; sends are rate limited.
 
         Params:
             email (str, optional): email channel
