@@ -47,9 +47,16 @@ extension ServerSession {
         return record
     }
 
+    /// The token a grant was given for has not expired since: the change it authorised ends with it, as on `server/recovery/*`.
+    private func requireTokenLive(_ grant: ChallengeRecord) throws {
+        if let tokenExpiresAt = grant.tokenExpiresAt, now >= tokenExpiresAt {
+            throw DomainError(.tokenExpired, "The token that opened this change has expired")
+        }
+    }
+
     /// Sets (or replaces) the recovery key, authorised by a grant; the key's proof signs the
     /// grant's secret as its challenge.
-    /// - Throws: the grant's and the state answers, `proofInvalid`.
+    /// - Throws: the grant's and the state answers, `tokenExpired`, `proofInvalid`.
     public func setRecovery(
         registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
@@ -57,6 +64,7 @@ extension ServerSession {
         tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
         let record = try openGrant(grant, registrationId: registrationId, .addOrUpdateRecovery)
         var registration = try changingRegistration(registrationId)
+        try requireTokenLive(record)
         try checkProofs(
             [(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
             registrationId: registrationId, caller: caller)
@@ -93,7 +101,7 @@ extension ServerSession {
     }
 
     /// Deletes the recovery key, authorised by a grant.
-    /// - Throws: the grant's and the state answers, `recoveryNotActivated`.
+    /// - Throws: the grant's and the state answers, `tokenExpired`, `recoveryNotActivated`.
     public func deleteRecovery(
         registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose,
         caller: Caller?
@@ -101,6 +109,7 @@ extension ServerSession {
         tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
         let record = try openGrant(grant, registrationId: registrationId, .deleteRecovery)
         var registration = try changingRegistration(registrationId)
+        try requireTokenLive(record)
         try requireSomethingToDelete(registration, .deleteRecovery)
         try useUp(record)
         return try deleteRecoveryKey(&registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)

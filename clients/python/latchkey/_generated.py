@@ -2106,9 +2106,10 @@ class RecoveryMethods(_Namespace):
             tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), notActivatedLocally (1100), policyViolation (1003),
-        noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403),
-        lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
+        tokenExpired (1501), noSessionInProgress (1200), sessionExpired (1201),
+        registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401),
+        verificationPending (1404), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('recovery/finishAddOrUpdate', _params({
             'deviceId': deviceId,
@@ -2134,9 +2135,10 @@ class RecoveryMethods(_Namespace):
             tokenPurpose (Literal['none', 'addOrUpdateRecovery', 'deleteRecovery'], optional): other purposes return a token
 
         Errors: notFound (1000), notActivatedLocally (1100), recoveryNotActivated (1600),
-        noSessionInProgress (1200), sessionExpired (1201), registrationRemoved (1403),
-        lockedByAdmin (1402), registrationLocked (1401), verificationPending (1404),
-        storeUnavailable (1005), invalidParams (-32602), internalError (-32603).
+        tokenExpired (1501), noSessionInProgress (1200), sessionExpired (1201),
+        registrationRemoved (1403), lockedByAdmin (1402), registrationLocked (1401),
+        verificationPending (1404), storeUnavailable (1005), invalidParams (-32602),
+        internalError (-32603).
         """
         return self._client.call('recovery/finishDelete', _params({
             'deviceId': deviceId,

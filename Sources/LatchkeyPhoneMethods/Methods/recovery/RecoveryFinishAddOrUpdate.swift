@@ -11,7 +11,7 @@ enum RecoveryFinishAddOrUpdate: RPCMethod {
             Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, \
             the server only a public key, never the code.
             """,
-        errors: [.notFound, .notActivatedLocally, .policyViolation] + CommonErrors.finish)
+        errors: [.notFound, .notActivatedLocally, .policyViolation, .tokenExpired] + CommonErrors.finish)
     struct Params: WireParams {
         let deviceId: String
         let recoveryParameter: RecoveryFamily.RecoveryParameter

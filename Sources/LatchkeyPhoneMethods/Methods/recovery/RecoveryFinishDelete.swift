@@ -10,7 +10,7 @@ enum RecoveryFinishDelete: RPCMethod {
         description: """
             Deletes the backup recovery method on the device and on the server (the code given is not checked).
             """,
-        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated] + CommonErrors.finish)
+        errors: [.notFound, .notActivatedLocally, .recoveryNotActivated, .tokenExpired] + CommonErrors.finish)
     struct Params: WireParams {
         let deviceId: String
         let recoveryParameter: RecoveryFamily.DeleteParameter
