@@ -80,7 +80,7 @@ public struct Device {
             throw DomainError(.noSessionInProgress, "No operation of this kind was started on this device")
         }
         guard now < operation.expiresAt else {
-            throw DomainError(.sessionExpired, "The operation was started more than 300 seconds ago; start it again")
+            throw DomainError(.sessionExpired, "The operation was started 300 seconds ago or more; start it again")
         }
         return operation
     }

@@ -74,7 +74,7 @@ extension ServerSession {
     /// - Throws: `sessionExpired` once the challenge's time is over (valid while `now < expiresAt`).
     func requireUnexpired(_ challenge: ChallengeRecord) throws {
         guard now < challenge.expiresAt else {
-            throw DomainError(.sessionExpired, "The operation was started more than 300 seconds ago; start it again")
+            throw DomainError(.sessionExpired, "The operation was started 300 seconds ago or more; start it again")
         }
     }
 
