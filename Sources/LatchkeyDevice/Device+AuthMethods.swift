@@ -54,9 +54,7 @@ extension Device {
     /// - Throws: `cannotDeactivateDevice`, `notActivatedLocally`, `authMethodNotAllowed` (not
     ///   activated), and the server's answers.
     public func deactivateAuthMethod(_ method: AuthMethod) throws -> [AuthMethod] {
-        guard method != .device else {
-            throw DomainError(.cannotDeactivateDevice, "The device method cannot be deactivated; deactivate the registration instead")
-        }
+        // `device` is refused by the server after the device authentication (the registration's state first), as on `server/`.
         // Refused here, before a challenge replaces whatever session the phone holds.
         let registrationId = try heldRegistration()
         guard try activatedMethods().contains(method) else {

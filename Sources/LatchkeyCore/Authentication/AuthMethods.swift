@@ -50,16 +50,18 @@ extension ServerSession {
         let challenge = try openChallenge(challengeId, registrationId: registrationId, serving: [.authenticate, .addAuthMethod])
         var registration = try core.registration(tx, registrationId)
         try core.requireActive(registration)
+        // The device authentication comes first (PROTOCOL: "a device authentication is made first"; "every method that takes
+        // signatures checks device first"), then what is asked of it.
+        let payload = SignedPayload(
+            .removeAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
+            contextHash: challenge.contextHash)
+        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)
         guard method != .device else {
             throw DomainError(.cannotDeactivateDevice, "The device method cannot be deactivated; deactivate the registration instead")
         }
         guard registration.methods.contains(method) else {
             throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not activated for this registration")
         }
-        let payload = SignedPayload(
-            .removeAuthMethod, subject: registrationId, challenge: challenge.challenge, role: .device,
-            contextHash: challenge.contextHash)
-        try verifySignatures(signatures, over: payload, &registration, challenge, caller: caller)
         registration.setPublicKey(nil, for: method)
         registration.authMethods = AuthMethod.text(registration.methods.filter { $0 != method })
         try tx.save(registration)

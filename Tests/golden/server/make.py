@@ -437,7 +437,9 @@ def recovery_after_pin_lock(s):
 
 
 def add_and_remove_methods(s):
-    """authMethod/add needs a second factor allowed to add the method; remove needs the device alone."""
+    """authMethod/add needs a second factor allowed to add the method; remove needs the device alone, checked before what is
+    asked of it (a stranger's device signature asking to remove `device` answers registrationRemoved, the phone's own answers
+    cannotDeactivateDevice)."""
     phone = activated(s)
     c = phone.challenge()
     face = phone.key("faceId")
@@ -453,6 +455,10 @@ def add_and_remove_methods(s):
     c = phone.challenge()
     s.fails("server/authMethod/add", "authMethodNotAllowed", **dict(add(c, "pin"), method="device"))
     phone.verify(factor="faceId")
+    c = phone.challenge()
+    s.fails("server/authMethod/remove", "registrationRemoved", registrationId=phone.registration, challengeId=c["challengeId"],
+            signatures={"device": Key("stranger").sign(payload("removeAuthMethod", phone.registration, c["challenge"], "device"))},
+            method="device")
     c = phone.challenge()
     s.fails("server/authMethod/remove", "cannotDeactivateDevice", registrationId=phone.registration, challengeId=c["challengeId"],
             signatures=phone.signatures("removeAuthMethod", c), method="device")
