@@ -58,6 +58,8 @@ public final class Latchkey: Sendable {
     let callbacksUnknown = Atomic<Bool>(false)
     /// The process's delivery worker, woken after a commit that wrote callback events (see `setCallbackWorker`).
     let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
+    /// Called after a transaction run off the process's own thread published events (the callback worker's `callbackFailed`).
+    let backgroundEvents = Mutex<(@Sendable () -> Void)?>(nil)
     /// The user `userTellingNothing` found last: what an identifier that names nobody reads instead (see `decoyUserId`).
     let lastUserFound = Mutex<String?>(nil)
     /// Opens the system over a store, with the store's keyed-hash key (`Store.secretKey`: an in-memory store's made here).
@@ -87,6 +89,14 @@ public final class Latchkey: Sendable {
         let box = EventSink(handler)
         sink.withLock { $0 = box }
     }
+
+    /// What to call after another thread's transaction published events to the sink (the server wakes its idle loop).
+    public func setBackgroundEventsHook(_ hook: @escaping @Sendable () -> Void) {
+        backgroundEvents.withLock { $0 = hook }
+    }
+
+    /// Whether this process has seen a callback in the store (its worker may then publish events from its own thread).
+    public var hasCallbacksInSight: Bool { callbacksInSight.withLock { $0 } }
 
     /// Where a write transaction's events are recorded inside that transaction, before it commits (a shared store's outbox, so other processes hear
     /// exactly what committed).

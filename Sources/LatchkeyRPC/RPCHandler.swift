@@ -11,9 +11,13 @@ public protocol RPCHandler: AnyObject {
 
     /// Carries out time-driven work that is due; its notifications go to `emit`.
     func runDue(emit: (JSON) -> Void)
+
+    /// What wakes an idle process when another thread left it something to say (nil: nothing does now); the loop then runs `runDue`.
+    var waker: LoopWaker? { get }
 }
 
 extension RPCHandler {
     public func millisecondsUntilDue() -> Int? { nil }
     public func runDue(emit: (JSON) -> Void) {}
+    public var waker: LoopWaker? { nil }
 }

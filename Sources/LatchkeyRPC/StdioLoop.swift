@@ -31,7 +31,7 @@ public final class StdioLoop {
     private let engine: RPCEngine
     private let inputFD: Int32
     private var signalReadFD: Int32 { signalPipeReadFD }
-    private var fds = (pollfd(), pollfd())
+    private var fds = (pollfd(), pollfd(), pollfd())
 
     public init(engine: RPCEngine, inputFD: Int32) {
         self.engine = engine
@@ -102,28 +102,31 @@ public final class StdioLoop {
         while true {
             if Self.stopRequested { return false }
             let due = handler.millisecondsUntilDue()
-            // Nothing time-driven pending: block in read(2) directly (one syscall less per
-            // request). A signal interrupts that read, or, arriving just before it, has already
-            // pointed the input at /dev/null, so the read returns end of input.
-            if due == nil, signalDevNullFD >= 0 { return true }
+            let waker = handler.waker
+            // Nothing time-driven pending and nothing to wake for: block in read(2) directly (one
+            // syscall less per request). A signal interrupts that read, or, arriving just before it,
+            // has already pointed the input at /dev/null, so the read returns end of input.
+            if due == nil, waker == nil, signalDevNullFD >= 0 { return true }
             let timeout = due.map { Int32(clamping: max(0, $0)) } ?? -1
-            // Two fixed slots: no allocation on this path, which runs once per read.
+            // Three fixed slots (input, signal, waker; -1 is skipped): no allocation on this path,
+            // which runs once per read.
             fds.0 = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
             fds.1 = pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)
-            let count: nfds_t = signalReadFD >= 0 ? 2 : 1
+            fds.2 = pollfd(fd: waker?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
             let ready = withUnsafeMutableBytes(of: &fds) { raw in
-                poll(raw.baseAddress?.assumingMemoryBound(to: pollfd.self), count, timeout)
+                poll(raw.baseAddress?.assumingMemoryBound(to: pollfd.self), 3, timeout)
             }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return true
             }
-            if ready == 0 {
+            if fds.1.revents != 0 { return !Self.stopRequested }
+            if ready == 0 || (fds.2.revents != 0 && fds.0.revents == 0) {
+                waker?.drain()
                 handler.runDue { writer.enqueue($0) }
                 writer.flush()
                 continue
             }
-            if count > 1, fds.1.revents != 0 { return !Self.stopRequested }
             return true
         }
     }

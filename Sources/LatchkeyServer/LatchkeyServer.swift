@@ -15,6 +15,8 @@ public final class LatchkeyServer: RPCHandler {
     let logger: Logger
     let sentMessages = SentMessages()
     private let pendingEvents = EventQueue()
+    /// Wakes the idle loop when the callback worker's thread published events (`waker`).
+    private let loopWaker = LoopWaker()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
     /// Set once the store refused this process's key (`StoreKeyMismatch`): no later call opens it again, as only a restart with the
@@ -89,6 +91,8 @@ public final class LatchkeyServer: RPCHandler {
         }
         let queue = pendingEvents
         core.setEventSink { event in queue.append(event) }
+        let waker = loopWaker
+        core.setBackgroundEventsHook { waker.wake() }
         core.setCallbackRenderer(CallbackEventRenderer())
         if let relay = environment.relay {
             core.setEventJournal { tx, events in
@@ -241,6 +245,9 @@ public final class LatchkeyServer: RPCHandler {
     /// How soon an idle process asks the store again what it could not tell (what is due, whether it has a callback), and how soon
     /// a failed delivery's audit row is offered again.
     static let dueRetryMilliseconds = 1000
+
+    /// Polled only while the process has seen a callback: only its worker's thread publishes events.
+    public var waker: LoopWaker? { opened?.hasCallbacksInSight == true ? loopWaker : nil }
 
     public func runDue(emit: (JSON) -> Void) {
         if sharedStorePoll != nil { lookForOtherProcessesWork() }

@@ -286,6 +286,19 @@ def test_410_fails_at_once_and_a_redirect_is_not_followed_but_retried(spawn, rec
     assert len(receiver.snapshot()) == (1 if audited else 2)
 
 
+def test_a_failed_delivery_is_told_to_an_audit_subscriber_at_once_with_no_call(spawn, receivers):
+    # The worker's thread records the failure; the idle process is woken to tell it (it waited for the next, unrelated call).
+    lk = spawn("--in-memory")
+    receiver = receivers(secret=SECRET, answer=lambda r: 410)
+    lk.ok("events/subscribe", topics=["audit"])
+    configure(lk, receiver.url())
+    activate(lk, "eve")
+    receiver.wait_count(1)
+    told = wait_until(lambda: [n for n in lk.notifications if n["params"]["event"]["type"] == "callbackFailed"], 10,
+                      "callbackFailed told with no call")
+    assert len(told) == 1 and told[0]["params"]["event"]["detail"].startswith("dlv_")
+
+
 def test_a_retry_by_hand_after_a_410_is_one_more_attempt_then_failed_again(spawn, receivers):
     answers = iter([410, 500])
     lk = spawn(*MANUAL)

@@ -196,7 +196,12 @@ extension Latchkey {
     /// `failed` again. An attempt whose lease another process took over records nothing.
     public func recordCallbackAttempts(_ attempts: [CallbackAttempt]) throws {
         guard !attempts.isEmpty else { return }
+        var audited = false
+        // Run on the worker's thread: a `callbackFailed` it audits wakes the idle process, which tells its subscribers now (not with
+        // the answer to some later, unrelated call).
+        defer { if audited { backgroundEvents.withLock { $0 }?() } }
         try transact { tx, effects in
+            audited = false
             tx.willRead(attempts.map { .row(CallbackDeliveryRecord.self, id: $0.deliveryId) })
             for attempt in attempts {
                 guard var delivery = try tx.fetch(CallbackDeliveryRecord.self, id: attempt.deliveryId),
@@ -220,6 +225,7 @@ extension Latchkey {
                     try audit(
                         tx, effects, .callbackFailed, detail: delivery.id,
                         recordId: Self.derivedIdentifier("evt", "\(delivery.id)\n\(delivery.attempts)"))
+                    audited = true
                 } else {
                     let delay = CallbackSchedule.retryDelays[min(delivery.attempts - 1, CallbackSchedule.retryDelays.count - 1)]
                     delivery.nextAttemptAt = attempt.dueFrom + delay

@@ -37,6 +37,8 @@ public final class MCPSession: RPCHandler {
 
     public func millisecondsUntilDue() -> Int? { server.millisecondsUntilDue() }
 
+    public var waker: LoopWaker? { server.waker }
+
     public func runDue(emit: (JSON) -> Void) {
         server.runDue { forward($0, emit) }
     }
