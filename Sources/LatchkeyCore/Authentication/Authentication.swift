@@ -120,7 +120,9 @@ extension ServerSession {
         pushed.status = PushedAuthenticationStatus.rejected.rawValue
         pushed.decidedAt = now
         try tx.save(pushed)
-        try audit(.pushedAuthenticationRejected, registrationId: pushed.registrationId, caller: caller)
+        // The user, as on the push's creation and approval (the registration is among the verification's reads).
+        let userId = try tx.fetch(RegistrationRecord.self, id: pushed.registrationId)?.userId
+        try audit(.pushedAuthenticationRejected, userId: userId, registrationId: pushed.registrationId, caller: caller)
     }
 
     /// What a device shows without authenticating.
