@@ -39,6 +39,9 @@ extension Latchkey {
         process.status = OnboardingStatus.failed.rawValue
         try tx.save(process)
         onboardingStatusChanged(effects, process)
+        // Audited as a failure by wrong OTPs is, at the 3 h end that failed it.
+        try audit(
+            tx, effects, .onboardingFailed, userId: process.userId, detail: "expired", at: process.createdAt + OnboardingProcessRecord.lifetime)
     }
 
     /// When the next process waiting for its OTP reaches its end (nil: none).
