@@ -220,9 +220,10 @@ extension Latchkey {
             registrationStateChanged(effects, registration, from: .verificationPending)
             try revokeTokens(tx, registrationId: registrationId)
         }
+        // The process's own device or installation when the caller names none (`server/onboarding/cancel` by processId).
+        let who = caller ?? Caller(key: process.deviceId)
         try audit(
-            tx, effects, .onboardingCancelled, userId: process.userId, deviceId: caller?.deviceId,
-            installationId: caller?.installationId)
+            tx, effects, .onboardingCancelled, userId: process.userId, deviceId: who?.deviceId, installationId: who?.installationId)
     }
 
     /// The process behind an onboarding activation, if it may still activate.

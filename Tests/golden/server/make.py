@@ -629,7 +629,8 @@ def activation_codes(s):
 
 def onboarding(s):
     """Onboarding for an outside device: start, a wrong then the right OTP from delivery/list, commit; the registration
-    waits for verification; a second start from the installation is refused while one runs; cancel ends one."""
+    waits for verification; a second start from the installation is refused while one runs; cancel ends one (audited with
+    the installation that started it)."""
     s.ok("admin/createUser", userId="alice", email="alice@example.com")
     phone = Phone(s, "phone")
     process = s.ok("server/onboarding/start", credentials={"email": "alice@example.com"}, installationId=phone.installation)["processId"]
@@ -650,6 +651,9 @@ def onboarding(s):
     s.ok("server/onboarding/resendOtp", processId=other)
     s.ok("server/onboarding/cancel", processId=other)
     s.fails("server/onboarding/cancel", "onboardingNotRunning", processId=other)
+    # Its cancellation is audited with the installation that started it (the call names only the process).
+    cancelled = [e for e in s.ok("audit/list")["events"] if e["type"] == "onboardingCancelled"]
+    assert [e.get("installationId") for e in cancelled] == ["install-2"], cancelled
     s.fails("server/onboarding/status", "onboardingNotRunning", processId="00000000-0000-4000-8000-000000000000")
     s.fails("server/onboarding/start", "invalidParams", credentials={"nickname": "al"}, installationId="install-3")
 
