@@ -390,8 +390,10 @@ def killed_mid_delivery_delivered_by_another_with_the_same_webhook_id(spawn, rec
         assert lk.ok("admin/listCallbacks")["callbacks"][0]["callbackId"] == callback["callbackId"]
     again = receiver.wait_count(2, timeout=LEASE + 10)[1]
     assert again.id == hung.id and again.body == hung.body and again.problem is None
-    # The lease ends 30 s after the claim, on a clock of whole seconds: at the earliest 29 s after the request left.
-    assert again.received - hung.received >= LEASE - 1.2, f"taken over {again.received - hung.received:.1f}s after the claim"
+    # The lease ends 30 s after the claim, on a clock of whole seconds: at the earliest 29 s after the claim, which is before the
+    # request reached the receiver by its connect and send (up to a second on a loaded machine: a clean-clone run saw 28.8 s).
+    # A takeover that did not wait for the lease comes within the worker's 1 s poll of the kill.
+    assert again.received - hung.received >= LEASE - 2, f"taken over {again.received - hung.received:.1f}s after the claim"
     assert again.received - killed_at <= LEASE + 2.5, "taken over within the 30 s lease"
     listed = delivered(others[-1], callback["callbackId"], timeout=5)
     assert listed["attempts"] == 1  # the killed attempt was never recorded
