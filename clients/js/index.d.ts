@@ -6,8 +6,8 @@ import { EventEmitter } from "node:events";
 
 /** Per-call options. */
 export interface CallOptions {
-  /** Milliseconds to wait for the response (default: the client's `timeout`; Infinity: no limit). */
-  timeout?: number;
+  /** Milliseconds to wait for the response (default, or null: the client's `timeout`; Infinity: no limit). */
+  timeout?: number | null;
 }
 
 /** Options of `Latchkey.spawn`. */
@@ -75,10 +75,10 @@ export declare class Latchkey extends EventEmitter {
 
   /** Sends a request; resolves with its result or rejects with a LatchkeyError. */
   call<M extends keyof MethodMap>(method: M, params?: MethodMap[M]["params"], options?: CallOptions): Promise<MethodMap[M]["result"]>;
-  call(method: string, params?: object | unknown[], options?: CallOptions): Promise<any>;
+  call(method: string, params?: object | unknown[] | null, options?: CallOptions): Promise<any>;
   /** Sends a notification. If the server cannot read it, its error reply is a "strayError", never a call's. */
-  notify(method: string, params?: object | unknown[]): void;
-  /** Ends stdin, waits `grace` ms (5000), then SIGTERM, then SIGKILL. Resolves with the exit status. */
+  notify(method: string, params?: object | unknown[] | null): void;
+  /** Ends stdin, waits `grace` ms (5000), then SIGTERM, then SIGKILL. Resolves with the exit status (a negative errno when the binary could not be started). */
   close(options?: { grace?: number }): Promise<number | null>;
 
   on(event: "notification", listener: (notification: Notification) => void): this;

@@ -157,9 +157,11 @@ export class Latchkey extends EventEmitter {
   /**
    * Sends a request; resolves with its result, rejects with a LatchkeyError (an error
    * response), LatchkeyTimeoutError, or LatchkeyProcessError. `params` may be an object, an
-   * array, or undefined (no params member). `timeout` in ms (Infinity: no limit).
+   * array, or undefined or null (no params member, as the Python client's None). `timeout` in ms
+   * (Infinity: no limit; undefined or null: the client's default).
    */
-  call(method, params, { timeout = this.timeout } = {}) {
+  call(method, params, { timeout } = {}) {
+    timeout ??= this.timeout;
     if (this.#failure) return Promise.reject(this.#processError());
     const id = this.#nextId++;
     let line;
@@ -410,7 +412,8 @@ function encode(method, params, id) {
   const message = { jsonrpc: "2.0" };
   if (id !== undefined) message.id = id;
   message.method = method;
-  if (params !== undefined) message.params = params;
+  // null, like undefined, leaves the member out: JSON-RPC's params is an object or an array.
+  if (params !== undefined && params !== null) message.params = params;
   return JSON.stringify(message, finiteOnly) + "\n";
 }
 

@@ -221,12 +221,16 @@ class Latchkey(GeneratedMethods):
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self._reader.join(grace)
+        # Called from a notification or stray-error callback, this runs on the reader thread: it cannot wait for itself, and
+        # the reader ends on its own at end of output once the callback returns.
+        on_reader = threading.current_thread() is self._reader
+        if not on_reader:
+            self._reader.join(grace)
         self._stderr_thread.join(1.0)
         self._fail_all()  # in case a grandchild still holds stdout open
         for stream, thread in ((self.process.stdout, self._reader),
                                (self.process.stderr, self._stderr_thread)):
-            if not thread.is_alive():
+            if thread is not threading.current_thread() and not thread.is_alive():
                 stream.close()
         return self.process.returncode
 

@@ -78,6 +78,22 @@ def test_callback_errors_and_reentrant_calls_do_not_stop_the_reader(fake):
     assert outcomes and "deadlock" in outcomes[0]
 
 
+def test_close_from_a_callback_ends_the_child_and_fails_the_call_in_hand():
+    client = Latchkey.spawn(sys.executable, [str(FAKE), "--in-memory", "--seed", "1", "--clock", "manual"], timeout=10)
+    outcomes = []
+
+    def callback(notification):
+        # On the reader thread, which close() must not wait for.
+        outcomes.append(client.close())
+
+    client.on_notification(callback)
+    client.events.subscribe(topics=["audit"])
+    with pytest.raises(LatchkeyProcessError):
+        client.clock.advance(seconds=1)
+    assert outcomes == [0]
+    assert client.returncode == 0
+
+
 def test_optional_params_are_left_out_unless_given():
     seen = []
 
