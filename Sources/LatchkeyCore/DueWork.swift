@@ -25,26 +25,28 @@ extension Latchkey {
 extension Latchkey {
     /// Moves a manual clock forward and carries out what became due.
     ///
-    /// Callback deliveries due before the move are attempted at the time they were due, and those due after it before this returns,
-    /// so a transcript replays (the two waits a second at most together: a receiver that takes its time holds up no request).
-    /// - Throws: `forbidden` on the system clock.
-    ///
     /// The clock stops at each change's own time on the way, so changes of every kind happen in time order, each at its time (its
-    /// audit entry, notification and callback `timestamp` say when it happened, and `seq` follows that order).
+    /// audit entry, notification and callback `timestamp` say when it happened, and `seq` follows that order). Callback deliveries
+    /// due at each stop are attempted at that time before the clock moves on, and those due at the end before this returns, so a
+    /// transcript replays (the waits take a second at most together: a receiver that takes its time holds up no request).
+    /// - Throws: `forbidden` on the system clock.
     public func advanceClock(by seconds: Int64) throws {
         guard clock.isManual else { return try clock.advance(by: seconds) }
-        let left = drainCallbackWorker()
+        var left = drainCallbackWorker()
         let target = clock.now + seconds
         var ranAt: UnixTime?
-        while true {
-            forgetDueTimes()
-            guard let due = try nextDueTime(), due < target else { break }
+        // Each run forgets the due time of its own kind; the others' stand.
+        forgetDueTimes()
+        while let due = try nextDueTime(), due < target {
             let at = max(due, clock.now)
             // Run once at each time: what is still due after that run waits for the target (a look that could not settle it).
             guard at != ranAt else { break }
             try clock.advance(by: at - clock.now)
             try runDueTransitions()
             ranAt = at
+            // The worker, woken by the commit, attempts at this time, not at a later one the clock moves on to meanwhile.
+            wakeCallbackWorker()
+            left = drainCallbackWorker(within: left)
         }
         try clock.advance(by: target - clock.now)
         try runDueTransitions()
