@@ -51,12 +51,19 @@ extension Device {
     }
 
     /// Removes a method from the registration and the device, after a device authentication.
-    /// - Throws: `cannotDeactivateDevice`, `notActivatedLocally`, `authMethodNotAllowed` (not
-    ///   activated), and the server's answers.
+    /// - Throws: `cannotDeactivateDevice` (after the registration's state, as on `server/`), `notActivatedLocally`,
+    ///   `authMethodNotAllowed` (not activated), and the server's answers.
     public func deactivateAuthMethod(_ method: AuthMethod) throws -> [AuthMethod] {
-        // `device` is refused by the server after the device authentication (the registration's state first), as on `server/`.
         // Refused here, before a challenge replaces whatever session the phone holds.
         let registrationId = try heldRegistration()
+        if method == .device {
+            // The registration's state first, as `server/authMethod/remove` checks it (and a phone whose keys moved elsewhere is
+            // told so); what the server would then refuse is refused without a challenge.
+            let status = try server.registrationStatus(registrationId: registrationId)
+            try requireThisDevice(keyId: status.deviceKeyId)
+            if let refusal = status.state.refusal { throw refusal }
+            throw DomainError(.cannotDeactivateDevice, "The device method cannot be deactivated; deactivate the registration instead")
+        }
         guard try activatedMethods().contains(method) else {
             throw DomainError(.authMethodNotAllowed, "\(method.rawValue) is not activated for this registration")
         }
