@@ -138,43 +138,60 @@ extension Latchkey {
         let message = try Placeholders.fill(template.message, value)
         let data = try Placeholders.fill(template.data) { OperationData.escape(try value($0)) }
         let attributes = try template.attributes.map { try $0.mapTexts { try Placeholders.fill($0, value) } }
-        // An amount attribute renders data's `A<amount><currency>`: each part must be what the phone lists it as, or the field
-        // would read otherwise (amount "1" and currency "000000.00EUR" fill `A1000000.00EUR`).
-        // A value or note listed as one comma-separated part of a field (`T${name},${city}`) holds no comma, or another split of
-        // the same signed bytes would read otherwise.
-        let dataFields = OperationAttribute.fields(of: template.data).dropFirst()
-        for (written, filled) in zip(template.attributes, attributes) {
-            var parts: [(text: String, isValid: Bool, rule: String)] = []
-            switch (written, filled) {
-            case (.amount(_, let amountText, let currencyText), .amount(_, let amount, let currency)):
-                parts = [
-                    (amountText, OperationData.isAmount(amount.utf8), "must be an amount (digits with at most one dot)"),
-                    (currencyText, OperationData.isCurrency(currency.utf8), "must be a currency (three capital letters)"),
-                ]
-            case (.keyValue(_, let text), .keyValue(_, let value)), (.note(_, let text), .note(_, let value)):
-                guard !dataFields.contains(where: { $0.dropFirst() == text }) else { continue }
-                parts = [(text, !value.contains(","), "must hold no comma")]
-            default:
-                continue
-            }
-            if let broken = parts.first(where: { !$0.isValid }) {
-                throw DomainError.invalid(
-                    Placeholders.names(broken.text)?.first.map { .operationParameter(name: $0) } ?? .operationText("data"),
-                    "\(broken.rule): an attribute lists it as that part of a data field")
-            }
-        }
+        try checkListedParts(template, attributes)
         if let problem = OperationTexts.problem(title, maxBytes: OperationTexts.maxTitleBytes, newlines: false) {
             throw DomainError.invalid(.operationText("title"), problem)
         }
         if let problem = OperationTexts.problem(message, maxBytes: OperationTexts.maxMessageBytes, newlines: true) {
             throw DomainError.invalid(.operationText("message"), problem)
         }
+        let parsed: OperationData
         do {
-            _ = try OperationData.parse(data)
+            parsed = try OperationData.parse(data)
         } catch {
             throw DomainError.invalid(.operationText("data"), "is not valid operation data once filled: it \(error.rule)")
         }
+        // No parameter adds a field, whatever template is stored (one kept from before its backslash rule: a `\` before a
+        // placeholder pairs with the value's escape).
+        guard parsed.fields.count == OperationAttribute.fields(of: template.data).count - 1 else {
+            throw DomainError.invalid(.operationText("data"), "would hold other fields than the template's once filled")
+        }
         return (title, message, data, attributes)
+    }
+
+    /// What each attribute lists must read the same in the signed data.
+    ///
+    /// An amount attribute renders data's `A<amount><currency>`: each part must be what the phone lists it as, or the field would
+    /// read otherwise (amount "1" and currency "000000.00EUR" fill `A1000000.00EUR`). A value or note listed as one comma-separated
+    /// part of a field that several placeholders share (`T${name},${city}`) holds no comma, or another split of the same signed
+    /// bytes would read otherwise.
+    /// - Throws: `invalidParams` naming the parameter (or `data`, for a part written with several).
+    private func checkListedParts(_ template: OperationTemplate, _ filled: [OperationAttribute]) throws {
+        let fields = OperationAttribute.fields(of: template.data).dropFirst()
+        for (written, listed) in zip(template.attributes, filled) {
+            var parts: [(text: String, isValid: Bool, rule: String)] = []
+            switch (written, listed) {
+            case (.amount(_, let amountText, let currencyText), .amount(_, let amount, let currency)):
+                parts = [
+                    (amountText, OperationData.isAmount(amount.utf8), "must be an amount (digits with at most one dot)"),
+                    (currencyText, OperationData.isCurrency(currency.utf8), "must be a currency (three capital letters)"),
+                ]
+            case (.keyValue(_, let text), .keyValue(_, let value)), (.note(_, let text), .note(_, let value)):
+                guard !fields.contains(where: { $0.dropFirst() == text }),
+                    let field = fields.first(where: { $0.dropFirst().split(separator: ",").contains { $0 == text } }),
+                    (Placeholders.names(field) ?? []).count > 1
+                else { continue }
+                parts = [(text, !value.contains(","), "must hold no comma")]
+            default:
+                continue
+            }
+            if let broken = parts.first(where: { !$0.isValid }) {
+                let names = Placeholders.names(broken.text) ?? []
+                throw DomainError.invalid(
+                    names.count == 1 ? .operationParameter(name: names[0]) : .operationText("data"),
+                    "\(broken.rule): an attribute lists it as that part of a data field")
+            }
+        }
     }
 
     /// An operation, expired if its time is up.

@@ -107,8 +107,13 @@ extension Latchkey {
                 .redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
                 "must start with one of the application's redirectUrlPrefixes")
         }
-        // It becomes the message's link, in its text too: a space or a control character would end the link there.
-        guard !redirectUrl.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+        // It becomes the message's link, in its text too: a space, a control character, a line or paragraph separator would end
+        // the link there, and a bidirectional control would show it otherwise than it reads (as a title may hold none).
+        let breaking: (Unicode.Scalar) -> Bool = { scalar in
+            let value = scalar.value
+            return value <= 0x20 || (0x7F...0x9F).contains(value) || (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+        }
+        guard !redirectUrl.unicodeScalars.contains(where: breaking) else {
             throw DomainError.invalid(.redirectUrlCharacters, "must hold no space or control character: it becomes the message's link")
         }
     }

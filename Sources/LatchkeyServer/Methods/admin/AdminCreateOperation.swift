@@ -14,7 +14,8 @@ enum AdminCreateOperation: RPCMethod {
             data (operation data, version A: ≤ 255 bytes, at most 5 fields, amounts, IBANs with their mod-97 check, real dates) \
             must keep their rules. What an attribute lists is that part of data: an amount attribute's amount must be digits \
             with at most one dot and its currency three capital letters, a value listed as one comma-separated part of a field \
-            holds no comma (else invalidParams naming the parameter). registrationId binds the operation to one phone (the \
+            that several placeholders share holds no comma (else invalidParams naming the parameter); no parameter adds a \
+            field (else invalidParams naming data). registrationId binds the operation to one phone (the \
             user's, of the application, not removed). Announced on the operations topic and to callbacks.
             """,
         errors: [.notFound], access: .admin)
