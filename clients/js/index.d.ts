@@ -74,8 +74,8 @@ export declare class Latchkey extends EventEmitter {
   readonly stderrTail: string;
 
   /** Sends a request; resolves with its result or rejects with a LatchkeyError. */
-  call<M extends keyof MethodMap>(method: M, params?: MethodMap[M]["params"], options?: CallOptions): Promise<MethodMap[M]["result"]>;
-  call(method: string, params?: object | unknown[] | null, options?: CallOptions): Promise<any>;
+  call<M extends keyof MethodMap>(method: M, params?: MethodMap[M]["params"], options?: CallOptions | null): Promise<MethodMap[M]["result"]>;
+  call(method: string, params?: object | unknown[] | null, options?: CallOptions | null): Promise<any>;
   /** Sends a notification. If the server cannot read it, its error reply is a "strayError", never a call's. */
   notify(method: string, params?: object | unknown[] | null): void;
   /** Ends stdin, waits `grace` ms (5000), then SIGTERM, then SIGKILL. Resolves with the exit status (a negative errno when the binary could not be started). */

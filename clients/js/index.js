@@ -160,8 +160,8 @@ export class Latchkey extends EventEmitter {
    * array, or undefined or null (no params member, as the Python client's None). `timeout` in ms
    * (Infinity: no limit; undefined or null: the client's default).
    */
-  call(method, params, { timeout } = {}) {
-    timeout ??= this.timeout;
+  call(method, params, options) {
+    const timeout = options?.timeout ?? this.timeout;
     if (this.#failure) return Promise.reject(this.#processError());
     const id = this.#nextId++;
     let line;

@@ -127,15 +127,17 @@ test("optional params are left out unless given", async () => {
 });
 
 test("null params and a null timeout mean none and the default, as the Python client's None", async () => {
-  const lk = sh(`read a; echo '${RESPONSE_1}'; read b; cat >/dev/null`);
+  const lk = sh(`read a; echo '${RESPONSE_1}'; read b; echo '${RESPONSE_1.replace('"id":1', '"id":2')}'; cat >/dev/null`);
   const lines = [];
   const write = lk.child.stdin.write.bind(lk.child.stdin);
   lk.child.stdin.write = (line) => { lines.push(JSON.parse(line)); return write(line); };
   assert.deepEqual(await lk.call("server/info", null, { timeout: null }), { ok: true });
+  assert.deepEqual(await lk.call("server/info", undefined, null), { ok: true });
   lk.notify("ping", null);
   await lk.close();
   assert.deepEqual(lines, [
     { jsonrpc: "2.0", id: 1, method: "server/info" },
+    { jsonrpc: "2.0", id: 2, method: "server/info" },
     { jsonrpc: "2.0", method: "ping" },
   ]);
 });

@@ -221,12 +221,13 @@ class Latchkey(GeneratedMethods):
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        # Called from a notification or stray-error callback, this runs on the reader thread: it cannot wait for itself, and
-        # the reader ends on its own at end of output once the callback returns.
-        on_reader = threading.current_thread() is self._reader
-        if not on_reader:
+        # Called from a callback, this runs on the reader thread (notifications, stray errors) or the stderr thread: it cannot
+        # wait for itself, and that thread ends on its own at end of output once the callback returns.
+        here = threading.current_thread()
+        if here is not self._reader:
             self._reader.join(grace)
-        self._stderr_thread.join(1.0)
+        if here is not self._stderr_thread:
+            self._stderr_thread.join(1.0)
         self._fail_all()  # in case a grandchild still holds stdout open
         for stream, thread in ((self.process.stdout, self._reader),
                                (self.process.stderr, self._stderr_thread)):

@@ -94,6 +94,24 @@ def test_close_from_a_callback_ends_the_child_and_fails_the_call_in_hand():
     assert client.returncode == 0
 
 
+def test_close_from_a_stderr_callback_ends_the_child():
+    outcomes = []
+    spawned = []
+    ready = threading.Event()
+
+    def on_stderr(line):
+        # On the stderr thread, which close() must not wait for either.
+        ready.wait(10)
+        outcomes.append(spawned[0].close())
+
+    spawned.append(Latchkey.spawn("/bin/sh", ["-c", "echo said >&2; cat >/dev/null"], timeout=10, on_stderr=on_stderr))
+    ready.set()
+    deadline = time.time() + 10
+    while not outcomes and time.time() < deadline:
+        time.sleep(0.05)
+    assert outcomes == [0]
+
+
 def test_optional_params_are_left_out_unless_given():
     seen = []
 
