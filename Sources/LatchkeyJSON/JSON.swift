@@ -28,7 +28,8 @@ public enum JSON: Sendable, Equatable {
     public var intValue: Int64? {
         switch self {
         case .int(let i): return i
-        case .double(let d) where d.rounded() == d && abs(d) < 9.2e18: return Int64(d)
+        // Every double in [-2^63, 2^63) converts exactly (2^63 itself does not fit).
+        case .double(let d) where d.rounded() == d && d >= -9_223_372_036_854_775_808.0 && d < 9_223_372_036_854_775_808.0: return Int64(d)
         default: return nil
         }
     }

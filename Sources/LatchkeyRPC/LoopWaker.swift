@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Wakes an idle stdio loop from another thread: a pipe whose read end the loop polls (`RPCHandler.wakeDescriptor`).
+/// Wakes an idle stdio loop from another thread: a pipe whose read end the loop polls (`RPCHandler.waker`).
 ///
 /// `wake` writes one byte (never blocks: a full pipe already wakes the loop); the loop reads them all before it runs its due work.
 public final class LoopWaker: Sendable {
@@ -25,6 +25,10 @@ public final class LoopWaker: Sendable {
         }
         descriptor = ends[0]
         writeEnd = ends[1]
+    }
+
+    deinit {
+        for end in [descriptor, writeEnd] where end >= 0 { close(end) }
     }
 
     /// Asks the loop to run its due work soon; callable from any thread.

@@ -121,7 +121,8 @@ public final class StdioLoop {
                 return true
             }
             if fds.1.revents != 0 { return !Self.stopRequested }
-            if ready == 0 || (fds.2.revents != 0 && fds.0.revents == 0) {
+            // Only POLLIN wakes: an error on the waker's pipe (it cannot have one while the server holds it) must not spin.
+            if ready == 0 || (fds.2.revents & Int16(POLLIN) != 0 && fds.0.revents == 0) {
                 waker?.drain()
                 handler.runDue { writer.enqueue($0) }
                 writer.flush()

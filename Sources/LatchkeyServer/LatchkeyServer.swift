@@ -246,7 +246,8 @@ public final class LatchkeyServer: RPCHandler {
     /// a failed delivery's audit row is offered again.
     static let dueRetryMilliseconds = 1000
 
-    /// Polled only while the process has seen a callback: only its worker's thread publishes events.
+    /// Polled only while the process has seen a callback: its worker's thread publishes events (`callbackFailed`) that no call of
+    /// this loop's causes.
     public var waker: LoopWaker? { opened?.hasCallbacksInSight == true ? loopWaker : nil }
 
     public func runDue(emit: (JSON) -> Void) {

@@ -114,8 +114,11 @@ private func keepsBounds<T: Comparable>(
 }
 
 extension Codec where Value == String {
-    /// A string, optionally bounded in length (counted in characters).
-    public static func string(minLength: Int? = nil, maxLength: Int? = nil, format: String? = nil) -> Codec<String> {
+    /// A string, optionally bounded in length (counted in characters); U+0000 is refused unless `keepsNothing` (text read and never
+    /// kept).
+    public static func string(
+        minLength: Int? = nil, maxLength: Int? = nil, format: String? = nil, keepsNothing: Bool = false
+    ) -> Codec<String> {
         Codec(
             schema: .string(minLength: minLength, maxLength: maxLength, format: format),
             read: { json, path, problems in
@@ -123,7 +126,7 @@ extension Codec where Value == String {
                     problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
                     return nil
                 }
-                guard acceptsText(text, path, &problems) else { return nil }
+                guard keepsNothing || acceptsText(text, path, &problems) else { return nil }
                 // Characters are code points, as JSON Schema's `maxLength` counts them (not grapheme clusters: `e` and a combining
                 // accent are two). Counting walks the string: only when there is a bound.
                 if minLength != nil || maxLength != nil,
@@ -138,15 +141,7 @@ extension Codec where Value == String {
     /// Any string.
     public static let text: Codec<String> = .string()
     /// Any string, U+0000 included: text that is read and never kept (a scanned QR code, whose every flaw its reader names).
-    public static let scanned = Codec(
-        schema: .string(minLength: nil, maxLength: nil, format: nil),
-        read: { json, path, problems in
-            guard case .string(let text) = json else {
-                problems.append(ParamProblem(path, "must be a string, not \(json.typeName)"))
-                return nil
-            }
-            return text
-        }, write: { .string($0) })
+    public static let scanned: Codec<String> = .string(keepsNothing: true)
     /// A string of at least one character (an identifier).
     public static let identifier: Codec<String> = .string(minLength: 1)
 }

@@ -197,9 +197,6 @@ extension Latchkey {
     public func recordCallbackAttempts(_ attempts: [CallbackAttempt]) throws {
         guard !attempts.isEmpty else { return }
         var audited = false
-        // Run on the worker's thread: a `callbackFailed` it audits wakes the idle process, which tells its subscribers now (not with
-        // the answer to some later, unrelated call).
-        defer { if audited { backgroundEvents.withLock { $0 }?() } }
         try transact { tx, effects in
             audited = false
             tx.willRead(attempts.map { .row(CallbackDeliveryRecord.self, id: $0.deliveryId) })
@@ -233,6 +230,9 @@ extension Latchkey {
                 try tx.save(delivery)
             }
         }
+        // Run on the worker's thread: a `callbackFailed` it audited wakes the idle process, which tells its subscribers now (not
+        // with the answer to some later, unrelated call).
+        if audited { backgroundEvents.withLock { $0 }?() }
     }
 
     /// A delivery's id, from its event and callback: fanning out (on the worker's thread) draws nothing from a seeded stream.

@@ -39,9 +39,11 @@ extension Latchkey {
         process.status = OnboardingStatus.failed.rawValue
         try tx.save(process)
         onboardingStatusChanged(effects, process)
-        // Audited as a failure by wrong OTPs is, at the 3 h end that failed it.
+        // Audited as a failure by wrong OTPs is (with the device or installation that started it), at the 3 h end that failed it.
+        let owner = Caller(key: process.deviceId)
         try audit(
-            tx, effects, .onboardingFailed, userId: process.userId, detail: "expired", at: process.createdAt + OnboardingProcessRecord.lifetime)
+            tx, effects, .onboardingFailed, userId: process.userId, deviceId: owner?.deviceId, detail: "expired",
+            at: process.createdAt + OnboardingProcessRecord.lifetime, installationId: owner?.installationId)
     }
 
     /// When the next process waiting for its OTP reaches its end (nil: none).
