@@ -47,11 +47,19 @@ extension ServerSession {
         return record
     }
 
-    /// The token a grant was given for has not expired since: the change it authorised ends with it, as on `server/recovery/*`.
-    private func requireTokenLive(_ grant: ChallengeRecord) throws {
-        if let tokenExpiresAt = grant.tokenExpiresAt, now >= tokenExpiresAt {
+    /// The change a grant opened, on a registration that may change its recovery, while the token the grant was given for lives:
+    /// the change it authorised ends with it, as on `server/recovery/*`.
+    /// - Throws: the grant's and the state answers, `tokenExpired`.
+    private func grantedChange(
+        _ grant: TokenGrant, registrationId: String, _ kind: ChallengeKind
+    ) throws -> (grant: ChallengeRecord, registration: RegistrationRecord) {
+        tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
+        let record = try openGrant(grant, registrationId: registrationId, kind)
+        let registration = try changingRegistration(registrationId)
+        if let tokenExpiresAt = record.tokenExpiresAt, now >= tokenExpiresAt {
             throw DomainError(.tokenExpired, "The token that opened this change has expired")
         }
+        return (record, registration)
     }
 
     /// Sets (or replaces) the recovery key, authorised by a grant; the key's proof signs the
@@ -61,10 +69,7 @@ extension ServerSession {
         registrationId: String, grant: TokenGrant, key: KeyWithProof, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
-        tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
-        let record = try openGrant(grant, registrationId: registrationId, .addOrUpdateRecovery)
-        var registration = try changingRegistration(registrationId)
-        try requireTokenLive(record)
+        var (record, registration) = try grantedChange(grant, registrationId: registrationId, .addOrUpdateRecovery)
         try checkProofs(
             [(.recovery, key)], SignedPayload(.setRecovery, subject: registrationId, challenge: grant.secret, role: .recovery),
             registrationId: registrationId, caller: caller)
@@ -106,10 +111,7 @@ extension ServerSession {
         registrationId: String, grant: TokenGrant, tokenPurpose: TokenPurpose,
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
-        tx.willRead([.row(ChallengeRecord.self, id: grant.grantId)] + Latchkey.registrationReads(.value(registrationId)))
-        let record = try openGrant(grant, registrationId: registrationId, .deleteRecovery)
-        var registration = try changingRegistration(registrationId)
-        try requireTokenLive(record)
+        var (record, registration) = try grantedChange(grant, registrationId: registrationId, .deleteRecovery)
         try requireSomethingToDelete(registration, .deleteRecovery)
         try useUp(record)
         return try deleteRecoveryKey(&registration, notAfter: record.tokenExpiresAt, tokenPurpose: tokenPurpose, caller: caller)
