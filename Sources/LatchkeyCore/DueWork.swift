@@ -27,13 +27,31 @@ extension Latchkey {
     ///
     /// The clock stops at each change's own time on the way, so changes of every kind happen in time order, each at its time (its
     /// audit entry, notification and callback `timestamp` say when it happened, and `seq` follows that order). Callback deliveries
-    /// due at each stop are attempted at that time before the clock moves on, and those due at the end before this returns, so a
-    /// transcript replays (the waits take a second at most together: a receiver that takes its time holds up no request).
+    /// due before the move are attempted at the time they were due; those made or due on the way are attempted once the clock
+    /// stands at the end, before this returns, so a transcript replays (the two waits take a second at most together: a receiver
+    /// that takes its time holds up no request).
     /// - Throws: `forbidden` on the system clock.
     public func advanceClock(by seconds: Int64) throws {
         guard clock.isManual else { return try clock.advance(by: seconds) }
-        var left = drainCallbackWorker()
+        let left = drainCallbackWorker()
         let target = clock.now + seconds
+        // The worker is not woken on the way: woken by a stop's commit, it would read the clock while it moves on (an attempt at
+        // the stop's time or a later one, whichever thread won), and an attempt under way would see its lease run out on the jump.
+        holdingCallbackWorker.store(true, ordering: .relaxed)
+        do {
+            try stepClock(to: target)
+        } catch {
+            holdingCallbackWorker.store(false, ordering: .relaxed)
+            wakeCallbackWorker()
+            throw error
+        }
+        holdingCallbackWorker.store(false, ordering: .relaxed)
+        wakeCallbackWorker()
+        drainCallbackWorker(within: left)
+    }
+
+    /// Moves the clock to `target`, stopping at each due change's time on the way to carry out what is due then.
+    private func stepClock(to target: UnixTime) throws {
         var ranAt: UnixTime?
         // Each run forgets the due time of its own kind; the others' stand.
         forgetDueTimes()
@@ -44,13 +62,8 @@ extension Latchkey {
             try clock.advance(by: at - clock.now)
             try runDueTransitions()
             ranAt = at
-            // The worker, woken by the commit, attempts at this time, not at a later one the clock moves on to meanwhile.
-            wakeCallbackWorker()
-            left = drainCallbackWorker(within: left)
         }
         try clock.advance(by: target - clock.now)
         try runDueTransitions()
-        wakeCallbackWorker()
-        drainCallbackWorker(within: left)
     }
 }

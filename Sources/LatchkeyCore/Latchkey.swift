@@ -56,6 +56,9 @@ public final class Latchkey: Sendable {
     /// Whether the store could not tell, when the process attached its worker, if it has a callback: the calls that follow ask
     /// again until it answers (`lookForCallbacksIfUnknown`).
     let callbacksUnknown = Atomic<Bool>(false)
+    /// Set while `advanceClock` moves a manual clock stop by stop: the delivery worker is not woken on the way (it would attempt at
+    /// whichever time it read), only once the clock stands at the end.
+    let holdingCallbackWorker = Atomic<Bool>(false)
     /// The process's delivery worker, woken after a commit that wrote callback events (see `setCallbackWorker`).
     let callbackWorker = Mutex<CallbackWorkerHooks?>(nil)
     /// Called after a transaction run off the process's own thread published events (the callback worker's `callbackFailed`).

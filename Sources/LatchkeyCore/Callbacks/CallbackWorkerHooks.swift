@@ -42,6 +42,7 @@ extension Latchkey {
     }
 
     func wakeCallbackWorker() {
+        guard !holdingCallbackWorker.load(ordering: .relaxed) else { return }
         callbackWorker.withLock { $0 }?.wake()
     }
 
