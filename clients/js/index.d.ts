@@ -386,6 +386,12 @@ export interface RegistrationResponseJSON {
     /** bytes, unpadded base64url */
     attestationObject: string;
     transports?: string[];
+    /** not read: the attestation object's is checked */
+    authenticatorData?: string;
+    /** not read: the attestation object's is checked */
+    publicKey?: string | null;
+    /** not read */
+    publicKeyAlgorithm?: number;
   };
 }
 

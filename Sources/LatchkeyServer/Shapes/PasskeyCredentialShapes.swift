@@ -112,6 +112,10 @@ extension Codec where Value == RegistrationResponse {
                 Field("clientDataJSON", Codec<[UInt8]>.base64url.schema, required: true),
                 Field("attestationObject", Codec<[UInt8]>.base64url.schema, required: true),
                 Field("transports", .array(.string()), required: false),
+                // What a browser's `toJSON()` adds: taken as given and not read (the attestation object holds them, checked).
+                Field("authenticatorData", .string(), required: false, "not read: the attestation object's is checked"),
+                Field("publicKey", .nullable(.string()), required: false, "not read: the attestation object's is checked"),
+                Field("publicKeyAlgorithm", .integer(minimum: nil, maximum: nil), required: false, "not read"),
             ]),
         read: { json, path, problems in
             guard let envelope = readEnvelope(json, path, &problems) else { return nil }
