@@ -69,11 +69,16 @@ enum OperationTexts {
             if scalar.value < 0x20, !(newlines && scalar == "\n") {
                 return newlines ? "holds a control character other than a newline once filled" : "holds a control character once filled"
             }
-            if (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) {
+            if isBidirectionalControl(scalar) {
                 return "holds a bidirectional control character (U+202A–U+202E, U+2066–U+2069) once filled"
             }
         }
         return nil
+    }
+
+    /// U+202A–U+202E and U+2066–U+2069: what shows text otherwise than it reads.
+    static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }
 

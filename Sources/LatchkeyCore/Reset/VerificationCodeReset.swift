@@ -111,7 +111,8 @@ extension Latchkey {
         // the link there, and a bidirectional control would show it otherwise than it reads (as a title may hold none).
         let breaking: (Unicode.Scalar) -> Bool = { scalar in
             let value = scalar.value
-            return value <= 0x20 || (0x7F...0x9F).contains(value) || (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            return value <= 0x20 || (0x7F...0x9F).contains(value) || (0x2028...0x2029).contains(value)
+                || OperationTexts.isBidirectionalControl(scalar)
         }
         guard !redirectUrl.unicodeScalars.contains(where: breaking) else {
             throw DomainError.invalid(.redirectUrlCharacters, "must hold no space or control character: it becomes the message's link")
