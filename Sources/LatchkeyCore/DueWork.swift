@@ -38,15 +38,10 @@ extension Latchkey {
         // The worker is not woken on the way: woken by a stop's commit, it would read the clock while it moves on (an attempt at
         // the stop's time or a later one, whichever thread won), and an attempt under way would see its lease run out on the jump.
         holdingCallbackWorker.store(true, ordering: .relaxed)
-        do {
-            try stepClock(to: target)
-        } catch {
-            holdingCallbackWorker.store(false, ordering: .relaxed)
-            wakeCallbackWorker()
-            throw error
-        }
+        let stepped = Result { try stepClock(to: target) }
         holdingCallbackWorker.store(false, ordering: .relaxed)
         wakeCallbackWorker()
+        try stepped.get()
         drainCallbackWorker(within: left)
     }
 
