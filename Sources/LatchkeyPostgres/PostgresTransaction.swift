@@ -193,6 +193,15 @@ final class PostgresTransaction: StoreTransaction {
         }
     }
 
+    func minimum<R: StoredRecord>(_ type: R.Type, _ column: String, where filters: [StoreFilter]) throws -> Int64? {
+        try timed {
+            var parameters: [PostgresValue] = []
+            let sql = PostgresStatement.select("SELECT MIN(\(quoted(column))) FROM \(quoted(R.table))", filters, &parameters)
+            guard case .int(let minimum)? = try run(sql, parameters).rows.first?.first else { return nil }
+            return minimum
+        }
+    }
+
     /// `UPDATE` of a row this transaction has read, else `INSERT … ON CONFLICT (id) DO UPDATE`;
     /// either way the row keeps its `_seq` (insertion order).
     ///

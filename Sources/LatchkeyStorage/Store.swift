@@ -82,6 +82,9 @@ public protocol StoreTransaction {
     /// Rows matching every filter, oldest first (or newest first), at most `limit`.
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R]
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int
+    /// The smallest value of the integer column `column` in the rows matching every filter (nil: no
+    /// row, or only nulls): one indexed read where an index leads with the filters' columns, then `column`.
+    func minimum<R: StoredRecord>(_ type: R.Type, _ column: String, where filters: [StoreFilter]) throws -> Int64?
     /// Inserts or replaces the row with the record's id.
     func save<R: StoredRecord>(_ record: R) throws
     func delete<R: StoredRecord>(_ type: R.Type, id: String) throws
@@ -112,6 +115,12 @@ extension StoreTransaction {
 
     public func first<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> R? {
         try fetchAll(type, where: filters, newestFirst: false, limit: 1).first
+    }
+
+    /// The smallest value of a column a record's `Columns` names (see `minimum(_:_:where:)`).
+    public func minimum<R: StoredRecord, Column: RawRepresentable>(_ type: R.Type, _ column: Column, where filters: [StoreFilter]) throws -> Int64?
+    where Column.RawValue == String {
+        try minimum(type, column.rawValue, where: filters)
     }
 }
 

@@ -47,6 +47,15 @@ struct Transaction: StoreTransaction {
         return count
     }
 
+    func minimum<R: StoredRecord>(_ type: R.Type, _ column: String, where filters: [StoreFilter]) throws -> Int64? {
+        let statement = try statements.statement(R.self, .minimum(column, StatementCache.Shape(filters)), in: db) {
+            Self.select("SELECT MIN(\(column.quotedDatabaseIdentifier)) FROM \(R.table.quotedDatabaseIdentifier)", filters)
+        }
+        var minimum: Int64?
+        try SQLiteStatementRun(statement, db).run(Self.arguments(filters)) { row in if case .int(let number)? = row.first { minimum = number } }
+        return minimum
+    }
+
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
     ///
     /// SQLite rewrites every index whose column an UPDATE sets, whether its value changed or not:

@@ -15,6 +15,7 @@ final class StatementCache: @unchecked Sendable {
         case upsertKeepingIndexes
         case select(Shape)
         case count(Shape)
+        case minimum(String, Shape)
         case deleteWhere(Shape)
     }
 

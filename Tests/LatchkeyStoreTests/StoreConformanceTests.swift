@@ -140,6 +140,18 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
             ]
         }
         #expect(counts == [5, 2, 3, 2, 4])
+        let at = RateEventRecord.Columns.at
+        let minima = try store.read { tx in
+            [
+                try tx.minimum(RateEventRecord.self, at, where: [subject]),
+                try tx.minimum(RateEventRecord.self, at, where: [subject, StoreFilter(at, .greaterOrEqual, .int(25))]),
+                try tx.minimum(RateEventRecord.self, at, where: [subject, StoreFilter(at, .greaterOrEqual, .int(51))]),
+            ]
+        }
+        #expect(minima == [10, 30, nil], "the smallest value of the matching rows; none matching is nil")
+        let user = StoreFilter.equals(AccountRecoveryRecord.Columns.id, "\(tag)-u")
+        try store.write { tx in try tx.save(AccountRecoveryRecord(id: "\(tag)-u", state: .gracePeriod, reason: 0, startTime: 5, endTime: nil)) }
+        #expect(try store.read { tx in try tx.minimum(AccountRecoveryRecord.self, AccountRecoveryRecord.Columns.endTime, where: [user]) } == nil)
         let device = StoreFilter.equals(DeviceItemRecord.Columns.deviceId, "\(tag)-d")
         let remote = try store.read { tx in
             try tx.fetchAll(DeviceItemRecord.self, where: [device, .equals(DeviceItemRecord.Columns.thisDeviceOnly, false)])

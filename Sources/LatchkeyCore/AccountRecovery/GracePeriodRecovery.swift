@@ -95,11 +95,11 @@ extension Latchkey {
     /// - Throws: `storeUnavailable` — never "nothing due" in its place.
     func accountRecoveryNextDue() throws -> UnixTime? {
         try dueCache.get(nowMilliseconds: clock.nowMilliseconds) {
-            let rows = try inspect { tx in
-                try tx.fetchAll(AccountRecoveryRecord.self, where: [AccountRecoveryRecord.inState(.gracePeriod)])
-                    + tx.fetchAll(AccountRecoveryRecord.self, where: [AccountRecoveryRecord.inState(.insecure)])
+            try inspect { tx in
+                try [AccountRecoveryState.gracePeriod, .insecure].compactMap { state in
+                    try tx.minimum(AccountRecoveryRecord.self, AccountRecoveryRecord.Columns.endTime, where: [AccountRecoveryRecord.inState(state)])
+                }.min()
             }
-            return rows.compactMap(\.endTime).min()
         }
     }
 

@@ -300,8 +300,9 @@ extension Latchkey {
     func operationsNextDue() throws -> UnixTime? {
         try operationDueCache.get(nowMilliseconds: clock.nowMilliseconds) {
             try inspect { tx in
-                try tx.fetchAll(OperationRecord.self, where: [.equals(OperationRecord.Columns.status, OperationStatus.pending.rawValue)])
-                    .map(\.expiresAt).min()
+                try tx.minimum(
+                    OperationRecord.self, OperationRecord.Columns.expiresAt,
+                    where: [.equals(OperationRecord.Columns.status, OperationStatus.pending.rawValue)])
             }
         }
     }
