@@ -49,6 +49,9 @@ public final class CallbackWorker: Sendable {
         var sendingTotal = 0
         /// Attempts ended and not yet recorded.
         var ended: [CallbackAttempt] = []
+        /// The deliveries of the attempts started and not yet recorded: never claimed again by this process, even where their lease
+        /// ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over once this one is gone.
+        var attempting: Set<String> = []
         /// At exit: no attempt starts any more.
         var stopping = false
     }
@@ -165,6 +168,7 @@ public final class CallbackWorker: Sendable {
         if !ended.isEmpty {
             do {
                 try core.recordCallbackAttempts(ended)
+                state.withLock { state in for attempt in ended { state.attempting.remove(attempt.deliveryId) } }
             } catch {
                 state.withLock { $0.ended = ended + $0.ended }
                 throw error
@@ -176,12 +180,13 @@ public final class CallbackWorker: Sendable {
         }
         // Callbacks under way (or whose last attempt just ended, kept at 0) are claimed for as their attempts end, each as much as it
         // has room for; the others when something may have fallen due for them.
-        let (free, underWay) = state.withLock { ($0.stopping ? 0 : Self.inFlight - $0.sendingTotal, $0.sending) }
+        let (free, underWay, attempting) = state.withLock { ($0.stopping ? 0 : Self.inFlight - $0.sendingTotal, $0.sending, $0.attempting) }
         var claimed: [ClaimedDelivery] = []
         var left = more
         let idleToo = looking || fannedOut > 0 || more
         if free > 0, idleToo || !ended.isEmpty {
-            let claim = try core.claimCallbackDeliveries(limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay, idleToo: idleToo)
+            let claim = try core.claimCallbackDeliveries(
+                limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay, idleToo: idleToo, attempting: attempting)
             claimed = claim.deliveries
             left = claim.more  // false without idleToo, as `more` then is
             // Only this thread starts attempts: a callback at 0 then is at 0 now, and has been claimed for.
@@ -204,6 +209,7 @@ public final class CallbackWorker: Sendable {
         state.withLock { state in
             state.sending[delivery.callbackId, default: 0] += 1
             state.sendingTotal += 1
+            state.attempting.insert(delivery.deliveryId)
         }
         let transport = transport.withLock { made in
             if let made { return made }

@@ -759,6 +759,26 @@ def test_retry_by_hand_of_a_delivery_whose_attempt_is_under_way_starts_no_second
     assert [r.id for r in receiver.snapshot()] == [first.id]
 
 
+def test_on_the_manual_clock_a_jump_past_the_lease_starts_no_second_attempt_of_one_under_way(spawn, receivers):
+    # The lease is counted on the process's clock: a manual clock moved 60 s while an attempt is under way ran it out, and the
+    # process that holds the attempt must not claim its own delivery again (another process may, once this one is gone).
+    receiver = receivers(secret=SECRET, manual=True)
+    receiver.hold()
+    lk = spawn(*MANUAL)
+    callback = configure(lk, receiver.url())
+    activate(lk, "rc")
+    first, = receiver.wait_count(1)
+    lk.ok("clock/advance", seconds=2 * LEASE)
+    lk.ok("clock/advance", seconds=1)
+    # A claim would start at once (milliseconds) after these advances: 2 s with no second request is an answer.
+    with pytest.raises(AssertionError, match="not met"):
+        receiver.wait_count(2, timeout=2)
+    receiver.release()
+    wait_until(lambda: deliveries(lk, callback["callbackId"])[0]["status"] == "delivered", 10, "the attempt recorded")
+    assert deliveries(lk, callback["callbackId"])[0]["attempts"] == 1
+    assert [r.id for r in receiver.snapshot()] == [first.id]
+
+
 def test_delivered_and_failed_deliveries_are_pruned_after_7_days_and_pending_ones_kept(spawn, receivers):
     flaky_answer = [503]
     ok = receivers(secret=SECRET, manual=True)

@@ -4,14 +4,15 @@ import Synchronization
 
 extension Latchkey {
     /// Takes up to `limit` deliveries that are due and held by no live process, at most `perCallback` to one callback counting the
-    /// attempts of it `underWay` in this process; those of callbacks with none under way only when `idleToo`.
+    /// attempts of it `underWay` in this process; those of callbacks with none under way only when `idleToo`; none of those this
+    /// process is `attempting` (their attempts not yet recorded), whatever their lease says.
     ///
     /// This process holds each for `CallbackSchedule.lease` seconds, and each is due again when that ends: a process killed mid-attempt
     /// gives it up then, to whichever process claims next.
     /// - Returns: the deliveries claimed, and whether more may be due to callbacks with none under way (with `idleToo`, their read
     ///   came back full).
     public func claimCallbackDeliveries(
-        limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:], idleToo: Bool = true
+        limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:], idleToo: Bool = true, attempting: Set<String> = []
     ) throws
         -> (deliveries: [ClaimedDelivery], more: Bool)
     {
@@ -46,7 +47,7 @@ extension Latchkey {
             for rows in due {
                 // Each read asks for no more than its callbacks have room for (`dueQueries`). A retry by hand makes a delivery due
                 // while its attempt is under way: it is claimed once the lease is given up.
-                for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
+                for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now && !attempting.contains(delivery.id) {
                     var found = callbacks[delivery.callbackId]
                     if found == nil, !unreadable.contains(delivery.callbackId),
                         let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId)
