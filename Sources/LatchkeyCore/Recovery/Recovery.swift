@@ -81,8 +81,9 @@ extension ServerSession {
         _ key: KeyWithProof, _ registration: inout RegistrationRecord, notAfter: Int64?,
         tokenPurpose: TokenPurpose, caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
+        // The 5 attempts are the registration's, not the code's: a new code lifts no lock and restores no attempt (only a
+        // successful recovery and an operator's unlock do).
         registration.recoveryPublicKey = key.publicKey.sec1
-        registration.recoveryFailedAttempts = 0
         try tx.save(registration)
         try audit(.recoveryCodeSet, userId: registration.userId, registrationId: registration.id, caller: caller)
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose, notAfter: notAfter)
@@ -122,7 +123,6 @@ extension ServerSession {
         caller: Caller?
     ) throws -> RecoveryMethodsOutcome {
         registration.recoveryPublicKey = nil
-        registration.recoveryFailedAttempts = 0
         try tx.save(registration)
         try audit(.recoveryDeleted, userId: registration.userId, registrationId: registration.id, caller: caller)
         let token = try core.issueToken(tx, effects, registration: registration, purpose: tokenPurpose, notAfter: notAfter)

@@ -2098,7 +2098,7 @@ class RecoveryMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``recovery/finishAddOrUpdate``: Sets or replaces the recovery code; the server keeps only a public key.
 
-        Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, the server only a public key, never the code.
+        Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, the server only a public key, never the code. A new code lifts no recovery lock and restores no attempt: the 5 recovery attempts are the registration's (admin/unlockRegistration resets them).
 
         Params:
             deviceId (str): the simulated device
@@ -2952,7 +2952,7 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/recovery/set``: Sets or replaces the recovery key, authorised by an addOrUpdateRecovery token.
 
-        The key's proof signs the token as its challenge (operation setRecovery, role recovery); a failing proof spends nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup.
+        The key's proof signs the token as its challenge (operation setRecovery, role recovery); a failing proof spends nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup. A new key lifts no recovery lock and restores no attempt: the 5 recovery attempts are the registration's.
 
         Params:
             registrationId (str)

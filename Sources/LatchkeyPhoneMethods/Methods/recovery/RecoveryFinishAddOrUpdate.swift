@@ -9,7 +9,8 @@ enum RecoveryFinishAddOrUpdate: RPCMethod {
         "recovery/finishAddOrUpdate", "Sets or replaces the recovery code; the server keeps only a public key.",
         description: """
             Sets or replaces the user-chosen recovery code (6 to 64 characters): the device keeps the recovery data, \
-            the server only a public key, never the code.
+            the server only a public key, never the code. A new code lifts no recovery lock and restores no attempt: the 5 \
+            recovery attempts are the registration's (admin/unlockRegistration resets them).
             """,
         errors: [.notFound, .notActivatedLocally, .policyViolation, .tokenExpired] + CommonErrors.finish)
     struct Params: WireParams {
