@@ -71,9 +71,13 @@ extension Latchkey {
         ]
     }
 
-    func liveCeremony(_ tx: StoreTransaction, key: String, _ kinds: PasskeyCeremonyKind...) throws -> PasskeyCeremonyRecord {
+    /// The ceremony `key` names, of one of `kinds` and not `foreign` to the caller (else `noSessionInProgress`, at any age), and
+    /// not expired (else `sessionExpired`).
+    func liveCeremony(
+        _ tx: StoreTransaction, key: String, _ kinds: PasskeyCeremonyKind..., foreign: (PasskeyCeremonyRecord) -> Bool = { _ in false }
+    ) throws -> PasskeyCeremonyRecord {
         guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: key),
-            kinds.contains(where: { $0.rawValue == ceremony.kind })
+            kinds.contains(where: { $0.rawValue == ceremony.kind }), !foreign(ceremony)
         else {
             throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
         }

@@ -91,10 +91,8 @@ extension Latchkey {
         let (code, user) = try checkResetCode(tx, effects, identifier, code: code, kind: .accountRecovery, consume: false)
         var replacement: PasskeyRecord?
         if let newPasskey {
-            let ceremony = try liveCeremony(tx, key: ceremonyKey(newPasskey.ceremonyId), .reset)
-            guard ceremony.userId.isSameId(as: user.id) else {
-                throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
-            }
+            // Another user's ceremony is foreign: unknown to this caller at any age (checked before its expiry).
+            let ceremony = try liveCeremony(tx, key: ceremonyKey(newPasskey.ceremonyId), .reset) { !$0.userId.isSameId(as: user.id) }
             try requireOpenerLive(ceremony) { $0 == code.id }
             let app = try application(tx, ceremony.applicationId)
             try tx.delete(PasskeyCeremonyRecord.self, id: ceremony.id)
