@@ -212,6 +212,11 @@ class Latchkey(GeneratedMethods):
                 self.process.stdin.close()
             except OSError:
                 pass
+        if threading.current_thread() is self._reader:
+            # Called from a callback on the reader thread, which does not read while it waits here: the child's last output is
+            # read off and dropped (the calls it answers fail anyway), or a child with more than a pipe buffer of it left could
+            # not write it and exit.
+            threading.Thread(target=self._discard_stdout, name="latchkey-drain", daemon=True).start()
         try:
             self.process.wait(grace)
         except subprocess.TimeoutExpired:
@@ -336,6 +341,13 @@ class Latchkey(GeneratedMethods):
                 if self._failure is None:
                     self._failure = "latchkey is no longer reading its input"
             raise self._process_error() from None
+
+    def _discard_stdout(self) -> None:
+        try:
+            for _ in self.process.stdout:
+                pass
+        except (OSError, ValueError):
+            pass
 
     def _read_stdout(self) -> None:
         for raw in self.process.stdout:

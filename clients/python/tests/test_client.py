@@ -98,6 +98,28 @@ def test_close_from_a_callback_ends_the_child_and_fails_the_call_in_hand():
     assert client.returncode == 0
 
 
+def test_close_from_a_callback_lets_a_child_with_much_left_to_write_exit_cleanly():
+    # The reader thread is in the callback, not reading: a child that writes more than a pipe buffer after stdin's end must
+    # still be able to write it and exit 0 (it was blocked, then terminated after the grace).
+    script = ("read go; printf '{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{}}\\n'; cat >/dev/null; "
+              "yes '{\"jsonrpc\":\"2.0\",\"method\":\"y\",\"params\":{}}' | head -n 10000")
+    outcomes = []
+    client = Latchkey.spawn("/bin/sh", ["-c", script], timeout=10)
+
+    def callback(notification):
+        if not outcomes:
+            started = time.monotonic()
+            outcomes.append((client.close(grace=5.0), time.monotonic() - started))
+
+    client.on_notification(callback)
+    client.notify("go")
+    deadline = time.time() + 15
+    while not outcomes and time.time() < deadline:
+        time.sleep(0.05)
+    assert outcomes and outcomes[0][0] == 0, outcomes
+    assert outcomes[0][1] < 4, outcomes
+
+
 def test_close_from_a_stderr_callback_ends_the_child():
     outcomes = []
     spawned = []
