@@ -7,6 +7,8 @@ struct MCPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp",
         abstract: "Serve every method as a Model Context Protocol tool on stdin/stdout (same flags).",
+        // Generated, the usage line would read `<options>` as if one were required: every flag is optional.
+        usage: "latchkey mcp [<options>]",
         discussion: """
             Newline-delimited JSON-RPC 2.0, no batches, the initialize handshake (protocol versions \
             2025-06-18 and 2025-11-25). Notifications of subscribed topics arrive as \
