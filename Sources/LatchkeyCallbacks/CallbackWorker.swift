@@ -49,9 +49,10 @@ public final class CallbackWorker: Sendable {
         var sendingTotal = 0
         /// Attempts ended and not yet recorded.
         var ended: [CallbackAttempt] = []
-        /// The deliveries of the attempts started and not yet recorded: never claimed again by this process, even where their lease
-        /// ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over once this one is gone.
-        var attempting: Set<String> = []
+        /// The deliveries (and their callbacks) of the attempts started and not yet recorded: never claimed again by this process,
+        /// even where their lease ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over
+        /// once this one is gone.
+        var attempting: [String: String] = [:]
         /// At exit: no attempt starts any more.
         var stopping = false
     }
@@ -168,7 +169,7 @@ public final class CallbackWorker: Sendable {
         if !ended.isEmpty {
             do {
                 try core.recordCallbackAttempts(ended)
-                state.withLock { state in for attempt in ended { state.attempting.remove(attempt.deliveryId) } }
+                state.withLock { state in for attempt in ended { state.attempting[attempt.deliveryId] = nil } }
             } catch {
                 state.withLock { $0.ended = ended + $0.ended }
                 throw error
@@ -180,7 +181,12 @@ public final class CallbackWorker: Sendable {
         }
         // Callbacks under way (or whose last attempt just ended, kept at 0) are claimed for as their attempts end, each as much as it
         // has room for; the others when something may have fallen due for them.
-        let (free, underWay, attempting) = state.withLock { ($0.stopping ? 0 : Self.inFlight - $0.sendingTotal, $0.sending, $0.attempting) }
+        let (free, underWay, attempting) = state.withLock { state in
+            (
+                state.stopping ? 0 : Self.inFlight - state.sendingTotal, state.sending,
+                state.attempting.reduce(into: [String: Set<String>]()) { $0[$1.value, default: []].insert($1.key) }
+            )
+        }
         var claimed: [ClaimedDelivery] = []
         var left = more
         let idleToo = looking || fannedOut > 0 || more
@@ -209,7 +215,7 @@ public final class CallbackWorker: Sendable {
         state.withLock { state in
             state.sending[delivery.callbackId, default: 0] += 1
             state.sendingTotal += 1
-            state.attempting.insert(delivery.deliveryId)
+            state.attempting[delivery.deliveryId] = delivery.callbackId
         }
         let transport = transport.withLock { made in
             if let made { return made }

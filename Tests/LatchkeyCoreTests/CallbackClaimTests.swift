@@ -81,4 +81,17 @@ import Testing
         let again = try system.core.claimCallbackDeliveries(limit: 64, perCallback: 16, underWay: counts(claimed))
         #expect(!again.deliveries.contains { $0.deliveryId == leased.deliveryId })
     }
+
+    @Test func theDeliveriesThisProcessIsAttemptingPastTheirLeaseAreLeftOutOfTheReadNotJustUnclaimed() throws {
+        let (system, a, _) = try backlog(changes: 10)
+        let first = try system.core.claimCallbackDeliveries(limit: 4, perCallback: 4, underWay: [a: 0], idleToo: false).deliveries
+        #expect(counts(first) == [a: 4])
+        // A manual clock moved past the lease while the four attempts are under way: they are due again, and the oldest.
+        try system.core.clock.advance(by: 2 * CallbackSchedule.lease)
+        let attempting = [a: Set(first.map(\.deliveryId))]
+        let next = try system.core.claimCallbackDeliveries(limit: 8, perCallback: 8, underWay: [a: 4], idleToo: false, attempting: attempting)
+        // Room for four more of a's, and four others are due: read past the lapsed ones, not instead of them.
+        #expect(counts(next.deliveries) == [a: 4])
+        #expect(Set(first.map(\.deliveryId)).isDisjoint(with: next.deliveries.map(\.deliveryId)))
+    }
 }

@@ -5,14 +5,14 @@ import Synchronization
 extension Latchkey {
     /// Takes up to `limit` deliveries that are due and held by no live process, at most `perCallback` to one callback counting the
     /// attempts of it `underWay` in this process; those of callbacks with none under way only when `idleToo`; none of those this
-    /// process is `attempting` (their attempts not yet recorded), whatever their lease says.
+    /// process is `attempting` (by callback; their attempts not yet recorded), whatever their lease says.
     ///
     /// This process holds each for `CallbackSchedule.lease` seconds, and each is due again when that ends: a process killed mid-attempt
     /// gives it up then, to whichever process claims next.
     /// - Returns: the deliveries claimed, and whether more may be due to callbacks with none under way (with `idleToo`, their read
     ///   came back full).
     public func claimCallbackDeliveries(
-        limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:], idleToo: Bool = true, attempting: Set<String> = []
+        limit: Int, perCallback: Int = .max, underWay: [String: Int] = [:], idleToo: Bool = true, attempting: [String: Set<String>] = [:]
     ) throws
         -> (deliveries: [ClaimedDelivery], more: Bool)
     {
@@ -25,7 +25,7 @@ extension Latchkey {
             return Set(unreadable.keys)
         }
         let queries = Self.dueQueries(
-            limit: limit, perCallback: perCallback, underWay: underWay, idleToo: idleToo, now: now, skipping: skipped)
+            limit: limit, perCallback: perCallback, underWay: underWay, idleToo: idleToo, now: now, skipping: skipped, attempting: attempting)
         guard let first = queries.first else { return ([], false) }
         let outcome: (claimed: [ClaimedDelivery], more: Bool, unreadable: Set<String>) = try transact { tx, _ in
             // The due deliveries, and their callbacks and events, in one round trip.
@@ -47,7 +47,7 @@ extension Latchkey {
             for rows in due {
                 // Each read asks for no more than its callbacks have room for (`dueQueries`). A retry by hand makes a delivery due
                 // while its attempt is under way: it is claimed once the lease is given up.
-                for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now && !attempting.contains(delivery.id) {
+                for var delivery in rows where claimed.count < limit && (delivery.leaseUntil ?? 0) <= now {
                     var found = callbacks[delivery.callbackId]
                     if found == nil, !unreadable.contains(delivery.callbackId),
                         let callback = try tx.fetch(CallbackRecord.self, id: delivery.callbackId)
@@ -98,9 +98,11 @@ extension Latchkey {
     /// and status); with `idleToo`, due deliveries of the other callbacks (but those `skipped`: secrets this process cannot unseal), no
     /// more than one callback may take.
     /// Nothing is read that could not be claimed (but a delivery retried by hand while leased): a worker whose one receiver is slow
-    /// claims a few at a time, as attempts end.
+    /// claims a few at a time, as attempts end; the deliveries this process is `attempting` are left out by id, as their lease may
+    /// have run out (a manual clock moved past it) while their outcome is not recorded yet.
     static func dueQueries(
-        limit: Int, perCallback: Int, underWay: [String: Int], idleToo: Bool, now: UnixTime, skipping skipped: Set<String> = []
+        limit: Int, perCallback: Int, underWay: [String: Int], idleToo: Bool, now: UnixTime, skipping skipped: Set<String> = [],
+        attempting: [String: Set<String>] = [:]
     )
         -> [StoreQuery<CallbackDeliveryRecord>]
     {
@@ -111,8 +113,10 @@ extension Latchkey {
         guard limit > 0 else { return [] }
         var queries: [StoreQuery<CallbackDeliveryRecord>] = []
         for (callbackId, attempts) in underWay.sorted(by: { $0.key < $1.key }) where attempts < perCallback {
+            let own = (attempting[callbackId] ?? []).sorted().map { StoreFilter(CallbackDeliveryRecord.Columns.id, .notEqual, .text($0)) }
             queries.append(
-                StoreQuery(where: [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)] + due, limit: min(perCallback - attempts, limit)))
+                StoreQuery(
+                    where: [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)] + due + own, limit: min(perCallback - attempts, limit)))
         }
         if idleToo {
             let others = (Set(underWay.keys).union(skipped)).sorted().map {
