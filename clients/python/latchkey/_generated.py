@@ -2952,7 +2952,7 @@ class ServerMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``server/recovery/set``: Sets or replaces the recovery key, authorised by an addOrUpdateRecovery token.
 
-        The key's proof signs the token as its challenge (operation setRecovery, role recovery); a failing proof spends nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup. A new key lifts no recovery lock and restores no attempt: the 5 recovery attempts are the registration's.
+        The key's proof signs the token as its challenge (operation setRecovery, role recovery); a failing proof spends nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup. A new key lifts no recovery lock and restores no attempt: the 5 recovery attempts are the registration's (admin/unlockRegistration resets them).
 
         Params:
             registrationId (str)

@@ -176,6 +176,7 @@ class Latchkey(GeneratedMethods):
         self._unsettled_requests = 0           # how many of _unsettled are requests
         self._failure: Optional[str] = None    # set once the child's output has ended
         self._closing = False
+        self._dropping = False                 # close() from a callback on the reader: the rest of the output is dropped
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name="latchkey-stderr",
                                                daemon=True)
         self._reader = threading.Thread(target=self._read_stdout, name="latchkey-reader",
@@ -205,7 +206,10 @@ class Latchkey(GeneratedMethods):
 
     def close(self, grace: float = 5.0) -> Optional[int]:
         """Closes stdin (the server finishes and exits 0), waits up to ``grace`` seconds, then
-        terminates and kills. Calls still pending fail. Returns the exit status."""
+        terminates and kills. Calls still pending fail. Returns the exit status.
+
+        Called from a callback on the reader thread, it drops whatever the child writes from then
+        on: no later notification reaches a callback, and no call is answered."""
         self._closing = True
         with self._write_lock:
             try:
@@ -215,7 +219,8 @@ class Latchkey(GeneratedMethods):
         if threading.current_thread() is self._reader:
             # Called from a callback on the reader thread, which does not read while it waits here: the child's last output is
             # read off and dropped (the calls it answers fail anyway), or a child with more than a pipe buffer of it left could
-            # not write it and exit.
+            # not write it and exit. The reader drops it too once the callback returns: the two share the rest of the output.
+            self._dropping = True
             threading.Thread(target=self._discard_stdout, name="latchkey-drain", daemon=True).start()
         try:
             self.process.wait(grace)
@@ -352,7 +357,7 @@ class Latchkey(GeneratedMethods):
     def _read_stdout(self) -> None:
         for raw in self.process.stdout:
             line = raw.strip()
-            if not line:
+            if not line or self._dropping:
                 continue
             try:
                 message = json.loads(line)
