@@ -54,10 +54,6 @@ extension Latchkey {
     /// ceremony's id and challenge, read from the store, would let anyone add their own passkey).
     func ceremonyKey(_ ceremonyId: String) -> String { secretHash(ceremonyId, purpose: "passkey-ceremony") }
 
-    /// The ceremony `ceremonyId` names, of one of `kinds`, still valid.
-    ///
-    /// Nothing is used up here.
-    /// - Throws: `noSessionInProgress` (unknown, used, or of another kind), `sessionExpired`.
     /// What an operation on a ceremony reads first: the ceremony, its application and user, what
     /// opened it (a session), and the user's passkeys.
     static func ceremonyReads(key: String) -> [StoreRead] {
@@ -71,8 +67,10 @@ extension Latchkey {
         ]
     }
 
-    /// The ceremony `key` names, of one of `kinds` and not `foreign` to the caller (else `noSessionInProgress`, at any age), and
-    /// not expired (else `sessionExpired`).
+    /// The ceremony `key` names, of one of `kinds` and not `foreign` to the caller, still valid.
+    ///
+    /// Nothing is used up here. Foreign comes before expired: an old ceremony of another user's is as unknown as a fresh one.
+    /// - Throws: `noSessionInProgress` (unknown, used, of another kind or foreign, at any age), then `sessionExpired`.
     func liveCeremony(
         _ tx: StoreTransaction, key: String, _ kinds: PasskeyCeremonyKind..., foreign: (PasskeyCeremonyRecord) -> Bool = { _ in false }
     ) throws -> PasskeyCeremonyRecord {

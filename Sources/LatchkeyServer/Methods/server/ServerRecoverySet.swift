@@ -10,7 +10,8 @@ enum ServerRecoverySet: RPCMethod {
         description: """
             The key's proof signs the token as its challenge (operation setRecovery, role recovery); a failing proof spends \
             nothing. The device keeps the private recovery key masked under the user's recovery code, in its backup. A new \
-            key lifts no recovery lock and restores no attempt: the 5 recovery attempts are the registration's.
+            key lifts no recovery lock and restores no attempt: the 5 recovery attempts are the registration's \
+            (admin/unlockRegistration resets them).
             """,
         errors: [.notFound, .proofInvalid] + CommonErrors.registrationState + CommonErrors.token)
     struct Params: WireParams {
