@@ -10,6 +10,7 @@
 #   6b. callbacks.py  deliveries per second, commit-to-answer latency, PIN authentications with a busy receiver
 #   6c. passkey_peer.py  a passkey sign-in's CPU beside the same Relying Party in Python (py_webauthn + sqlite3)
 #   6d. enumeration.py   known against unknown identifiers: medians and the rank-sum z of six methods
+#   6e. pending_operations.py  admin/createOperation beside 2 000 pending operations, one advance over their expiries
 #   7. callgrind.sh   instructions per pipelined ping, latchkey and C (only when valgrind is installed)
 # Each step has its own time limit; a failed step is reported and the others still run.
 # Logs and JSON results go to bench/out/. Exit status: 0 if every step ran, 1 otherwise
@@ -56,6 +57,7 @@ step latency 300 python3 "$BENCH_DIR/latency.py"
 step coldstart 300 python3 "$BENCH_DIR/coldstart.py"
 step coldstart_mcp 300 python3 "$BENCH_DIR/coldstart_mcp.py"
 step startup 300 python3 "$BENCH_DIR/startup.py"
+step pending_operations 300 python3 "$BENCH_DIR/pending_operations.py"
 # An outside device's PIN authentication (server/ challenge + verify, signed outside the timing)
 # against a simulated device's, in one process (needs the venv's cryptography: make venv).
 VENV_PY="$BENCH_DIR/../.build/venv/bin/python"
