@@ -185,20 +185,20 @@ final class PostgresTransaction: StoreTransaction {
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
-        try timed {
-            var parameters: [PostgresValue] = []
-            let sql = PostgresStatement.select("SELECT COUNT(*) FROM \(quoted(R.table))", filters, &parameters)
-            guard case .int(let count)? = try run(sql, parameters).rows.first?.first else { return 0 }
-            return Int(count)
-        }
+        Int(try aggregate(R.self, "COUNT(*)", filters) ?? 0)
     }
 
     func minimum<R: StoredRecord>(_ type: R.Type, _ column: String, where filters: [StoreFilter]) throws -> Int64? {
+        try aggregate(R.self, "MIN(\(quoted(column)))", filters)
+    }
+
+    /// The one integer `SELECT expression FROM table WHERE …` answers over the rows matching `filters` (nil: NULL).
+    private func aggregate<R: StoredRecord>(_ type: R.Type, _ expression: String, _ filters: [StoreFilter]) throws -> Int64? {
         try timed {
             var parameters: [PostgresValue] = []
-            let sql = PostgresStatement.select("SELECT MIN(\(quoted(column))) FROM \(quoted(R.table))", filters, &parameters)
-            guard case .int(let minimum)? = try run(sql, parameters).rows.first?.first else { return nil }
-            return minimum
+            let sql = PostgresStatement.select("SELECT \(expression) FROM \(quoted(R.table))", filters, &parameters)
+            guard case .int(let value)? = try run(sql, parameters).rows.first?.first else { return nil }
+            return value
         }
     }
 

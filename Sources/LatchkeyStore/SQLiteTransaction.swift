@@ -39,21 +39,23 @@ struct Transaction: StoreTransaction {
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
-        let statement = try statements.statement(R.self, .count(StatementCache.Shape(filters)), in: db) {
-            Self.select("SELECT COUNT(*) FROM \(R.table.quotedDatabaseIdentifier)", filters)
-        }
-        var count = 0
-        try SQLiteStatementRun(statement, db).run(Self.arguments(filters)) { row in if case .int(let number)? = row.first { count = Int(number) } }
-        return count
+        Int(try aggregate(R.self, "COUNT(*)", .count(StatementCache.Shape(filters)), filters) ?? 0)
     }
 
     func minimum<R: StoredRecord>(_ type: R.Type, _ column: String, where filters: [StoreFilter]) throws -> Int64? {
-        let statement = try statements.statement(R.self, .minimum(column, StatementCache.Shape(filters)), in: db) {
-            Self.select("SELECT MIN(\(column.quotedDatabaseIdentifier)) FROM \(R.table.quotedDatabaseIdentifier)", filters)
+        try aggregate(R.self, "MIN(\(column.quotedDatabaseIdentifier))", .minimum(column, StatementCache.Shape(filters)), filters)
+    }
+
+    /// The one integer `SELECT expression FROM table WHERE …` answers over the rows matching `filters` (nil: NULL).
+    private func aggregate<R: StoredRecord>(
+        _ type: R.Type, _ expression: String, _ operation: StatementCache.Operation, _ filters: [StoreFilter]
+    ) throws -> Int64? {
+        let statement = try statements.statement(R.self, operation, in: db) {
+            Self.select("SELECT \(expression) FROM \(R.table.quotedDatabaseIdentifier)", filters)
         }
-        var minimum: Int64?
-        try SQLiteStatementRun(statement, db).run(Self.arguments(filters)) { row in if case .int(let number)? = row.first { minimum = number } }
-        return minimum
+        var value: Int64?
+        try SQLiteStatementRun(statement, db).run(Self.arguments(filters)) { row in if case .int(let number)? = row.first { value = number } }
+        return value
     }
 
     /// `INSERT … ON CONFLICT(id) DO UPDATE`: the row keeps its rowid (insertion order).
