@@ -211,12 +211,13 @@ class Latchkey(GeneratedMethods):
         Called from a callback on the reader thread, it drops whatever the child writes from then
         on: no later notification reaches a callback, and no call is answered."""
         self._closing = True
+        here = threading.current_thread()
         with self._write_lock:
             try:
                 self.process.stdin.close()
             except OSError:
                 pass
-        if threading.current_thread() is self._reader:
+        if here is self._reader:
             # Called from a callback on the reader thread, which does not read while it waits here: the child's last output is
             # read off and dropped (the calls it answers fail anyway), or a child with more than a pipe buffer of it left could
             # not write it and exit. The reader drops it too once the callback returns: the two share the rest of the output.
@@ -233,7 +234,6 @@ class Latchkey(GeneratedMethods):
                 self.process.wait()
         # Called from a callback, this runs on the reader thread (notifications, stray errors) or the stderr thread: it cannot
         # wait for itself, and that thread ends on its own at end of output once the callback returns.
-        here = threading.current_thread()
         if here is not self._reader:
             self._reader.join(grace)
         if here is not self._stderr_thread:
@@ -241,7 +241,7 @@ class Latchkey(GeneratedMethods):
         self._fail_all()  # in case a grandchild still holds stdout open
         for stream, thread in ((self.process.stdout, self._reader),
                                (self.process.stderr, self._stderr_thread)):
-            if thread is not threading.current_thread() and not thread.is_alive():
+            if thread is not here and not thread.is_alive():
                 stream.close()
         return self.process.returncode
 
