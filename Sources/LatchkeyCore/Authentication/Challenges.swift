@@ -59,12 +59,13 @@ extension ServerSession {
         return record
     }
 
-    /// A challenge of this registration that serves one of `kinds`, live or expired (an expired one is kept
+    /// A challenge of this registration that serves one of `kinds`, live or expired (an expired one is known
     /// `ExpiredRows.keptFor`).
-    /// - Throws: `noSessionInProgress` (unknown, used up, another registration's or another operation's).
+    /// - Throws: `noSessionInProgress` (unknown, used up, another registration's or another operation's, or forgotten).
     func knownChallenge(_ challengeId: String, registrationId: String, serving kinds: [ChallengeKind]) throws -> ChallengeRecord {
         guard let record = try tx.fetch(ChallengeRecord.self, id: challengeId), record.registrationId.isSameId(as: registrationId),
-            let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind)
+            let kind = ChallengeKind(rawValue: record.purpose), kinds.contains(kind),
+            !ExpiredRows.isForgotten(expiresAt: record.expiresAt, now: now)
         else {
             throw DomainError(.noSessionInProgress, "No operation of this kind was started for this registration")
         }

@@ -70,12 +70,14 @@ extension Latchkey {
     /// The ceremony `key` names, of one of `kinds` and not `foreign` to the caller, still valid.
     ///
     /// Nothing is used up here. Foreign comes before expired: an old ceremony of another user's is as unknown as a fresh one.
-    /// - Throws: `noSessionInProgress` (unknown, used, of another kind or foreign, at any age), then `sessionExpired`.
+    /// - Throws: `noSessionInProgress` (unknown, used, of another kind or foreign, at any age, or forgotten: see `ExpiredRows`), then
+    ///   `sessionExpired`.
     func liveCeremony(
         _ tx: StoreTransaction, key: String, _ kinds: PasskeyCeremonyKind..., foreign: (PasskeyCeremonyRecord) -> Bool = { _ in false }
     ) throws -> PasskeyCeremonyRecord {
         guard let ceremony = try tx.fetch(PasskeyCeremonyRecord.self, id: key),
-            kinds.contains(where: { $0.rawValue == ceremony.kind }), !foreign(ceremony)
+            kinds.contains(where: { $0.rawValue == ceremony.kind }), !foreign(ceremony),
+            !ExpiredRows.isForgotten(expiresAt: ceremony.expiresAt, now: now)
         else {
             throw DomainError(.noSessionInProgress, "No passkey ceremony of this kind is open with this ceremonyId")
         }

@@ -152,7 +152,8 @@ extension Latchkey {
         let given = secretHash(code, purpose: "reset-code")
         let owner = try userTellingNothing(tx, matching: identifier)
         let live = owner.map { ResetCodeRecord.liveOf.query($0.id) } ?? ResetCodeRecord.live(subject: subject)
-        guard var record = try tx.fetchAll(live).first else {
+        // A code a day past its expiry is forgotten, whether or not it has been deleted yet (see `ExpiredRows`).
+        guard var record = try tx.fetchAll(live).first, !ExpiredRows.isForgotten(expiresAt: record.expiresAt, now: now) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
         }
         // A code sent for nobody names no user: the decoy user is read in its place and thrown away (security property 11).

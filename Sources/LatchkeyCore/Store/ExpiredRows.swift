@@ -3,13 +3,18 @@ import LatchkeyStorage
 
 /// How long a row stays in the store once it has expired, and how often what is past its use is forgotten.
 ///
-/// Until `keptFor` has passed, an expired row answers as expired (`sessionExpired`, `verificationCodeExpired`). Rows that
+/// Until `keptFor` has passed, an expired row answers as expired (`sessionExpired`, `verificationCodeExpired`); from then on it
+/// answers as unknown, whether or not it has been deleted yet (`isForgotten`), so that no answer hangs on when rows were last
+/// forgotten, or on how the clock got there. Rows that
 /// anonymous callers leave behind (codes for unknown identifiers, rate-limit events), and the challenges of registrations never
 /// issued another (removed ones), are forgotten every `forgetEvery`, in a transaction of their own: the first call after each hour
 /// waits for it, but no request's own transaction holds it (nor, on PostgreSQL, conflicts over it).
 enum ExpiredRows {
     static let keptFor: Int64 = 86_400
     static let forgetEvery: Int64 = 3_600
+
+    /// Whether a row that expired at `expiresAt` is past keeping at `now`: exactly the rows the deletes below take.
+    static func isForgotten(expiresAt: Int64, now: Int64) -> Bool { expiresAt < now - keptFor }
 }
 
 extension Latchkey {
