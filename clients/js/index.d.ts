@@ -920,7 +920,7 @@ export type ConfigLoadResult = {
 
 /** Params of `delivery/list`. */
 export interface DeliveryListParams {
-  /** only messages to this address */
+  /** only messages to this address (an email, compared case-insensitively, or an E.164 number) */
   to?: string;
 }
 /** Result of `delivery/list`. */

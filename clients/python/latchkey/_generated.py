@@ -1285,7 +1285,7 @@ class DeliveryMethods(_Namespace):
         Lists the messages the simulated email/SMS channel has sent, newest last, optionally only those to one address; each carries its one-time code and link, as the recipient would see them. Kept in process memory only (the last 1000). An operator's tool.
 
         Params:
-            to (str, optional): only messages to this address
+            to (str, optional): only messages to this address (an email, compared case-insensitively, or an E.164 number)
 
         Errors: forbidden (1002), invalidParams (-32602), internalError (-32603).
         """

@@ -15,7 +15,8 @@ enum DeliveryList: RPCMethod {
         access: .adminLocal)
     struct Params: WireParams {
         let to: String?
-        static let wire = WireMember.optional("to", .text, "only messages to this address")
+        static let wire = WireMember.optional(
+            "to", .address, "only messages to this address (an email, compared case-insensitively, or an E.164 number)")
     }
     static let result = Codec.member("messages", .array(.object(OutboundMessage.self)))
     static func handle(_ params: Params, _ context: CallContext) throws -> [OutboundMessage] {
