@@ -26,6 +26,9 @@ public final class CallbackWorker: Sendable {
     static let retryMilliseconds = 1000
     /// Between two prunes, on the process's clock.
     static let pruneEverySeconds: Int64 = 3600
+    /// Beginnings kept for retries at most; past it, those older than the longest retry delay are forgotten (a retry whose
+    /// beginning is forgotten is due from the whole second, as in a process that takes a delivery over).
+    static let beganKept = 4096
 
     private let core: Latchkey
     private let trust: CallbackTrust
@@ -53,6 +56,9 @@ public final class CallbackWorker: Sendable {
         /// even where their lease ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over
         /// once this one is gone.
         var attempting: [String: String] = [:]
+        /// When (milliseconds on the process's clock) the last attempt began, of the deliveries whose last attempt this process
+        /// began and that may be tried again: their retry, due in whole seconds, waits until its delay has passed to the millisecond.
+        var began: [String: Int64] = [:]
         /// At exit: no attempt starts any more.
         var stopping = false
     }
@@ -206,17 +212,28 @@ public final class CallbackWorker: Sendable {
     }
 
     /// One attempt, sent off this thread; its outcome is queued for the next pass.
+    ///
+    /// A retry is due in whole seconds (`nextAttemptAt`, its delay after `lastAttemptAt`, the second the previous attempt began);
+    /// where this process began that attempt, the retry also waits out the fraction of a second, so that it never begins before its
+    /// delay has passed.
     private func start(_ delivery: ClaimedDelivery) {
-        // One reading of the clock: the second the attempt began, and the first whole second at or after it.
-        let started = core.clock.nowMilliseconds
-        let startedAt = started / 1000
-        let dueFrom = (started + 999) / 1000
-        let request = CallbackRequest(delivery, at: startedAt, version: version)
-        state.withLock { state in
+        let previous = state.withLock { state in
             state.sending[delivery.callbackId, default: 0] += 1
             state.sendingTotal += 1
             state.attempting[delivery.deliveryId] = delivery.callbackId
+            return state.began.removeValue(forKey: delivery.deliveryId)
         }
+        let wait = previous.map { began in
+            delivery.dueAt > began / 1000 ? delivery.dueAt * 1000 + began % 1000 - core.clock.nowMilliseconds : 0
+        }
+        guard let wait, wait > 0 else { return send(delivery) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(min(wait, 1000)))) { [self] in send(delivery) }
+    }
+
+    private func send(_ delivery: ClaimedDelivery) {
+        let started = core.clock.nowMilliseconds
+        let startedAt = started / 1000
+        let request = CallbackRequest(delivery, at: startedAt, version: version)
         let transport = transport.withLock { made in
             if let made { return made }
             let policy = core
@@ -235,16 +252,17 @@ public final class CallbackWorker: Sendable {
             switch outcome {
             case .status(let code):
                 attempt = CallbackAttempt(
-                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, dueFrom: dueFrom, statusCode: code,
-                    error: nil)
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: code, error: nil)
             case .failed(let error):
                 attempt = CallbackAttempt(
-                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, dueFrom: dueFrom, statusCode: nil,
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: nil,
                     error: error.rawValue)
             }
+            let final = attempt.statusCode.map { (200...299).contains($0) || $0 == 410 } ?? false
             // Outcomes are recorded in batches: the worker is told at once when a batch is full or nothing else is under way, and
             // otherwise finds them within `coalesceMilliseconds`.
             let tell = state.withLock { state -> Bool in
+                if !final { remember(started, of: delivery.deliveryId, in: &state) }
                 state.ended.append(attempt)
                 state.sendingTotal -= 1
                 state.sending[delivery.callbackId, default: 1] -= 1
@@ -252,6 +270,15 @@ public final class CallbackWorker: Sendable {
             }
             if tell { signal.signal() }
         }
+    }
+
+    /// Keeps when an attempt that may be retried began, forgetting (past `beganKept`) those older than the longest retry delay.
+    private func remember(_ began: Int64, of deliveryId: String, in state: inout State) {
+        state.began[deliveryId] = began
+        guard state.began.count > Self.beganKept else { return }
+        let horizon = began - (CallbackSchedule.retryDelays.max() ?? 0) * 1000 - 1000
+        state.began = state.began.filter { $0.value >= horizon }
+        if state.began.count > Self.beganKept { state.began = [deliveryId: began] }
     }
 
     /// Milliseconds until the next delivery is due, at most a poll.

@@ -37,10 +37,12 @@ public struct ClaimedDelivery: Sendable {
     public var data: [UInt8]
     /// Until when this process holds it.
     public var leaseUntil: UnixTime
+    /// When it fell due (its `nextAttemptAt` before the claim).
+    public var dueAt: UnixTime
 
     public init(
         deliveryId: String, callbackId: String, url: String, key: [UInt8], eventId: String, type: String, seq: Int64, createdAt: UnixTime,
-        data: [UInt8], leaseUntil: UnixTime
+        data: [UInt8], leaseUntil: UnixTime, dueAt: UnixTime
     ) {
         self.deliveryId = deliveryId
         self.callbackId = callbackId
@@ -52,6 +54,7 @@ public struct ClaimedDelivery: Sendable {
         self.createdAt = createdAt
         self.data = data
         self.leaseUntil = leaseUntil
+        self.dueAt = dueAt
     }
 }
 
@@ -78,22 +81,19 @@ public enum CallbackAttemptError: String, Sendable, Error, CaseIterable {
 public struct CallbackAttempt: Sendable {
     public var deliveryId: String
     public var leaseUntil: UnixTime
-    /// When the attempt began, in whole seconds (what `lastAttemptAt` reports).
+    /// When the attempt began, in whole seconds (what `lastAttemptAt` reports): the next attempt is due its delay after it
+    /// (`nextAttemptAt`). The worker that began it holds the retry until the delay has passed to the millisecond.
     public var startedAt: UnixTime
-    /// The first whole second at or after the attempt began: the next attempt is due its delay after it, so never before the
-    /// delay has passed since the start (from `startedAt`, cut to the second, it could be due up to a second early).
-    public var dueFrom: UnixTime
     /// The receiver's status, when it answered.
     public var statusCode: Int?
     /// Why there was no answer: `addressNotAllowed`, `resolutionFailed`, `connectionRefused`, `timeout`, `tlsFailure`,
     /// `connectionFailed`.
     public var error: String?
 
-    public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, dueFrom: UnixTime, statusCode: Int?, error: String?) {
+    public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, statusCode: Int?, error: String?) {
         self.deliveryId = deliveryId
         self.leaseUntil = leaseUntil
         self.startedAt = startedAt
-        self.dueFrom = dueFrom
         self.statusCode = statusCode
         self.error = error
     }
@@ -227,7 +227,7 @@ extension Latchkey {
                     audited = true
                 } else {
                     let delay = CallbackSchedule.retryDelays[min(delivery.attempts - 1, CallbackSchedule.retryDelays.count - 1)]
-                    delivery.nextAttemptAt = attempt.dueFrom + delay
+                    delivery.nextAttemptAt = attempt.startedAt + delay
                 }
                 try tx.save(delivery)
             }
