@@ -81,8 +81,10 @@ public enum CallbackAttemptError: String, Sendable, Error, CaseIterable {
 public struct CallbackAttempt: Sendable {
     public var deliveryId: String
     public var leaseUntil: UnixTime
-    /// When the attempt began, in whole seconds (what `lastAttemptAt` reports): the next attempt is due its delay after it
-    /// (`nextAttemptAt`). The worker that began it holds the retry until the delay has passed to the millisecond.
+    /// When the attempt began, in whole seconds (what `lastAttemptAt` reports).
+    ///
+    /// The next attempt is due its delay after it (`nextAttemptAt`); the worker that began it holds the retry until the delay has
+    /// passed to the millisecond.
     public var startedAt: UnixTime
     /// The receiver's status, when it answered.
     public var statusCode: Int?
