@@ -102,12 +102,14 @@ public enum RelyingParty {
 
     /// Check 1: the client data's `type`, `challenge` (unpadded base64url of the ceremony's
     /// bytes) and `origin` (one of the settings' exactly, `crossOrigin` not true).
-    /// - Throws: `type` (nil client data included), `challenge`, `origin`.
+    /// - Throws: `encoding` (nil client data: bytes that are not one JSON object; a member of the wrong JSON type), `type`,
+    ///   `challenge`, `origin`.
     public static func checkClientData(
         _ clientData: CollectedClientData?, type: CeremonyType, challenge: [UInt8],
         settings: RelyingPartySettings
     ) throws(PasskeyCheckFailure) {
-        guard let clientData else { throw PasskeyCheckFailure(.type, "clientDataJSON is not a JSON object with a type") }
+        // Malformed bytes are `encoding`, as everywhere in the checks (CBOR, authData, a mistyped member).
+        guard let clientData else { throw PasskeyCheckFailure(.encoding, "clientDataJSON is not a JSON object") }
         if let member = clientData.mistyped {
             throw PasskeyCheckFailure(.encoding, "the client data's \(member) is not of its JSON type")
         }

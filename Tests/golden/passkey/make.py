@@ -173,7 +173,7 @@ def registration_checks(s):
         ("challenge", dict(client_data=lambda o: key.client_data("webauthn.create", b64(b"another challenge"), "https://localhost"))),
         ("origin", dict(origin="https://evil.example")),
         ("origin", dict(client_data=lambda o: key.client_data("webauthn.create", o["challenge"], "https://localhost", True))),
-        ("type", dict(client_data=lambda o: b"not json")),
+        ("encoding", dict(client_data=lambda o: b"not json")),
         ("encoding", dict(attestation_object=cbor(["fmt", "none"]))),
         ("encoding", dict(attestation_object=cbor({"fmt": "none", "attStmt": {}, "authData": b"\x00" * 36}))),
         ("encoding", dict(auth_data=auth_data(0x45, extra=b"\x00"))),
