@@ -219,6 +219,26 @@ def test_500_503_then_200_on_the_manual_clock_same_id_same_body_each_signed_at_i
         receiver.verify_at(requests[0], at(start, 305))
 
 
+def test_a_replace_into_another_application_drops_the_pending_deliveries_of_the_one_it_leaves(spawn, receivers):
+    # An event belongs to its application's callbacks (accountRecovery's to every application's): a callback moved to another
+    # application keeps pending only what the new one would have been sent.
+    lk = spawn(*MANUAL)
+    receiver = receivers(secret=SECRET, answer=lambda r: 500, manual=True)
+    callback = configure(lk, receiver.url(), events=(REGISTRATION, "accountRecovery.stateChanged"))["callbackId"]
+    activate(lk, "mo", password="correct horse")
+    lk.ok("accountRecovery/start", sessionId=lk.ok("user/login", userId="mo", password="correct horse")["sessionId"])
+    receiver.wait_count(2)
+    assert sorted(d["type"] for d in deliveries(lk, callback, status="pending")) == ["accountRecovery.stateChanged", REGISTRATION]
+    # Replaced within its application (named or not): both stay.
+    configure(lk, receiver.url(), events=(REGISTRATION, "accountRecovery.stateChanged"), callbackId=callback, applicationId="default")
+    assert len(deliveries(lk, callback, status="pending")) == 2
+    lk.ok("admin/configureApplication", applicationId="other")
+    configure(lk, receiver.url(), events=(REGISTRATION, "accountRecovery.stateChanged"), callbackId=callback, applicationId="other")
+    assert [d["type"] for d in deliveries(lk, callback, status="pending")] == ["accountRecovery.stateChanged"]
+    lk.ok("clock/advance", seconds=5)
+    assert {r.json()["type"] for r in receiver.snapshot()[2:]} == {"accountRecovery.stateChanged"}
+
+
 def test_a_receiver_that_never_answers_times_out_at_10_s_and_is_retried(spawn, receivers):
     answers = iter([HANG, 200])
     lk = spawn(*MANUAL)

@@ -121,7 +121,9 @@ extension Latchkey {
     }
 
     /// Creates a callback, or replaces one: a replace applies to every later attempt (pending ones included) and drops pending deliveries
-    /// of event types it no longer lists; without a secret it keeps the current one.
+    /// of event types it no longer lists, and, moving the callback to another application, those of events of the application it leaves
+    /// (an event belongs to its application's callbacks; `accountRecovery.stateChanged` to every application's); without a secret it
+    /// keeps the current one.
     /// - Throws: `invalidParams` (`url`, `secret`), `notFound` (`callback`, application).
     public func configureCallback(_ new: NewCallback) throws -> Callback {
         let url: CallbackURL
@@ -158,8 +160,17 @@ extension Latchkey {
                     record.sealedSecret = try seal(key, .callbackSecret, rowId: record.id)
                     answerSecret = WebhookSecret.secret(key)
                 }
-                for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) where !events.map(\.rawValue).contains(delivery.type) {
-                    try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
+                let moved = record.applicationId != existing.applicationId
+                for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) {
+                    let listed = events.map(\.rawValue).contains(delivery.type)
+                    // Read only when the callback moves: an event of every application's (nil) stays; one gone is dropped.
+                    let elsewhere =
+                        try moved
+                        && (tx.fetch(CallbackEventRecord.self, id: delivery.eventId).map {
+                            $0.applicationId.map { $0 != record.applicationId } ?? false
+                        }
+                            ?? true)
+                    if !listed || elsewhere { try tx.delete(CallbackDeliveryRecord.self, id: delivery.id) }
                 }
             } else {
                 let id = random.identifier("cb")

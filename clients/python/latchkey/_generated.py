@@ -536,7 +536,7 @@ class AdminMethods(_Namespace):
         ) -> Dict[str, Any]:
         """``admin/configureCallback``: Creates a callback URL for event types, or replaces one.
 
-        Configures a URL that hears of events of the listed types (registration.stateChanged, operation.statusChanged, accountRecovery.stateChanged, onboarding.statusChanged) in one application: Latchkey POSTs each event, signed as the Standard Webhooks specification says, and retries on a schedule. https://, or http:// to a loopback host; no user info; a link-local, private or unspecified address is refused without --callback-allow-private. The secret (whsec_ and the base64 of 24–64 bytes) is in this answer only: made when a new callback gives none; a replace (callbackId) without a secret keeps the current one and answers secret null, applies to every later attempt and drops pending deliveries of event types it no longer lists.
+        Configures a URL that hears of events of the listed types (registration.stateChanged, operation.statusChanged, accountRecovery.stateChanged, onboarding.statusChanged) in one application: Latchkey POSTs each event, signed as the Standard Webhooks specification says, and retries on a schedule. https://, or http:// to a loopback host; no user info; a link-local, private or unspecified address is refused without --callback-allow-private. The secret (whsec_ and the base64 of 24–64 bytes) is in this answer only: made when a new callback gives none; a replace (callbackId) without a secret keeps the current one and answers secret null, applies to every later attempt and drops pending deliveries of event types it no longer lists, and, given another applicationId, those of the application it leaves.
 
         Params:
             url (str)

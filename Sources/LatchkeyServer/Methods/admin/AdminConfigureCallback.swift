@@ -14,7 +14,7 @@ enum AdminConfigureCallback: RPCMethod {
             a link-local, private or unspecified address is refused without --callback-allow-private. The secret (whsec_ and the \
             base64 of 24–64 bytes) is in this answer only: made when a new callback gives none; a replace (callbackId) without a \
             secret keeps the current one and answers secret null, applies to every later attempt and drops pending deliveries of \
-            event types it no longer lists.
+            event types it no longer lists, and, given another applicationId, those of the application it leaves.
             """,
         errors: [.notFound], access: .admin)
     struct Params: WireParams {
