@@ -38,8 +38,8 @@ public struct CollectedClientData: Sendable, Equatable {
     public var challenge: String?
     public var origin: String?
     public var crossOrigin: Bool?
-    /// The first of `type`, `challenge`, `origin` and `crossOrigin` present with another JSON type
-    /// (`crossOrigin: "true"`): the `encoding` check.
+    /// The first of `type`, `challenge`, `origin`, `topOrigin` (WebAuthn L3: a string) and `crossOrigin` present with another
+    /// JSON type (`crossOrigin: "true"`): the `encoding` check.
     public var mistyped: String?
 
     public init(type: String?, challenge: String?, origin: String?, crossOrigin: Bool?, mistyped: String? = nil) {

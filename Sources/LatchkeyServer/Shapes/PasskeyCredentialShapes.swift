@@ -68,7 +68,9 @@ public func collectedClientData(_ bytes: [UInt8]) -> CollectedClientData? {
     let origin = object["origin"]
     let crossOrigin = object["crossOrigin"]
     let mistyped =
-        [("type", type), ("challenge", challenge), ("origin", origin)].first { $0.1 != nil && $0.1?.stringValue == nil }?.0
+        [("type", type), ("challenge", challenge), ("origin", origin), ("topOrigin", object["topOrigin"])].first {
+            $0.1 != nil && $0.1?.stringValue == nil
+        }?.0
         ?? (crossOrigin != nil && crossOrigin?.boolValue == nil ? "crossOrigin" : nil)
     return CollectedClientData(
         type: type?.stringValue, challenge: challenge?.stringValue, origin: origin?.stringValue, crossOrigin: crossOrigin?.boolValue,

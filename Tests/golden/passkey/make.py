@@ -611,7 +611,8 @@ def backup_eligibility_is_fixed(s):
 
 def client_data_and_origins(s):
     """A clientDataJSON member of the wrong JSON type (crossOrigin "true") is encoding; admin/configureApplication
-    refuses an origin no browser would send (upper case, a default port, a trailing slash), naming the entry."""
+    refuses an origin no browser would send (upper case, a default port, a trailing slash), naming the entry; topOrigin
+    (WebAuthn L3: a string) of another JSON type is encoding too."""
     session = signed_in(s)
     key = Authenticator("typed")
     options = s.ok("passkey/creationOptions", sessionId=session)
@@ -621,6 +622,10 @@ def client_data_and_origins(s):
     for origin in ["https://LOCALHOST", "https://localhost:443", "https://localhost/", "HTTPS://localhost", "http://localhost:80"]:
         s.fails("admin/configureApplication", "invalidParams", applicationId="default", passkeyOrigins=["https://localhost", origin])
     s.ok("admin/configureApplication", applicationId="default", passkeyOrigins=["https://localhost", "https://localhost:8443"])
+    options = s.ok("passkey/creationOptions", sessionId=session)
+    client_data = lambda o: key.client_data("webauthn.create", o["challenge"], "https://localhost", topOrigin=5)
+    check_fails(s, "passkey/create", "encoding", ceremonyId=options["ceremonyId"],
+                credential=key.create(options["publicKey"], client_data=client_data(options["publicKey"])))
 
 
 # -- approving an operation with a passkey --
