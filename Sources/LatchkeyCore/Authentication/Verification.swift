@@ -55,12 +55,11 @@ extension ServerSession {
         }
     }
 
-    /// Verifies the signatures over `payload` and counts.
-    ///
-    /// First the device's (one that fails answers `registrationRemoved` and counts nothing: the caller is not, or no longer, this
-    /// registration's device, whatever else it sent); the verify has then reached the signatures, and the challenge is used up whatever
-    /// follows (PROTOCOL: "uses up the challenge like every verify that reaches the signatures"). Then what the signatures may do
-    /// (`checkFactor`, then `permits`: refusals that count nothing), then the second factor's signature.
+    /// Verifies the signatures over `payload` and counts: first the device's (one that fails answers `registrationRemoved` and counts
+    /// nothing: the caller is not, or no longer, this registration's device, whatever else it sent), and the verify has reached the
+    /// signatures: the challenge is used up, whatever follows (PROTOCOL: "uses up the challenge like every verify that reaches the
+    /// signatures"). Then what the signatures may do (`checkFactor`, then `permits`: refusals that count nothing), then the second
+    /// factor's signature is checked.
     ///
     /// A failure counts one attempt (and locks at the limit) on an active registration; on another (only a removal gets here in
     /// another state) it answers the state and counts nothing. A two-factor success resets the counter. What the registration became is
