@@ -55,11 +55,10 @@ extension ServerSession {
         }
     }
 
-    /// Verifies the signatures over `payload` and counts: first the device's (one that fails answers `registrationRemoved` and counts
-    /// nothing: the caller is not, or no longer, this registration's device, whatever else it sent), and the verify has reached the
-    /// signatures: the challenge is used up, whatever follows (PROTOCOL: "uses up the challenge like every verify that reaches the
-    /// signatures"). Then what the signatures may do (`checkFactor`, then `permits`: refusals that count nothing), then the second
-    /// factor's signature is checked.
+    /// Verifies the signatures over `payload` and counts: first the device's (one that fails answers `registrationRemoved`, uses up the
+    /// challenge and counts nothing: the caller is not, or no longer, this registration's device, whatever else it sent), then what the
+    /// signatures may do (`checkFactor`, then `permits`: refusals that leave the challenge usable), then the challenge is used up and the
+    /// second factor's is checked.
     ///
     /// A failure counts one attempt (and locks at the limit) on an active registration; on another (only a removal gets here in
     /// another state) it answers the state and counts nothing. A two-factor success resets the counter. What the registration became is
@@ -73,9 +72,9 @@ extension ServerSession {
         tokenPurpose: TokenPurpose = .none, permits: () throws -> Void = {}
     ) throws {
         try requireDeviceSignature(signatures, over: payload, registration, challenge)
-        try useUp(challenge)
         try checkFactor(signatures, registration, push: push, tokenPurpose: tokenPurpose)
         try permits()
+        try useUp(challenge)
         let method = signatures.factor ?? .device
         let attempt = asAuthentication || method.isTwoFactor
         if attempt { registration.lastAttempt = now }
