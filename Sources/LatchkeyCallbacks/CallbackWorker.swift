@@ -26,8 +26,7 @@ public final class CallbackWorker: Sendable {
     static let retryMilliseconds = 1000
     /// Between two prunes, on the process's clock.
     static let pruneEverySeconds: Int64 = 3600
-    /// Beginnings kept for retries at most; past it, those older than the longest retry delay are forgotten (a retry whose
-    /// beginning is forgotten is due from the whole second, as in a process that takes a delivery over).
+    /// Beginnings kept for retries at most (see `remember`).
     static let beganKept = 4096
 
     private let core: Latchkey
@@ -56,8 +55,10 @@ public final class CallbackWorker: Sendable {
         /// even where their lease ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over
         /// once this one is gone.
         var attempting: [String: String] = [:]
-        /// When (milliseconds on the process's clock) the last attempt began, of the deliveries whose last attempt this process
-        /// began and that may be tried again: their retry, due in whole seconds, waits until its delay has passed to the millisecond.
+        /// When (milliseconds on the process's clock) this process last began an attempt of a delivery, kept until it claims the
+        /// delivery again, unless the attempt delivered it or failed it at once (410): a retry on the schedule, due in whole seconds,
+        /// waits until its delay has passed to the millisecond. Some are never claimed again here (taken over, failed for good,
+        /// removed): `remember` bounds them.
         var began: [String: Int64] = [:]
         /// At exit: no attempt starts any more.
         var stopping = false
@@ -213,9 +214,10 @@ public final class CallbackWorker: Sendable {
 
     /// One attempt, sent off this thread; its outcome is queued for the next pass.
     ///
-    /// A retry is due in whole seconds (`nextAttemptAt`, its delay after `lastAttemptAt`, the second the previous attempt began);
-    /// where this process began that attempt, the retry also waits out the fraction of a second, so that it never begins before its
-    /// delay has passed.
+    /// A retry is due in whole seconds (`nextAttemptAt`, its delay after `lastAttemptAt`, the second the previous attempt began).
+    /// Where this process began that attempt, the retry also waits out the fraction of a second, so that it begins no sooner than its
+    /// delay after the previous one; a process that takes a retry over (another, or this one restarted) knows only the second, and
+    /// may begin it up to a second sooner.
     private func start(_ delivery: ClaimedDelivery) {
         let previous = state.withLock { state in
             state.sending[delivery.callbackId, default: 0] += 1
@@ -223,11 +225,24 @@ public final class CallbackWorker: Sendable {
             state.attempting[delivery.deliveryId] = delivery.callbackId
             return state.began.removeValue(forKey: delivery.deliveryId)
         }
+        // Only a retry on the schedule after that attempt (not one by hand, nor a lease taken over) waits.
         let wait = previous.map { began in
-            delivery.dueAt > began / 1000 ? delivery.dueAt * 1000 + began % 1000 - core.clock.nowMilliseconds : 0
+            CallbackSchedule.retryDelays.contains(delivery.dueAt - began / 1000)
+                ? delivery.dueAt * 1000 + began % 1000 - core.clock.nowMilliseconds : 0
         }
         guard let wait, wait > 0 else { return send(delivery) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(min(wait, 1000)))) { [self] in send(delivery) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(min(wait, 1000)))) { [self] in
+            // Stopped meanwhile: no attempt starts any more. This one is not made, and its lease passes it to another process (or
+            // this one restarted).
+            let given = state.withLock { state -> Bool in
+                guard state.stopping else { return false }
+                state.sending[delivery.callbackId, default: 1] -= 1
+                state.sendingTotal -= 1
+                state.attempting[delivery.deliveryId] = nil
+                return true
+            }
+            if given { signal.signal() } else { send(delivery) }
+        }
     }
 
     private func send(_ delivery: ClaimedDelivery) {
@@ -272,13 +287,13 @@ public final class CallbackWorker: Sendable {
         }
     }
 
-    /// Keeps when an attempt that may be retried began, forgetting (past `beganKept`) those older than the longest retry delay.
+    /// Keeps when an attempt that may be retried began; past `beganKept`, only the newest three quarters are kept (a retry whose
+    /// beginning is forgotten is due from the whole second, as in a process that takes it over).
     private func remember(_ began: Int64, of deliveryId: String, in state: inout State) {
         state.began[deliveryId] = began
         guard state.began.count > Self.beganKept else { return }
-        let horizon = began - (CallbackSchedule.retryDelays.max() ?? 0) * 1000 - 1000
-        state.began = state.began.filter { $0.value >= horizon }
-        if state.began.count > Self.beganKept { state.began = [deliveryId: began] }
+        state.began = Dictionary(
+            uniqueKeysWithValues: state.began.sorted { $0.value > $1.value }.prefix(Self.beganKept * 3 / 4).map { ($0.key, $0.value) })
     }
 
     /// Milliseconds until the next delivery is due, at most a poll.

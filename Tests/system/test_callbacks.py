@@ -937,6 +937,26 @@ def test_a_clean_exit_records_the_attempts_under_way_so_no_other_process_sends_t
     assert [(d["status"], d["attempts"]) for d in listed] == [("delivered", 1)], listed
 
 
+def test_a_retry_held_for_the_rest_of_its_second_is_not_started_once_the_process_is_told_to_stop(spawn, receivers, db_path):
+    """The first attempt begins late in a second; its retry, due at a whole second, is held until 5 s have passed to the
+    millisecond. EOF within that wait: the retry is not made (no attempt starts once stopping) and the process exits at once;
+    the delivery stays pending, its lease passing it to another process."""
+    receiver = receivers(secret=SECRET, answer=lambda r: 503)
+    first = spawn("--db", db_path, name="first")
+    callback = configure(first, receiver.url())
+    time.sleep((0.7 - time.time() % 1) % 1)
+    activate(first, "rh")
+    receiver.wait_count(1)
+    # The attempt began at about .75 of second k: its retry is claimed at k + 5 and held until about k + 5.75.
+    k = int(time.time())
+    time.sleep(max(0.0, k + 5.3 - time.time()))
+    assert first.close() == 0
+    time.sleep(1.0)
+    assert len(receiver.snapshot()) == 1
+    listed = deliveries(spawn("--db", db_path, name="after"), callback["callbackId"])
+    assert [(d["status"], d["attempts"]) for d in listed] == [("pending", 1)], listed
+
+
 def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_secret_ends_its_wait(spawn, receivers, db_path):
     """Deliveries are independent: a callback whose sealed secret no longer opens (a damaged row, a key file that is not the
     store's) sends nothing and its deliveries wait, due, saying why (lastError secretUnreadable, no attempt counted); the other

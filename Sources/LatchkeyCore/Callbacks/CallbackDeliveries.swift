@@ -84,7 +84,7 @@ public struct CallbackAttempt: Sendable {
     /// When the attempt began, in whole seconds (what `lastAttemptAt` reports).
     ///
     /// The next attempt is due its delay after it (`nextAttemptAt`); the worker that began it holds the retry until the delay has
-    /// passed to the millisecond.
+    /// passed to the millisecond (another process knows only the second).
     public var startedAt: UnixTime
     /// The receiver's status, when it answered.
     public var statusCode: Int?
