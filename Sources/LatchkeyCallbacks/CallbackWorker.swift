@@ -55,10 +55,11 @@ public final class CallbackWorker: Sendable {
         /// even where their lease ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over
         /// once this one is gone.
         var attempting: [String: String] = [:]
-        /// When (milliseconds on the process's clock) this process last began an attempt of a delivery, kept until it claims the
-        /// delivery again, unless the attempt delivered it or failed it at once (410): a retry on the schedule, due in whole seconds,
-        /// waits until its delay has passed to the millisecond. Some are never claimed again here (taken over, failed for good,
-        /// removed): `remember` bounds them.
+        /// When (milliseconds on the process's clock) this process last began an attempt of each delivery it may retry.
+        ///
+        /// Kept until it claims the delivery again, unless the attempt delivered it or failed it at once (410): a retry on the
+        /// schedule, due in whole seconds, waits until its delay has passed to the millisecond. Some are never claimed again here
+        /// (taken over, failed for good, removed): `remember` bounds them.
         var began: [String: Int64] = [:]
         /// At exit: no attempt starts any more.
         var stopping = false
