@@ -40,7 +40,7 @@ extension ServerSession {
             ChallengeRecord.self,
             where: [
                 .equals(ChallengeRecord.Columns.registrationId, registration.id),
-                StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor)),
+                ExpiredRows.forgotten(ChallengeRecord.Columns.expiresAt, now: now),
             ])
         let record = ChallengeRecord(
             id: random.uuid(), registrationId: registration.id, purpose: kind.rawValue, challenge: challenge ?? random.secret(byteCount: 32),

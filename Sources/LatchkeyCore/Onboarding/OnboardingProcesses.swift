@@ -26,9 +26,13 @@ extension Latchkey {
         DomainError(.onboardingNotRunning, message, [WDOReason.notRunning.detail])
     }
 
-    /// A process by id, with time-driven failure applied (nil: unknown, or closed).
+    /// A process by id, with time-driven failure applied (nil: unknown, closed, or failed and a day past its end: forgotten,
+    /// whether or not `forgetExpiredRows` has deleted it yet).
     func onboardingProcess(_ tx: StoreTransaction, _ effects: Effects, _ processId: String) throws -> OnboardingProcessRecord? {
-        guard var process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed else { return nil }
+        guard var process = try tx.fetch(OnboardingProcessRecord.self, id: processId), !process.closed,
+            process.onboardingStatus != .failed
+                || !ExpiredRows.isForgotten(expiresAt: process.createdAt + OnboardingProcessRecord.lifetime, now: now)
+        else { return nil }
         try settle(tx, effects, &process)
         return process
     }

@@ -38,7 +38,7 @@ extension Latchkey {
     ) throws -> OpenedCeremony {
         try tx.deleteAll(
             PasskeyCeremonyRecord.self,
-            where: [StoreFilter(PasskeyCeremonyRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
+            where: [ExpiredRows.forgotten(PasskeyCeremonyRecord.Columns.expiresAt, now: now)])
         let ceremonyId = random.uuid()
         let ceremony = PasskeyCeremonyRecord(
             id: ceremonyKey(ceremonyId), kind: kind.rawValue, applicationId: applicationId, userId: userId, named: named,

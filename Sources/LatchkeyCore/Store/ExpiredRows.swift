@@ -13,8 +13,13 @@ enum ExpiredRows {
     static let keptFor: Int64 = 86_400
     static let forgetEvery: Int64 = 3_600
 
-    /// Whether a row that expired at `expiresAt` is past keeping at `now`: exactly the rows the deletes below take.
+    /// Whether a row that expired (or ended) at `expiresAt` is past keeping at `now`: what `forgotten` selects.
     static func isForgotten(expiresAt: Int64, now: Int64) -> Bool { expiresAt < now - keptFor }
+
+    /// The rows whose `expiresAt` column is past keeping at `now` (`isForgotten`): what every delete by time takes.
+    static func forgotten<Column: RawRepresentable>(_ expiresAt: Column, now: Int64) -> StoreFilter where Column.RawValue == String {
+        StoreFilter(expiresAt, .less, .int(now - keptFor))
+    }
 }
 
 extension Latchkey {
@@ -49,11 +54,9 @@ extension Latchkey {
                             StoreFilter(RateEventRecord.Columns.at, .lessOrEqual, .int(now - limit.window)),
                         ])
                 }
-                try tx.deleteAll(
-                    ResetCodeRecord.self, where: [StoreFilter(ResetCodeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
+                try tx.deleteAll(ResetCodeRecord.self, where: [ExpiredRows.forgotten(ResetCodeRecord.Columns.expiresAt, now: now)])
                 // A registration forgets its own when it is issued another; these are those of registrations never issued one again.
-                try tx.deleteAll(
-                    ChallengeRecord.self, where: [StoreFilter(ChallengeRecord.Columns.expiresAt, .less, .int(now - ExpiredRows.keptFor))])
+                try tx.deleteAll(ChallengeRecord.self, where: [ExpiredRows.forgotten(ChallengeRecord.Columns.expiresAt, now: now)])
                 // Failed ones (their OTP tries used up, or their 3 h over with no OTP: every start with credentials that match
                 // nobody), and closed ones (cancelled, replaced). A device that still holds one hears `failed`, as for a process
                 // unknown to the server. A finished one stays (its device reads `finished`), as does one awaiting verification.

@@ -19,7 +19,7 @@ extension Codec where Value == String {
     static let phoneNumber = Codec.text.checked(phoneNumberProblem)
     /// An email address or an E.164 phone number (where a message may go).
     static let address = Codec.text.checked { text in
-        Identifiers.isEmail(text) || Identifiers.isPhoneNumber(text) ? nil : "must be an email address or an E.164 number: + and digits"
+        emailProblem(text) == nil || phoneNumberProblem(text) == nil ? nil : "must be an email address or an E.164 number: + and digits"
     }
     /// A calendar date, `YYYY-MM-DD`.
     static let date = Codec.string(format: "date").checked { Timestamp.isValidDate($0) ? nil : "must be a date written YYYY-MM-DD" }
