@@ -15,6 +15,8 @@ extension RelyingPartyTests {
         var forged = good
         forged.response.clientData?.type = "webauthn.create"
         #expect(assertionCheck(forged, passkey: .some(nil)) == .type, "the client data before the lookup")
+        forged.response.clientData = nil
+        #expect(assertionCheck(forged, passkey: .some(nil)) == .encoding, "client data the JSON layer could not read")
         forged = good
         forged.response.clientData?.challenge = Base64URL.encode([0])
         #expect(assertionCheck(forged) == .challenge)
