@@ -160,17 +160,17 @@ extension Latchkey {
                     record.sealedSecret = try seal(key, .callbackSecret, rowId: record.id)
                     answerSecret = WebhookSecret.secret(key)
                 }
+                // Moved to another application, it drops the deliveries of events of the one it leaves (an event of every
+                // application's, nil, stays; one gone goes).
                 let moved = record.applicationId != existing.applicationId
+                func leftBehind(_ delivery: CallbackDeliveryRecord) throws -> Bool {
+                    guard let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else { return true }
+                    return event.applicationId.map { $0 != record.applicationId } ?? false
+                }
                 for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) {
-                    let listed = events.map(\.rawValue).contains(delivery.type)
-                    // Read only when the callback moves: an event of every application's (nil) stays; one gone is dropped.
-                    let elsewhere =
-                        try moved
-                        && (tx.fetch(CallbackEventRecord.self, id: delivery.eventId).map {
-                            $0.applicationId.map { $0 != record.applicationId } ?? false
-                        }
-                            ?? true)
-                    if !listed || elsewhere { try tx.delete(CallbackDeliveryRecord.self, id: delivery.id) }
+                    if try !events.map(\.rawValue).contains(delivery.type) || moved && leftBehind(delivery) {
+                        try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
+                    }
                 }
             } else {
                 let id = random.identifier("cb")

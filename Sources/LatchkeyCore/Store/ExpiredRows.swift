@@ -16,7 +16,8 @@ enum ExpiredRows {
     /// Whether a row that expired (or ended) at `expiresAt` is past keeping at `now`: what `forgotten` selects.
     static func isForgotten(expiresAt: Int64, now: Int64) -> Bool { expiresAt < now - keptFor }
 
-    /// The rows whose `expiresAt` column is past keeping at `now` (`isForgotten`): what every delete by time takes.
+    /// The rows whose `expiresAt` column is past keeping at `now` (`isForgotten`): what the deletes by expiry take (onboarding
+    /// processes go by their end, `createdAt` and their lifetime, to the same rule).
     static func forgotten<Column: RawRepresentable>(_ expiresAt: Column, now: Int64) -> StoreFilter where Column.RawValue == String {
         StoreFilter(expiresAt, .less, .int(now - keptFor))
     }
