@@ -82,7 +82,7 @@ struct LatchkeyCommand: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "SQLite store path (WAL, mode 0600), or a PostgreSQL URI (postgresql://… or postgres://…; needs --key-file).",
-            discussion: "Default: $XDG_DATA_HOME/latchkey/latchkey.sqlite (~/.local/share when unset).",
+            discussion: "Default: $XDG_DATA_HOME/latchkey/latchkey.sqlite (~/.local/share when unset, empty or relative).",
             valueName: "path|uri"))
     var db: String?
 
@@ -288,7 +288,8 @@ struct LatchkeyCommand: ParsableCommand {
 
     static func defaultStorePath() -> String {
         let base =
-            environmentVariable("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+            // A relative value is invalid and ignored (XDG Base Directory Specification), as an empty one is.
+            environmentVariable("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environmentVariable("HOME") ?? ".") + "/.local/share")
         return base + "/latchkey/latchkey.sqlite"
     }

@@ -224,6 +224,15 @@ def test_db_file_created_0600(spawn, workdir, umask):
     assert _mode(db) == 0o600, oct(_mode(db))
 
 
+def test_a_relative_xdg_data_home_is_ignored_as_the_xdg_specification_says(spawn, workdir):
+    home = os.path.join(workdir, "home-rel")
+    lk = spawn(env=dict(os.environ, XDG_DATA_HOME="relxdg", HOME=home), cwd=workdir)
+    lk.ok("admin/createUser", userId="relative")
+    assert os.path.isfile(os.path.join(home, ".local", "share", "latchkey", "latchkey.sqlite"))
+    assert not os.path.exists(os.path.join(workdir, "relxdg"))
+    assert lk.close() == 0
+
+
 def test_default_store_path_created_0600(spawn, workdir):
     xdg = os.path.join(workdir, "xdg")
     env = dict(os.environ, XDG_DATA_HOME=xdg, HOME=os.path.join(workdir, "home"))
