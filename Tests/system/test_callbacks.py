@@ -135,8 +135,9 @@ def test_https_with_a_private_ca_checks_the_certificate_and_its_host_name(spawn,
     by_address = configure(lk, good.url(host="127.0.0.1"))
     misnamed = configure(lk, wrong_name.url(host="localhost"))
     activate(lk, "tls")
-    assert deliveries(lk, trusted["callbackId"])[0]["status"] == "delivered"
-    assert deliveries(lk, by_address["callbackId"])[0]["status"] == "delivered"
+    # Each listing waits up to a second for attempts under way; a loaded machine may take longer to make its first TLS client.
+    delivered(lk, trusted["callbackId"])
+    delivered(lk, by_address["callbackId"])
     assert_refused_by_tls(lk, misnamed)
     requests = good.wait_count(2)
     assert all(good.verify_at(r, start)["type"] == REGISTRATION for r in requests)
@@ -261,7 +262,7 @@ def test_a_receiver_that_never_answers_times_out_at_10_s_and_is_retried(spawn, r
     assert 8.5 <= waited <= 15, waited
     assert (listed["attempts"], listed["lastError"], listed["lastStatusCode"], listed["status"]) == (1, "timeout", None, "pending")
     lk.ok("clock/advance", seconds=5)
-    assert deliveries(lk, callback["callbackId"])[0]["status"] == "delivered"
+    delivered(lk, callback["callbackId"])
     assert [r.id for r in receiver.snapshot()] == [hung.id, hung.id]
 
 
@@ -696,7 +697,7 @@ def test_a_secret_of_24_to_64_bytes_signs_with_those_bytes(spawn, receivers, siz
     callback = configure(lk, receiver.url(), secret=secret)
     assert callback["secret"] == secret
     activate(lk, "sz")
-    assert deliveries(lk, callback["callbackId"])[0]["status"] == "delivered"
+    delivered(lk, callback["callbackId"])
     request, = receiver.snapshot()
     assert receiver.verify_at(request, start)["type"] == REGISTRATION
 
@@ -1027,7 +1028,7 @@ def test_the_tunnel_serves_only_its_own_process(spawn, receivers, workdir):
     lk = spawn(*MANUAL, "--callback-ca-file", ca.ca_file)
     callback = configure(lk, receiver.url(host="localhost"))
     activate(lk, "tunnel")
-    assert deliveries(lk, callback["callbackId"])[0]["status"] == "delivered"
+    delivered(lk, callback["callbackId"])
     tunnel = tunnel_address(lk.p.pid)
     assert tunnel, "no tunnel listening"
     ask = (f"CONNECT localhost:{receiver.port} HTTP/1.1\r\nHost: localhost:{receiver.port}\r\n"
@@ -1042,5 +1043,5 @@ def test_the_tunnel_serves_only_its_own_process(spawn, receivers, workdir):
             assert answer.startswith(b"HTTP/1.1 403"), answer
     assert receiver.wait_count(1) and len(receiver.snapshot()) == 1
     activate(lk, "tunnel-again")
-    assert deliveries(lk, callback["callbackId"])[0]["status"] == "delivered"
+    delivered(lk, callback["callbackId"])
     assert len(os.listdir(f"/proc/{lk.p.pid}/fd")) <= fds_before + 2
