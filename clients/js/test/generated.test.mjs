@@ -13,7 +13,7 @@ test("generated.js and index.d.ts match the schema", () => {
   // Until schema/openrpc.json exists, the committed files are generated from the test fixture.
   const schema = join(REPO, "schema", "openrpc.json");
   const source = existsSync(schema) ? schema : FIXTURE_SCHEMA;
-  const { js, dts } = generate(JSON.parse(readFileSync(source, "utf8")), relative(REPO, source));
+  const { js, dts } = generate(JSON.parse(readFileSync(source, "utf8")));
   const hint = `stale for ${relative(REPO, source)}: run node clients/js/generate.mjs`
     + (existsSync(schema) ? "" : " --schema clients/testdata/mini-openrpc.json");
   assert.equal(readFileSync(JS_OUT, "utf8"), js, `generated.js is ${hint}`);
@@ -66,7 +66,7 @@ test("names that are taken or not identifiers", async () => {
     ],
     components: { errors: { iCloudKeychainDisabled: { code: 1105, message: "m" } } },
   };
-  const { js, dts } = generate(doc, "test");
+  const { js, dts } = generate(doc);
   const module = await import(`data:text/javascript,${encodeURIComponent(js)}`);
   const calls = [];
   const helpers = module.bindMethods({ call: async (...args) => calls.push(args[0]) });

@@ -21,8 +21,7 @@ def test_generated_file_matches_the_schema():
     """
     schema = REPO / "schema" / "openrpc.json"
     source = schema if schema.is_file() else FIXTURE_SCHEMA
-    expected = generate.generate(json.loads(source.read_text(encoding="utf-8")),
-                                 source.relative_to(REPO).as_posix())
+    expected = generate.generate(json.loads(source.read_text(encoding="utf-8")))
     current = (CLIENTS / "python" / "latchkey" / "_generated.py").read_text(encoding="utf-8")
     assert current == expected, (
         f"latchkey/_generated.py is stale for {source.relative_to(REPO)}: "
@@ -61,7 +60,7 @@ def test_error_registry():
 def load(doc):
     """Generates from a document and imports the result as a module."""
     module = types.ModuleType("generated_under_test")
-    exec(compile(generate.generate(doc, "test"), "generated_under_test", "exec"), module.__dict__)
+    exec(compile(generate.generate(doc), "generated_under_test", "exec"), module.__dict__)
     return module
 
 
