@@ -417,10 +417,20 @@ function encode(method, params, id) {
   return JSON.stringify(message, finiteOnly) + "\n";
 }
 
-/** JSON.stringify's replacer: NaN and the infinities, which JSON cannot carry, throw (as in Python) instead of becoming null. */
+/** Matches a lone surrogate: UTF-8, and so the server, has no such character. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * JSON.stringify's replacer: what JSON or UTF-8 cannot carry throws (as in Python) instead of being sent — NaN and the
+ * infinities (JSON would write null), and a string or member name holding a lone surrogate (JSON would write an escape the
+ * server refuses as invalid UTF-8).
+ */
 function finiteOnly(key, value) {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`${value} cannot be sent: JSON has no such number (${key ? `member ${key}` : "params"})`);
+  }
+  if ((typeof value === "string" && LONE_SURROGATE.test(value)) || LONE_SURROGATE.test(key)) {
+    throw new TypeError(`a lone surrogate cannot be sent: UTF-8 has no such character (${key ? "in a member" : "params"})`);
   }
   return value;
 }

@@ -328,6 +328,11 @@ test("an oversized notification against the server", { skip: realBinary().why },
       assert.throws(() => lk.notify("ping", { echo: [number] }), TypeError);
       await assert.rejects(lk.ping({ echo: number }), TypeError);
     }
+    for (const text of ["\ud800", "a\udfffb", "\udc00\ud800"]) { // UTF-8 has none of them: not sent as an escape
+      assert.throws(() => lk.notify("ping", { echo: text }), TypeError);
+      await assert.rejects(lk.ping({ echo: { [text]: 1 } }), TypeError);
+    }
+    assert.deepEqual(await lk.ping({ echo: "\ud83d\ude00" }), { echo: "\ud83d\ude00" }); // a pair is one character
     await assert.rejects(lk.ping({ echo: "x".repeat(300) }), { reason: "messageTooLarge" });
     assert.equal(lk.strayErrors.length, 1);
   } finally {
