@@ -45,16 +45,24 @@ public final class MCPSession: RPCHandler {
 
     // MARK: lifecycle
 
-    /// The client's `protocolVersion` when served, else the newest; the server's name, version
-    /// and capabilities.
+    /// The client's `protocolVersion` when served, else the newest; the server's name, version and capabilities.
+    ///
+    /// A version left out is "else" too (PROTOCOL: "else `2025-11-25`"). Params that are not an object, or a version that is
+    /// not a string, are malformed: `invalidParams`.
     private func initialize(_ params: JSON?) -> Result<JSON, RPCError> {
-        guard case .object(let object)? = params else {
-            return .failure(.invalidParams([ParamProblem("", "must be an object")]))
+        let object: JSONObject
+        switch params {
+        case nil: object = JSONObject()
+        case .object(let given)?: object = given
+        default: return .failure(.invalidParams([ParamProblem("", "must be an object")]))
         }
-        guard case .string(let asked)? = object["protocolVersion"] else {
-            return .failure(.invalidParams([ParamProblem("protocolVersion", "is required and must be a string")]))
+        let asked: String?
+        switch object["protocolVersion"] {
+        case nil: asked = nil
+        case .string(let given)?: asked = given
+        default: return .failure(.invalidParams([ParamProblem("protocolVersion", "must be a string")]))
         }
-        let version = Self.supportedVersions.contains(asked) ? asked : Self.supportedVersions[0]
+        let version = asked.flatMap { Self.supportedVersions.contains($0) ? $0 : nil } ?? Self.supportedVersions[0]
         return .success([
             "protocolVersion": .string(version),
             "capabilities": ["tools": .object(JSONObject()), "logging": .object(JSONObject())],
