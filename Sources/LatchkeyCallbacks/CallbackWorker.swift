@@ -237,8 +237,7 @@ public final class CallbackWorker: Sendable {
             // this one restarted).
             let given = state.withLock { state -> Bool in
                 guard state.stopping else { return false }
-                state.sending[delivery.callbackId, default: 1] -= 1
-                state.sendingTotal -= 1
+                endSending(delivery, in: &state)
                 state.attempting[delivery.deliveryId] = nil
                 return true
             }
@@ -274,18 +273,22 @@ public final class CallbackWorker: Sendable {
                     deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: nil,
                     error: error.rawValue)
             }
-            let final = attempt.statusCode.map { (200...299).contains($0) || $0 == 410 } ?? false
             // Outcomes are recorded in batches: the worker is told at once when a batch is full or nothing else is under way, and
             // otherwise finds them within `coalesceMilliseconds`.
             let tell = state.withLock { state -> Bool in
-                if !final { remember(started, of: delivery.deliveryId, in: &state) }
+                if !attempt.delivers && !attempt.failsAtOnce { remember(started, of: delivery.deliveryId, in: &state) }
                 state.ended.append(attempt)
-                state.sendingTotal -= 1
-                state.sending[delivery.callbackId, default: 1] -= 1
+                endSending(delivery, in: &state)
                 return state.ended.count >= Self.recordBatch || state.sendingTotal == 0
             }
             if tell { signal.signal() }
         }
+    }
+
+    /// An attempt of `delivery` is no longer under way: its callback and the worker have room for one more.
+    private func endSending(_ delivery: ClaimedDelivery, in state: inout State) {
+        state.sendingTotal -= 1
+        state.sending[delivery.callbackId, default: 1] -= 1
     }
 
     /// Keeps when an attempt that may be retried began; past `beganKept`, only the newest three quarters are kept (a retry whose

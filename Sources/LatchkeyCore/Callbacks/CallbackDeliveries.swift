@@ -92,6 +92,11 @@ public struct CallbackAttempt: Sendable {
     /// `connectionFailed`.
     public var error: String?
 
+    /// A 2xx: the delivery is delivered.
+    public var delivers: Bool { statusCode.map { (200...299).contains($0) } ?? false }
+    /// A 410: the delivery is failed at once, on any attempt.
+    public var failsAtOnce: Bool { statusCode == 410 }
+
     public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, statusCode: Int?, error: String?) {
         self.deliveryId = deliveryId
         self.leaseUntil = leaseUntil
@@ -215,10 +220,10 @@ extension Latchkey {
                 delivery.lastStatusCode = attempt.statusCode
                 delivery.lastError = attempt.statusCode == nil ? attempt.error : nil
                 delivery.leaseUntil = nil
-                if let code = attempt.statusCode, (200...299).contains(code) {
+                if attempt.delivers {
                     delivery.status = CallbackDeliveryStatus.delivered.rawValue
                     delivery.nextAttemptAt = nil
-                } else if attempt.statusCode == 410 || delivery.attempts >= CallbackSchedule.maxAttempts || retriedByHandAfter410 {
+                } else if attempt.failsAtOnce || delivery.attempts >= CallbackSchedule.maxAttempts || retriedByHandAfter410 {
                     delivery.status = CallbackDeliveryStatus.failed.rawValue
                     delivery.nextAttemptAt = nil
                     // Its id from the delivery and the attempt, not the seeded stream: the worker's thread must move no value of a

@@ -167,8 +167,9 @@ extension Latchkey {
                     guard let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else { return true }
                     return event.applicationId.map { $0 != record.applicationId } ?? false
                 }
+                let listed = Set(events.map(\.rawValue))
                 for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) {
-                    if try !events.map(\.rawValue).contains(delivery.type) || moved && leftBehind(delivery) {
+                    if try !listed.contains(delivery.type) || moved && leftBehind(delivery) {
                         try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
                     }
                 }
