@@ -26,8 +26,6 @@ public final class CallbackWorker: Sendable {
     static let retryMilliseconds = 1000
     /// Between two prunes, on the process's clock.
     static let pruneEverySeconds: Int64 = 3600
-    /// Beginnings kept for retries at most (see `remember`).
-    static let beganKept = 4096
 
     private let core: Latchkey
     private let trust: CallbackTrust
@@ -55,12 +53,6 @@ public final class CallbackWorker: Sendable {
         /// even where their lease ran out (a manual clock moved past it, an attempt that outlived it); another process takes one over
         /// once this one is gone.
         var attempting: [String: String] = [:]
-        /// When (milliseconds on the process's clock) this process last began an attempt of each delivery it may retry.
-        ///
-        /// Kept until it claims the delivery again, unless the attempt delivered it or failed it at once (410): a retry on the
-        /// schedule, due in whole seconds, waits until its delay has passed to the millisecond. Some are never claimed again here
-        /// (taken over, failed for good, removed): `remember` bounds them.
-        var began: [String: Int64] = [:]
         /// At exit: no attempt starts any more.
         var stopping = false
     }
@@ -215,23 +207,17 @@ public final class CallbackWorker: Sendable {
 
     /// One attempt, sent off this thread; its outcome is queued for the next pass.
     ///
-    /// A retry is due in whole seconds (`nextAttemptAt`, its delay after `lastAttemptAt`, the second the previous attempt began).
-    /// Where this process began that attempt, the retry also waits out the fraction of a second, so that it begins no sooner than its
-    /// delay after the previous one; a process that takes a retry over (another, or this one restarted) knows only the second, and
-    /// may begin it up to a second sooner.
+    /// A retry is due in whole seconds (`nextAttemptAt`, its delay after `lastAttemptAt`, the second the previous attempt began); one
+    /// on the schedule also waits out the fraction of a second (`notBeforeMilliseconds`), so that it begins no sooner than its delay
+    /// after the previous attempt, whichever process made that one.
     private func start(_ delivery: ClaimedDelivery) {
-        let previous = state.withLock { state in
+        state.withLock { state in
             state.sending[delivery.callbackId, default: 0] += 1
             state.sendingTotal += 1
             state.attempting[delivery.deliveryId] = delivery.callbackId
-            return state.began.removeValue(forKey: delivery.deliveryId)
         }
-        // Only a retry on the schedule after that attempt (not one by hand, nor a lease taken over) waits.
-        let wait = previous.map { began in
-            CallbackSchedule.retryDelays.contains(delivery.dueAt - began / 1000)
-                ? delivery.dueAt * 1000 + began % 1000 - core.clock.nowMilliseconds : 0
-        }
-        guard let wait, wait > 0 else { return send(delivery) }
+        let wait = delivery.notBeforeMilliseconds.map { $0 - core.clock.nowMilliseconds } ?? 0
+        guard wait > 0 else { return send(delivery) }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(min(wait, 1000)))) { [self] in
             // Stopped meanwhile: no attempt starts any more. This one is not made, and its lease passes it to another process (or
             // this one restarted).
@@ -247,8 +233,7 @@ public final class CallbackWorker: Sendable {
 
     private func send(_ delivery: ClaimedDelivery) {
         let started = core.clock.nowMilliseconds
-        let startedAt = started / 1000
-        let request = CallbackRequest(delivery, at: startedAt, version: version)
+        let request = CallbackRequest(delivery, at: started / 1000, version: version)
         let transport = transport.withLock { made in
             if let made { return made }
             let policy = core
@@ -267,16 +252,15 @@ public final class CallbackWorker: Sendable {
             switch outcome {
             case .status(let code):
                 attempt = CallbackAttempt(
-                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: code, error: nil)
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAtMilliseconds: started, statusCode: code, error: nil)
             case .failed(let error):
                 attempt = CallbackAttempt(
-                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAt: startedAt, statusCode: nil,
+                    deliveryId: delivery.deliveryId, leaseUntil: delivery.leaseUntil, startedAtMilliseconds: started, statusCode: nil,
                     error: error.rawValue)
             }
             // Outcomes are recorded in batches: the worker is told at once when a batch is full or nothing else is under way, and
             // otherwise finds them within `coalesceMilliseconds`.
             let tell = state.withLock { state -> Bool in
-                if !attempt.delivers && !attempt.failsAtOnce { remember(started, of: delivery.deliveryId, in: &state) }
                 state.ended.append(attempt)
                 endSending(delivery, in: &state)
                 return state.ended.count >= Self.recordBatch || state.sendingTotal == 0
@@ -289,15 +273,6 @@ public final class CallbackWorker: Sendable {
     private func endSending(_ delivery: ClaimedDelivery, in state: inout State) {
         state.sendingTotal -= 1
         state.sending[delivery.callbackId, default: 1] -= 1
-    }
-
-    /// Keeps when an attempt that may be retried began; past `beganKept`, only the newest three quarters are kept (a retry whose
-    /// beginning is forgotten is due from the whole second, as in a process that takes it over).
-    private func remember(_ began: Int64, of deliveryId: String, in state: inout State) {
-        state.began[deliveryId] = began
-        guard state.began.count > Self.beganKept else { return }
-        state.began = Dictionary(
-            uniqueKeysWithValues: state.began.sorted { $0.value > $1.value }.prefix(Self.beganKept * 3 / 4).map { ($0.key, $0.value) })
     }
 
     /// Milliseconds until the next delivery is due, at most a poll.

@@ -20,6 +20,7 @@ enum PostgresMigrations {
         ("v12-onboarding-due", v12),
         ("v13-forgetting", v13),
         ("v14-store-key", v14),
+        ("v15-attempt-milliseconds", v15),
     ]
 
     /// A migration (or the wait for another process's) may take this long: it has no lock timeout of its own.
@@ -323,5 +324,10 @@ enum PostgresMigrations {
     /// Which key the database was first used with (`StoreKeyRecord`): a process given another `--key-file` is refused.
     static let v14 = """
         CREATE TABLE "store_key" ("id" TEXT PRIMARY KEY, "keyCheck" TEXT NOT NULL, "createdAt" BIGINT NOT NULL, "_seq" BIGSERIAL);
+        """
+
+    /// When a callback delivery's last attempt began, to the millisecond: a retry another process takes begins no sooner than its delay.
+    static let v15 = """
+        ALTER TABLE "callback_delivery" ADD COLUMN "lastAttemptStartedMilliseconds" BIGINT;
         """
 }

@@ -50,6 +50,9 @@ enum Migrations {
         migrator.registerMigration("v14-store-key") { db in
             try db.execute(sql: v14)
         }
+        migrator.registerMigration("v15-attempt-milliseconds") { db in
+            try db.execute(sql: v15)
+        }
         return migrator
     }
 
@@ -302,6 +305,11 @@ enum Migrations {
     /// Which key the store was first used with (`StoreKeyRecord`): another key is refused, not used beside it.
     static let v14 = """
         CREATE TABLE store_key (id TEXT PRIMARY KEY NOT NULL, keyCheck TEXT NOT NULL, createdAt INTEGER NOT NULL);
+        """
+
+    /// When a callback delivery's last attempt began, to the millisecond: a retry another process takes begins no sooner than its delay.
+    static let v15 = """
+        ALTER TABLE callback_delivery ADD COLUMN lastAttemptStartedMilliseconds INTEGER;
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

@@ -23,7 +23,7 @@ import Glibc
         let delivery = ClaimedDelivery(
             deliveryId: "dlv_a", callbackId: "cb_a", url: "http://127.0.0.1:1/hook", key: Array(repeating: 7, count: 32),
             eventId: "evt_1", type: "registration.stateChanged", seq: 42, createdAt: 1_767_225_600,
-            data: Array(#"{"registrationId":"reg_1","note":"é\""}"#.utf8), leaseUntil: 0, dueAt: 0)
+            data: Array(#"{"registrationId":"reg_1","note":"é\""}"#.utf8), leaseUntil: 0)
         let request = CallbackRequest(delivery, at: 1_767_225_605, version: "0.1.0")
         let expected =
             #"{"type":"registration.stateChanged","timestamp":"2026-01-01T00:00:00Z","seq":42,"data":{"registrationId":"reg_1","note":"é\""}}"#

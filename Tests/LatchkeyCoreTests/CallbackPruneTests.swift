@@ -35,7 +35,7 @@ import Testing
         let now = system.core.now
         try system.core.recordCallbackAttempts([
             CallbackAttempt(
-                deliveryId: claimed.deliveryId, leaseUntil: claimed.leaseUntil, startedAt: now, statusCode: 410, error: nil)
+                deliveryId: claimed.deliveryId, leaseUntil: claimed.leaseUntil, startedAtMilliseconds: now * 1000, statusCode: 410, error: nil)
         ])
         return claimed
     }

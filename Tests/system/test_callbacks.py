@@ -961,6 +961,32 @@ def test_a_retry_held_for_the_rest_of_its_second_is_not_started_once_the_process
     assert [(d["status"], d["attempts"]) for d in listed] == [("pending", 1)], listed
 
 
+def test_a_retry_another_process_takes_begins_no_sooner_than_its_delay_after_the_attempt_began(spawn, receivers, db_path):
+    """The first attempt begins late in a second and fails; its process exits. The retry, listed due at the whole second 5 s
+    later, is another process's: it too waits until 5 s have passed to the millisecond (it once began up to a second early, as
+    only the process that began the attempt knew its millisecond)."""
+    answers = iter([200, 503])
+    receiver = receivers(secret=SECRET, answer=lambda r: next(answers, 200))
+    first = spawn("--db", db_path, name="first")
+    callback = configure(first, receiver.url())["callbackId"]
+    _, reg, _ = activate(first, "takeover")
+    receiver.wait_count(1)  # the first process's HTTP client is made: its next attempt begins as it arrives
+    delivered(first, callback)
+    time.sleep((0.7 - time.time() % 1) % 1)
+    first.ok("admin/lockRegistration", registrationId=reg)
+    _, failed = receiver.wait_count(2)
+    arrived = time.time() - (time.monotonic() - failed.received)
+    if arrived % 1 < 0.6:
+        pytest.skip("the machine is too loaded: the attempt did not begin late in its second")
+    wait_until(lambda: deliveries(first, callback, limit=1)[0]["attempts"] == 1, 5, "the failed attempt recorded")
+    assert first.close() == 0
+    second = spawn("--db", db_path, name="second")
+    _, failed, retry = receiver.wait_count(3, timeout=15)
+    assert 4.9 <= retry.received - failed.received <= 7.5, retry.received - failed.received
+    assert retry.id == failed.id and retry.problem is None
+    assert delivered(second, callback)["attempts"] == 2
+
+
 def test_a_callback_whose_secret_cannot_be_unsealed_holds_up_no_other_and_a_new_secret_ends_its_wait(spawn, receivers, db_path):
     """Deliveries are independent: a callback whose sealed secret no longer opens (a damaged row, a key file that is not the
     store's) sends nothing and its deliveries wait, due, saying why (lastError secretUnreadable, no attempt counted); the other

@@ -73,14 +73,14 @@ extension Latchkey {
                         try tx.delete(CallbackDeliveryRecord.self, id: delivery.id)
                         continue
                     }
-                    let dueAt = delivery.nextAttemptAt ?? now
+                    let notBefore = delivery.retryNotBeforeMilliseconds
                     delivery.leaseUntil = leaseUntil
                     delivery.nextAttemptAt = leaseUntil
                     try tx.save(delivery)
                     claimed.append(
                         ClaimedDelivery(
                             deliveryId: delivery.id, callbackId: callback.id, url: callback.url, key: key, eventId: event.id, type: event.type,
-                            seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: leaseUntil, dueAt: dueAt))
+                            seq: event.seq, createdAt: event.createdAt, data: event.data, leaseUntil: leaseUntil, notBeforeMilliseconds: notBefore))
                 }
             }
             return (claimed, more, unreadable)

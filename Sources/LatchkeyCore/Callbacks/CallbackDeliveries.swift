@@ -37,12 +37,14 @@ public struct ClaimedDelivery: Sendable {
     public var data: [UInt8]
     /// Until when this process holds it.
     public var leaseUntil: UnixTime
-    /// When it fell due (its `nextAttemptAt` before the claim).
-    public var dueAt: UnixTime
+    /// A retry on the schedule: the millisecond its delay after the previous attempt began ends, which it begins no sooner than.
+    ///
+    /// It fell due at the whole second (`nextAttemptAt`); nil for a first attempt, a retry by hand and a lease taken over.
+    public var notBeforeMilliseconds: Int64?
 
     public init(
         deliveryId: String, callbackId: String, url: String, key: [UInt8], eventId: String, type: String, seq: Int64, createdAt: UnixTime,
-        data: [UInt8], leaseUntil: UnixTime, dueAt: UnixTime
+        data: [UInt8], leaseUntil: UnixTime, notBeforeMilliseconds: Int64? = nil
     ) {
         self.deliveryId = deliveryId
         self.callbackId = callbackId
@@ -54,7 +56,7 @@ public struct ClaimedDelivery: Sendable {
         self.createdAt = createdAt
         self.data = data
         self.leaseUntil = leaseUntil
-        self.dueAt = dueAt
+        self.notBeforeMilliseconds = notBeforeMilliseconds
     }
 }
 
@@ -81,11 +83,10 @@ public enum CallbackAttemptError: String, Sendable, Error, CaseIterable {
 public struct CallbackAttempt: Sendable {
     public var deliveryId: String
     public var leaseUntil: UnixTime
-    /// When the attempt began, in whole seconds (what `lastAttemptAt` reports).
-    ///
-    /// The next attempt is due its delay after it (`nextAttemptAt`); the worker that began it holds the retry until the delay has
-    /// passed to the millisecond (another process knows only the second).
-    public var startedAt: UnixTime
+    /// When the attempt began, in milliseconds; `lastAttemptAt` reports its second, and the next attempt is due its delay after
+    /// that second (`nextAttemptAt`) and begins no sooner than its delay after this millisecond.
+    public var startedAtMilliseconds: Int64
+    public var startedAt: UnixTime { startedAtMilliseconds / 1000 }
     /// The receiver's status, when it answered.
     public var statusCode: Int?
     /// Why there was no answer: `addressNotAllowed`, `resolutionFailed`, `connectionRefused`, `timeout`, `tlsFailure`,
@@ -97,10 +98,10 @@ public struct CallbackAttempt: Sendable {
     /// A 410: the delivery is failed at once, on any attempt.
     public var failsAtOnce: Bool { statusCode == 410 }
 
-    public init(deliveryId: String, leaseUntil: UnixTime, startedAt: UnixTime, statusCode: Int?, error: String?) {
+    public init(deliveryId: String, leaseUntil: UnixTime, startedAtMilliseconds: Int64, statusCode: Int?, error: String?) {
         self.deliveryId = deliveryId
         self.leaseUntil = leaseUntil
-        self.startedAt = startedAt
+        self.startedAtMilliseconds = startedAtMilliseconds
         self.statusCode = statusCode
         self.error = error
     }
@@ -108,6 +109,14 @@ public struct CallbackAttempt: Sendable {
 
 extension CallbackDeliveryRecord {
     var deliveryStatus: CallbackDeliveryStatus { CallbackDeliveryStatus(rawValue: status) ?? .failed }
+
+    /// A retry due on the schedule (not by hand, nor a lease taken over) begins no sooner than its delay after the previous attempt
+    /// began, to the millisecond: the whole second it is due at may come up to a second sooner.
+    var retryNotBeforeMilliseconds: Int64? {
+        guard let began = lastAttemptStartedMilliseconds, let due = nextAttemptAt, attempts > 0 else { return nil }
+        let delay = CallbackSchedule.delay(afterAttempts: attempts)
+        return due == began / 1000 + delay ? began + delay * 1000 : nil
+    }
 
     var delivery: CallbackDelivery {
         CallbackDelivery(
@@ -121,6 +130,8 @@ extension CallbackDeliveryRecord {
 public enum CallbackSchedule {
     public static let retryDelays: [Int64] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000]
     public static let maxAttempts = retryDelays.count + 1
+    /// How long after the `attempts`-th attempt began the next is due (a retry by hand of a failed delivery: the last delay).
+    static func delay(afterAttempts attempts: Int) -> Int64 { retryDelays[max(min(attempts, retryDelays.count), 1) - 1] }
     /// How long a process holds a delivery it attempts (an attempt takes 10 s at most): a process that died gives it up after this.
     public static let lease: Int64 = 30
     /// Delivered and failed deliveries are pruned after this long.
@@ -189,7 +200,7 @@ extension Latchkey {
                             id: Self.deliveryId(eventId: event.id, callbackId: callback.id), callbackId: callback.id, eventId: event.id,
                             eventSeq: event.seq, type: event.type,
                             status: CallbackDeliveryStatus.pending.rawValue, attempts: 0, lastAttemptAt: nil, lastStatusCode: nil,
-                            lastError: nil, nextAttemptAt: now, leaseUntil: nil, createdAt: now))
+                            lastError: nil, nextAttemptAt: now, leaseUntil: nil, createdAt: now, lastAttemptStartedMilliseconds: nil))
                 }
                 event.fannedOut = true
                 try tx.save(event)
@@ -217,6 +228,7 @@ extension Latchkey {
                 let retriedByHandAfter410 = delivery.lastStatusCode == 410
                 delivery.attempts += 1
                 delivery.lastAttemptAt = attempt.startedAt
+                delivery.lastAttemptStartedMilliseconds = attempt.startedAtMilliseconds
                 delivery.lastStatusCode = attempt.statusCode
                 delivery.lastError = attempt.statusCode == nil ? attempt.error : nil
                 delivery.leaseUntil = nil
@@ -233,8 +245,7 @@ extension Latchkey {
                         recordId: Self.derivedIdentifier("evt", "\(delivery.id)\n\(delivery.attempts)"))
                     audited = true
                 } else {
-                    let delay = CallbackSchedule.retryDelays[min(delivery.attempts - 1, CallbackSchedule.retryDelays.count - 1)]
-                    delivery.nextAttemptAt = attempt.startedAt + delay
+                    delivery.nextAttemptAt = attempt.startedAt + CallbackSchedule.delay(afterAttempts: delivery.attempts)
                 }
                 try tx.save(delivery)
             }

@@ -55,6 +55,9 @@ struct CallbackDeliveryRecord: StoredRecord {
     /// Until when the process attempting it holds it (another takes it over after).
     var leaseUntil: Int64?
     var createdAt: Int64
+    /// When the last attempt began, in milliseconds (`lastAttemptAt` is its second): a retry on the schedule begins no sooner than its
+    /// delay after it, in whichever process takes it.
+    var lastAttemptStartedMilliseconds: Int64?
 }
 
 // Each record's row, coded as Records+Rows.swift codes the others'.
@@ -88,7 +91,7 @@ extension CallbackEventRecord {
 extension CallbackDeliveryRecord {
     enum Columns: String, CaseIterable {
         case id, callbackId, eventId, eventSeq, type, status, attempts, lastAttemptAt, lastStatusCode, lastError, nextAttemptAt, leaseUntil,
-            createdAt
+            createdAt, lastAttemptStartedMilliseconds
     }
     static let columns = Columns.allCases.map(\.rawValue)
 
@@ -96,12 +99,13 @@ extension CallbackDeliveryRecord {
         try self.init(
             id: row.text(), callbackId: row.text(), eventId: row.text(), eventSeq: row.integer(), type: row.text(), status: row.text(),
             attempts: row.int(), lastAttemptAt: row.optionalInteger(), lastStatusCode: row.optionalInt(), lastError: row.optionalText(),
-            nextAttemptAt: row.optionalInteger(), leaseUntil: row.optionalInteger(), createdAt: row.integer())
+            nextAttemptAt: row.optionalInteger(), leaseUntil: row.optionalInteger(), createdAt: row.integer(),
+            lastAttemptStartedMilliseconds: row.optionalInteger())
     }
 
     func encode(into row: inout RowWriter) {
         row.put(
             id, callbackId, eventId, eventSeq, type, status, attempts, lastAttemptAt, lastStatusCode, lastError, nextAttemptAt, leaseUntil,
-            createdAt)
+            createdAt, lastAttemptStartedMilliseconds)
     }
 }
