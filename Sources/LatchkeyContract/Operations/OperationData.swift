@@ -61,18 +61,19 @@ public struct OperationData: Sendable, Equatable {
         return OperationData(template: template, fields: fields)
     }
 
-    /// Escapes a value so that it is one field's value: `\` → `\\`, `*` → `\*`, a newline → `\n`.
+    /// Escapes a value so that it is one field's value: `\` → `\\`, `*` → `\*`, a newline → `\n`, scalar by scalar (a `*` or `\`
+    /// that a neighbour joins into one character, a combining mark after it or a prepended sign before it, is escaped all the same).
     public static func escape(_ value: String) -> String {
-        var out = ""
-        for character in value {
-            switch character {
-            case "\\": out += "\\\\"
-            case "*": out += "\\*"
-            case "\n": out += "\\n"
-            default: out.append(character)
+        var out = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+            case "*": out.append(contentsOf: "\\*".unicodeScalars)
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 
     /// The text split at every `*` that is not escaped, each part unescaped (escapes checked).

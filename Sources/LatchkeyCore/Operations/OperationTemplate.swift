@@ -132,26 +132,29 @@ enum Placeholders {
 
     /// The pieces of `text`.
     /// - Returns: nil when a `${` is not closed or names no valid parameter.
+    ///
+    /// Read scalar by scalar: a `$` that a neighbour joins into one character (a prepended sign before it, a mark after its `}`)
+    /// still begins or ends a placeholder.
     static func pieces(_ text: String) -> [Piece]? {
         var pieces: [Piece] = []
-        var literal = ""
-        var characters = Array(text)[...]
-        while let first = characters.first {
-            guard first == "$", characters.dropFirst().first == "{" else {
+        var literal = String.UnicodeScalarView()
+        var scalars = Array(text.unicodeScalars)[...]
+        while let first = scalars.first {
+            guard first == "$", scalars.dropFirst().first == "{" else {
                 literal.append(first)
-                characters = characters.dropFirst()
+                scalars = scalars.dropFirst()
                 continue
             }
-            let after = characters.dropFirst(2)
+            let after = scalars.dropFirst(2)
             guard let close = after.firstIndex(of: "}") else { return nil }
-            let name = String(after[..<close])
+            let name = String(String.UnicodeScalarView(after[..<close]))
             guard OperationTemplate.isValidName(name) else { return nil }
-            if !literal.isEmpty { pieces.append(.literal(literal)) }
-            literal = ""
+            if !literal.isEmpty { pieces.append(.literal(String(literal))) }
+            literal = String.UnicodeScalarView()
             pieces.append(.placeholder(name))
-            characters = after[after.index(after: close)...]
+            scalars = after[after.index(after: close)...]
         }
-        if !literal.isEmpty { pieces.append(.literal(literal)) }
+        if !literal.isEmpty { pieces.append(.literal(String(literal))) }
         return pieces
     }
 
