@@ -63,7 +63,7 @@ extension OperationAttribute {
     }
 
     /// Whether what the attribute renders (its label aside) is one of `fields`, a template's data fields (`fields(of:)`) after the
-    /// first (`A` and the template number), as the template writes them.
+    /// first (`A` and the template number), as they read unescaped (a literal `a*b` renders data's `Na\*b`; `a\*b` renders nothing).
     ///
     /// An amount and its currency are an amount field `A<amount><currency>`; a value or a note is a field's value after its letter,
     /// or one of its comma-separated parts (an IBAN, its BIC). Never text the signed data does not carry, nor a field glued to more
@@ -80,18 +80,24 @@ extension OperationAttribute {
         }
     }
 
-    /// A data text's fields, split at each `*` that no backslash escapes.
+    /// A data text's fields, split at each `*` that no backslash escapes, each as it reads once unescaped (`\*` → `*`, `\\` → `\`,
+    /// `\n` → a newline): what the phone would list of it.
     static func fields(of data: String) -> [String] {
         var fields = [""]
         var escaping = false
         for scalar in data.unicodeScalars {
-            if !escaping, scalar == "*" {
+            if escaping {
+                escaping = false
+                fields[fields.count - 1].unicodeScalars.append(scalar == "n" ? "\n" : scalar)
+            } else if scalar == "\\" {
+                escaping = true
+            } else if scalar == "*" {
                 fields.append("")
-                continue
+            } else {
+                fields[fields.count - 1].unicodeScalars.append(scalar)
             }
-            escaping = !escaping && scalar == "\\"
-            fields[fields.count - 1].unicodeScalars.append(scalar)
         }
+        if escaping { fields[fields.count - 1].unicodeScalars.append("\\") }
         return fields
     }
 
