@@ -20,8 +20,6 @@ public final class CallbackWorker: Sendable {
     /// Outcomes recorded in one transaction, at most; while attempts are under way the worker looks for those that ended this often.
     static let recordBatch = 16
     static let coalesceMilliseconds = 5
-    /// Events fanned out in one transaction.
-    static let fanOutBatch = 500
     /// After a pass the store refused, how long before the next.
     static let retryMilliseconds = 1000
     /// Between two prunes, on the process's clock.
@@ -177,7 +175,7 @@ public final class CallbackWorker: Sendable {
         }
         var fannedOut = 0
         if looking, !state.withLock({ $0.stopping }) {
-            repeat { fannedOut = try core.fanOutCallbackEvents(limit: Self.fanOutBatch) } while fannedOut == Self.fanOutBatch
+            repeat { fannedOut = try core.fanOutCallbackEvents() } while fannedOut == CallbackSchedule.fanOutBatch
         }
         // Callbacks under way (or whose last attempt just ended, kept at 0) are claimed for as their attempts end, each as much as it
         // has room for; the others when something may have fallen due for them.

@@ -356,6 +356,21 @@ def test_on_the_system_clock_a_retry_is_due_5_s_after_the_first_attempt_began(sp
     assert delivered(lk, callback["callbackId"], timeout=5)["attempts"] == 2
 
 
+@pytest.mark.parametrize("store", ["memory", "file"])
+def test_a_change_is_listed_among_the_deliveries_as_soon_as_it_is_answered(spawn, receivers, db_path, store):
+    """"An event is written in the same transaction as the change it reports": a listing right after the change lists its
+    delivery (on the system clock nothing waits for the worker, which once fanned events out a moment later, so a listing
+    made at once missed them)."""
+    lk = spawn("--in-memory") if store == "memory" else spawn("--db", db_path)
+    port = receivers.refusing_port()
+    callback = configure(lk, port.url())["callbackId"]
+    _, reg, _ = activate(lk, "listed")
+    for n in range(10):
+        lk.ok("admin/lockRegistration" if n % 2 == 0 else "admin/unlockRegistration", registrationId=reg)
+        listed = deliveries(lk, callback)
+        assert len(listed) == n + 2, (n, listed)
+
+
 def test_one_failing_receiver_delays_no_other(spawn, receivers):
     slow = receivers(secret=SECRET, answer=lambda r: HANG)
     fast = receivers(secret=SECRET)

@@ -134,6 +134,8 @@ public enum CallbackSchedule {
     static func delay(afterAttempts attempts: Int) -> Int64 { retryDelays[max(min(attempts, retryDelays.count), 1) - 1] }
     /// How long a process holds a delivery it attempts (an attempt takes 10 s at most): a process that died gives it up after this.
     public static let lease: Int64 = 30
+    /// Events fanned out in one transaction.
+    public static let fanOutBatch = 500
     /// Delivered and failed deliveries are pruned after this long.
     public static let kept: Int64 = 7 * 86_400
     /// How long a process that cannot unseal a callback's secret leaves its deliveries before it tries again.
@@ -141,12 +143,20 @@ public enum CallbackSchedule {
 }
 
 extension Latchkey {
+    /// How many batches of events a listing fans out at most before it reads.
+    static let listingFanOutBatches = 20
+
     /// A callback's deliveries, newest first (ties by commit order), optionally of one status.
     ///
-    /// Under a manual clock, once every delivery due now was attempted.
+    /// Every change committed before the call is listed; under a manual clock, once every delivery due now was attempted.
     /// - Throws: `notFound` (`callback`).
     public func callbackDeliveries(callbackId: String, status: CallbackDeliveryStatus?, limit: Int) throws -> [CallbackDelivery] {
         drainCallbackWorker()
+        // Every change committed before this call is listed, pending at least: the events no worker has fanned out yet are fanned
+        // out here, as any process's worker may (each once), a backlog a batch at a time.
+        for _ in 0..<Self.listingFanOutBatches {
+            guard try fanOutCallbackEvents() == CallbackSchedule.fanOutBatch else { break }
+        }
         return try inspect { tx in
             guard try tx.fetch(CallbackRecord.self, id: callbackId) != nil else { throw DomainError.notFound("callback") }
             var filters: [StoreFilter] = [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)]
@@ -181,7 +191,7 @@ extension Latchkey {
 
     /// Makes the deliveries of events not yet fanned out, to every callback that asks for them and was configured before them.
     /// - Returns: how many events were fanned out.
-    public func fanOutCallbackEvents(limit: Int = 500) throws -> Int {
+    public func fanOutCallbackEvents(limit: Int = CallbackSchedule.fanOutBatch) throws -> Int {
         // While `advanceClock` steps a manual clock, a pass of the worker already awake fans out nothing (see `claimCallbackDeliveries`).
         guard !holdingCallbackWorker.load(ordering: .relaxed) else { return 0 }
         return try transact { tx, _ in
