@@ -137,10 +137,10 @@ enum Placeholders {
     }
 
     /// The pieces of `text`.
-    /// - Returns: nil when a `${` is not closed or names no valid parameter.
     ///
     /// Read scalar by scalar: a `$` that a neighbour joins into one character (a prepended sign before it, a mark after its `}`)
     /// still begins or ends a placeholder.
+    /// - Returns: nil when a `${` is not closed or names no valid parameter.
     static func pieces(_ text: String) -> [Piece]? {
         var pieces: [Piece] = []
         var literal = String.UnicodeScalarView()
