@@ -71,13 +71,25 @@ extension OperationAttribute {
     func rendersWholeField(of fields: ArraySlice<String>) -> Bool {
         switch self {
         case .amount(_, let amount, let currency):
-            return !amount.isEmpty && !currency.isEmpty && fields.contains { $0 == "A" + amount + currency }
+            return !amount.isEmpty && !currency.isEmpty
+                && fields.contains { $0.unicodeScalars.elementsEqual(("A" + amount + currency).unicodeScalars) }
         case .keyValue(_, let text), .note(_, let text):
-            return !text.isEmpty
-                && fields.contains { field in field.dropFirst() == text || field.dropFirst().split(separator: ",").contains { $0 == text } }
+            return !text.isEmpty && fields.contains { Self.field($0, isValue: text) || Self.field($0, hasPart: text) }
         case .heading:
             return true
         }
+    }
+
+    /// Whether a data field's value (what follows its one-scalar type letter) is `text`, code point by code point: String's `==`
+    /// takes canonically equivalent text for the same, and the phone lists the very code points.
+    static func field(_ field: String, isValue text: String) -> Bool {
+        field.unicodeScalars.dropFirst().elementsEqual(text.unicodeScalars)
+    }
+
+    /// Whether one of a data field's value's comma-separated parts is `text`, split and compared code point by code point (a comma
+    /// that a mark joins into one character still separates).
+    static func field(_ field: String, hasPart text: String) -> Bool {
+        field.unicodeScalars.dropFirst().split(separator: ",").contains { $0.elementsEqual(text.unicodeScalars) }
     }
 
     /// A data text's fields, split at each `*` that no backslash escapes, each as it reads once unescaped (`\*` → `*`, `\\` → `\`,

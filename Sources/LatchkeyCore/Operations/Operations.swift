@@ -182,11 +182,11 @@ extension Latchkey {
                     (currencyText, OperationData.isCurrency(currency.utf8), "must be a currency (three capital letters)"),
                 ]
             case (.keyValue(_, let text), .keyValue(_, let value)), (.note(_, let text), .note(_, let value)):
-                guard !fields.contains(where: { $0.dropFirst() == text }),
-                    let field = fields.first(where: { $0.dropFirst().split(separator: ",").contains { $0 == text } }),
+                guard !fields.contains(where: { OperationAttribute.field($0, isValue: text) }),
+                    let field = fields.first(where: { OperationAttribute.field($0, hasPart: text) }),
                     (Placeholders.names(field) ?? []).count > 1
                 else { continue }
-                parts = [(text, !value.contains(","), "must hold no comma")]
+                parts = [(text, !value.unicodeScalars.contains(","), "must hold no comma")]
             default:
                 continue
             }
