@@ -39,7 +39,8 @@ public struct ClaimedDelivery: Sendable {
     public var leaseUntil: UnixTime
     /// A retry on the schedule: the millisecond its delay after the previous attempt began ends, which it begins no sooner than.
     ///
-    /// It fell due at the whole second (`nextAttemptAt`); nil for a first attempt, a retry by hand and a lease taken over.
+    /// It fell due at the whole second (`nextAttemptAt`); nil for a first attempt and a lease taken over, and for a retry by hand
+    /// but one made in the very second the schedule's retry falls due (which then waits the rest of that second).
     public var notBeforeMilliseconds: Int64?
 
     public init(
@@ -143,26 +144,37 @@ public enum CallbackSchedule {
 }
 
 extension Latchkey {
-    /// How many batches of events a listing fans out at most before it reads.
+    /// How many batches of events a listing fans out at most (a backlog beyond them is listed as the workers get to it).
     static let listingFanOutBatches = 20
 
     /// A callback's deliveries, newest first (ties by commit order), optionally of one status.
     ///
-    /// Every change committed before the call is listed; under a manual clock, once every delivery due now was attempted.
+    /// Every change committed before the call is listed, pending at least, but while `clock/advance` steps the clock or past a
+    /// backlog of `listingFanOutBatches` batches: the events no worker has fanned out yet are fanned out here, as any process's
+    /// worker may (each once). Under a manual clock, once every delivery due now was attempted.
     /// - Throws: `notFound` (`callback`).
     public func callbackDeliveries(callbackId: String, status: CallbackDeliveryStatus?, limit: Int) throws -> [CallbackDelivery] {
         drainCallbackWorker()
-        // Every change committed before this call is listed, pending at least: the events no worker has fanned out yet are fanned
-        // out here, as any process's worker may (each once), a backlog a batch at a time.
-        for _ in 0..<Self.listingFanOutBatches {
-            guard try fanOutCallbackEvents() == CallbackSchedule.fanOutBatch else { break }
+        // The listing, and whether events wait to be fanned out, in one read: a write transaction only where some do.
+        func read() throws -> (deliveries: [CallbackDelivery], waiting: Bool) {
+            try inspect { tx in
+                guard try tx.fetch(CallbackRecord.self, id: callbackId) != nil else { throw DomainError.notFound("callback") }
+                var filters: [StoreFilter] = [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)]
+                if let status { filters.append(.equals(CallbackDeliveryRecord.Columns.status, status.rawValue)) }
+                let deliveries = try tx.fetchAll(CallbackDeliveryRecord.self, where: filters, newestFirst: true, limit: limit)
+                return (deliveries.map(\.delivery), try !tx.fetchAll(CallbackEventRecord.waiting(limit: 1)).isEmpty)
+            }
         }
-        return try inspect { tx in
-            guard try tx.fetch(CallbackRecord.self, id: callbackId) != nil else { throw DomainError.notFound("callback") }
-            var filters: [StoreFilter] = [.equals(CallbackDeliveryRecord.Columns.callbackId, callbackId)]
-            if let status { filters.append(.equals(CallbackDeliveryRecord.Columns.status, status.rawValue)) }
-            return try tx.fetchAll(CallbackDeliveryRecord.self, where: filters, newestFirst: true, limit: limit).map(\.delivery)
+        var listing = try read()
+        var batches = 0
+        while listing.waiting, batches < Self.listingFanOutBatches {
+            batches += 1
+            let fannedOut = try fanOutCallbackEvents()
+            listing = try read()
+            // None: held while `clock/advance` steps, or another worker fanned them out first (read again above).
+            if fannedOut == 0 { break }
         }
+        return listing.deliveries
     }
 
     /// Gives a delivery one more attempt now (`attempts` keeps counting; failing, a failed one is `failed` again).
@@ -189,13 +201,15 @@ extension Latchkey {
         return delivery
     }
 
-    /// Makes the deliveries of events not yet fanned out, to every callback that asks for them and was configured before them.
+    /// Makes the deliveries of events not yet fanned out, to every callback that asks for them and was configured before them: a
+    /// worker's pass, or a listing's (`callbackDeliveries`).
     /// - Returns: how many events were fanned out.
     public func fanOutCallbackEvents(limit: Int = CallbackSchedule.fanOutBatch) throws -> Int {
-        // While `advanceClock` steps a manual clock, a pass of the worker already awake fans out nothing (see `claimCallbackDeliveries`).
+        // While `advanceClock` steps a manual clock, a worker's pass already under way, or a listing, fans out nothing (see
+        // `claimCallbackDeliveries`).
         guard !holdingCallbackWorker.load(ordering: .relaxed) else { return 0 }
         return try transact { tx, _ in
-            let waiting = StoreQuery<CallbackEventRecord>(where: [.equals(CallbackEventRecord.Columns.fannedOut, false)], limit: limit)
+            let waiting = CallbackEventRecord.waiting(limit: limit)
             tx.willRead([.rows(waiting), .rows(CallbackRecord.all)])
             let events = try tx.fetchAll(waiting)
             guard !events.isEmpty else { return 0 }

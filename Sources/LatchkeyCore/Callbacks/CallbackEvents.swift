@@ -38,10 +38,11 @@ extension Latchkey {
     /// Writes the transaction's callback events in it; returns whether it wrote any.
     ///
     /// Nothing is announced that did not commit, nothing committed goes unannounced. Each is numbered by the store in commit order; its
-    /// deliveries are made off the request path (`fanOutCallbackEvents`). A callback hears only of events after it, so while the store
-    /// has none nothing is written. Whether it has one is read with the transaction's first reads once this process has seen one
-    /// (`callbacksInSight`); before, a store with round trips answers "none" and checks it with COMMIT (`StoreTransaction.noneMatch`:
-    /// a callback there runs the transaction again, asking first), so a transaction pays no round trip for it either way.
+    /// deliveries are made off the request path (`fanOutCallbackEvents`: by a worker, or by a listing that finds some not made yet). A
+    /// callback hears only of events after it, so while the store has none nothing is written. Whether it has one is read with the
+    /// transaction's first reads once this process has seen one (`callbacksInSight`); before, a store with round trips answers "none"
+    /// and checks it with COMMIT (`StoreTransaction.noneMatch`: a callback there runs the transaction again, asking first), so a
+    /// transaction pays no round trip for it either way.
     func writeCallbackEvents(_ tx: StoreTransaction, _ events: [DomainEvent]) throws -> Bool {
         guard let renderer = callbackRenderer.withLock({ $0 }), events.contains(where: { $0.callback != nil }),
             try !tx.noneMatch(CallbackRecord.any)

@@ -76,6 +76,9 @@ extension CallbackRecord {
 }
 
 extension CallbackEventRecord {
+    /// The first `limit` events not fanned out yet, in insertion order.
+    static func waiting(limit: Int) -> StoreQuery<CallbackEventRecord> { StoreQuery(where: [.equals(Columns.fannedOut, false)], limit: limit) }
+
     enum Columns: String, CaseIterable { case id, seq, type, applicationId, createdAt, data, fannedOut }
     static let columns = Columns.allCases.map(\.rawValue)
 
