@@ -233,7 +233,7 @@ demo: $(BUILD_STEP)
 	python3 Tests/demo.py $(BIN_DEBUG)
 
 # Protocol benchmarks against the C echo, callbacks, a passkey sign-in beside a Python peer and
-# enumeration by timing (bench/run.sh), the stores side by side and the operations' round trips on
+# enumeration by timing (bench/run.sh; again on PostgreSQL), the stores side by side and the operations' round trips on
 # PostgreSQL, then the domain benchmarks (crypto floor, flows, operations, scale with
 # BENCH_SCALE registrations in the store).
 BENCH_SCALE ?= 100 100000
@@ -241,6 +241,7 @@ bench: deps venv pg-deps release
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) bash bench/run.sh
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) $(PG_RUN) python3 bench/stores.py
 	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) $(PG_RUN) $(PY) bench/operations.py
+	LATCHKEY_BIN=$(abspath $(BIN_RELEASE)) ENUM_STORE=postgres $(PG_RUN) $(PY) bench/enumeration.py
 	.build/release/LatchkeyBench 300 $(BENCH_SCALE)
 
 clean:

@@ -51,7 +51,9 @@ Environment:
     LATCHKEY_BIN    the binary (default ../.build/release/latchkey relative to bench/)
     ENUM_ROUNDS     measured rounds per method (default 300)
     ENUM_WARMUP     rounds before them, not counted (default 30)
-    ENUM_STORE      sqlite (default: a temporary --db file) or memory (--in-memory)
+    ENUM_STORE      sqlite (default: a temporary --db file), memory (--in-memory), or postgres (the database
+                    LATCHKEY_TEST_POSTGRES names, with a key file in the temporary folder: `bash Tests/pg/cluster.sh
+                    run env ENUM_STORE=postgres python3 bench/enumeration.py`; every method's process shares it)
     ENUM_METHODS    comma-separated methods to run (default: all; a variant is named with its
                     suffix, e.g. "passkey/requestOptions:noPasskey")
     ENUM_VARIANTS   0 leaves out the two variants (default 1)
@@ -380,7 +382,12 @@ def store_args(workdir: str, name: str) -> list[str]:
         return ["--in-memory"]
     if STORE == "sqlite":
         return ["--db", os.path.join(workdir, name.replace("/", "_").replace(":", "_") + ".sqlite")]
-    raise SystemExit(f"error: ENUM_STORE is sqlite or memory, not {STORE!r}")
+    if STORE == "postgres":
+        uri = os.environ.get("LATCHKEY_TEST_POSTGRES")
+        if not uri:
+            raise SystemExit("error: ENUM_STORE=postgres needs LATCHKEY_TEST_POSTGRES (bash Tests/pg/cluster.sh run …)")
+        return ["--db", uri, "--key-file", os.path.join(workdir, "postgres.key")]
+    raise SystemExit(f"error: ENUM_STORE is sqlite, memory or postgres, not {STORE!r}")
 
 
 def run_method(spec: dict, binary: str, workdir: str, log) -> dict:
@@ -499,7 +506,8 @@ def main() -> int:
         for example in res["content_examples"][:1]:
             print(f"    content differs, e.g. known {json.dumps(example['known'])[:300]}")
             print(f"                          unknown {json.dumps(example['unknown'])[:300]}")
-    path = write_result("enumeration_reuse" if REUSE else "enumeration", {
+    name = "enumeration" + ("_postgres" if STORE == "postgres" else "") + ("_reuse" if REUSE else "")
+    path = write_result(name, {
         "binary": binary, "rounds": ROUNDS, "warmup": WARMUP, "store": STORE, "seed": SEED, "reuse": REUSE,
         "z_goal": Z_GOAL, "methods": results,
     })

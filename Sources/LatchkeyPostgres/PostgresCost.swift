@@ -13,11 +13,13 @@ struct PostgresCost {
     var waitNanoseconds: UInt64 = 0
     var roundTrips = 0
     var statements = 0
+    /// Rows the server answered.
+    var rows = 0
 
     static func + (lhs: PostgresCost, rhs: PostgresCost) -> PostgresCost {
         PostgresCost(
             nanoseconds: lhs.nanoseconds + rhs.nanoseconds, waitNanoseconds: lhs.waitNanoseconds + rhs.waitNanoseconds,
-            roundTrips: lhs.roundTrips + rhs.roundTrips, statements: lhs.statements + rhs.statements)
+            roundTrips: lhs.roundTrips + rhs.roundTrips, statements: lhs.statements + rhs.statements, rows: lhs.rows + rhs.rows)
     }
 
     /// The monotonic clock, in nanoseconds.

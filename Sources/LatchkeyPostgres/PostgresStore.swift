@@ -93,7 +93,7 @@ public final class PostgresStore: Store, Sendable {
                     metadata: [
                         "kind": "\(writes ? "write" : "read")", "storeMicroseconds": "\(spent.nanoseconds / 1000)",
                         "waitMicroseconds": "\(spent.waitNanoseconds / 1000)", "roundTrips": "\(spent.roundTrips)",
-                        "statements": "\(spent.statements)", "attempts": "\(run.attempt)",
+                        "statements": "\(spent.statements)", "rows": "\(spent.rows)", "attempts": "\(run.attempt)",
                     ])
             }
             while true {

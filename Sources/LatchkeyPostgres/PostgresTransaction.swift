@@ -33,6 +33,8 @@ final class PostgresTransaction: StoreTransaction {
     /// Statements the store sends in the round trip of COMMIT: the outbox entry of the
     /// transaction's notifications.
     var beforeCommit: [PostgresStatement] = []
+    /// Reads sent with COMMIT (`readAtCommit`), each with what decodes its rows.
+    private var atCommit: [(statement: PostgresStatement, decode: (PostgresRows) throws -> Void)] = []
     /// Whether `noneMatch` may answer "none" and check it with COMMIT (false on an attempt that runs
     /// again because such a check failed: it asks first).
     var defersChecks = true
@@ -90,6 +92,7 @@ final class PostgresTransaction: StoreTransaction {
             let sent = PostgresCost.now()
             defer { cost.waitNanoseconds += PostgresCost.now() - sent }
             let results = try connection.pipeline(batch)
+            cost.rows += results.reduce(0) { $0 + $1.rows.count }
             let aheadResults = results.dropLast(reads.count).suffix(ahead.count)
             for (entry, rows) in zip(ahead, aheadResults) { self.reads.remember(entry, rows, texts: texts) }
             return Array(results.suffix(reads.count))
@@ -110,7 +113,10 @@ final class PostgresTransaction: StoreTransaction {
         if let marker { queued.insert(marker.statement, at: openingQueued) }
         queued += beforeCommit
         beforeCommit = []
-        try send([PostgresStatement(sql: "COMMIT", parameters: [])])
+        let reads = atCommit
+        atCommit = []
+        let results = try send(reads.map(\.statement) + [PostgresStatement(sql: "COMMIT", parameters: [])])
+        for (read, rows) in zip(reads, results) { try read.decode(rows) }
     }
 
     private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresRows {
@@ -182,6 +188,14 @@ final class PostgresTransaction: StoreTransaction {
             queued.append(PostgresStatement(sql: "SELECT latchkey_require_none(EXISTS (\(statement.sql)))", parameters: statement.parameters))
             return true
         }
+    }
+
+    /// Queued to go with COMMIT, after every write; its rows are decoded once it has committed.
+    func readAtCommit<R: StoredRecord>(_ query: StoreQuery<R>) throws {
+        if let failure { throw failure }
+        let head = texts.select(from: R.table, columns: R.columns)
+        let statement = PostgresStatement.selectAll(head, query.filters, newestFirst: query.newestFirst, limit: query.limit)
+        atCommit.append((statement, { [unowned self] rows in _ = try self.records(R.self, rows) }))
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {

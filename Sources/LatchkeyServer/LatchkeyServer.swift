@@ -95,13 +95,7 @@ public final class LatchkeyServer: RPCHandler {
         core.setBackgroundEventsHook { waker.wake() }
         core.setCallbackRenderer(CallbackEventRenderer())
         if let relay = environment.relay {
-            core.setEventJournal { tx, events in
-                try relay.journal(
-                    events.compactMap { event in
-                        guard let topic = event.topic, let message = Notifications.message(for: event) else { return nil }
-                        return (topic.rawValue, JSONSerializer.serialize(message))
-                    }, in: tx)
-            }
+            core.setEventJournal { tx, events in try relay.journal(Notifications.journaled(events), in: tx) }
         }
         environment.attach?(core)
         opened = core

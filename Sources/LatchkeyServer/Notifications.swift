@@ -47,6 +47,10 @@ enum Notifications {
         static let fields: [WireField<Self>] = [.required("event", \.event, .object(AuditEvent.self))]
     }
 
+    /// The topic a withheld message is journaled under on a shared store (as its sent twin would be): no `EventTopic`, so every
+    /// process that reads it drops it.
+    static let withheldTopic = "withheld"
+
     static let specs: [Spec] = [
         Spec(method: "delivery/sent", topic: .delivery, params: MessageSent.objectSchema),
         Spec(method: "accountRecovery/stateChanged", topic: .accountRecovery, params: RecoveryChanged.objectSchema),
@@ -73,6 +77,20 @@ enum Notifications {
             return ("operation/statusChanged", OperationChanged(operation: operation).wireJSON())
         case .registrationStateChanged, .onboardingStatusChanged, .withheldDelivery:
             return nil
+        }
+    }
+
+    /// What a transaction's events journal on a shared store for the other processes' subscribers: each notification's topic and message.
+    ///
+    /// A message withheld (an identifier that names no one) is journaled as its sent twin would be, under `withheldTopic`, which every
+    /// process drops: the commit writes alike either way (security property 11).
+    static func journaled(_ events: [DomainEvent]) -> [(topic: String, message: [UInt8])] {
+        events.compactMap { event in
+            if case .withheldDelivery(let withheld) = event, let twin = Self.message(for: .delivery(withheld)) {
+                return (withheldTopic, JSONSerializer.serialize(twin))
+            }
+            guard let topic = event.topic, let notification = Self.message(for: event) else { return nil }
+            return (topic.rawValue, JSONSerializer.serialize(notification))
         }
     }
 

@@ -98,6 +98,10 @@ public protocol StoreTransaction {
     /// with COMMIT, where the rows the body wrote after this call do not count: when a row is
     /// there, nothing commits and the body runs again, that time asking first.
     func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool
+    /// Reads `query`'s rows and decodes them, for work that must cost the same whatever a read before it found (an identifier that
+    /// names no one reads the decoy user in its place, security property 11); the body never sees them. A store with round trips
+    /// sends it with COMMIT, so the body's reads and round trips stay as they are either way.
+    func readAtCommit<R: StoredRecord>(_ query: StoreQuery<R>) throws
     /// Inserts a new row whose `seq` the store numbers in commit order (see `NumberedRecord`); the
     /// body does not learn the number.
     func insertNumbered<R: NumberedRecord>(_ record: R) throws
@@ -108,6 +112,9 @@ extension StoreTransaction {
     public func willRead(_ reads: @autoclosure () -> [StoreRead]) {}
 
     public func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool { try fetchAll(query).isEmpty }
+
+    /// A store without round trips reads it now.
+    public func readAtCommit<R: StoredRecord>(_ query: StoreQuery<R>) throws { _ = try fetchAll(query) }
 
     public func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter] = []) throws -> [R] {
         try fetchAll(type, where: filters, newestFirst: false, limit: nil)

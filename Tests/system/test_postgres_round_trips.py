@@ -284,7 +284,7 @@ def callback_removed(lk, receiver, made):
 def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, workdir):
     """A walk through every family that writes: no write transaction's first attempt makes more
     than two round trips (its reads, then its writes with COMMIT), the callback worker's included,
-    and a PIN authentication four."""
+    but a named passkey sign-in's options three, and a PIN authentication four."""
     lk = Counted(traced(spawn, database, workdir, "walk"), os.path.join(workdir, "walk.stderr"))
     receiver = Receiver()
     try:
@@ -302,13 +302,68 @@ def test_no_write_transaction_makes_more_than_two_round_trips(spawn, database, w
             with open(report, "w") as f:
                 f.writelines(f"{method} {' '.join(map(str, trips))}\n" for method, trips in lk.seen)
     assert lk.authentications and all(trips == [2, 2] for trips in lk.authentications), lk.authentications
-    over = [(method, trips) for method, trips in lk.seen if any(t > 2 for t in trips)]
+    # Options for a named passkey sign-in read the passkeys of whomever the lookup found (the decoy user's for an identifier that
+    # names no one) once it has answered: read with the lookup, a known identifier's would find rows more, which the rank-sum test
+    # of security property 11 tells apart (bench/enumeration.py with ENUM_STORE=postgres). Three round trips, never more.
+    third = {"passkey/requestOptions"}
+    over = [(method, trips) for method, trips in lk.seen if any(t > (3 if method in third else 2) for t in trips)]
     assert not over, f"write transactions over two round trips: {over}"
     # Every write transaction the process logged, between calls too (the worker's own thread).
     everything = write_round_trips(lk.stderr, 0)
-    assert everything and max(everything) <= 2, sorted(everything)[-5:]
+    assert everything and max(everything) <= 3 and sorted(everything)[-3] <= 2, sorted(everything)[-5:]
     families = {method.split("/")[0] for method, trips in lk.seen if trips}
     assert {"activation", "authentication", "authMethod", "recovery", "onboarding", "user", "passkey", "reset", "server",
             "operation"} <= families
     assert {"admin/createOperation", "server/operation/approve", "operation/approve", "admin/verifyOfflineOperation",
             "operation/passkeyApprove", "admin/configureCallback"} <= {method for method, trips in lk.seen if trips}
+
+
+SHAPE = re.compile(rb'attempts=1 kind=(\w+) roundTrips=(\d+) rows=(\d+) statements=(\d+) ')
+
+
+def transaction_shapes(path, since):
+    """(kind, round trips, rows answered, statements) of each transaction's first attempt logged after byte `since`."""
+    with open(path, "rb") as f:
+        f.seek(since)
+        return [tuple(m.groups()) for m in map(SHAPE.search, f.read().splitlines()) if m]
+
+
+def test_an_identifier_that_names_no_one_is_read_as_one_that_names_someone(spawn, database, workdir):
+    """Security property 11 on PostgreSQL: where an unknown identifier gets the answer a known one gets, each transaction makes as
+    many round trips and statements and is answered as many rows either way. (A read set that named the decoy user beside the
+    lookup had a known identifier's transaction answered a row more, its user's, which the rank-sum test told apart: z of 5 to 14
+    over 300 calls in bench/enumeration.py with ENUM_STORE=postgres; a withheld message journaled nothing where a sent one wrote
+    the outbox.)"""
+    lk = traced(spawn, database, workdir, "alike")
+    stderr = os.path.join(workdir, "alike.stderr")
+    lk.ok("device/create", deviceId="phone")
+    for n in range(16):  # four for each method below: a reset code is sent once in 30 s for each identifier
+        lk.ok("admin/createUser", userId=f"u{n}", email=f"u{n}@example.com", password="correct horse")
+        session = lk.ok("user/login", email=f"u{n}@example.com", password="correct horse")["sessionId"]
+        options = lk.ok("passkey/creationOptions", sessionId=session)
+        made = lk.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
+        lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=made)
+
+    def shape(method, **params):
+        mark = os.path.getsize(stderr)
+        reply = lk.request(method, **params)
+        assert "result" in reply, reply
+        lk.ok("ping")  # the call's trace lines are written before this answer
+        return transaction_shapes(stderr, mark)
+
+    def onboarding(email):
+        device = f"d-{email}"
+        lk.ok("device/create", deviceId=device)
+        return {"deviceId": device, "credentials": {"email": email}}
+
+    cases = [
+        ("passkey/requestOptions", lambda email: {"email": email}),
+        ("reset/requestAccountRecovery", lambda email: {"email": email, "redirectUrl": "app://recover"}),
+        ("reset/requestPasswordReset", lambda email: {"email": email, "redirectUrl": "app://reset"}),
+        ("onboarding/start", onboarding),
+    ]
+    for case, (method, params) in enumerate(cases):
+        for n in range(4 * case, 4 * case + 4):  # the decoy user of each unknown call is the user the call before it found
+            known = shape(method, **params(f"u{n}@example.com"))
+            unknown = shape(method, **params(f"nobody{n}-{method.replace('/', '.')}@example.com"))
+            assert known and known == unknown, (method, n, known, unknown)

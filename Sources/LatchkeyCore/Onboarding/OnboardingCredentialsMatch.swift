@@ -10,7 +10,7 @@ extension Latchkey {
             .row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId),
             .rows(OnboardingProcessRecord.openOf.query(caller.key)),
         ]
-            + Self.identifiers(credentials).flatMap { [$0.lookup.read] + decoyReads($0) }
+            + Self.identifiers(credentials).map(\.lookup.read)
     }
 
     /// The identifiers credentials give, in the order they are matched.
@@ -21,20 +21,19 @@ extension Latchkey {
         ].compactMap { $0 }
     }
 
-    /// The user the credentials name, or nil (the answer to the caller is the same either way); and the record read for the first
-    /// identifier — that user, or the decoy user in its place — for work that must cost the same either way.
-    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> (user: UserRecord?, read: UserRecord?) {
-        // Every identifier is looked up, whatever the ones before it found (security property 11); all must name one user.
-        // One decoy for every identifier, the one the read set names (a lookup that finds someone makes them the next call's decoy).
+    /// The user the credentials name, or nil (the answer to the caller is the same either way).
+    func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
+        // Every identifier is looked up, whatever the ones before it found (security property 11), each balanced with COMMIT by a
+        // read of the decoy user or of no one (`userBalancedAtCommit`); all must name one user. One decoy for every identifier (a
+        // lookup that finds someone makes them the next call's decoy).
         let decoy = decoyUserId
-        let looked = try Self.identifiers(credentials).map { try lookUpTellingNothing(tx, matching: $0, decoy: decoy) }
-        // The same comparisons either way, over the records each side read (the users found, or the decoy in their place); an
-        // identifier that names no one matches no one, whoever stood in for it.
-        let first = looked.first?.read
-        let sameRecord = looked.allSatisfy { ($0.read?.id ?? Self.nobody).isSameId(as: first?.id ?? Self.nobody) }
+        let looked = try Self.identifiers(credentials).map { try userBalancedAtCommit(tx, matching: $0, decoy: decoy) }
+        // The same comparisons either way; an identifier that names no one matches no one.
+        let first = looked.first ?? nil
+        let sameRecord = looked.allSatisfy { ($0?.id ?? Self.nobody).isSameId(as: first?.id ?? Self.nobody) }
         let birthDateFits = credentials.birthDate.map { first?.birthDate == $0 } ?? true
-        let everyOneFound = looked.allSatisfy { $0.user != nil }
-        guard sameRecord, birthDateFits, everyOneFound, let matched = looked.first?.user else { return (nil, first) }
-        return (matched, matched)
+        let everyOneFound = looked.allSatisfy { $0 != nil }
+        guard sameRecord, birthDateFits, everyOneFound, let matched = first else { return nil }
+        return matched
     }
 }

@@ -82,28 +82,23 @@ extension Latchkey {
         _ tx: StoreTransaction, _ effects: Effects, owner: Caller, credentials: OnboardingCredentials,
         app: ApplicationConfig
     ) throws -> OnboardingProcessRecord {
-        let (user, read) = try matchCredentials(tx, credentials)
+        let user = try matchCredentials(tx, credentials)
         var process = OnboardingProcessRecord(
             id: random.uuid(), deviceId: owner.key, userId: user?.id, applicationId: app.applicationId,
             channel: nil, address: nil, otpHash: nil, otpExpiresAt: nil, lastSentAt: nil, wrongOtps: 0,
             status: OnboardingStatus.activationInProgress.rawValue, canRestoreSession: true,
             instance: "", otpAccepted: false, registrationId: nil, closed: false, createdAt: now)
-        // The contact on file when the credentials name someone; else an empty address of the same shape, which nothing is sent to
-        // (security property 11: the row and the send's work cost the same either way — the contact is picked from the record read,
-        // the decoy's when nobody matched, then emptied).
+        // The contact on file when the credentials name someone; else an empty address, which nothing is sent to (security property
+        // 11: the row and the send's work cost the same either way).
         var channel = DeliveryChannel.email
         var address = ""
-        if let read {
-            if credentials.phoneNumber != nil || read.email == nil, let phone = read.phoneNumber {
+        if let user {
+            if credentials.phoneNumber != nil || user.email == nil, let phone = user.phoneNumber {
                 channel = .sms
                 address = phone
-            } else if let email = read.email {
+            } else if let email = user.email {
                 address = email
             }
-        }
-        if user == nil {
-            channel = .email
-            address = ""
         }
         process.channel = channel.rawValue
         process.address = address

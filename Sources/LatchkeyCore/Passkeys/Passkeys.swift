@@ -85,19 +85,19 @@ extension Latchkey {
         try transact { tx, _ in
             tx.willRead(
                 [.row(ApplicationRecord.self, id: applicationId ?? ApplicationConfig.defaultApplicationId)]
-                    + (identifier.map {
-                        [$0.lookup.read, .rows(PasskeyRecord.ofUser, .either($0.lookup.key, .value(decoyUserId)))] + decoyReads($0)
-                    } ?? []))
+                    + (identifier.map { [$0.lookup.read] } ?? []))
             let app = try application(tx, applicationId)
             var userId: String?
             var allow: [PasskeyDescriptor] = []
             if let identifier {
-                // The same work whether or not anyone is found (security property 11): a user read
-                // and decoded, passkeys read and decoded (for an unknown identifier the decoy user's,
-                // thrown away) and the decoy credential's hash.
-                let user = try userTellingNothing(tx, matching: identifier)
+                // The same work whether or not anyone is found (security property 11): a user read and decoded
+                // (`userBalancedAtCommit`); passkeys read and decoded once the lookup has answered (for an unknown identifier the
+                // decoy user's, thrown away: read with the lookup, a known identifier's would find rows more); the decoy
+                // credential's hash.
+                let decoyUser = decoyUserId
+                let user = try userBalancedAtCommit(tx, matching: identifier, decoy: decoyUser)
                 let decoy = decoyCredential(identifier)
-                let passkeys = try passkeyRecords(tx, userId: user?.id ?? decoyUserId, rpId: app.relyingParty.rpId)
+                let passkeys = try passkeyRecords(tx, userId: user?.id ?? decoyUser, rpId: app.relyingParty.rpId)
                     .filter { $0.publicKey != nil }.compactMap(\.descriptor)
                 userId = user?.id
                 allow = user == nil || passkeys.isEmpty ? [decoy] : passkeys

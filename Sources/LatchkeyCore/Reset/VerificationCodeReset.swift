@@ -29,8 +29,7 @@ extension Latchkey {
         try transact { tx, effects in
             let subject = secretHash(identifier.key, purpose: "reset")
             tx.willRead(
-                [.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read]
-                    + decoyReads(identifier))
+                [.rows(Self.resetBurstLimit.events(of: subject)), .rows(Self.resetHourLimit.events(of: subject)), identifier.lookup.read])
             // The same random draws whether or not anyone is found or sent to.
             let code = random.digits(6)
             let messageId = random.identifier("msg")
@@ -46,7 +45,7 @@ extension Latchkey {
             // The same reads, hashing, writes and message whether or not anyone is found (security
             // property 11); only a user's message leaves. An unknown identifier gets a code no one
             // can know, so later answers (remaining tries, expiry) are the same as for a real user.
-            let user = try userTellingNothing(tx, matching: identifier)
+            let user = try userBalancedAtCommit(tx, matching: identifier)
             // A user has one code at a time: this one replaces the code a request by any of the
             // user's identifiers sent before (an unknown identifier's key matches no code's user).
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user?.id ?? subject)])

@@ -100,6 +100,14 @@ enum UserLookup {
         }
     }
 
+    /// `user`'s read as a query (a key read: the one row of that id).
+    var query: StoreQuery<UserRecord> {
+        switch self {
+        case .id(let userId): return StoreQuery(where: [.equals(UserRecord.Columns.id, userId)], limit: 1)
+        case .first(let filter): return StoreQuery(where: [filter], limit: 1)
+        }
+    }
+
     /// The user, if any.
     func user(_ tx: StoreTransaction) throws -> UserRecord? {
         switch self {
