@@ -24,10 +24,10 @@ extension Latchkey {
     /// The user the credentials name, or nil (the answer to the caller is the same either way).
     func matchCredentials(_ tx: StoreTransaction, _ credentials: OnboardingCredentials) throws -> UserRecord? {
         // Every identifier is looked up, whatever the ones before it found (security property 11), each balanced with COMMIT by a
-        // read of the decoy user or of no one (`userBalancedAtCommit`); all must name one user. One decoy for every identifier (a
+        // read of the decoy user or of no one (`userTellingNothing`); all must name one user. One decoy for every identifier (a
         // lookup that finds someone makes them the next call's decoy).
         let decoy = decoyUserId
-        let looked = try Self.identifiers(credentials).map { try userBalancedAtCommit(tx, matching: $0, decoy: decoy) }
+        let looked = try Self.identifiers(credentials).map { try userTellingNothing(tx, matching: $0, decoy: decoy) }
         // The same comparisons either way; an identifier that names no one matches no one.
         let first = looked.first ?? nil
         let sameRecord = looked.allSatisfy { ($0?.id ?? Self.nobody).isSameId(as: first?.id ?? Self.nobody) }

@@ -91,11 +91,11 @@ extension Latchkey {
             var allow: [PasskeyDescriptor] = []
             if let identifier {
                 // The same work whether or not anyone is found (security property 11): a user read and decoded
-                // (`userBalancedAtCommit`); passkeys read and decoded once the lookup has answered (for an unknown identifier the
+                // (`userTellingNothing`); passkeys read and decoded once the lookup has answered (for an unknown identifier the
                 // decoy user's, thrown away: read with the lookup, a known identifier's would find rows more); the decoy
                 // credential's hash.
                 let decoyUser = decoyUserId
-                let user = try userBalancedAtCommit(tx, matching: identifier, decoy: decoyUser)
+                let user = try userTellingNothing(tx, matching: identifier, decoy: decoyUser)
                 let decoy = decoyCredential(identifier)
                 let passkeys = try passkeyRecords(tx, userId: user?.id ?? decoyUser, rpId: app.relyingParty.rpId)
                     .filter { $0.publicKey != nil }.compactMap(\.descriptor)

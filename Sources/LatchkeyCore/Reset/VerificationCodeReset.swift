@@ -45,7 +45,7 @@ extension Latchkey {
             // The same reads, hashing, writes and message whether or not anyone is found (security
             // property 11); only a user's message leaves. An unknown identifier gets a code no one
             // can know, so later answers (remaining tries, expiry) are the same as for a real user.
-            let user = try userBalancedAtCommit(tx, matching: identifier)
+            let user = try userTellingNothing(tx, matching: identifier)
             // A user has one code at a time: this one replaces the code a request by any of the
             // user's identifiers sent before (an unknown identifier's key matches no code's user).
             try tx.deleteAll(ResetCodeRecord.self, where: [.equals(ResetCodeRecord.Columns.userId, user?.id ?? subject)])
@@ -118,23 +118,26 @@ extension Latchkey {
         }
     }
 
-    /// What checking a verification code for `identifier` reads (`checkResetCode`): the user it
-    /// names, that user's live code (or, when it names none, the identifier's), the code's user,
-    /// and what the resets then read of the user (sessions, passkeys) and of the code (its application).
+    /// What checking a verification code for `identifier` reads before the lookup answers (`checkResetCode`).
+    ///
+    /// The user it names, and what no user's rows decide (the default application, the server's settings); the rest is stated once
+    /// the lookup has answered.
     func resetCodeReads(_ identifier: UserIdentifier) -> [StoreRead] {
-        let owner = identifier.lookup.key
-        let subject = secretHash(identifier.key, purpose: "reset")
-        let bySubject = StoreKey.ids(of: ResetCodeRecord.self, where: ResetCodeRecord.live(subject: subject).filters)
+        [identifier.lookup.read, .row(ApplicationRecord.self, id: ApplicationConfig.defaultApplicationId)] + Self.accountRecoveryReads(nil)
+    }
+
+    /// What checking a code and the resets after it read once the lookup has answered, of the user found or the decoy in its place.
+    ///
+    /// Of `standIn`: the live code (`live`), the user's sessions, passkeys and account recovery, and the code's application (the
+    /// user's own row is the lookup's, or the decoy's read with COMMIT).
+    /// The same reads either way, in one round trip (security property 11: read with the lookup, a known identifier's would find
+    /// rows more).
+    private func resetCodeReads(live: StoreQuery<ResetCodeRecord>, standIn: String) -> [StoreRead] {
+        let user = StoreKey.value(standIn)
         return [
-            identifier.lookup.read, .rows(ResetCodeRecord.liveOf, owner), .rows(ResetCodeRecord.live(subject: subject)),
-            .row(UserRecord.self, id: .column(ResetCodeRecord.Columns.userId, of: ResetCodeRecord.self, bySubject)),
-            .rows(UserSessionRecord.ofUser, owner), .rows(PasskeyRecord.ofUser, owner),
-            .row(
-                ApplicationRecord.self,
-                id: .either(
-                    .value(ApplicationConfig.defaultApplicationId),
-                    .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: ResetCodeRecord.liveOf, owner)))),
-        ] + decoyReads(identifier) + Self.accountRecoveryReads(owner)
+            .rows(live), .rows(UserSessionRecord.ofUser, user), .rows(PasskeyRecord.ofUser, user),
+            .row(ApplicationRecord.self, id: .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: live))),
+        ] + Self.accountRecoveryReads(user)
     }
 
     /// Checks a verification code for `kind` (nil: either).
@@ -149,16 +152,21 @@ extension Latchkey {
     ) throws -> (ResetCodeRecord, UserRecord) {
         let subject = secretHash(identifier.key, purpose: "reset")
         let given = secretHash(code, purpose: "reset-code")
-        let owner = try userTellingNothing(tx, matching: identifier)
+        let decoy = decoyUserId
+        let owner = try userTellingNothing(tx, matching: identifier, decoy: decoy)
         let live = owner.map { ResetCodeRecord.liveOf.query($0.id) } ?? ResetCodeRecord.live(subject: subject)
+        tx.willRead(resetCodeReads(live: live, standIn: owner?.id ?? decoy))
         // A code a day past its expiry is forgotten, whether or not it has been deleted yet (see `ExpiredRows`).
         guard var record = try tx.fetchAll(live).first, !ExpiredRows.isForgotten(expiresAt: record.expiresAt, now: now) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
         }
-        // A code sent for nobody names no user: the decoy user is read in its place and thrown away (security property 11).
+        // A code sent for nobody names no user: the decoy user is read in its place with COMMIT and thrown away (security property
+        // 11); a user's code is the user's the lookup found.
         let forNobody = record.userId == Self.nobody
-        let holder = try tx.fetch(UserRecord.self, id: forNobody ? decoyUserId : record.userId)
-        let user = forNobody ? nil : holder
+        var user: UserRecord?
+        if !forNobody {
+            user = try owner?.id == record.userId ? owner : tx.fetch(UserRecord.self, id: record.userId)
+        }
         guard now < record.expiresAt else {
             throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
         }

@@ -91,38 +91,12 @@ extension Latchkey {
     /// The user an identifier names, if any, for an answer that must not tell which (security property 11).
     ///
     /// Both sides make one read that finds a user and one that finds none, of the lookup's kind (`UserLookup.twin`), and decode one
-    /// user: a known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the user this found last
-    /// (`decoyUserId`), thrown away. A lookup that finds no one skips reading and decoding a row, which the rank-sum test of
-    /// `bench/enumeration.py` tells apart at 300 calls.
-    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier) throws -> UserRecord? {
-        try lookUpTellingNothing(tx, matching: identifier).user
-    }
-
-    /// `userTellingNothing`, with the record each side decoded: the user found, or the decoy user read in its place (nil before
-    /// this process found anyone), for a caller that must then do the same work either way.
-    ///
-    /// `decoy`: the decoy user a call of several lookups took once (nil: now's).
-    func lookUpTellingNothing(
-        _ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil
-    ) throws -> (user: UserRecord?, read: UserRecord?) {
-        let lookup = identifier.lookup
-        let decoy = decoy ?? decoyUserId
-        if let user = try lookup.user(tx) {
-            lastUserFound.withLock { $0 = user.id }
-            _ = try lookup.twin(userId: Self.nobody).user(tx)
-            return (user, user)
-        }
-        return (nil, try lookup.twin(userId: decoy).user(tx))
-    }
-
-    /// `userTellingNothing` for a body whose read set names the lookup alone (`UserLookup.read`): the user found, if any, and the
-    /// read that balances the lookup sent with COMMIT (`StoreTransaction.readAtCommit`) — of no one where it found someone, of the
-    /// decoy user (`decoy`, else `decoyUserId`) where it found no one.
-    ///
-    /// Either way the store finds one user and misses one, decodes one, in as many round trips: a read set that also named the decoy
-    /// and no one had PostgreSQL find a known identifier's user besides the decoy, which the rank-sum test of security property 11
-    /// told apart (z of 5 to 14 over 300 calls).
-    func userBalancedAtCommit(_ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil) throws -> UserRecord? {
+    /// user: a known identifier's lookup, then a read of no one (`nobody`); an unknown one's lookup, then the decoy user (`decoy`,
+    /// else `decoyUserId`), thrown away. The second goes with COMMIT (`StoreTransaction.readAtCommit`), so a read set names the
+    /// lookup alone: one that also named the decoy and no one had PostgreSQL answer a known identifier's transaction a row more, and
+    /// a lookup that finds no one and reads nothing after is told apart on any store; `bench/enumeration.py` measures both (z of 5
+    /// to 14 over 300 calls, where |z| < 3 is the goal).
+    func userTellingNothing(_ tx: StoreTransaction, matching identifier: UserIdentifier, decoy: String? = nil) throws -> UserRecord? {
         let lookup = identifier.lookup
         let user = try lookup.user(tx)
         let balancing = user == nil ? decoy ?? decoyUserId : Self.nobody
@@ -138,17 +112,9 @@ extension Latchkey {
     /// Whose rows an identifier that names nobody reads in place of its own: the user
     /// `userTellingNothing` found last in this process (`nobody` before it found anyone).
     ///
-    /// A read set names it (`decoyReads`) and the body reads it again: the server runs requests one
-    /// at a time, so both see the same user. An embedder calling from several threads at once may see
-    /// it change in between; the body then reads a row the set did not name (one more PostgreSQL round
-    /// trip), never another answer.
+    /// A call that reads the decoy's rows takes it once (the server runs requests one at a time); an embedder calling from several
+    /// threads at once may see it change between calls, never within one.
     var decoyUserId: String { lastUserFound.withLock { $0 } ?? Self.nobody }
-
-    /// What `userTellingNothing` reads for `identifier` besides its lookup, for a read set (PostgreSQL reads them in the same round trip).
-    func decoyReads(_ identifier: UserIdentifier) -> [StoreRead] {
-        let lookup = identifier.lookup
-        return [lookup.twin(userId: decoyUserId).read, lookup.twin(userId: Self.nobody).read]
-    }
 
     /// The read of the user who holds a passkey user handle.
     static func userHoldingHandle(_ handle: [UInt8]) -> StoreQuery<UserRecord> {
