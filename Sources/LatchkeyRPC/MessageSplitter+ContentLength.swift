@@ -183,25 +183,32 @@ extension MessageSplitter {
     }
 
     /// Whether `Content-Length:`, optional blanks, 1 to 18 digits, optional blanks and a line end
-    /// (`\r\n` or `\n`) start at `index`.
+    /// (`\r\n` or `\n`) start at `index`, within `maxHeaderBytes`.
+    ///
+    /// A longer run is no header line, decided once that many bytes are in: what waits undecided, and what each read scans again,
+    /// stays bounded (blanks without end after a marker inside a body once kept every byte and scanned them all on every read).
     private func headerLineStarts(at index: Int) -> BodyScan {
+        let end = min(buffer.count, index + Self.maxHeaderBytes)
+        /// Out of bytes at `end`: more may decide it, unless the line has run to its longest.
+        var outOfBytes: BodyScan { end < buffer.count ? .none : .undecided }
         var cursor = index
         for expected in Self.marker {
-            guard cursor < buffer.count else { return .undecided }
+            guard cursor < end else { return outOfBytes }
             guard Self.lowercased(buffer[cursor]) == expected else { return .none }
             cursor += 1
         }
-        while cursor < buffer.count, buffer[cursor] == 0x20 || buffer[cursor] == 0x09 { cursor += 1 }
+        while cursor < end, buffer[cursor] == 0x20 || buffer[cursor] == 0x09 { cursor += 1 }
         var digits = 0
-        while cursor < buffer.count, buffer[cursor] >= 48, buffer[cursor] <= 57 {
+        while cursor < end, buffer[cursor] >= 48, buffer[cursor] <= 57 {
             digits += 1
             cursor += 1
+            if digits > 18 { return .none }
         }
-        guard cursor < buffer.count else { return .undecided }
-        guard digits > 0, digits <= 18 else { return .none }
-        while cursor < buffer.count, buffer[cursor] == 0x20 || buffer[cursor] == 0x09 { cursor += 1 }
-        if cursor < buffer.count, buffer[cursor] == UInt8(ascii: "\r") { cursor += 1 }
-        guard cursor < buffer.count else { return .undecided }
+        guard cursor < end else { return outOfBytes }
+        guard digits > 0 else { return .none }
+        while cursor < end, buffer[cursor] == 0x20 || buffer[cursor] == 0x09 { cursor += 1 }
+        if cursor < end, buffer[cursor] == UInt8(ascii: "\r") { cursor += 1 }
+        guard cursor < end else { return outOfBytes }
         return buffer[cursor] == UInt8(ascii: "\n") ? .found(index) : .none
     }
 

@@ -227,6 +227,31 @@ struct ByteOrderMarkTests {
         #expect(events([bom + bytes("{}\n")]) == [message("{}")])
     }
 
+    @Test("a marker inside a body followed by blanks without end is no header line once it is longer than a header may be")
+    func endlessBlanksAfterAMarkerInsideABody() {
+        var splitter = MessageSplitter(maxMessageBytes: 1 << 20)
+        let body = "Content-Length:" + String(repeating: " ", count: 85)
+        splitter.append(bytes("Content-Length: 100\r\n\r\n" + body))
+        #expect(splitter.next() == nil)  // the body is whole; the marker in it may yet begin a header line
+        for _ in 0..<4 {
+            splitter.append(bytes(String(repeating: " ", count: MessageSplitter.maxHeaderBytes)))
+            if let event = splitter.next() {
+                #expect(event == message(body))
+                break
+            }
+        }
+        #expect(splitter.buffer.count - splitter.start <= 2 * MessageSplitter.maxHeaderBytes)
+        splitter.append(bytes(frame("[]")))
+        #expect(splitter.next() == message("[]"))
+    }
+
+    @Test("a marker inside a body followed by digits without end is no header line after the 19th")
+    func endlessDigitsAfterAMarkerInsideABody() {
+        #expect(
+            events("Content-Length: 40\r\n\r\nContent-Length:" + String(repeating: "9", count: 25) + frame("{}"))
+                == [message("Content-Length:" + String(repeating: "9", count: 25)), message("{}")])
+    }
+
     @Test("a BOM at the start of a Content-Length stream is dropped")
     func contentLength() {
         var splitter = MessageSplitter(maxMessageBytes: 100)
