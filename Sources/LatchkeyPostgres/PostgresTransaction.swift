@@ -24,7 +24,7 @@ final class PostgresTransaction: StoreTransaction {
     /// and what the transaction knows of its reads' answers.
     private var reads = PostgresReadSet()
     /// What this attempt cost, for the store's trace log: time inside the store's calls (round trips,
-    /// and turning records into statements and rows into records), round trips, statements.
+    /// and turning records into statements and rows into records), round trips, statements, rows answered.
     private(set) var cost = PostgresCost()
     /// How deep in the store's own calls the transaction is (only the outermost is timed).
     private var depth = 0
@@ -33,7 +33,7 @@ final class PostgresTransaction: StoreTransaction {
     /// Statements the store sends in the round trip of COMMIT: the outbox entry of the
     /// transaction's notifications.
     var beforeCommit: [PostgresStatement] = []
-    /// Reads sent with COMMIT (`readAtCommit`), each with what decodes its rows.
+    /// Reads sent with COMMIT (`readAtCommit`), each with what decodes its rows (once committed).
     private var atCommit: [(statement: PostgresStatement, decode: (PostgresRows) throws -> Void)] = []
     /// Whether `noneMatch` may answer "none" and check it with COMMIT (false on an attempt that runs
     /// again because such a check failed: it asks first).
@@ -116,7 +116,8 @@ final class PostgresTransaction: StoreTransaction {
         let reads = atCommit
         atCommit = []
         let results = try send(reads.map(\.statement) + [PostgresStatement(sql: "COMMIT", parameters: [])])
-        for (read, rows) in zip(reads, results) { try read.decode(rows) }
+        // Committed: rows that will not decode (a damaged row) change nothing of it, and are thrown away as the others are.
+        for (read, rows) in zip(reads, results) { try? read.decode(rows) }
     }
 
     private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresRows {

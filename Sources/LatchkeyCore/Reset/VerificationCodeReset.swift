@@ -126,18 +126,20 @@ extension Latchkey {
         [identifier.lookup.read, .row(ApplicationRecord.self, id: ApplicationConfig.defaultApplicationId)] + Self.accountRecoveryReads(nil)
     }
 
-    /// What checking a code and the resets after it read once the lookup has answered, of the user found or the decoy in its place.
+    /// What checking a code reads once the lookup has answered: the live code (`live`, the user's or the identifier's) and its
+    /// application.
     ///
-    /// Of `standIn`: the live code (`live`), the user's sessions, passkeys and account recovery, and the code's application (the
-    /// user's own row is the lookup's, or the decoy's read with COMMIT).
-    /// The same reads either way, in one round trip (security property 11: read with the lookup, a known identifier's would find
-    /// rows more).
-    private func resetCodeReads(live: StoreQuery<ResetCodeRecord>, standIn: String) -> [StoreRead] {
-        let user = StoreKey.value(standIn)
-        return [
-            .rows(live), .rows(UserSessionRecord.ofUser, user), .rows(PasskeyRecord.ofUser, user),
-            .row(ApplicationRecord.self, id: .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: live))),
-        ] + Self.accountRecoveryReads(user)
+    /// Nothing more of the user until the code has proved right (`resetUserReads`): read before, an identifier that names no one
+    /// would read the decoy user's rows in their place, and the decoy is whoever this process found last — a caller's own account,
+    /// with as many sessions as they like, made one identifier's check cost what that account holds.
+    private func resetCodeReads(live: StoreQuery<ResetCodeRecord>) -> [StoreRead] {
+        [.rows(live), .row(ApplicationRecord.self, id: .column(ResetCodeRecord.Columns.applicationId, of: ResetCodeRecord.self, .ids(of: live)))]
+    }
+
+    /// What the resets read of the user whose code proved right: sessions, passkeys, account recovery.
+    private static func resetUserReads(_ userId: String) -> [StoreRead] {
+        let user = StoreKey.value(userId)
+        return [.rows(UserSessionRecord.ofUser, user), .rows(PasskeyRecord.ofUser, user)] + accountRecoveryReads(user)
     }
 
     /// Checks a verification code for `kind` (nil: either).
@@ -155,7 +157,7 @@ extension Latchkey {
         let decoy = decoyUserId
         let owner = try userTellingNothing(tx, matching: identifier, decoy: decoy)
         let live = owner.map { ResetCodeRecord.liveOf.query($0.id) } ?? ResetCodeRecord.live(subject: subject)
-        tx.willRead(resetCodeReads(live: live, standIn: owner?.id ?? decoy))
+        tx.willRead(resetCodeReads(live: live))
         // A code a day past its expiry is forgotten, whether or not it has been deleted yet (see `ExpiredRows`).
         guard var record = try tx.fetchAll(live).first, !ExpiredRows.isForgotten(expiresAt: record.expiresAt, now: now) else {
             throw DomainError(.verificationCodeInvalid, "The verification code is not valid", [(.remainingAttempts, .int(0))])
@@ -186,6 +188,7 @@ extension Latchkey {
             record.consumed = true
             try tx.save(record)
         }
+        tx.willRead(Self.resetUserReads(user.id))
         return (record, user)
     }
 
