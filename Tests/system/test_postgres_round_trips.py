@@ -331,6 +331,18 @@ def transaction_shapes(path, since):
         return [tuple(m.groups()) for m in map(SHAPE.search, f.read().splitlines()) if m]
 
 
+def alike(measure, tries=3):
+    """`measure(attempt)` -> (known, unknown) shapes, equal within `tries`: a process on a shared store looks for other processes'
+    work every 2 s (a read transaction of its own, logged in whichever call's window it falls), which a second pair escapes; an
+    imbalance of the calls' own is there every time."""
+    for attempt in range(tries):
+        known, unknown = measure(attempt)
+        assert known[1], known
+        if known == unknown:
+            return
+    assert known == unknown, (known, unknown)
+
+
 def test_an_identifier_that_names_no_one_is_read_as_one_that_names_someone(spawn, database, workdir):
     """Security property 11 on PostgreSQL: where an unknown identifier gets the answer a known one gets, each transaction makes as
     many round trips and statements and is answered as many rows either way. (A read set that named the decoy user beside the
@@ -340,8 +352,10 @@ def test_an_identifier_that_names_no_one_is_read_as_one_that_names_someone(spawn
     lk = traced(spawn, database, workdir, "alike")
     stderr = os.path.join(workdir, "alike.stderr")
     lk.ok("device/create", deviceId="phone")
-    for n in range(24):  # four for each case below: a reset code is sent once in 30 s for each identifier
+    for n in range(72):  # four for each case below, each tried up to three times: a reset code is sent once in 30 s to each identifier
         lk.ok("admin/createUser", userId=f"u{n}", email=f"u{n}@example.com", password="correct horse")
+        if n >= 12:  # a passkey for those the first case may take
+            continue
         session = lk.ok("user/login", email=f"u{n}@example.com", password="correct horse")["sessionId"]
         options = lk.ok("passkey/creationOptions", sessionId=session)
         made = lk.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
@@ -371,11 +385,13 @@ def test_an_identifier_that_names_no_one_is_read_as_one_that_names_someone(spawn
         ("reset/requestPasswordReset", lambda email: {"email": email, "redirectUrl": "app://reset"}),
         ("onboarding/start", onboarding),
     ]
-    for case, (method, params) in enumerate(cases):
-        for n in range(4 * case, 4 * case + 4):  # the decoy user of each unknown call is the user the call before it found
-            known = shape(method, **params(f"u{n}@example.com"))
-            unknown = shape(method, **params(f"nobody{n}@example.com"))
-            assert known[1] and known == unknown, (method, n, known, unknown)
+    fresh = iter(range(72))
+    for method, params in cases:
+        for _ in range(4):  # the decoy user of each unknown call is the user the call before it found
+            def pair(attempt, n=None):
+                n = next(fresh)
+                return shape(method, **params(f"u{n}@example.com")), shape(method, **params(f"nobody{n}@example.com"))
+            alike(pair)
 
 
 def test_a_code_check_reads_nothing_of_the_decoy_user_a_caller_can_make_heavy(spawn, database, workdir):
@@ -397,5 +413,4 @@ def test_a_code_check_reads_nothing_of_the_decoy_user_a_caller_can_make_heavy(sp
         return reply["error"]["data"], transaction_shapes(stderr, mark)
 
     for n in range(3):
-        known, unknown = check("someone@example.com"), check(f"nobody{n}@example.com")
-        assert known[1] and known == unknown, (known, unknown)
+        alike(lambda attempt: (check("someone@example.com"), check(f"nobody{n}-{attempt}@example.com")))
