@@ -414,3 +414,33 @@ def test_a_code_check_reads_nothing_of_the_decoy_user_a_caller_can_make_heavy(sp
 
     for n in range(3):
         alike(lambda attempt: (check("someone@example.com"), check(f"nobody{n}-{attempt}@example.com")))
+
+
+def test_sign_in_options_read_one_passkey_of_the_decoy_user_a_caller_can_make_heavy(spawn, database, workdir):
+    """Options for an identifier that names no one read the decoy user's passkeys in place of a user's. The decoy is whoever the
+    process found last, a caller's own account made the decoy by a lookup just before: read whole, its passkeys (up to 25) made
+    an unknown identifier's options cost what that account holds. Its first passkey only is read."""
+    lk = traced(spawn, database, workdir, "heavy-passkeys")
+    stderr = os.path.join(workdir, "heavy-passkeys.stderr")
+
+    def user_with_passkeys(name, count):
+        lk.ok("admin/createUser", userId=name, email=f"{name}@example.com", password="correct horse")
+        session = lk.ok("user/login", email=f"{name}@example.com", password="correct horse")["sessionId"]
+        for n in range(count):
+            lk.ok("device/create", deviceId=f"{name}-phone-{n}")
+            options = lk.ok("passkey/creationOptions", sessionId=session)
+            made = lk.ok("device/passkeyCreate", deviceId=f"{name}-phone-{n}", publicKey=options["publicKey"])["credential"]
+            lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=made)
+
+    user_with_passkeys("caller", 6)
+    user_with_passkeys("someone", 1)
+
+    def options(email):
+        lk.ok("passkey/requestOptions", email="caller@example.com")  # the caller's own account is the decoy now
+        mark = os.path.getsize(stderr)
+        reply = lk.ok("passkey/requestOptions", email=email)
+        lk.ok("ping")  # the call's trace lines are written before this answer
+        return len(reply["publicKey"]["allowCredentials"]), transaction_shapes(stderr, mark)
+
+    for n in range(3):
+        alike(lambda attempt: (options("someone@example.com"), options(f"nobody{n}-{attempt}@example.com")))

@@ -152,6 +152,8 @@ extension Latchkey {
 extension PasskeyRecord {
     /// A user's passkeys (at most `Latchkey.maxPasskeysPerUser`), oldest first.
     static let ofUser = KeyedQuery<PasskeyRecord>(Columns.userId)
+    /// A user's first passkey: what the decoy user stands in with (`passkeyRequestOptions`).
+    static let firstOfUser = KeyedQuery<PasskeyRecord>(Columns.userId, limit: 1)
 
     var transportList: [String] { transports.split(separator: "\n").map(String.init) }
 

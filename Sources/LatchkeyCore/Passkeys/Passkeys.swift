@@ -91,14 +91,16 @@ extension Latchkey {
             var allow: [PasskeyDescriptor] = []
             if let identifier {
                 // The same work whether or not anyone is found (security property 11): a user read and decoded
-                // (`userTellingNothing`); passkeys read and decoded once the lookup has answered (for an unknown identifier the
-                // decoy user's, thrown away: read with the lookup, a known identifier's would find rows more); the decoy
-                // credential's hash.
+                // (`userTellingNothing`); passkeys read and decoded once the lookup has answered (read with the lookup, a known
+                // identifier's would find rows more); the decoy credential's hash. For an unknown identifier the decoy user's first
+                // passkey, thrown away: the decoy is whoever this process found last, a caller's own account with up to 25
+                // passkeys, which would make an unknown identifier's options cost what that account holds. (How many a known
+                // user has, the answer's list tells.)
                 let decoyUser = decoyUserId
                 let user = try userTellingNothing(tx, matching: identifier, decoy: decoyUser)
                 let decoy = decoyCredential(identifier)
-                let passkeys = try passkeyRecords(tx, userId: user?.id ?? decoyUser, rpId: app.relyingParty.rpId)
-                    .filter { $0.publicKey != nil }.compactMap(\.descriptor)
+                let records = try user.map { try passkeyRecords(tx, userId: $0.id) } ?? tx.fetchAll(PasskeyRecord.firstOfUser.query(decoyUser))
+                let passkeys = records.filter { $0.rpId.isSameId(as: app.relyingParty.rpId) && $0.publicKey != nil }.compactMap(\.descriptor)
                 userId = user?.id
                 allow = user == nil || passkeys.isEmpty ? [decoy] : passkeys
             }
