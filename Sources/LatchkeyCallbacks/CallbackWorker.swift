@@ -173,10 +173,7 @@ public final class CallbackWorker: Sendable {
                 throw error
             }
         }
-        var fannedOut = 0
-        if looking, !state.withLock({ $0.stopping }) {
-            repeat { fannedOut = try core.fanOutCallbackEvents() } while fannedOut == CallbackSchedule.fanOutBatch
-        }
+        if looking, !state.withLock({ $0.stopping }) { try core.fanOutWaitingCallbackEvents() }
         // Callbacks under way (or whose last attempt just ended, kept at 0) are claimed for as their attempts end, each as much as it
         // has room for; the others when something may have fallen due for them.
         let (free, underWay, attempting) = state.withLock { state in
@@ -187,7 +184,7 @@ public final class CallbackWorker: Sendable {
         }
         var claimed: [ClaimedDelivery] = []
         var left = more
-        let idleToo = looking || fannedOut > 0 || more
+        let idleToo = looking || more
         if free > 0, idleToo || !ended.isEmpty {
             let claim = try core.claimCallbackDeliveries(
                 limit: free, perCallback: Self.inFlightPerCallback, underWay: underWay, idleToo: idleToo, attempting: attempting)

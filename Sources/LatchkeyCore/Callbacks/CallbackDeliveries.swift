@@ -165,16 +165,10 @@ extension Latchkey {
                 return (deliveries.map(\.delivery), try !tx.fetchAll(CallbackEventRecord.waiting(limit: 1)).isEmpty)
             }
         }
-        var listing = try read()
-        var batches = 0
-        while listing.waiting, batches < Self.listingFanOutBatches {
-            batches += 1
-            let fannedOut = try fanOutCallbackEvents()
-            listing = try read()
-            // None: held while `clock/advance` steps, or another worker fanned them out first (read again above).
-            if fannedOut == 0 { break }
-        }
-        return listing.deliveries
+        let listing = try read()
+        guard listing.waiting else { return listing.deliveries }
+        try fanOutWaitingCallbackEvents(batches: Self.listingFanOutBatches)
+        return try read().deliveries
     }
 
     /// Gives a delivery one more attempt now (`attempts` keeps counting; failing, a failed one is `failed` again).
@@ -199,6 +193,12 @@ extension Latchkey {
         }
         wakeCallbackWorker()
         return delivery
+    }
+
+    /// Fans out the events waiting, a batch at a time, until a batch is not full (none waits that was there) or after `batches`.
+    public func fanOutWaitingCallbackEvents(batches: Int = .max) throws {
+        var made = 0
+        while made < batches, try fanOutCallbackEvents() == CallbackSchedule.fanOutBatch { made += 1 }
     }
 
     /// Makes the deliveries of events not yet fanned out, to every callback that asks for them and was configured before them: a
