@@ -331,6 +331,27 @@ def transaction_shapes(path, since):
         return [tuple(m.groups()) for m in map(SHAPE.search, f.read().splitlines()) if m]
 
 
+def shaped(lk, stderr, method, **params):
+    """One call's reply, and the shapes of the transactions logged in its window (`transaction_shapes`)."""
+    mark = os.path.getsize(stderr)
+    reply = lk.request(method, **params)
+    lk.ok("ping")  # the call's trace lines are written before this answer
+    return reply, transaction_shapes(stderr, mark)
+
+
+def user_with_passkeys(lk, name, count):
+    """A user `name` (email `name@example.com`) with `count` passkeys, each made by a simulated phone of its own."""
+    lk.ok("admin/createUser", userId=name, email=f"{name}@example.com", password="correct horse")
+    if not count:
+        return
+    session = lk.ok("user/login", email=f"{name}@example.com", password="correct horse")["sessionId"]
+    for n in range(count):
+        lk.ok("device/create", deviceId=f"{name}-phone-{n}")
+        options = lk.ok("passkey/creationOptions", sessionId=session)
+        made = lk.ok("device/passkeyCreate", deviceId=f"{name}-phone-{n}", publicKey=options["publicKey"])["credential"]
+        lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=made)
+
+
 def alike(measure, tries=3):
     """`measure(attempt)` -> (known, unknown) shapes, equal within `tries`: a process on a shared store looks for other processes'
     work every 2 s (a read transaction of its own, logged in whichever call's window it falls), which a second pair escapes; an
@@ -351,21 +372,12 @@ def test_an_identifier_that_names_no_one_is_read_as_one_that_names_someone(spawn
     the outbox.)"""
     lk = traced(spawn, database, workdir, "alike")
     stderr = os.path.join(workdir, "alike.stderr")
-    lk.ok("device/create", deviceId="phone")
     for n in range(72):  # four for each case below, each tried up to three times: a reset code is sent once in 30 s to each identifier
-        lk.ok("admin/createUser", userId=f"u{n}", email=f"u{n}@example.com", password="correct horse")
-        if n >= 12:  # a passkey for those the first case may take
-            continue
-        session = lk.ok("user/login", email=f"u{n}@example.com", password="correct horse")["sessionId"]
-        options = lk.ok("passkey/creationOptions", sessionId=session)
-        made = lk.ok("device/passkeyCreate", deviceId="phone", publicKey=options["publicKey"])["credential"]
-        lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=made)
+        user_with_passkeys(lk, f"u{n}", 1 if n < 12 else 0)  # a passkey for those the first case may take
 
     def shape(method, **params):
-        mark = os.path.getsize(stderr)
-        reply = lk.request(method, **params)
-        lk.ok("ping")  # the call's trace lines are written before this answer
-        return reply.get("error", {}).get("data"), transaction_shapes(stderr, mark)
+        reply, shapes = shaped(lk, stderr, method, **params)
+        return reply.get("error", {}).get("data"), shapes
 
     def onboarding(email):
         device = f"d-{email}"
@@ -388,7 +400,7 @@ def test_an_identifier_that_names_no_one_is_read_as_one_that_names_someone(spawn
     fresh = iter(range(72))
     for method, params in cases:
         for _ in range(4):  # the decoy user of each unknown call is the user the call before it found
-            def pair(attempt, n=None):
+            def pair(attempt):
                 n = next(fresh)
                 return shape(method, **params(f"u{n}@example.com")), shape(method, **params(f"nobody{n}@example.com"))
             alike(pair)
@@ -407,10 +419,8 @@ def test_a_code_check_reads_nothing_of_the_decoy_user_a_caller_can_make_heavy(sp
 
     def check(email):
         lk.ok("passkey/requestOptions", email="caller@example.com")  # the caller's own account is the decoy now
-        mark = os.path.getsize(stderr)
-        reply = lk.request("reset/passkeyCreationOptions", email=email, verificationCode="000000")
-        lk.ok("ping")  # the call's trace lines are written before this answer
-        return reply["error"]["data"], transaction_shapes(stderr, mark)
+        reply, shapes = shaped(lk, stderr, "reset/passkeyCreationOptions", email=email, verificationCode="000000")
+        return reply["error"]["data"], shapes
 
     for n in range(3):
         alike(lambda attempt: (check("someone@example.com"), check(f"nobody{n}-{attempt}@example.com")))
@@ -423,24 +433,13 @@ def test_sign_in_options_read_one_passkey_of_the_decoy_user_a_caller_can_make_he
     lk = traced(spawn, database, workdir, "heavy-passkeys")
     stderr = os.path.join(workdir, "heavy-passkeys.stderr")
 
-    def user_with_passkeys(name, count):
-        lk.ok("admin/createUser", userId=name, email=f"{name}@example.com", password="correct horse")
-        session = lk.ok("user/login", email=f"{name}@example.com", password="correct horse")["sessionId"]
-        for n in range(count):
-            lk.ok("device/create", deviceId=f"{name}-phone-{n}")
-            options = lk.ok("passkey/creationOptions", sessionId=session)
-            made = lk.ok("device/passkeyCreate", deviceId=f"{name}-phone-{n}", publicKey=options["publicKey"])["credential"]
-            lk.ok("passkey/create", ceremonyId=options["ceremonyId"], credential=made)
-
-    user_with_passkeys("caller", 6)
-    user_with_passkeys("someone", 1)
+    user_with_passkeys(lk, "caller", 6)
+    user_with_passkeys(lk, "someone", 1)
 
     def options(email):
         lk.ok("passkey/requestOptions", email="caller@example.com")  # the caller's own account is the decoy now
-        mark = os.path.getsize(stderr)
-        reply = lk.ok("passkey/requestOptions", email=email)
-        lk.ok("ping")  # the call's trace lines are written before this answer
-        return len(reply["publicKey"]["allowCredentials"]), transaction_shapes(stderr, mark)
+        reply, shapes = shaped(lk, stderr, "passkey/requestOptions", email=email)
+        return len(reply["result"]["publicKey"]["allowCredentials"]), shapes
 
     for n in range(3):
         alike(lambda attempt: (options("someone@example.com"), options(f"nobody{n}-{attempt}@example.com")))
