@@ -117,10 +117,13 @@ extension Latchkey {
         try tx.fetchAll(PasskeyRecord.ofUser, userId)
     }
 
-    /// The user's passkeys registered under `rpId`, oldest first: what options list (a passkey
-    /// signs in through applications of its own RP id only).
-    func passkeyRecords(_ tx: StoreTransaction, userId: String, rpId: String) throws -> [PasskeyRecord] {
-        try passkeyRecords(tx, userId: userId).filter { $0.rpId.isSameId(as: rpId) }
+    /// The user's passkeys registered under `rpId`, oldest first: what options list.
+    ///
+    /// A passkey signs in through applications of its own RP id only. Of those `query` reads: all, or the first.
+    func passkeyRecords(
+        _ tx: StoreTransaction, userId: String, rpId: String, of query: KeyedQuery<PasskeyRecord> = PasskeyRecord.ofUser
+    ) throws -> [PasskeyRecord] {
+        try tx.fetchAll(query, userId).filter { $0.rpId.isSameId(as: rpId) }
     }
 
     /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.

@@ -99,8 +99,11 @@ extension Latchkey {
                 let decoyUser = decoyUserId
                 let user = try userTellingNothing(tx, matching: identifier, decoy: decoyUser)
                 let decoy = decoyCredential(identifier)
-                let records = try user.map { try passkeyRecords(tx, userId: $0.id) } ?? tx.fetchAll(PasskeyRecord.firstOfUser.query(decoyUser))
-                let passkeys = records.filter { $0.rpId.isSameId(as: app.relyingParty.rpId) && $0.publicKey != nil }.compactMap(\.descriptor)
+                let rpId = app.relyingParty.rpId
+                let passkeys = try
+                    (user.map { try passkeyRecords(tx, userId: $0.id, rpId: rpId) }
+                    ?? passkeyRecords(tx, userId: decoyUser, rpId: rpId, of: PasskeyRecord.firstOfUser))
+                    .filter { $0.publicKey != nil }.compactMap(\.descriptor)
                 userId = user?.id
                 allow = user == nil || passkeys.isEmpty ? [decoy] : passkeys
             }
