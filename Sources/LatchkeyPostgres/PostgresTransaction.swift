@@ -157,10 +157,15 @@ final class PostgresTransaction: StoreTransaction {
 
     func fetchAll<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter], newestFirst: Bool, limit: Int?) throws -> [R] {
         try timed {
-            let head = texts.select(from: R.table, columns: R.columns)
-            let statement = PostgresStatement.selectAll(head, filters, newestFirst: newestFirst, limit: limit)
+            let statement = select(StoreQuery<R>(where: filters, newestFirst: newestFirst, limit: limit))
             return try records(R.self, try rows(PostgresReadSet.Key(statement), statement))
         }
+    }
+
+    /// The SELECT of `R`'s columns that `query` makes (the store selects `R.columns`, in their order).
+    private func select<R: StoredRecord>(_ query: StoreQuery<R>) -> PostgresStatement {
+        PostgresStatement.selectAll(
+            texts.select(from: R.table, columns: R.columns), query.filters, newestFirst: query.newestFirst, limit: query.limit)
     }
 
     /// The records of `rows`, each remembered as a row this transaction has seen (see `save`).
@@ -180,8 +185,7 @@ final class PostgresTransaction: StoreTransaction {
     /// row is there (migration v10).
     func noneMatch<R: StoredRecord>(_ query: StoreQuery<R>) throws -> Bool {
         try timed {
-            let head = texts.select(from: R.table, columns: R.columns)
-            let statement = PostgresStatement.selectAll(head, query.filters, newestFirst: query.newestFirst, limit: query.limit)
+            let statement = select(query)
             let key = PostgresReadSet.Key(statement)
             if let rows = reads.answer(key) { return rows.rows.isEmpty }
             guard defersChecks else { return try rows(key, statement).rows.isEmpty }
@@ -194,9 +198,7 @@ final class PostgresTransaction: StoreTransaction {
     /// Queued to go with COMMIT, after every write; its rows are decoded once it has committed.
     func readAtCommit<R: StoredRecord>(_ query: StoreQuery<R>) throws {
         if let failure { throw failure }
-        let head = texts.select(from: R.table, columns: R.columns)
-        let statement = PostgresStatement.selectAll(head, query.filters, newestFirst: query.newestFirst, limit: query.limit)
-        atCommit.append((statement, { [unowned self] rows in _ = try self.records(R.self, rows) }))
+        atCommit.append((select(query), { [unowned self] rows in _ = try self.records(R.self, rows) }))
     }
 
     func count<R: StoredRecord>(_ type: R.Type, where filters: [StoreFilter]) throws -> Int {
