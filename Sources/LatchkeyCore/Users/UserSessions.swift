@@ -1,3 +1,4 @@
+import Crypto
 import LatchkeyContract
 
 /// A user as `user/get` shows them.
@@ -83,12 +84,21 @@ extension Latchkey {
         tx.willRead(
             [.row(UserSessionRecord.self, id: id), .row(UserRecord.self, id: owner), Self.serverConfigRead]
                 + also(owner))
-        guard let session = try tx.fetch(UserSessionRecord.self, id: id), try isLive(tx, session),
-            let user = try tx.fetch(UserRecord.self, id: session.userId)
+        guard let session = try tx.fetch(UserSessionRecord.self, id: id) ?? tx.fetch(UserSessionRecord.self, id: Self.upgradedSessionId(sessionId)),
+            try isLive(tx, session), let user = try tx.fetch(UserRecord.self, id: session.userId)
         else {
             throw DomainError(.userSessionInvalid, "The session is unknown, ended or expired")
         }
         return (session, user)
+    }
+
+    /// The row id of a session opened by the release before keyed hashes.
+    ///
+    /// That release stored a session under the plain SHA-256 of `session\0<id>`, from which no keyed hash can be made, so such a
+    /// session is found by that digest until it ends (its lifetime at most). Looked for only when the keyed row is not there (one
+    /// read more for an unknown session); nothing is stored under it now.
+    static func upgradedSessionId(_ sessionId: String) -> String {
+        SecretHash.hex(SHA256.hash(data: Array(("session\u{0}" + sessionId).utf8)).byteArray)
     }
 
     /// Whether `session` is live now: before its own expiry, and within the session lifetime in force (`sessionLifetimeSeconds` is

@@ -1,0 +1,87 @@
+"""A store written by the release before, opened by this one.
+
+That release stored a user session under the plain SHA-256 of `session\\0<id>`; this one stores it under the store's keyed
+hash (security property 1), which cannot be made from the old digest. A session opened before the upgrade must still open
+until it ends (PROTOCOL: "Sessions last sessionLifetimeSeconds (30 days) at most"), or a user in an account recovery's
+insecure window, who has no password to sign in with, could never finish it.
+
+Each test makes the sessions with this build, then puts their rows back in the old release's form (the row's id only), as an
+upgraded store holds them, on a SQLite file and on PostgreSQL.
+"""
+import hashlib
+import os
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from test_postgres import database  # noqa: F401  (a fresh database of the private cluster)
+
+URI = os.environ.get("LATCHKEY_TEST_POSTGRES")
+
+
+def old_release_session_id(session_id):
+    return hashlib.sha256(b"session\0" + session_id.encode()).hexdigest()
+
+
+def sqlite_rows(db_path):
+    def rows(sql, *args):
+        with sqlite3.connect(db_path) as db:
+            return [row[0] for row in db.execute(sql, args)]
+    return rows
+
+
+def postgres_rows(uri):
+    def rows(sql, *args):
+        for arg in args:
+            sql = sql.replace("?", "'" + arg.replace("'", "''") + "'", 1)
+        out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", uri, "-c", sql],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        return out.split("\n") if out else []
+    return rows
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request, workdir, db_path):
+    """(the --db/--key-file arguments, a SQL runner answering the first column of its rows)."""
+    if request.param == "sqlite":
+        return ["--db", db_path], sqlite_rows(db_path)
+    if not URI:
+        pytest.skip("LATCHKEY_TEST_POSTGRES is not set (make test starts a private cluster)")
+    database = request.getfixturevalue("database")
+    return ["--db", database, "--key-file", os.path.join(workdir, "latchkey.key")], postgres_rows(database)
+
+
+def login(lk, rows):
+    """A new session, and the id of the row this build stored it under."""
+    before = set(rows("SELECT id FROM user_session"))
+    session = lk.ok("user/login", userId="alice", password="correct horse")["sessionId"]
+    stored, = set(rows("SELECT id FROM user_session")) - before
+    return session, stored
+
+
+def test_a_session_opened_before_the_upgrade_opens_until_it_ends(spawn, store):
+    args, rows = store
+    lk = spawn(*args)
+    lk.ok("admin/configureServer", gracePeriodSeconds=1, insecureWindowSeconds=3600, sessionLifetimeSeconds=86400)
+    lk.ok("admin/createUser", userId="alice", email="alice@example.com", password="correct horse")
+    recovering, recovering_row = login(lk, rows)
+    other, other_row = login(lk, rows)
+    assert lk.ok("accountRecovery/start", sessionId=recovering)["accountRecovery"]["state"] == 1
+    lk.close()
+    for session, row in ((recovering, recovering_row), (other, other_row)):
+        assert rows("UPDATE user_session SET id = ? WHERE id = ? RETURNING id", old_release_session_id(session), row)
+
+    lk = spawn(*args)
+    assert lk.ok("user/passkeys", sessionId=other) == {"passkeys": []}
+    lk.ok("user/logout", sessionId=other)
+    assert lk.err("user/get", sessionId=other)["data"]["reason"] == "userSessionInvalid"
+    assert lk.err("user/get", sessionId="x" * 43)["data"]["reason"] == "userSessionInvalid"
+    # The insecure window's user, who has no password to sign in with, finishes the recovery with the session of before.
+    deadline = time.monotonic() + 10
+    while lk.ok("user/get", sessionId=recovering)["accountRecovery"]["state"] != 3:
+        assert time.monotonic() < deadline, "the grace period of 1 s never ended"
+        time.sleep(0.05)
+    assert lk.ok("accountRecovery/resetPassword", sessionId=recovering, newPassword="new password 1")["accountRecovery"]["state"] == 0
+    lk.ok("user/login", userId="alice", password="new password 1")
