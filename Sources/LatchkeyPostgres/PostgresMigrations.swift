@@ -1,3 +1,5 @@
+import LatchkeyStorage
+
 /// The PostgreSQL schema, as append-only migrations: a landed migration is never edited; changes come as new ones.
 ///
 /// The tables and columns are the SQLite store's (bigint for integers and Unix times, bytea for bytes,
@@ -42,6 +44,9 @@ enum PostgresMigrations {
                     if case .text(let name)? = row.first { return name }
                     return nil
                 })
+            // A database a newer Latchkey has migrated is not used (nor migrated).
+            let unknown = applied.subtracting(all.map(\.name)).sorted()
+            guard unknown.isEmpty else { throw StoreNewerThanThisVersion(unknownMigrations: unknown) }
             for migration in all where !applied.contains(migration.name) {
                 try connection.execute(migration.sql)
                 try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])

@@ -19,9 +19,8 @@ public final class LatchkeyServer: RPCHandler {
     private let loopWaker = LoopWaker()
     private(set) var subscriptions: Set<EventTopic> = []
     private var opened: Latchkey?
-    /// Set once the store refused this process's key (`StoreKeyMismatch`): no later call opens it again, as only a restart with the
-    /// deployment's key file can mend that.
-    private var keyRefused = false
+    /// Set once the store refused this process for good (another key, a newer version): every later call's answer, until a restart.
+    private var refusal: DomainError?
     /// After the store refused a failed delivery's audit row: not asked again before this (`auditDeliveryFailures`).
     private var deliveryAuditPausedUntil: ContinuousClock.Instant?
     /// When this process looks next for work other processes left due (`sharedStorePoll`).
@@ -52,6 +51,15 @@ public final class LatchkeyServer: RPCHandler {
 
     /// What every call that needs the store answers once the store refused this process's key: it stays refused until a restart.
     static let keyRefusedAnswer = DomainError.storeUnavailable(retryAfter: 3600, "the store was first used with another key")
+    /// What every call that needs the store answers once the store proved newer than this version.
+    static let newerStoreAnswer = DomainError.storeUnavailable(retryAfter: 3600, "the store was written by a newer version")
+
+    /// Refuses the store for good: said once, answered at once from now on.
+    private func refuse(_ answer: DomainError, because reason: some Error) -> DomainError {
+        refusal = answer
+        logger.error("cannot open the store", metadata: ["reason": "\(reason)"])
+        return answer
+    }
 
     /// The system, opened on first use.
     ///
@@ -64,7 +72,7 @@ public final class LatchkeyServer: RPCHandler {
     /// `core()`, saying why the store cannot be opened on stderr unless `sayingWhy` is false.
     private func open(sayingWhy: Bool) throws -> Latchkey {
         if let opened { return opened }
-        if keyRefused { throw Self.keyRefusedAnswer }
+        if let refusal { throw refusal }
         let core: Latchkey
         do {
             var store = try environment.openStore()
@@ -79,9 +87,9 @@ public final class LatchkeyServer: RPCHandler {
         } catch let answer as DomainError {
             throw answer
         } catch let mismatch as StoreKeyMismatch {
-            keyRefused = true
-            logger.error("cannot open the store", metadata: ["reason": "\(mismatch)"])
-            throw Self.keyRefusedAnswer
+            throw refuse(Self.keyRefusedAnswer, because: mismatch)
+        } catch let newer as StoreNewerThanThisVersion {
+            throw refuse(Self.newerStoreAnswer, because: newer)
         } catch let unavailable as StoreUnavailable {
             if sayingWhy { logger.error("cannot open the store", metadata: ["reason": "\(unavailable.reason)"]) }
             throw DomainError.storeUnavailable(retryAfter: unavailable.retryAfterSeconds, "the store cannot be opened")

@@ -152,6 +152,22 @@ public protocol Store: AnyObject, Sendable {
     func secretKey(make: () -> [UInt8]) throws -> [UInt8]
 }
 
+/// A store a newer Latchkey has migrated: what it keeps may mean what this version cannot read, and what this version would write,
+/// what that one cannot, so it is not used (nor migrated).
+public struct StoreNewerThanThisVersion: Error, CustomStringConvertible, Sendable {
+    /// The migrations the store has applied that this version does not know, in order of name.
+    public let unknownMigrations: [String]
+
+    public init(unknownMigrations: [String]) {
+        self.unknownMigrations = unknownMigrations
+    }
+
+    public var description: String {
+        "the store was written by a newer latchkey (its migrations \(unknownMigrations.joined(separator: ", ")) are unknown to this "
+            + "version): run that version or a later one"
+    }
+}
+
 /// The store could not be reached, or could not commit in time; nothing was written.
 public struct StoreUnavailable: Error, Sendable {
     public var retryAfterSeconds: Int64

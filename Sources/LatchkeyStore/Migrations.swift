@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LatchkeyStorage
 
 /// The schema, as append-only migrations: a landed migration is never edited; changes come as new ones.
 ///
@@ -54,6 +55,15 @@ enum Migrations {
             try db.execute(sql: v15)
         }
         return migrator
+    }
+
+    /// Refuses a store a newer Latchkey has migrated (GRDB would leave the migrations it does not know be and go on).
+    /// - Throws: `StoreNewerThanThisVersion`, what SQLite throws.
+    static func requireNoNewerVersion(_ db: Database) throws {
+        guard try migrator.hasBeenSuperseded(db) else { return }
+        let known = Set(migrator.migrations)
+        let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        throw StoreNewerThanThisVersion(unknownMigrations: applied.filter { !known.contains($0) }.sorted())
     }
 
     static let v1 = """

@@ -113,6 +113,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         while true {
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try queue.read(Migrations.requireNoNewerVersion)
                 try Migrations.migrator.migrate(queue)
                 for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                     chmod(path + suffix, 0o600)
@@ -120,6 +121,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 return SQLiteStore(queue: queue, kind: .sqlite, keyPath: keyPath(of: path))
             } catch let damaged as StoreDamaged {
                 throw damaged
+            } catch let newer as StoreNewerThanThisVersion {
+                throw newer
             } catch {
                 attempt += 1
                 if attempt >= 40 { throw error }

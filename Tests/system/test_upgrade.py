@@ -5,8 +5,11 @@ hash (security property 1), which cannot be made from the old digest. A session 
 until it ends (PROTOCOL: "Sessions last sessionLifetimeSeconds (30 days) at most"), or a user in an account recovery's
 insecure window, who has no password to sign in with, could never finish it.
 
-Each test makes the sessions with this build, then puts their rows back in the old release's form (the row's id only), as an
+The test makes the sessions with this build, then puts their rows back in the old release's form (the row's id only), as an
 upgraded store holds them, on a SQLite file and on PostgreSQL.
+
+The other way round, a store a newer version has migrated is refused (storeUnavailable, retry after an hour), neither used nor
+migrated: what it keeps may mean what this version cannot read.
 """
 import hashlib
 import os
@@ -85,3 +88,21 @@ def test_a_session_opened_before_the_upgrade_opens_until_it_ends(spawn, store):
         time.sleep(0.05)
     assert lk.ok("accountRecovery/resetPassword", sessionId=recovering, newPassword="new password 1")["accountRecovery"]["state"] == 0
     lk.ok("user/login", userId="alice", password="new password 1")
+
+
+def test_a_store_a_newer_version_migrated_is_refused_not_used(spawn, store):
+    args, rows = store
+    lk = spawn(*args)
+    lk.ok("admin/createUser", userId="alice", password="correct horse")
+    lk.close()
+    migrations = "grdb_migrations (identifier)" if args[1].endswith(".sqlite") else "latchkey_migration (name)"
+    rows(f"INSERT INTO {migrations} VALUES ('v99-from-the-future') RETURNING 1")
+    users = rows("SELECT id FROM \"user\"")
+
+    lk = spawn(*args)
+    for _ in range(2):  # said once, answered at once after
+        error = lk.err("user/login", userId="alice", password="correct horse")
+        assert error["data"] == {"reason": "storeUnavailable", "retryAfterSeconds": 3600}
+    lk.close()
+    assert rows("SELECT id FROM \"user\"") == users and [str(n) for n in rows("SELECT count(*) FROM user_session")] == ["0"]
+    assert lk.stderr_bytes().count(b"v99-from-the-future") == 1
