@@ -23,6 +23,7 @@ enum PostgresMigrations {
         ("v13-forgetting", v13),
         ("v14-store-key", v14),
         ("v15-attempt-milliseconds", v15),
+        ("v16-unsealed-device-items", v16),
     ]
 
     /// A migration (or the wait for another process's) may take this long: it has no lock timeout of its own.
@@ -48,6 +49,11 @@ enum PostgresMigrations {
             let unknown = applied.subtracting(all.map(\.name)).sorted()
             guard unknown.isEmpty else { throw StoreNewerThanThisVersion(unknownMigrations: unknown) }
             for migration in all where !applied.contains(migration.name) {
+                // v16 marks what only the release before this one (at v6) wrote in clear.
+                if migration.name == "v16-unsealed-device-items" && (applied.isEmpty || applied.contains("v7-passkey-bindings")) {
+                    try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
+                    continue
+                }
                 try connection.execute(migration.sql)
                 try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
             }
@@ -334,5 +340,17 @@ enum PostgresMigrations {
     /// When a callback delivery's last attempt began, to the millisecond: a retry another process takes begins no sooner than its delay.
     static let v15 = """
         ALTER TABLE "callback_delivery" ADD COLUMN "lastAttemptStartedMilliseconds" BIGINT;
+        """
+
+    /// The simulated phones' secret items the release before sealing kept in clear, marked so (the SQLite store's v16).
+    static let v16 = """
+        UPDATE "device_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
+        UPDATE "device_backup_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
+        """
+
+    /// The names of the simulated phone's items that are kept sealed, as SQL text literals.
+    static let sealedDeviceItems = """
+        'activation.possessionKey', 'activation.pinMaskedKey', 'activation.touchIdKey', 'activation.faceIdKey', 'activation.pending', \
+        'recovery.maskedKey', 'passkeys.synced', 'passkeys.deviceBound'
         """
 }

@@ -38,10 +38,10 @@ extension SimulatedDevices {
             let deviceId = try insert(session.tx, new)
             let storage = StoreDeviceStorage(tx: session.tx, deviceId: deviceId, core: core)
             for item in try session.tx.fetchAll(DeviceBackupItemRecord.ofBackup, backupId) {
-                guard let name = DeviceItem(rawValue: item.name), !name.thisDeviceOnly,
-                    let value = StoreDeviceStorage.opened(item.value, of: item.name, rowId: item.id, core)
+                guard let opened = StoreDeviceStorage.opened(item.value, of: item.name, rowId: item.id, core),
+                    let name = DeviceItem(rawValue: opened.name), !name.thisDeviceOnly
                 else { continue }
-                try storage.setItem(name, value)
+                try storage.setItem(name, opened.value)
             }
             return deviceId
         }

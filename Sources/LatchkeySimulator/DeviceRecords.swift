@@ -89,11 +89,22 @@ final class StoreDeviceStorage: DeviceStorage {
         return try core.sealDeviceSecret(value, rowId: rowId)
     }
 
-    /// An item's value from its row; nil for a sealed one that does not open (the phone then holds no such item).
-    static func opened(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) -> [UInt8]? {
-        guard let item = DeviceItem(rawValue: name), sealedItems.contains(item) else { return value }
-        return core.openDeviceSecret(value, rowId: rowId)
+    /// An item's name and value from its row; nil for a sealed one that does not open (the phone then holds no such item).
+    ///
+    /// A secret item the release before sealing wrote in clear, which the store's migration marked (`unsealed/` before its name),
+    /// opens as it is; the phone's next change of it seals it.
+    static func opened(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) -> (name: String, value: [UInt8])? {
+        if name.hasPrefix(writtenUnsealed) {
+            let unmarked = String(name.dropFirst(writtenUnsealed.count))
+            guard let item = DeviceItem(rawValue: unmarked), sealedItems.contains(item) else { return nil }
+            return (unmarked, value)
+        }
+        guard let item = DeviceItem(rawValue: name), sealedItems.contains(item) else { return (name, value) }
+        return core.openDeviceSecret(value, rowId: rowId).map { (name, $0) }
     }
+
+    /// What the store's migration put before the name of a secret item written in clear by the release before sealing.
+    static let writtenUnsealed = "unsealed/"
 
     /// The read of a device's keychain, by deviceId.
     static let keychain = KeyedQuery<DeviceItemRecord>(DeviceItemRecord.Columns.deviceId)
@@ -110,7 +121,7 @@ final class StoreDeviceStorage: DeviceStorage {
     /// Items by name, opened (the last one read wins).
     private static func byName(_ records: [DeviceItemRecord], _ core: Latchkey) -> [String: [UInt8]] {
         Dictionary(
-            records.compactMap { record in opened(record.value, of: record.name, rowId: record.id, core).map { (record.name, $0) } },
+            records.compactMap { record in opened(record.value, of: record.name, rowId: record.id, core) },
             uniquingKeysWith: { _, last in last })
     }
 

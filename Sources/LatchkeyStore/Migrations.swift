@@ -7,7 +7,10 @@ import LatchkeyStorage
 /// Table and column names are literal here, independent of the record types. Server tables and device
 /// tables (`device*`) are kept apart: no foreign key crosses them.
 enum Migrations {
-    static var migrator: DatabaseMigrator {
+    static var migrator: DatabaseMigrator { migrator(applied: []) }
+
+    /// The migrations, for a store that has applied `applied` before this run (v16 asks which release wrote it).
+    static func migrator(applied: Set<String>) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
@@ -53,6 +56,10 @@ enum Migrations {
         }
         migrator.registerMigration("v15-attempt-milliseconds") { db in
             try db.execute(sql: v15)
+        }
+        migrator.registerMigration("v16-unsealed-device-items") { db in
+            // Only a store the release before this one wrote (at v5): no later version wrote a phone's secret item in clear.
+            if !applied.isEmpty && !applied.contains("v6-passkey-bindings") { try db.execute(sql: v16) }
         }
         return migrator
     }
@@ -320,6 +327,19 @@ enum Migrations {
     /// When a callback delivery's last attempt began, to the millisecond: a retry another process takes begins no sooner than its delay.
     static let v15 = """
         ALTER TABLE callback_delivery ADD COLUMN lastAttemptStartedMilliseconds INTEGER;
+        """
+
+    /// The simulated phones' secret items that the release before sealing kept in clear, marked so (`unsealed/` before the name): they
+    /// open as they are, and the phone's next change of one seals it.
+    static let v16 = """
+        UPDATE device_item SET name = 'unsealed/' || name WHERE name IN (\(sealedDeviceItems));
+        UPDATE device_backup_item SET name = 'unsealed/' || name WHERE name IN (\(sealedDeviceItems));
+        """
+
+    /// The names of the simulated phone's items that are kept sealed, as SQL text literals.
+    static let sealedDeviceItems = """
+        'activation.possessionKey', 'activation.pinMaskedKey', 'activation.touchIdKey', 'activation.faceIdKey', 'activation.pending', \
+        'recovery.maskedKey', 'passkeys.synced', 'passkeys.deviceBound'
         """
 
     /// Byte columns that v1-era binaries wrote as JSON text (`[4,237,…]`), rewritten as BLOBs.

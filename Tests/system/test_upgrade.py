@@ -106,3 +106,42 @@ def test_a_store_a_newer_version_migrated_is_refused_not_used(spawn, store):
     lk.close()
     assert rows("SELECT id FROM \"user\"") == users and [str(n) for n in rows("SELECT count(*) FROM user_session")] == ["0"]
     assert lk.stderr_bytes().count(b"v99-from-the-future") == 1
+
+
+UPGRADE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upgrade")
+
+
+def release3_store(workdir):
+    """A SQLite store (and its key file) as the release before this wave left it: see upgrade/README.md."""
+    path = os.path.join(workdir, "release3.sqlite")
+    with open(os.path.join(UPGRADE, "release3_store.sql")) as dump, sqlite3.connect(path) as db:
+        db.executescript(dump.read())
+    with open(os.path.join(UPGRADE, "release3_store.key")) as hex_key:
+        key = bytes.fromhex(hex_key.read().strip())
+    fd = os.open(path + ".key", os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, key)
+    os.close(fd)
+    os.chmod(path, 0o600)
+    return path
+
+
+def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(spawn, workdir):
+    """That release kept the phone's secret items in clear; this one seals them, and must still open those (the phone's state lives
+    in the store, PROTOCOL: "every process on one store sees the same devices")."""
+    path = release3_store(workdir)
+    lk = spawn("--db", path)
+    assert lk.ok("device/isActivatedLocally", deviceId="phone") == {"activated": True}
+    lk.ok("authentication/start", deviceId="phone")
+    finish = lk.ok("authentication/finish", deviceId="phone", authParameter={"method": "pin", "pin": "1357"})
+    assert finish["responseType"] == "authenticated"
+    assert lk.ok("device/isRecoveryActivated", deviceId="phone") == {"activated": True}
+    options = lk.ok("passkey/requestOptions", email="alice@example.com")
+    assertion = lk.ok("device/passkeyGet", deviceId="phone", publicKey=options["publicKey"])
+    assert lk.ok("passkey/login", ceremonyId=options["ceremonyId"], credential=assertion["credential"])["uid"] == "alice"
+    # The backup holds the recovery key in clear too: the restored phone has it, sealed now.
+    lk.ok("device/restore", backupId="bak_iyclxbodtjbb7cng", deviceId="restored")
+    assert lk.ok("device/isRecoveryActivated", deviceId="restored") == {"activated": True}
+    lk.ok("recovery/start", deviceId="restored")
+    with sqlite3.connect(path) as db:
+        restored = dict(db.execute("SELECT name, length(value) FROM device_item WHERE deviceId = 'restored'"))
+    assert restored["recovery.maskedKey"] == 32 + 28  # nonce and tag
