@@ -23,7 +23,7 @@ enum PostgresMigrations {
         ("v13-forgetting", v13),
         ("v14-store-key", v14),
         ("v15-attempt-milliseconds", v15),
-        ("v16-unsealed-device-items", v16),
+        ("v16-release-before", v16),
     ]
 
     /// A migration (or the wait for another process's) may take this long: it has no lock timeout of its own.
@@ -49,8 +49,8 @@ enum PostgresMigrations {
             let unknown = applied.subtracting(all.map(\.name)).sorted()
             guard unknown.isEmpty else { throw StoreNewerThanThisVersion(unknownMigrations: unknown) }
             for migration in all where !applied.contains(migration.name) {
-                // v16 marks what only the release before this one (at v6) wrote in clear.
-                if migration.name == "v16-unsealed-device-items" && (applied.isEmpty || applied.contains("v7-passkey-bindings")) {
+                // v16 marks what only the release before this one (at v6) wrote.
+                if migration.name == "v16-release-before" && (applied.isEmpty || applied.contains("v7-passkey-bindings")) {
                     try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
                     continue
                 }
@@ -342,8 +342,10 @@ enum PostgresMigrations {
         ALTER TABLE "callback_delivery" ADD COLUMN "lastAttemptStartedMilliseconds" BIGINT;
         """
 
-    /// The simulated phones' secret items the release before sealing kept in clear, marked so (the SQLite store's v16).
+    /// What a store the release before wrote keeps that this version must read otherwise (the SQLite store's v16): the simulated
+    /// phones' secret items it kept in clear, and the RP id of the passkeys it registered.
     static let v16 = """
+        UPDATE "passkey" SET "rpId" = NULL WHERE "aaguid" IS NOT NULL;
         UPDATE "device_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
         UPDATE "device_backup_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
         """

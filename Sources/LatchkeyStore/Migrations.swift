@@ -57,8 +57,8 @@ enum Migrations {
         migrator.registerMigration("v15-attempt-milliseconds") { db in
             try db.execute(sql: v15)
         }
-        migrator.registerMigration("v16-unsealed-device-items") { db in
-            // Only a store the release before this one wrote (at v5): no later version wrote a phone's secret item in clear.
+        migrator.registerMigration("v16-release-before") { db in
+            // Only a store the release before this one wrote (at v5): no later version wrote what v16 marks.
             if !applied.isEmpty && !applied.contains("v6-passkey-bindings") { try db.execute(sql: v16) }
         }
         return migrator
@@ -329,9 +329,13 @@ enum Migrations {
         ALTER TABLE callback_delivery ADD COLUMN lastAttemptStartedMilliseconds INTEGER;
         """
 
-    /// The simulated phones' secret items that the release before sealing kept in clear, marked so (`unsealed/` before the name): they
-    /// open as they are, and the phone's next change of one seals it.
+    /// What a store the release before wrote keeps that this version must read otherwise.
+    ///
+    /// The simulated phones' secret items it kept in clear, marked so (`unsealed/` before the name): they open as they are, and the
+    /// phone's next change of one seals it. The RP id of the passkeys it registered, which v6 took to be the `default`
+    /// application's, unknown: the first sign-in proves it.
     static let v16 = """
+        UPDATE passkey SET rpId = NULL WHERE aaguid IS NOT NULL;
         UPDATE device_item SET name = 'unsealed/' || name WHERE name IN (\(sealedDeviceItems));
         UPDATE device_backup_item SET name = 'unsealed/' || name WHERE name IN (\(sealedDeviceItems));
         """

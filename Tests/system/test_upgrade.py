@@ -108,6 +108,8 @@ def test_a_store_a_newer_version_migrated_is_refused_not_used(spawn, store):
     assert lk.stderr_bytes().count(b"v99-from-the-future") == 1
 
 
+#: The passkey the phone registered through the application `bank` (RP id bank.example) in the release before.
+BANK_PASSKEY = "iydvkLwKwWCeHfXboRFnPDQhlT8"
 UPGRADE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "upgrade")
 
 
@@ -138,8 +140,19 @@ def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(
     options = lk.ok("passkey/requestOptions", email="alice@example.com")
     assertion = lk.ok("device/passkeyGet", deviceId="phone", publicKey=options["publicKey"])
     assert lk.ok("passkey/login", ceremonyId=options["ceremonyId"], credential=assertion["credential"])["uid"] == "alice"
+    # A passkey registered through another application signs in there (the release before kept no RP id: its first sign-in proves
+    # it, PROTOCOL: "a passkey belongs to the RP id it was registered under"), and is then that RP id's alone.
+    def bank_options():
+        return lk.ok("passkey/requestOptions", email="alice@example.com", applicationId="bank")
+    options = bank_options()
+    assert BANK_PASSKEY in [c["id"] for c in options["publicKey"]["allowCredentials"]]
+    assertion = lk.ok("device/passkeyGet", deviceId="phone", publicKey=options["publicKey"], origin="https://bank.example")
+    assert lk.ok("passkey/login", ceremonyId=options["ceremonyId"], credential=assertion["credential"])["uid"] == "alice"
+    assert [c["id"] for c in bank_options()["publicKey"]["allowCredentials"]] == [BANK_PASSKEY]
+    default = lk.ok("passkey/requestOptions", email="alice@example.com")["publicKey"]["allowCredentials"]
+    assert BANK_PASSKEY not in [c["id"] for c in default] and len(default) == 1
     # The backup holds the recovery key in clear too: the restored phone has it, sealed now.
-    lk.ok("device/restore", backupId="bak_iyclxbodtjbb7cng", deviceId="restored")
+    lk.ok("device/restore", backupId="bak_ygtngkminfqcrlzs", deviceId="restored")
     assert lk.ok("device/isRecoveryActivated", deviceId="restored") == {"activated": True}
     lk.ok("recovery/start", deviceId="restored")
     with sqlite3.connect(path) as db:

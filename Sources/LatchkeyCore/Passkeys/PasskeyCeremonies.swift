@@ -123,7 +123,7 @@ extension Latchkey {
     func passkeyRecords(
         _ tx: StoreTransaction, userId: String, rpId: String, of query: KeyedQuery<PasskeyRecord> = PasskeyRecord.ofUser
     ) throws -> [PasskeyRecord] {
-        try tx.fetchAll(query, userId).filter { $0.rpId.isSameId(as: rpId) }
+        try tx.fetchAll(query, userId).filter { $0.belongs(to: rpId) }
     }
 
     /// - Throws: `policyViolation` (`tooManyPasskeys`) for a user who holds the most passkeys allowed.

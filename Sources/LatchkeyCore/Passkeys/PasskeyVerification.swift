@@ -28,7 +28,7 @@ extension Latchkey {
         var record = try tx.fetch(PasskeyRecord.self, id: Base64URL.encode(response.rawId))
         // Another user's passkey (when the options named one) and another RP id's answer as an unknown id does.
         if ceremony.named, record?.userId.isSameId(as: ceremony.userId) != true { record = nil }
-        if let found = record, !found.rpId.isSameId(as: party.rpId) { record = nil }
+        if let found = record, !found.belongs(to: party.rpId) { record = nil }
         var key: PasskeyVerificationKey?
         if let found = record, let publicKey = found.publicKey,
             let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle
@@ -41,6 +41,8 @@ extension Latchkey {
             let verified = try RelyingParty.verifyAssertion(
                 response, challenge: ceremony.challenge, passkey: key, requireUserHandle: !ceremony.named, settings: party.settings)
             guard var updated = record else { throw PasskeyCheckFailure(.credential, "no registered passkey has this id") }
+            // One whose RP id the store never learnt has just proved it.
+            if updated.rpId == nil { updated.rpId = party.rpId }
             updated.signCount = Int64(verified.signCount)
             updated.backedUp = verified.backedUp
             if !updated.backupEligibleKnown {

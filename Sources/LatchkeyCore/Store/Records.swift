@@ -111,12 +111,24 @@ struct PasskeyRecord: StoredRecord {
     /// The authenticator's AAGUID as a UUID string.
     var aaguid: String?
     var lastUsedAt: Int64?
-    /// The RP id it was registered under (an imported one: the `default` application's); it signs
-    /// in through applications of that RP id only.
+    /// The RP id it was registered under (an imported one: the `default` application's).
+    ///
+    /// It signs in through applications of that RP id only. Nil for one the release before registered (it kept none; see
+    /// `belongs(to:)`).
     var rpId: String?
     /// Whether `backupEligible` is what the authenticator reported (an imported passkey given none
     /// learns it at its first successful sign-in); an assertion's BE must then equal it.
     var backupEligibleKnown: Bool
+}
+
+extension PasskeyRecord {
+    /// Whether the passkey belongs to `rpId`: it was registered under it, or under an RP id the store never learnt.
+    ///
+    /// The release before kept no RP id, so a passkey it registered is offered to every application's RP id until its first
+    /// successful sign-in, which proves its RP id (the authenticator signs that RP id's hash) and binds it there.
+    func belongs(to rpId: String) -> Bool {
+        self.rpId.map { $0.isSameId(as: rpId) } ?? true
+    }
 }
 
 /// A passkey ceremony: the challenge of one `create` or `get`, bound to its kind, its application and (for creation, or a sign-in that named someone)
