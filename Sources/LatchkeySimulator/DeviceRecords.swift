@@ -69,11 +69,12 @@ final class StoreDeviceStorage: DeviceStorage {
     private var loaded: [String: [UInt8]]?
 
     /// A keychain read on first use, or the `items` read with the device.
-    init(tx: StoreTransaction, deviceId: String, core: Latchkey, items: [DeviceItemRecord]? = nil) {
+    /// - Throws: a store failure (sealing an item the release before wrote in clear).
+    init(tx: StoreTransaction, deviceId: String, core: Latchkey, items: [DeviceItemRecord]? = nil) throws {
         self.tx = tx
         self.deviceId = deviceId
         self.core = core
-        loaded = items.map { Self.byName($0, core) }
+        if let items { loaded = try byName(items) }
     }
 
     /// The items that hold key material: kept sealed under the store's key (security property 1), in the keychain and in backups.
@@ -92,7 +93,7 @@ final class StoreDeviceStorage: DeviceStorage {
     /// An item's name and value from its row; nil for a sealed one that does not open (the phone then holds no such item).
     ///
     /// A secret item the release before sealing wrote in clear, which the store's migration marked (`unsealed/` before its name),
-    /// opens as it is; the phone's next change of it seals it.
+    /// opens as it is (the phone seals it in its row when it reads it, a backup when it is restored).
     static func opened(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) -> (name: String, value: [UInt8])? {
         if name.hasPrefix(writtenUnsealed) {
             let unmarked = String(name.dropFirst(writtenUnsealed.count))
@@ -118,16 +119,25 @@ final class StoreDeviceStorage: DeviceStorage {
         return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, ids)
     }
 
-    /// Items by name, opened (the last one read wins).
-    private static func byName(_ records: [DeviceItemRecord], _ core: Latchkey) -> [String: [UInt8]] {
-        Dictionary(
-            records.compactMap { record in opened(record.value, of: record.name, rowId: record.id, core) },
-            uniquingKeysWith: { _, last in last })
+    /// Items by name, opened (the last one read wins); one the release before wrote in clear is sealed in its row as it is read.
+    private func byName(_ records: [DeviceItemRecord]) throws -> [String: [UInt8]] {
+        var items: [String: [UInt8]] = [:]
+        for record in records {
+            guard let (name, value) = Self.opened(record.value, of: record.name, rowId: record.id, core) else { continue }
+            if name != record.name {
+                try tx.save(
+                    DeviceItemRecord(
+                        id: record.id, deviceId: record.deviceId, name: name, value: try Self.stored(value, of: name, rowId: record.id, core),
+                        thisDeviceOnly: record.thisDeviceOnly))
+            }
+            items[name] = value
+        }
+        return items
     }
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {
         if let loaded { return loaded[item.rawValue] }
-        let items = Self.byName(try tx.fetchAll(Self.keychain, deviceId), core)
+        let items = try byName(try tx.fetchAll(Self.keychain, deviceId))
         loaded = items
         return items[item.rawValue]
     }

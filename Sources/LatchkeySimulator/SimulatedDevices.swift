@@ -59,7 +59,7 @@ public final class SimulatedDevices: Sendable {
             session.tx.willRead(Self.reads(of: deviceId) + more)
             guard let record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
             let items = try session.tx.fetchAll(StoreDeviceStorage.keychain, deviceId)
-            var device = device(record, items, session)
+            var device = try device(record, items, session)
             device.pinDerivation = derivation
             let value = try body(device, session)
             return (value, try device.pinSalt)
@@ -84,9 +84,9 @@ public final class SimulatedDevices: Sendable {
         StoreDeviceStorage.itemText(of: .registrationId, .recoveryRegistrationId, of: deviceId)
     }
 
-    private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {
+    private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) throws -> Device {
         Device(
-            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id, core: core, items: items), server: session,
+            storage: try StoreDeviceStorage(tx: session.tx, deviceId: record.id, core: core, items: items), server: session,
             profile: record.profile,
             random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }

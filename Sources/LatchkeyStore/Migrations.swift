@@ -332,7 +332,7 @@ enum Migrations {
     /// What a store the release before wrote keeps that this version must read otherwise.
     ///
     /// The simulated phones' secret items it kept in clear, marked so (`unsealed/` before the name): they open as they are, and the
-    /// phone's next change of one seals it. The RP id of the passkeys it registered, which v6 took to be the `default`
+    /// phone seals each in its row when it reads it. The RP id of the passkeys it registered, which v6 took to be the `default`
     /// application's, unknown: the first sign-in proves it.
     static let v16 = """
         UPDATE passkey SET rpId = NULL WHERE aaguid IS NOT NULL;

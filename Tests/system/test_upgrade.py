@@ -11,13 +11,18 @@ upgraded store holds them, on a SQLite file and on PostgreSQL.
 The other way round, a store a newer version has migrated is refused (storeUnavailable, retry after an hour), neither used nor
 migrated: what it keeps may mean what this version cannot read.
 """
+import base64
 import hashlib
+import json
 import os
 import sqlite3
 import subprocess
 import time
 
+import cbor2
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from test_postgres import database  # noqa: F401  (a fresh database of the private cluster)
 
@@ -127,10 +132,33 @@ def release3_store(workdir):
     return path
 
 
+def bank_passkey(path):
+    """The phone's bank passkey as its keychain holds it (CBOR), read before this build opens the store: that release kept it in
+    clear."""
+    with sqlite3.connect(path) as db:
+        synced, = db.execute("SELECT value FROM device_item WHERE id = 'phone/passkeys.synced'").fetchone()
+    return next(p for p in cbor2.loads(synced) if p[2] == "bank.example")
+
+
+def bank_assertion(passkey, options):
+    """An assertion by `passkey` for the RP id bank.example, over `options`' challenge from the origin https://localhost."""
+    key = ec.derive_private_key(int.from_bytes(passkey[5], "big"), ec.SECP256R1())
+    client_data = json.dumps({"type": "webauthn.get", "challenge": options["challenge"], "origin": "https://localhost"}).encode()
+    authenticator_data = hashlib.sha256(b"bank.example").digest() + bytes([0x1D]) + (1).to_bytes(4, "big")
+    signature = key.sign(authenticator_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+
+    def b64(raw):
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    return {"id": b64(passkey[1]), "rawId": b64(passkey[1]), "type": "public-key", "clientExtensionResults": {},
+            "response": {"clientDataJSON": b64(client_data), "authenticatorData": b64(authenticator_data),
+                         "signature": b64(signature), "userHandle": b64(passkey[3])}}
+
+
 def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(spawn, workdir):
     """That release kept the phone's secret items in clear; this one seals them, and must still open those (the phone's state lives
     in the store, PROTOCOL: "every process on one store sees the same devices")."""
     path = release3_store(workdir)
+    bank = bank_passkey(path)
     lk = spawn("--db", path)
     assert lk.ok("device/isActivatedLocally", deviceId="phone") == {"activated": True}
     lk.ok("authentication/start", deviceId="phone")
@@ -140,6 +168,11 @@ def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(
     options = lk.ok("passkey/requestOptions", email="alice@example.com")
     assertion = lk.ok("device/passkeyGet", deviceId="phone", publicKey=options["publicKey"])
     assert lk.ok("passkey/login", ceremonyId=options["ceremonyId"], credential=assertion["credential"])["uid"] == "alice"
+    # Asserted for its own RP id through another application's ceremony (no browser sends that), it is answered as an unknown id
+    # is ("credential: the same answer for an unknown id, another user's and another RP id's"), and stays unbound.
+    ceremony = lk.ok("passkey/requestOptions")
+    failed = lk.err("passkey/login", ceremonyId=ceremony["ceremonyId"], credential=bank_assertion(bank, ceremony["publicKey"]))
+    assert failed["data"] == {"reason": "passkeyInvalid", "check": "credential"}
     # A passkey registered through another application signs in there (the release before kept no RP id: its first sign-in proves
     # it, PROTOCOL: "a passkey belongs to the RP id it was registered under"), and is then that RP id's alone.
     def bank_options():
@@ -157,4 +190,13 @@ def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(
     lk.ok("recovery/start", deviceId="restored")
     with sqlite3.connect(path) as db:
         restored = dict(db.execute("SELECT name, length(value) FROM device_item WHERE deviceId = 'restored'"))
-    assert restored["recovery.maskedKey"] == 32 + 28  # nonce and tag
+        # Each item the phone read, and the backup's, is sealed in its row now: none is left marked, and a 32-byte key takes a
+        # nonce and a tag more.
+        marked = db.execute("SELECT count(*) FROM device_item WHERE name LIKE 'unsealed/%'").fetchone()[0]
+        marked += db.execute("SELECT count(*) FROM device_backup_item WHERE name LIKE 'unsealed/%'").fetchone()[0]
+        kept = dict(db.execute("SELECT name, length(value) FROM device_item WHERE deviceId = 'phone'"))
+        backup = dict(db.execute("SELECT name, length(value) FROM device_backup_item"))
+    assert restored["recovery.maskedKey"] == 32 + 28
+    assert marked == 0
+    assert kept["activation.possessionKey"] == kept["recovery.maskedKey"] == 32 + 28
+    assert backup["recovery.maskedKey"] == 32 + 28

@@ -54,9 +54,12 @@ extension Latchkey {
             if failure.isCloneSuspected, let record {
                 try audit(tx, effects, .passkeyCloneSuspected, userId: record.userId, detail: record.id)
             }
+            // A passkey whose RP id the store never learnt, asserted for another RP id, is that RP id's: answered as an unknown id.
+            let foreign = record != nil && record?.rpId == nil && failure.check == .rpId
+            let answer = foreign ? PasskeyCheckFailure(.credential, "no registered passkey of this RP id has this id") : failure
             // An operation's ceremony names its user and operation whatever the credential was.
-            let owner = key == nil ? (ceremony.operationId == nil ? nil : ceremony.userId) : record?.userId
-            try reject(tx, effects, failure, userId: owner, operationId: ceremony.operationId)
+            let owner = key == nil || foreign ? (ceremony.operationId == nil ? nil : ceremony.userId) : record?.userId
+            try reject(tx, effects, answer, userId: owner, operationId: ceremony.operationId)
         }
     }
 
