@@ -7,10 +7,7 @@ import LatchkeyStorage
 /// Table and column names are literal here, independent of the record types. Server tables and device
 /// tables (`device*`) are kept apart: no foreign key crosses them.
 enum Migrations {
-    static var migrator: DatabaseMigrator { migrator(applied: []) }
-
-    /// The migrations, for a store that has applied `applied` before this run (v16 asks which release wrote it).
-    static func migrator(applied: Set<String>) -> DatabaseMigrator {
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
@@ -26,6 +23,13 @@ enum Migrations {
         }
         migrator.registerMigration("v5-webauthn") { db in
             try db.execute(sql: v5)
+        }
+        migrator.registerMigration("v5a-release-before") { db in
+            // Registered after v5 and run in its own transaction before v6 on a store the release before wrote: it notes so in the
+            // store, for v16, whether or not that upgrade is cut off in between (a store at a later migration runs it last, and
+            // notes nothing).
+            let later = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = 'v6-passkey-bindings')")
+            if later != true { try db.execute(sql: "CREATE TABLE release_before_upgrade (id INTEGER PRIMARY KEY)") }
         }
         migrator.registerMigration("v6-passkey-bindings") { db in
             try db.execute(sql: v6)
@@ -58,8 +62,8 @@ enum Migrations {
             try db.execute(sql: v15)
         }
         migrator.registerMigration("v16-release-before") { db in
-            // Only a store the release before this one wrote (at v5): no later version wrote what v16 marks.
-            if !applied.isEmpty && !applied.contains("v6-passkey-bindings") { try db.execute(sql: v16) }
+            // Only a store the release before this one wrote (at v5, as v5a noted): no later version wrote what v16 marks.
+            if try db.tableExists("release_before_upgrade") { try db.execute(sql: v16 + "DROP TABLE release_before_upgrade;") }
         }
         return migrator
     }

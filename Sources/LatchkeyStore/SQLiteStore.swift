@@ -113,11 +113,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         while true {
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
-                let applied = try queue.read { db in
-                    try Migrations.requireNoNewerVersion(db)
-                    return try Migrations.migrator.appliedIdentifiers(db)
-                }
-                try Migrations.migrator(applied: applied).migrate(queue)
+                try queue.read(Migrations.requireNoNewerVersion)
+                try Migrations.migrator.migrate(queue)
+                // A newer process may have migrated it in between.
+                try queue.read(Migrations.requireNoNewerVersion)
                 for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                     chmod(path + suffix, 0o600)
                 }
