@@ -163,8 +163,9 @@ public struct StoreNewerThanThisVersion: Error, CustomStringConvertible, Sendabl
     }
 
     public var description: String {
-        "the store was written by a newer latchkey (its migrations \(unknownMigrations.joined(separator: ", ")) are unknown to this "
-            + "version): run that version or a later one"
+        // Names the store holds, quoted and escaped: whoever can write the store chooses them.
+        "the store was written by a newer latchkey (its migrations \(unknownMigrations.map(\.debugDescription).joined(separator: ", ")) "
+            + "are unknown to this version): run that version or a later one"
     }
 }
 

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import LatchkeyPostgres
+@testable import LatchkeySimulator
 @testable import LatchkeyStore
 
 /// PostgreSQL's v16 marks what only the release before this one wrote (it stood at v6).
@@ -124,5 +125,19 @@ struct ReleaseBeforeMigrationTests {
         }
         #expect(migrated.items == ["activation.possessionKey", "activation.registrationId"])
         #expect(migrated.rpIds == ["bank.example", "localhost"])
+    }
+}
+
+/// The item names both stores' v16 mark are the simulated phone's sealed items, and its mark is the one the phone reads.
+@Suite struct ReleaseBeforeNamesTests {
+    @Test func bothMigrationsMarkThePhonesSealedItems() {
+        let names = StoreDeviceStorage.sealedItems.map { "'\($0.rawValue)'" }.sorted()
+        func listed(_ sql: String) -> [String] {
+            sql.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.sorted()
+        }
+        #expect(listed(Migrations.sealedDeviceItems) == names)
+        #expect(listed(PostgresMigrations.sealedDeviceItems) == names)
+        #expect(Migrations.v16.contains("'\(StoreDeviceStorage.writtenUnsealed)' || name"))
+        #expect(PostgresMigrations.v16.contains(#"'\#(StoreDeviceStorage.writtenUnsealed)' || "name""#))
     }
 }
