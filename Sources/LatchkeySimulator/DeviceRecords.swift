@@ -59,7 +59,8 @@ struct DeviceBackupItemRecord: StoredRecord {
 ///
 /// The first read loads every item of the device in one query (a flow reads several; on PostgreSQL each
 /// query is a round trip), later reads and writes keep that copy current. Every access to a device's
-/// items goes through this type, one instance per device and transaction.
+/// items goes through this type, one instance per device and transaction, a write transaction: reading an item the release before
+/// wrote in clear seals it in its row.
 final class StoreDeviceStorage: DeviceStorage {
     let tx: StoreTransaction
     let deviceId: String

@@ -26,8 +26,8 @@ enum Migrations {
         }
         migrator.registerMigration("v5a-release-before") { db in
             // Registered after v5 and run in its own transaction before v6 on a store the release before wrote: it notes so in the
-            // store, for v16, whether or not that upgrade is cut off in between (a store at a later migration runs it last, and
-            // notes nothing).
+            // store, for v16, whether or not that upgrade is cut off in between. On a store with v6 applied it runs before the
+            // migrations still to come and notes nothing; on a new one it notes, and v16 finds nothing to mark.
             let later = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = 'v6-passkey-bindings')")
             if later != true { try db.execute(sql: "CREATE TABLE release_before_upgrade (id INTEGER PRIMARY KEY)") }
         }

@@ -67,7 +67,7 @@ struct ReleaseBeforeMigrationTests {
 }
 
 /// SQLite's v16 likewise, decided by v5a in the store, so an upgrade cut off after v6 still marks; a store at a later migration
-/// (v5a run last, noting nothing) keeps its rows.
+/// (v5a run there with v6 applied, noting nothing) keeps its rows.
 @Suite struct ReleaseBeforeSQLiteMigrationTests {
     /// The items' names and the passkeys' RP ids once the store opens, from a store at migration `upTo` with the rows that
     /// release wrote, `prepare` run on it first.
@@ -119,7 +119,7 @@ struct ReleaseBeforeMigrationTests {
     }
 
     @Test(arguments: ["v7-operations", "v15-attempt-milliseconds"]) func aStoreALaterVersionWroteKeepsItsRows(_ upTo: String) throws {
-        // As a version without v5a left it: v5a runs on it last, and notes nothing.
+        // As a version without v5a left it: v5a runs on it with v6 applied, and notes nothing.
         let migrated = try open(at: upTo) { db in
             try db.execute(sql: "DROP TABLE release_before_upgrade; DELETE FROM grdb_migrations WHERE identifier = 'v5a-release-before'")
         }

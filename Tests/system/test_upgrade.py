@@ -140,8 +140,9 @@ def bank_passkey(path):
     return next(p for p in cbor2.loads(synced) if p[2] == "bank.example")
 
 
-def bank_assertion(passkey, options):
-    """An assertion by `passkey` for the RP id bank.example, over `options`' challenge from the origin https://localhost."""
+def bank_assertion(passkey, options, user_handle):
+    """An assertion by `passkey` for the RP id bank.example, over `options`' challenge from the origin https://localhost, with
+    `user_handle`."""
     key = ec.derive_private_key(int.from_bytes(passkey[5], "big"), ec.SECP256R1())
     client_data = json.dumps({"type": "webauthn.get", "challenge": options["challenge"], "origin": "https://localhost"}).encode()
     authenticator_data = hashlib.sha256(b"bank.example").digest() + bytes([0x1D]) + (1).to_bytes(4, "big")
@@ -151,7 +152,7 @@ def bank_assertion(passkey, options):
         return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
     return {"id": b64(passkey[1]), "rawId": b64(passkey[1]), "type": "public-key", "clientExtensionResults": {},
             "response": {"clientDataJSON": b64(client_data), "authenticatorData": b64(authenticator_data),
-                         "signature": b64(signature), "userHandle": b64(passkey[3])}}
+                         "signature": b64(signature), "userHandle": b64(user_handle)}}
 
 
 def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(spawn, workdir):
@@ -170,9 +171,12 @@ def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(
     assert lk.ok("passkey/login", ceremonyId=options["ceremonyId"], credential=assertion["credential"])["uid"] == "alice"
     # Asserted for its own RP id through another application's ceremony (no browser sends that), it is answered as an unknown id
     # is ("credential: the same answer for an unknown id, another user's and another RP id's"), and stays unbound.
-    ceremony = lk.ok("passkey/requestOptions")
-    failed = lk.err("passkey/login", ceremonyId=ceremony["ceremonyId"], credential=bank_assertion(bank, ceremony["publicKey"]))
-    assert failed["data"] == {"reason": "passkeyInvalid", "check": "credential"}
+    # Nor does a check before the RP id's tell it apart (a user handle that is not its own).
+    for user_handle in (bank[3], b"not alice"):
+        ceremony = lk.ok("passkey/requestOptions")
+        forged = bank_assertion(bank, ceremony["publicKey"], user_handle)
+        failed = lk.err("passkey/login", ceremonyId=ceremony["ceremonyId"], credential=forged)
+        assert failed["data"] == {"reason": "passkeyInvalid", "check": "credential"}
     # A passkey registered through another application signs in there (the release before kept no RP id: its first sign-in proves
     # it, PROTOCOL: "a passkey belongs to the RP id it was registered under"), and is then that RP id's alone.
     def bank_options():

@@ -1,3 +1,4 @@
+import Crypto
 import LatchkeyContract
 
 extension Latchkey {
@@ -29,6 +30,9 @@ extension Latchkey {
         // Another user's passkey (when the options named one) and another RP id's answer as an unknown id does.
         if ceremony.named, record?.userId.isSameId(as: ceremony.userId) != true { record = nil }
         if let found = record, !found.belongs(to: party.rpId) { record = nil }
+        // One whose RP id the store never learnt is this RP id's only if the assertion is for it (its first 32 bytes, the RP id's
+        // hash, are signed, and checked again); else it is answered as an unknown id at once, whatever else is wrong.
+        if record?.rpId == nil, !Self.isAsserted(for: party.rpId, response) { record = nil }
         var key: PasskeyVerificationKey?
         if let found = record, let publicKey = found.publicKey,
             let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle
@@ -54,13 +58,16 @@ extension Latchkey {
             if failure.isCloneSuspected, let record {
                 try audit(tx, effects, .passkeyCloneSuspected, userId: record.userId, detail: record.id)
             }
-            // A passkey whose RP id the store never learnt, asserted for another RP id, is that RP id's: answered as an unknown id.
-            let foreign = record != nil && record?.rpId == nil && failure.check == .rpId
-            let answer = foreign ? PasskeyCheckFailure(.credential, "no registered passkey of this RP id has this id") : failure
             // An operation's ceremony names its user and operation whatever the credential was.
-            let owner = key == nil || foreign ? (ceremony.operationId == nil ? nil : ceremony.userId) : record?.userId
-            try reject(tx, effects, answer, userId: owner, operationId: ceremony.operationId)
+            let owner = key == nil ? (ceremony.operationId == nil ? nil : ceremony.userId) : record?.userId
+            try reject(tx, effects, failure, userId: owner, operationId: ceremony.operationId)
         }
+    }
+
+    /// Whether `response`'s authenticator data begins with the hash of `rpId` (it is at least 37 bytes when it parses).
+    static func isAsserted(for rpId: String, _ response: AssertionResponse) -> Bool {
+        response.authenticatorData.count >= 37
+            && response.authenticatorData.prefix(32).elementsEqual(SHA256.hash(data: Array(rpId.utf8)).byteArray)
     }
 
     /// Audits a refused credential and answers `passkeyInvalid`.
