@@ -65,6 +65,11 @@ public enum KeyFile {
         throw KeyFileProblem(path: path, contents: .cannotBeMade("the path stays taken by something that is no file, a dangling link perhaps"))
     }
 
+    /// Removes the file at `path` if it holds `key` (a key made this run and refused; never a file someone put there since).
+    public static func remove(at path: String, holding key: [UInt8]) {
+        if read(path) == key { unlink(path) }
+    }
+
     /// The key in the file at `path`, or nil (see `contents` for why not).
     public static func read(_ path: String) -> [UInt8]? {
         if case .key(let key) = contents(path) { return key }

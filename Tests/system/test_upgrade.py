@@ -204,3 +204,32 @@ def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(
     assert marked == 0
     assert kept["activation.possessionKey"] == kept["recovery.maskedKey"] == 32 + 28
     assert backup["recovery.maskedKey"] == 32 + 28
+
+
+def test_a_key_file_made_now_is_not_given_to_a_postgresql_store_in_use_that_cannot_prove_one(spawn, workdir):
+    """A database the release before wrote holds users, no record of its key and no sealed key to prove one on. A process whose key
+    file was missing, and which made one just now, must not record that key for it: every process with the deployment's key would
+    be refused after. It answers storeUnavailable and removes the file it made; the deployment's key is then recorded."""
+    if not URI:
+        pytest.skip("LATCHKEY_TEST_POSTGRES is not set (make test starts a private cluster)")
+    from test_postgres import database as make  # noqa: F811
+    for database in make.__wrapped__():
+        rows = postgres_rows(database)
+        deployment = os.path.join(workdir, "deployment.key")
+        lk = spawn("--db", database, "--key-file", deployment)
+        lk.ok("admin/createUser", userId="alice", password="correct horse")
+        lk.close()
+        rows("DELETE FROM store_key RETURNING 1")  # as the release before left it
+        assert rows("SELECT count(*) FROM application_key") == rows("SELECT count(*) FROM registration_key") == ["0"]
+
+        made = os.path.join(workdir, "made-now.key")
+        lk = spawn("--db", database, "--key-file", made)
+        error = lk.err("user/login", userId="alice", password="correct horse")
+        assert error["data"] == {"reason": "storeUnavailable", "retryAfterSeconds": 3600}
+        lk.close()
+        assert not os.path.exists(made) and rows("SELECT count(*) FROM store_key") == ["0"]
+        assert b"made just now" in lk.stderr_bytes()
+
+        lk = spawn("--db", database, "--key-file", deployment)
+        assert lk.ok("user/login", userId="alice", password="correct horse")["uid"] == "alice"
+        assert rows("SELECT count(*) FROM store_key") == ["1"]

@@ -4,9 +4,15 @@ import LatchkeyStorage
 /// A store opened with another key than the one it was first used with: every code, token and session hashed under the first
 /// key would look unknown, and every secret sealed under it unreadable, so the store is not used.
 public struct StoreKeyMismatch: Error, CustomStringConvertible, Sendable {
+    /// The key file was made by this process, for a store that already holds users and nothing that proves a key.
+    var madeForAStoreInUse = false
+
     public var description: String {
-        "the store's key is not the key this store was first used with (a key file lost and made again, or another deployment's): "
-            + "give every process of the deployment the same key file"
+        madeForAStoreInUse
+            ? "the key file was missing and made just now, but the store already holds users and no record of its key (a store "
+                + "written before keys were recorded): give this process the deployment's key file (the one made now is removed)"
+            : "the store's key is not the key this store was first used with (a key file lost and made again, or another deployment's): "
+                + "give every process of the deployment the same key file"
     }
 }
 
@@ -18,9 +24,21 @@ extension Latchkey {
     ///
     /// A read when the check is there (every open but the first), a write only to record it. A store written before the check was
     /// kept (an upgrade) proves the key first: its sealed server keys must open under it, or the first process to open it after
-    /// the upgrade, with a key file made anew, would make every other process's key the wrong one.
+    /// the upgrade, with a key file made anew, would make every other process's key the wrong one. One with no sealed key either
+    /// (written before operations) is not given a key this process just made, if it holds users. A key this process made and the
+    /// store refuses is taken back (`Store.keyMadeNow`).
     /// - Throws: `StoreKeyMismatch`, a store failure.
     func checkStoreKey() throws {
+        do {
+            try recordOrRequireStoreKey()
+        } catch let mismatch as StoreKeyMismatch {
+            store.keyMadeNow?()
+            throw mismatch
+        }
+    }
+
+    /// See `checkStoreKey`.
+    private func recordOrRequireStoreKey() throws {
         let check = SecretHash.hex(keyedMAC(Array(Self.storeKeyCheckText.utf8)))
         let read = StoreRead.row(StoreKeyRecord.self, id: .value(StoreKeyRecord.storeId))
         // The key the store recorded must be this one.
@@ -34,10 +52,14 @@ extension Latchkey {
         if let recorded { return try requireSame(recorded) }
         // The check and one sealed key of each kind, stated at once: a PostgreSQL store sends them in one round trip.
         let sealedKeys = (StoreQuery<ApplicationKeyRecord>(where: [], limit: 1), StoreQuery<RegistrationKeyRecord>(where: [], limit: 1))
+        let anyUser = StoreQuery<UserRecord>(where: [], limit: 1)
+        let madeNow = store.keyMadeNow != nil
         try store.write { tx in
-            tx.willRead([read, .rows(sealedKeys.0), .rows(sealedKeys.1)])
+            tx.willRead([read, .rows(sealedKeys.0), .rows(sealedKeys.1)] + (madeNow ? [.rows(anyUser)] : []))
             if let raced = try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId) { return try requireSame(raced) }
             guard try opens(tx, sealedKeys.0), try opens(tx, sealedKeys.1) else { throw StoreKeyMismatch() }
+            // With nothing sealed to prove it on, a key this process just made is not the key of a store that holds users already.
+            if madeNow, try !tx.fetchAll(anyUser).isEmpty { throw StoreKeyMismatch(madeForAStoreInUse: true) }
             try tx.save(StoreKeyRecord(id: StoreKeyRecord.storeId, keyCheck: check, createdAt: clock.now))
         }
     }
