@@ -28,7 +28,7 @@ public final class PostgresStore: Store, Sendable {
     /// never a value from a row).
     private let logger: Logger
     private let key: [UInt8]
-    public let keyMadeNow: (@Sendable () -> Void)?
+    public let keyMadeNow: (@Sendable () -> Bool)?
     /// This process's row of commit markers (see `PostgresCommitMarker`).
     private let writerId = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255) })
     /// The application name of this process's connections: a lost one is found by it (`lostConnections`).
@@ -57,7 +57,7 @@ public final class PostgresStore: Store, Sendable {
     /// made it (see `Store.keyMadeNow`).
     /// - Throws: `StoreUnavailable` when the server cannot be reached.
     public init(
-        conninfo: String, key: [UInt8], keyMadeNow: (@Sendable () -> Void)? = nil, logger: Logger = Logger(label: "latchkey.postgresql")
+        conninfo: String, key: [UInt8], keyMadeNow: (@Sendable () -> Bool)? = nil, logger: Logger = Logger(label: "latchkey.postgresql")
     ) throws {
         self.conninfo = conninfo
         self.key = key

@@ -150,13 +150,13 @@ public protocol Store: AnyObject, Sendable {
     /// again for a store with content), a PostgreSQL store's from `--key-file`, an in-memory store's made with `make` on first use.
     /// It is kept apart from the tables, so a copy of the database alone cannot be used to test guesses of one-time codes offline.
     func secretKey(make: () -> [UInt8]) throws -> [UInt8]
-    /// When this process made the store's key just now (its key file was missing), what takes it back should the store prove to be
-    /// used with another key; nil when the key was found.
-    var keyMadeNow: (@Sendable () -> Void)? { get }
+    /// When this process made the store's key just now (it made the key file), what takes it back should the store prove to be
+    /// used with another key (answering whether it removed the file); nil when the key was found.
+    var keyMadeNow: (@Sendable () -> Bool)? { get }
 }
 
 extension Store {
-    public var keyMadeNow: (@Sendable () -> Void)? { nil }
+    public var keyMadeNow: (@Sendable () -> Bool)? { nil }
 }
 
 /// A store a newer Latchkey has migrated: what it keeps may mean what this version cannot read, and what this version would write,

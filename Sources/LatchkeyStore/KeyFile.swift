@@ -31,13 +31,26 @@ public enum KeyFile {
         }
     }
 
+    /// A key file this process made (its own link put it at `path`), known by its device and inode.
+    public struct Made: Sendable {
+        let path: String
+        let device: UInt64
+        let inode: UInt64
+    }
+
     /// The key in the file at `path`, made with `make`'s bytes when there is no file (another process making it at the same
     /// time: its key is the key).
     /// - Throws: `KeyFileProblem` when the file holds no key, or none can be made.
     public static func readOrCreate(at path: String, make: () -> [UInt8]) throws(KeyFileProblem) -> [UInt8] {
+        try readOrCreateNoting(at: path, make: make).key
+    }
+
+    /// `readOrCreate`, and the file when this call made it (nil when it found one, another process's too).
+    /// - Throws: `KeyFileProblem` when the file holds no key, or none can be made.
+    public static func readOrCreateNoting(at path: String, make: () -> [UInt8]) throws(KeyFileProblem) -> (key: [UInt8], made: Made?) {
         for _ in 0..<100 {
             switch contents(path) {
-            case .key(let key): return key
+            case .key(let key): return (key, nil)
             case .missing: break
             case let other: throw KeyFileProblem(path: path, contents: other)
             }
@@ -55,7 +68,11 @@ public enum KeyFile {
             // link(2) fails if another process got there first; then its key is the key. What is returned is what the file holds.
             let linked = link(temporary, path)
             let linkError = errno
-            if linked == 0, let key = read(path) { return key }
+            if linked == 0, let key = read(path) {
+                var made = stat()
+                guard lstat(temporary, &made) == 0 else { return (key, nil) }
+                return (key, Made(path: path, device: UInt64(made.st_dev), inode: UInt64(made.st_ino)))
+            }
             // Taken meanwhile: read what the other process linked. Anything else (no hard links here, a full disk) is said.
             guard linked == 0 || linkError == EEXIST else {
                 throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(linkError))))
@@ -65,9 +82,12 @@ public enum KeyFile {
         throw KeyFileProblem(path: path, contents: .cannotBeMade("the path stays taken by something that is no file, a dangling link perhaps"))
     }
 
-    /// Removes the file at `path` if it holds `key` (a key made this run and refused; never a file someone put there since).
-    public static func remove(at path: String, holding key: [UInt8]) {
-        if read(path) == key { unlink(path) }
+    /// Removes a key file this process made, if it is still the one at its path (never a file someone put there since).
+    /// - Returns: whether it was removed.
+    public static func remove(_ made: Made) -> Bool {
+        var now = stat()
+        guard lstat(made.path, &now) == 0, UInt64(now.st_dev) == made.device, UInt64(now.st_ino) == made.inode else { return false }
+        return unlink(made.path) == 0
     }
 
     /// The key in the file at `path`, or nil (see `contents` for why not).

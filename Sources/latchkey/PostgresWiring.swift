@@ -16,15 +16,15 @@ enum PostgresWiring {
     /// - Throws: `ValidationError` (exit 2) when the key file cannot be read or created.
     static func configure(_ environment: inout Environment, uri: String, keyFile: String) throws {
         let key: [UInt8]
-        let found = KeyFile.contents(keyFile) != .missing
+        let made: KeyFile.Made?
         do {
-            key = try KeyFile.readOrCreate(at: keyFile) { SystemRandomSource().bytes(KeyFile.length) }
+            (key, made) = try KeyFile.readOrCreateNoting(at: keyFile) { SystemRandomSource().bytes(KeyFile.length) }
         } catch {
             throw ValidationError("--key-file: the file \(error.contents.problem ?? "is no key") (it must hold the deployment's 32-byte key)")
         }
-        // A key made here is taken back (its file removed, if it still holds it) when the database proves to be another key's, so the
-        // next start does not find it and take it for the deployment's.
-        let takeBack: (@Sendable () -> Void)? = found ? nil : { @Sendable in KeyFile.remove(at: keyFile, holding: key) }
+        // A key file made here is taken back (removed, if it is still the one at the path) when the database proves to be another
+        // key's, so the next start does not find it and take it for the deployment's.
+        let takeBack: (@Sendable () -> Bool)? = made.map { made in { @Sendable in KeyFile.remove(made) } }
         environment.openStore = { try PostgresStore(conninfo: uri, key: key, keyMadeNow: takeBack) }
         environment.relay = PostgresNotifier(conninfo: uri, key: key)
     }

@@ -9,6 +9,29 @@ import Testing
 /// A SQLite store's key file is made with the store, before the store is first written, and never made again for a store with
 /// content: a new key would leave every code, token and sealed secret in it unreadable.
 @Suite struct StoreKeyFileTests {
+    /// A key file this process made is taken back only while it is the file at its path: never a key found, nor a file put there
+    /// since (`--key-file` on PostgreSQL, for a database that refuses the key made).
+    @Test func onlyAKeyFileThisProcessMadeAndStillInPlaceIsRemoved() throws {
+        let (directory, path) = temporaryStorePath("key")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyPath = path + ".key"
+        let first = try KeyFile.readOrCreateNoting(at: keyPath) { [UInt8](repeating: 3, count: KeyFile.length) }
+        let made = try #require(first.made)
+        #expect(try KeyFile.readOrCreateNoting(at: keyPath) { [] }.made == nil)
+        // Replaced by another file (the deployment's key, put in place meanwhile): kept.
+        let other = keyPath + ".other"
+        _ = try KeyFile.readOrCreate(at: other) { [UInt8](repeating: 4, count: KeyFile.length) }
+        #expect(rename(other, keyPath) == 0)
+        #expect(!KeyFile.remove(made))
+        #expect(KeyFile.read(keyPath) == [UInt8](repeating: 4, count: KeyFile.length))
+        // The one made, still in place: removed.
+        try FileManager.default.removeItem(atPath: keyPath)
+        let again = try #require(try KeyFile.readOrCreateNoting(at: keyPath) { [UInt8](repeating: 5, count: KeyFile.length) }.made)
+        #expect(KeyFile.remove(again))
+        #expect(KeyFile.contents(keyPath) == .missing)
+    }
+
     @Test func aNewStoreGetsItsKeyFileAndKeepsIt() throws {
         let (directory, path) = temporaryStorePath("key")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -6,13 +6,15 @@ import LatchkeyStorage
 public struct StoreKeyMismatch: Error, CustomStringConvertible, Sendable {
     /// The key file was made by this process, for a store that already holds users and nothing that proves a key.
     var madeForAStoreInUse = false
+    /// Whether the key file this process made was removed again.
+    var madeKeyFileRemoved = false
 
     public var description: String {
-        madeForAStoreInUse
+        (madeForAStoreInUse
             ? "the key file was missing and made just now, but the store already holds users and no record of its key (a store "
-                + "written before keys were recorded): give this process the deployment's key file (the one made now is removed)"
+                + "written before keys were recorded): give this process the deployment's key file"
             : "the store's key is not the key this store was first used with (a key file lost and made again, or another deployment's): "
-                + "give every process of the deployment the same key file"
+                + "give every process of the deployment the same key file") + (madeKeyFileRemoved ? " (the one made now is removed)" : "")
     }
 }
 
@@ -31,8 +33,8 @@ extension Latchkey {
     func checkStoreKey() throws {
         do {
             try recordOrRequireStoreKey()
-        } catch let mismatch as StoreKeyMismatch {
-            store.keyMadeNow?()
+        } catch var mismatch as StoreKeyMismatch {
+            mismatch.madeKeyFileRemoved = store.keyMadeNow?() ?? false
             throw mismatch
         }
     }
