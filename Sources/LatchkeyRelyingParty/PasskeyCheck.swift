@@ -1,3 +1,4 @@
+import Crypto
 import LatchkeyContract
 
 /// A Relying Party check of the contract's list, named as `data.check` names it, in the
@@ -69,6 +70,9 @@ public struct RelyingPartySettings: Sendable, Equatable {
         self.origins = origins
         self.userVerification = userVerification
     }
+
+    /// SHA-256 of the RP id: what an authenticator's data begins with for it.
+    public var rpIdHash: [UInt8] { SHA256.hash(data: Array(rpId.utf8)).byteArray }
 }
 
 /// Which ceremony client data belongs to.

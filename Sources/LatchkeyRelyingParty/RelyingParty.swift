@@ -138,7 +138,7 @@ public enum RelyingParty {
         do { data = try AuthenticatorData(bytes: bytes) } catch {
             throw PasskeyCheckFailure(.encoding, "authData is not what its flags announce (\(error))")
         }
-        guard data.rpIdHash == SHA256.hash(data: Array(settings.rpId.utf8)).byteArray else {
+        guard data.rpIdHash == settings.rpIdHash else {
             throw PasskeyCheckFailure(.rpId, "authData's RP id hash is not the application's")
         }
         guard data.flags.contains(.userPresent) else { throw PasskeyCheckFailure(.userPresence, "UP is clear") }

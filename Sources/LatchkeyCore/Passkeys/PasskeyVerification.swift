@@ -1,4 +1,3 @@
-import Crypto
 import LatchkeyContract
 
 extension Latchkey {
@@ -32,7 +31,7 @@ extension Latchkey {
         if let found = record, !found.belongs(to: party.rpId) { record = nil }
         // One whose RP id the store never learnt is this RP id's only if the assertion is for it (its first 32 bytes, the RP id's
         // hash, are signed, and checked again); else it is answered as an unknown id at once, whatever else is wrong.
-        if record?.rpId == nil, !Self.isAsserted(for: party.rpId, response) { record = nil }
+        if record?.rpId == nil, !Self.isAsserted(for: party.settings, response) { record = nil }
         var key: PasskeyVerificationKey?
         if let found = record, let publicKey = found.publicKey,
             let handle = try tx.fetch(UserRecord.self, id: found.userId)?.passkeyUserHandle
@@ -64,10 +63,9 @@ extension Latchkey {
         }
     }
 
-    /// Whether `response`'s authenticator data begins with the hash of `rpId` (it is at least 37 bytes when it parses).
-    static func isAsserted(for rpId: String, _ response: AssertionResponse) -> Bool {
-        response.authenticatorData.count >= 37
-            && response.authenticatorData.prefix(32).elementsEqual(SHA256.hash(data: Array(rpId.utf8)).byteArray)
+    /// Whether `response`'s authenticator data begins with the hash of `settings`' RP id (it is at least 37 bytes when it parses).
+    static func isAsserted(for settings: RelyingPartySettings, _ response: AssertionResponse) -> Bool {
+        response.authenticatorData.count >= 37 && response.authenticatorData.prefix(32).elementsEqual(settings.rpIdHash)
     }
 
     /// Audits a refused credential and answers `passkeyInvalid`.
