@@ -125,12 +125,8 @@ final class StoreDeviceStorage: DeviceStorage {
         var items: [String: [UInt8]] = [:]
         for record in records {
             guard let (name, value) = Self.opened(record.value, of: record.name, rowId: record.id, core) else { continue }
-            if name != record.name {
-                try tx.save(
-                    DeviceItemRecord(
-                        id: record.id, deviceId: record.deviceId, name: name, value: try Self.stored(value, of: name, rowId: record.id, core),
-                        thisDeviceOnly: record.thisDeviceOnly))
-            }
+            // Marked (`opened` gave it its item's name): written again, sealed, as the phone writes it.
+            if name != record.name, let item = DeviceItem(rawValue: name) { try setItem(item, value) }
             items[name] = value
         }
         return items
