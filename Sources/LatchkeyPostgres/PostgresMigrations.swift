@@ -14,6 +14,7 @@ enum PostgresMigrations {
         ("v4-outbox", v4),
         ("v5-keychain-order", v5),
         ("v6-commit-marker", v6),
+        ("v6a-release-before", v6a),
         ("v7-passkey-bindings", v7),
         ("v8-operations", v8),
         ("v9-callbacks", v9),
@@ -49,11 +50,6 @@ enum PostgresMigrations {
             let unknown = applied.subtracting(all.map(\.name)).sorted()
             guard unknown.isEmpty else { throw StoreNewerThanThisVersion(unknownMigrations: unknown) }
             for migration in all where !applied.contains(migration.name) {
-                // v16 marks what only the release before this one (at v6) wrote.
-                if migration.name == "v16-release-before" && (applied.isEmpty || applied.contains("v7-passkey-bindings")) {
-                    try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
-                    continue
-                }
                 try connection.execute(migration.sql)
                 try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
             }
@@ -66,6 +62,16 @@ enum PostgresMigrations {
 
     /// The advisory lock's key: "latchkey" in ASCII, a constant every version uses.
     static let lockKey: Int64 = 0x6C61_7463_686B_6579
+
+    /// Notes a store the release before wrote (the SQLite store's v5a): listed after v6, it runs before v7 there, in the same
+    /// transaction, and on a new store (v16 then finds nothing to mark); on a store with v7 applied it notes nothing.
+    static let v6a = """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM latchkey_migration WHERE name = 'v7-passkey-bindings') THEN
+                CREATE TABLE "release_before_upgrade" ("id" BIGINT PRIMARY KEY);
+            END IF;
+        END $$;
+        """
 
     /// The SQLite store's schema as of its migration v3, with the indexes every domain lookup
     /// uses (the audit list newest first, activations by process).
@@ -342,12 +348,19 @@ enum PostgresMigrations {
         ALTER TABLE "callback_delivery" ADD COLUMN "lastAttemptStartedMilliseconds" BIGINT;
         """
 
-    /// What a store the release before wrote keeps that this version must read otherwise (the SQLite store's v16): the simulated
-    /// phones' secret items it kept in clear, and the RP id of the passkeys it registered.
+    /// What a store the release before wrote keeps that this version must read otherwise (the SQLite store's v16).
+    ///
+    /// The simulated phones' secret items it kept in clear, and the RP id of the passkeys it registered. Only where v6a noted that
+    /// release's store, and the note goes.
     static let v16 = """
-        UPDATE "passkey" SET "rpId" = NULL WHERE "aaguid" IS NOT NULL;
-        UPDATE "device_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
-        UPDATE "device_backup_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
+        DO $$ BEGIN
+            IF to_regclass('"release_before_upgrade"') IS NOT NULL THEN
+                UPDATE "passkey" SET "rpId" = NULL WHERE "aaguid" IS NOT NULL;
+                UPDATE "device_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
+                UPDATE "device_backup_item" SET "name" = 'unsealed/' || "name" WHERE "name" IN (\(sealedDeviceItems));
+                DROP TABLE "release_before_upgrade";
+            END IF;
+        END $$;
         """
 
     /// The names of the simulated phone's items that are kept sealed, as SQL text literals.

@@ -13,11 +13,14 @@ import Testing
 /// release wrote, in `Tests/system/test_upgrade.py`.
 @Suite(.enabled(if: StoreUnderTest.postgresURI != nil, "LATCHKEY_TEST_POSTGRES is not set (make test starts a cluster and sets it)"))
 struct ReleaseBeforeMigrationTests {
-    /// The items' names and the passkeys' RP ids, after a database at the first `migrations` of this version is migrated to the end.
+    /// The items' names and the passkeys' RP ids, after a database at migration `last` of this version, written by a version
+    /// without v6a, is migrated to the end.
     ///
     /// The database is one of its own, with one phone's two items and two passkeys (one registered, with an AAGUID; one imported,
     /// without) written as the release before wrote them.
-    private func migrate(from migrations: Int) throws -> (items: [String], rpIds: [String?]) {
+    private func migrate(from last: String) throws -> (items: [String], rpIds: [String?]) {
+        let names = PostgresMigrations.all.map(\.name)
+        let migrations = try #require(names.firstIndex(of: last)) + 1
         let uri = try #require(StoreUnderTest.postgresURI)
         let name = "lk_release_\(UUID().uuidString.prefix(8).lowercased())"
         let admin = try PostgresConnection(conninfo: uri)
@@ -26,12 +29,13 @@ struct ReleaseBeforeMigrationTests {
         let connection = try PostgresConnection(conninfo: uri.replacingOccurrences(of: "/postgres?", with: "/\(name)?"))
         try connection.execute(
             "CREATE TABLE latchkey_migration (name TEXT PRIMARY KEY NOT NULL, appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())")
-        for migration in PostgresMigrations.all.prefix(migrations) {
+        for migration in PostgresMigrations.all.prefix(migrations) where migration.name != "v6a-release-before" {
             try connection.execute(migration.sql)
             try connection.query("INSERT INTO latchkey_migration (name) VALUES ($1)", [.text(migration.name)])
         }
         // A later version keeps each passkey's RP id (v7 on).
-        let given = migrations >= 7 ? (#", "rpId""#, (#", 'bank.example'"#, #", 'localhost'"#)) : ("", ("", ""))
+        let given =
+            names.prefix(migrations).contains("v7-passkey-bindings") ? (#", "rpId""#, (#", 'bank.example'"#, #", 'localhost'"#)) : ("", ("", ""))
         try connection.execute(
             """
             INSERT INTO "device_item" ("id", "deviceId", "name", "value", "thisDeviceOnly") VALUES
@@ -54,13 +58,13 @@ struct ReleaseBeforeMigrationTests {
     }
 
     @Test func aDatabaseTheReleaseBeforeWroteHasItsClearItemsAndUnknownRpIdsMarked() throws {
-        let migrated = try migrate(from: 6)
+        let migrated = try migrate(from: "v6-commit-marker")
         #expect(migrated.items == ["unsealed/activation.possessionKey", "activation.registrationId"])
         #expect(migrated.rpIds == [nil, "localhost"])
     }
 
-    @Test(arguments: [7, PostgresMigrations.all.count - 1]) func aDatabaseALaterVersionWroteKeepsItsRows(_ migrations: Int) throws {
-        let migrated = try migrate(from: migrations)
+    @Test(arguments: ["v7-passkey-bindings", "v15-attempt-milliseconds"]) func aDatabaseALaterVersionWroteKeepsItsRows(_ last: String) throws {
+        let migrated = try migrate(from: last)
         #expect(migrated.items == ["activation.possessionKey", "activation.registrationId"])
         #expect(migrated.rpIds == ["bank.example", "localhost"])
     }
