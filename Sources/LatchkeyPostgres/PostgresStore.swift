@@ -28,7 +28,7 @@ public final class PostgresStore: Store, Sendable {
     /// never a value from a row).
     private let logger: Logger
     private let key: [UInt8]
-    public let keyMadeNow: (@Sendable () -> Bool)?
+    public let unconfirmedKey: UnconfirmedKey?
     /// This process's row of commit markers (see `PostgresCommitMarker`).
     private let writerId = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255) })
     /// The application name of this process's connections: a lost one is found by it (`lostConnections`).
@@ -53,15 +53,15 @@ public final class PostgresStore: Store, Sendable {
 
     /// Connects and migrates.
     ///
-    /// `key` is the keyed-hash key (from `--key-file`; never stored in the database); `keyMadeNow` takes it back when this process
-    /// made it (see `Store.keyMadeNow`).
+    /// `key` is the keyed-hash key (from `--key-file`; never stored in the database); `unconfirmedKey` keeps or drops it when it was
+    /// not found in place (see `Store.unconfirmedKey`).
     /// - Throws: `StoreUnavailable` when the server cannot be reached.
     public init(
-        conninfo: String, key: [UInt8], keyMadeNow: (@Sendable () -> Bool)? = nil, logger: Logger = Logger(label: "latchkey.postgresql")
+        conninfo: String, key: [UInt8], unconfirmedKey: UnconfirmedKey? = nil, logger: Logger = Logger(label: "latchkey.postgresql")
     ) throws {
         self.conninfo = conninfo
         self.key = key
-        self.keyMadeNow = keyMadeNow
+        self.unconfirmedKey = unconfirmedKey
         self.logger = logger
         try connectionSlot.withLock { _ = try connection(&$0) }
     }

@@ -27,7 +27,7 @@ public final class FaultInjectingStore: Store {
     }
 
     public func secretKey(make: () -> [UInt8]) throws -> [UInt8] { try base.secretKey(make: make) }
-    public var keyMadeNow: (@Sendable () -> Bool)? { base.keyMadeNow }
+    public var unconfirmedKey: UnconfirmedKey? { base.unconfirmedKey }
 
     /// Runs `body`; armed, any outcome becomes `InjectedStoreFault` (the transaction rolls back).
     private func failIfArmed<T>(_ body: () throws -> T) throws -> T {

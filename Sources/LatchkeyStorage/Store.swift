@@ -150,13 +150,27 @@ public protocol Store: AnyObject, Sendable {
     /// again for a store with content), a PostgreSQL store's from `--key-file`, an in-memory store's made with `make` on first use.
     /// It is kept apart from the tables, so a copy of the database alone cannot be used to test guesses of one-time codes offline.
     func secretKey(make: () -> [UInt8]) throws -> [UInt8]
-    /// When this process made the store's key just now (it made the key file), what takes it back should the store prove to be
-    /// used with another key (answering whether it removed the file); nil when the key was found.
-    var keyMadeNow: (@Sendable () -> Bool)? { get }
+    /// When the store's key is not yet known to be the deployment's (made just now, or proposed by a process that did not live to
+    /// see the store accept it), what keeps or drops it on the store's answer; nil when the key was found in place.
+    var unconfirmedKey: UnconfirmedKey? { get }
 }
 
 extension Store {
-    public var keyMadeNow: (@Sendable () -> Bool)? { nil }
+    public var unconfirmedKey: UnconfirmedKey? { nil }
+}
+
+/// A store key not yet known to be the deployment's (`Store.unconfirmedKey`): the store's first use accepts it, and it is kept where
+/// every process finds it, or refuses it, and it is dropped so that no process takes it for the deployment's.
+public struct UnconfirmedKey: Sendable {
+    /// Keeps the key (answering whether it is now where every process finds it).
+    public let keep: @Sendable () -> Bool
+    /// Drops the key (answering whether its file was removed).
+    public let drop: @Sendable () -> Bool
+
+    public init(keep: @escaping @Sendable () -> Bool, drop: @escaping @Sendable () -> Bool) {
+        self.keep = keep
+        self.drop = drop
+    }
 }
 
 /// A store a newer Latchkey has migrated: what it keeps may mean what this version cannot read, and what this version would write,

@@ -1,7 +1,9 @@
 import Foundation
 
-/// The keyed-hash key in a file (beside a SQLite database, or `--key-file`; mode 0600), created once: the first
-/// process writes it under a temporary name and links it into place; the others read it.
+/// The keyed-hash key in a file (beside a SQLite database, or `--key-file`; mode 0600), created once.
+///
+/// The first process writes it under a temporary name and links it into place; the others read it. A key for a store that may
+/// refuse it is first proposed beside that place (`readOrPropose`) and put there once the store accepts it.
 public enum KeyFile {
     public static let length = 32
 
@@ -31,63 +33,144 @@ public enum KeyFile {
         }
     }
 
-    /// A key file this process made (its own link put it at `path`), known by its device and inode.
-    public struct Made: Sendable {
+    /// A key proposed for a store that has not yet accepted it, known by its pending file's device and inode.
+    ///
+    /// It is kept at `path` + `.pending` (`pendingSuffix`) until the store's first use accepts it (`keep` puts it at `path`) or refuses
+    /// it (`drop`), so that no other process takes it for the deployment's meanwhile.
+    public struct Pending: Sendable {
         let path: String
-        let device: UInt64
-        let inode: UInt64
+        let key: [UInt8]
+        let identity: FileIdentity
+
+        var pendingPath: String { path + KeyFile.pendingSuffix }
     }
+
+    /// What a proposed key's file is called beside the key file's path, until a store accepts the key.
+    public static let pendingSuffix = ".pending"
 
     /// The key in the file at `path`, made with `make`'s bytes when there is no file (another process making it at the same
     /// time: its key is the key).
     /// - Throws: `KeyFileProblem` when the file holds no key, or none can be made.
     public static func readOrCreate(at path: String, make: () -> [UInt8]) throws(KeyFileProblem) -> [UInt8] {
-        try readOrCreateNoting(at: path, make: make).key
+        for _ in 0..<100 {
+            switch contents(path) {
+            case .key(let key): return key
+            case .missing: break
+            case let other: throw KeyFileProblem(path: path, contents: other)
+            }
+            if case .placed(let key, _) = try place(make(), at: path) { return key }
+        }
+        throw takenForEver(path)
     }
 
-    /// `readOrCreate`, and the file when this call made it (nil when it found one, another process's too).
-    /// - Throws: `KeyFileProblem` when the file holds no key, or none can be made.
-    public static func readOrCreateNoting(at path: String, make: () -> [UInt8]) throws(KeyFileProblem) -> (key: [UInt8], made: Made?) {
+    /// The key in the file at `path`; when there is none, the key proposed beside it (`Pending`: one another process proposed and
+    /// no store has accepted yet, or else one made now with `make`'s bytes).
+    ///
+    /// A key made for a store that already holds content may be refused by it (`--key-file` on PostgreSQL): it is not put where
+    /// another process starting meanwhile would take it for the deployment's key, nor left there should this process die first.
+    /// - Throws: `KeyFileProblem` when a file holds no key, or none can be made.
+    public static func readOrPropose(at path: String, make: () -> [UInt8]) throws(KeyFileProblem) -> (key: [UInt8], pending: Pending?) {
+        let pendingPath = path + pendingSuffix
         for _ in 0..<100 {
             switch contents(path) {
             case .key(let key): return (key, nil)
             case .missing: break
             case let other: throw KeyFileProblem(path: path, contents: other)
             }
-            // A name no other process uses (two containers' processes may share a pid and a volume), made new: never a file or a
-            // link someone left under that name.
-            let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
-            let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(errno)))) }
-            let key = make()
-            let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            fsync(fd)
-            close(fd)
-            defer { unlink(temporary) }
-            guard written == length else { throw KeyFileProblem(path: path, contents: .cannotBeMade("its bytes could not be written")) }
-            // link(2) fails if another process got there first; then its key is the key. What is returned is what the file holds.
-            let linked = link(temporary, path)
-            let linkError = errno
-            if linked == 0, let key = read(path) {
-                var made = stat()
-                guard lstat(temporary, &made) == 0 else { return (key, nil) }
-                return (key, Made(path: path, device: UInt64(made.st_dev), inode: UInt64(made.st_ino)))
+            switch inspect(pendingPath) {
+            case (.key(let key), let identity?): return (key, Pending(path: path, key: key, identity: identity))
+            case (.missing, _): break
+            case (let other, _): throw KeyFileProblem(path: pendingPath, contents: other)
             }
-            // Taken meanwhile: read what the other process linked. Anything else (no hard links here, a full disk) is said.
-            guard linked == 0 || linkError == EEXIST else {
-                throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(linkError))))
+            if case .placed(let key, let identity) = try place(make(), at: pendingPath) {
+                return (key, Pending(path: path, key: key, identity: identity))
             }
-            usleep(10_000)
         }
-        throw KeyFileProblem(path: path, contents: .cannotBeMade("the path stays taken by something that is no file, a dangling link perhaps"))
+        throw takenForEver(path)
     }
 
-    /// Removes a key file this process made, if it is still the one at its path (never a file someone put there since).
+    /// Puts a key a store accepted at its path, and removes its pending file.
+    /// - Returns: whether the path holds that key now (false: the path holds another key, put there meanwhile, or it cannot be
+    ///   linked; the pending file is then kept, the key's only copy on disk).
+    public static func keep(_ pending: Pending) -> Bool {
+        let linked = link(pending.pendingPath, pending.path) == 0
+        guard linked || errno == EEXIST || errno == ENOENT, read(pending.path) == pending.key else { return false }
+        if linked { syncDirectory(of: pending.path) }
+        _ = removeIfStill(pending.pendingPath, pending.identity)
+        return true
+    }
+
+    /// Removes a proposed key a store refused, if its pending file is still the one at its path (never a file put there since).
     /// - Returns: whether it was removed.
-    public static func remove(_ made: Made) -> Bool {
+    public static func drop(_ pending: Pending) -> Bool {
+        removeIfStill(pending.pendingPath, pending.identity)
+    }
+
+    /// A file, known by its device and inode.
+    struct FileIdentity: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    private enum Placing {
+        case placed([UInt8], FileIdentity)
+        /// Another process put a file at the path meanwhile.
+        case taken
+    }
+
+    /// Writes `key` under a temporary name and links it to `path`, which fails if a file is there: what the path holds after is
+    /// read back, with its identity.
+    private static func place(_ key: [UInt8], at path: String) throws(KeyFileProblem) -> Placing {
+        // A name no other process uses (two containers' processes may share a pid and a volume), made new: never a file or a
+        // link someone left under that name.
+        let temporary = path + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(errno)))) }
+        let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        close(fd)
+        defer { unlink(temporary) }
+        guard written == length else { throw KeyFileProblem(path: path, contents: .cannotBeMade("its bytes could not be written")) }
+        // link(2) fails if another process got there first; then its key is the key.
+        let linked = link(temporary, path)
+        let linkError = errno
+        if linked == 0 {
+            syncDirectory(of: path)
+            var made = stat()
+            if case (.key(let read), let identity?) = inspect(path), lstat(temporary, &made) == 0, FileIdentity(made) == identity {
+                return .placed(read, identity)
+            }
+            return .taken
+        }
+        // Taken meanwhile: read what the other process linked. Anything else (no hard links here, a full disk) is said.
+        guard linkError == EEXIST else { throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(linkError)))) }
+        usleep(10_000)
+        return .taken
+    }
+
+    private static func takenForEver(_ path: String) -> KeyFileProblem {
+        KeyFileProblem(path: path, contents: .cannotBeMade("the path stays taken by something that is no file, a dangling link perhaps"))
+    }
+
+    /// Removes the file at `path` if it is still `identity`.
+    private static func removeIfStill(_ path: String, _ identity: FileIdentity) -> Bool {
         var now = stat()
-        guard lstat(made.path, &now) == 0, UInt64(now.st_dev) == made.device, UInt64(now.st_ino) == made.inode else { return false }
-        return unlink(made.path) == 0
+        guard lstat(path, &now) == 0, FileIdentity(now) == identity else { return false }
+        return unlink(path) == 0
+    }
+
+    /// Makes a name just linked in `path`'s directory survive a crash (the key's bytes were synced before).
+    private static func syncDirectory(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
     }
 
     /// The key in the file at `path`, or nil (see `contents` for why not).
@@ -98,24 +181,30 @@ public enum KeyFile {
 
     /// What the file at `path` holds: a key of `length` bytes, or why not.
     public static func contents(_ path: String) -> Contents {
+        inspect(path).contents
+    }
+
+    /// `contents`, and the identity of the file read (nil when none was).
+    static func inspect(_ path: String) -> (contents: Contents, identity: FileIdentity?) {
         // Non-blocking: a FIFO at the path would hold the open (and the read) for ever.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))) }
+        guard fd >= 0 else { return (errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))), nil) }
         defer { close(fd) }
         var kind = stat()
-        guard fstat(fd, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return .unreadable("not a regular file") }
+        guard fstat(fd, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return (.unreadable("not a regular file"), nil) }
+        let identity = FileIdentity(kind)
         // One byte more than a key: a longer file is told from a key.
         var bytes = [UInt8](repeating: 0, count: length + 1)
         var count = 0
         while count < bytes.count {
             let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + count }, $0.count - count) }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return .unreadable(String(cString: strerror(errno))) }
+            guard got >= 0 else { return (.unreadable(String(cString: strerror(errno))), identity) }
             if got == 0 { break }
             count += got
         }
-        guard count == length else { return .wrongLength(Int(kind.st_size)) }
-        return .key(Array(bytes[0..<length]))
+        guard count == length else { return (.wrongLength(Int(kind.st_size)), identity) }
+        return (.key(Array(bytes[0..<length])), identity)
     }
 }
 

@@ -89,8 +89,8 @@ struct LatchkeyCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "With a PostgreSQL store: the keyed-hash key, kept out of the database (32 random bytes, created with mode 0600 when absent; every "
-                + "process of one deployment uses a copy of the same file).",
+            "With a PostgreSQL store: the keyed-hash key, kept out of the database (32 random bytes, created with mode 0600 when absent, beside "
+                + "the path as PATH.pending until the database first accepts it; every process of one deployment uses a copy of the same file).",
             valueName: "path"))
     var keyFile: String?
 

@@ -16,16 +16,19 @@ enum PostgresWiring {
     /// - Throws: `ValidationError` (exit 2) when the key file cannot be read or created.
     static func configure(_ environment: inout Environment, uri: String, keyFile: String) throws {
         let key: [UInt8]
-        let made: KeyFile.Made?
+        let pending: KeyFile.Pending?
         do {
-            (key, made) = try KeyFile.readOrCreateNoting(at: keyFile) { SystemRandomSource().bytes(KeyFile.length) }
+            (key, pending) = try KeyFile.readOrPropose(at: keyFile) { SystemRandomSource().bytes(KeyFile.length) }
         } catch {
-            throw ValidationError("--key-file: the file \(error.contents.problem ?? "is no key") (it must hold the deployment's 32-byte key)")
+            let file = error.path == keyFile ? "the file" : "the key proposed beside it, \(error.path),"
+            throw ValidationError("--key-file: \(file) \(error.contents.problem ?? "is no key") (it must hold the deployment's 32-byte key)")
         }
-        // A key file made here is taken back (removed, if it is still the one at the path) when the database proves to be another
-        // key's, so the next start does not find it and take it for the deployment's.
-        let takeBack: (@Sendable () -> Bool)? = made.map { made in { @Sendable in KeyFile.remove(made) } }
-        environment.openStore = { try PostgresStore(conninfo: uri, key: key, keyMadeNow: takeBack) }
+        // A key not found at the path (made now, or proposed by a process that died first) is put there only once the database
+        // accepts it: a process starting meanwhile, or the next start, never takes a key the database may refuse for the deployment's.
+        let unconfirmed = pending.map { pending in
+            UnconfirmedKey(keep: { KeyFile.keep(pending) }, drop: { KeyFile.drop(pending) })
+        }
+        environment.openStore = { try PostgresStore(conninfo: uri, key: key, unconfirmedKey: unconfirmed) }
         environment.relay = PostgresNotifier(conninfo: uri, key: key)
     }
 }

@@ -9,27 +9,48 @@ import Testing
 /// A SQLite store's key file is made with the store, before the store is first written, and never made again for a store with
 /// content: a new key would leave every code, token and sealed secret in it unreadable.
 @Suite struct StoreKeyFileTests {
-    /// A key file this process made is taken back only while it is the file at its path: never a key found, nor a file put there
-    /// since (`--key-file` on PostgreSQL, for a database that refuses the key made).
-    @Test func onlyAKeyFileThisProcessMadeAndStillInPlaceIsRemoved() throws {
+    /// A key proposed for a store (`--key-file` on PostgreSQL) is beside the path, never at it, until the store accepts it: another
+    /// process finds the proposal, not a key in place; a refused one is dropped only while it is the file proposed.
+    @Test func aProposedKeyIsPutInPlaceOnlyWhenKept() throws {
         let (directory, path) = temporaryStorePath("key")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = path + ".key"
-        let first = try KeyFile.readOrCreateNoting(at: keyPath) { [UInt8](repeating: 3, count: KeyFile.length) }
-        let made = try #require(first.made)
-        #expect(try KeyFile.readOrCreateNoting(at: keyPath) { [] }.made == nil)
-        // Replaced by another file (the deployment's key, put in place meanwhile): kept.
-        let other = keyPath + ".other"
-        _ = try KeyFile.readOrCreate(at: other) { [UInt8](repeating: 4, count: KeyFile.length) }
-        #expect(rename(other, keyPath) == 0)
-        #expect(!KeyFile.remove(made))
-        #expect(KeyFile.read(keyPath) == [UInt8](repeating: 4, count: KeyFile.length))
-        // The one made, still in place: removed.
-        try FileManager.default.removeItem(atPath: keyPath)
-        let again = try #require(try KeyFile.readOrCreateNoting(at: keyPath) { [UInt8](repeating: 5, count: KeyFile.length) }.made)
-        #expect(KeyFile.remove(again))
+        let pendingPath = keyPath + KeyFile.pendingSuffix
+        let three = [UInt8](repeating: 3, count: KeyFile.length)
+        let first = try KeyFile.readOrPropose(at: keyPath) { three }
+        #expect(first.key == three)
         #expect(KeyFile.contents(keyPath) == .missing)
+        #expect(KeyFile.read(pendingPath) == three)
+        // Another process: the same proposal, still unconfirmed.
+        let second = try KeyFile.readOrPropose(at: keyPath) { [] }
+        #expect(second.key == three)
+        #expect(second.pending != nil)
+        // Replaced by another file meanwhile: not dropped.
+        let other = pendingPath + ".other"
+        _ = try KeyFile.readOrCreate(at: other) { [UInt8](repeating: 4, count: KeyFile.length) }
+        #expect(rename(other, pendingPath) == 0)
+        #expect(!KeyFile.drop(try #require(first.pending)))
+        #expect(KeyFile.read(pendingPath) == [UInt8](repeating: 4, count: KeyFile.length))
+        // The one proposed, still in place: dropped.
+        let fourth = try #require(try KeyFile.readOrPropose(at: keyPath) { [] }.pending)
+        #expect(KeyFile.drop(fourth))
+        #expect(KeyFile.contents(pendingPath) == .missing)
+        // Kept: at the path, the proposal gone; found in place after.
+        let five = [UInt8](repeating: 5, count: KeyFile.length)
+        let kept = try #require(try KeyFile.readOrPropose(at: keyPath) { five }.pending)
+        #expect(KeyFile.keep(kept))
+        #expect(KeyFile.read(keyPath) == five)
+        #expect(KeyFile.contents(pendingPath) == .missing)
+        let found = try KeyFile.readOrPropose(at: keyPath) { [] }
+        #expect(found.key == five)
+        #expect(found.pending == nil)
+        // A path holding another key by the time the store accepts a proposal: not kept, the proposal stays (its only copy).
+        try FileManager.default.removeItem(atPath: keyPath)
+        let late = try #require(try KeyFile.readOrPropose(at: keyPath) { three }.pending)
+        _ = try KeyFile.readOrCreate(at: keyPath) { five }
+        #expect(!KeyFile.keep(late))
+        #expect(KeyFile.read(pendingPath) == three)
     }
 
     @Test func aNewStoreGetsItsKeyFileAndKeepsIt() throws {

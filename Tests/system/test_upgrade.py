@@ -227,9 +227,59 @@ def test_a_key_file_made_now_is_not_given_to_a_postgresql_store_in_use_that_cann
         error = lk.err("user/login", userId="alice", password="correct horse")
         assert error["data"] == {"reason": "storeUnavailable", "retryAfterSeconds": 3600}
         lk.close()
-        assert not os.path.exists(made) and rows("SELECT count(*) FROM store_key") == ["0"]
+        assert not os.path.exists(made) and not os.path.exists(made + ".pending")
+        assert rows("SELECT count(*) FROM store_key") == ["0"]
         assert b"made just now" in lk.stderr_bytes()
 
         lk = spawn("--db", database, "--key-file", deployment)
         assert lk.ok("user/login", userId="alice", password="correct horse")["uid"] == "alice"
         assert rows("SELECT count(*) FROM store_key") == ["1"]
+
+
+# A database no process reaches: nothing listens on port 1.
+UNREACHABLE = "postgresql://latchkey@127.0.0.1:1/latchkey?connect_timeout=2"
+
+
+def test_a_key_made_for_a_postgresql_store_is_taken_by_no_one_until_the_store_accepts_it(spawn, workdir):
+    """A process whose key file is missing proposes a key beside it (PATH.pending) and puts it at PATH only once the database
+    accepts it. A process starting meanwhile with the same path, or after the first died, takes the proposal for what it is: the
+    release before's database (users, no key to prove) refuses it as a key made now, rather than be bound for good to a key no one
+    may keep; a new database accepts it, and it is then at PATH."""
+    if not URI:
+        pytest.skip("LATCHKEY_TEST_POSTGRES is not set (make test starts a private cluster)")
+    from test_postgres import database as make  # noqa: F811
+    path = os.path.join(workdir, "made-now.key")
+    for database in make.__wrapped__():
+        rows = postgres_rows(database)
+        deployment = os.path.join(workdir, "deployment.key")
+        lk = spawn("--db", database, "--key-file", deployment)
+        lk.ok("admin/createUser", userId="alice", password="correct horse")
+        lk.close()
+        rows("DELETE FROM store_key RETURNING 1")  # as the release before left it
+
+        # The first process cannot reach the database yet (it is down, say), and is killed before it can.
+        first = spawn("--db", UNREACHABLE, "--key-file", path)
+        first.ok("ping")
+        assert os.path.exists(path + ".pending") and not os.path.exists(path)
+        meanwhile = spawn("--db", database, "--key-file", path)
+        error = meanwhile.err("user/login", userId="alice", password="correct horse")
+        assert error["data"] == {"reason": "storeUnavailable", "retryAfterSeconds": 3600}
+        first.kill()
+        assert rows("SELECT count(*) FROM store_key") == ["0"]
+        assert not os.path.exists(path) and not os.path.exists(path + ".pending")
+        lk = spawn("--db", database, "--key-file", deployment)
+        assert lk.ok("user/login", userId="alice", password="correct horse")["uid"] == "alice"
+
+    for database in make.__wrapped__():  # a new database
+        first = spawn("--db", UNREACHABLE, "--key-file", path)
+        first.ok("ping")
+        with open(path + ".pending", "rb") as f:
+            proposed = f.read()
+        first.kill()
+        assert not os.path.exists(path)
+        later = spawn("--db", database, "--key-file", path)
+        later.ok("admin/createUser", userId="bob", password="correct horse")
+        with open(path, "rb") as f:
+            assert f.read() == proposed
+        assert os.stat(path).st_mode & 0o777 == 0o600 and not os.path.exists(path + ".pending")
+        assert postgres_rows(database)("SELECT count(*) FROM store_key") == ["1"]

@@ -4,17 +4,18 @@ import LatchkeyStorage
 /// A store opened with another key than the one it was first used with: every code, token and session hashed under the first
 /// key would look unknown, and every secret sealed under it unreadable, so the store is not used.
 public struct StoreKeyMismatch: Error, CustomStringConvertible, Sendable {
-    /// The key file was made by this process, for a store that already holds users and nothing that proves a key.
+    /// The key was not found in place (made just now, or proposed by a process that did not see it accepted), for a store that
+    /// already holds users and nothing that proves a key.
     var madeForAStoreInUse = false
-    /// Whether the key file this process made was removed again.
+    /// Whether the key not found in place was dropped (its file removed).
     var madeKeyFileRemoved = false
 
     public var description: String {
         (madeForAStoreInUse
-            ? "the key file was missing and made just now, but the store already holds users and no record of its key (a store "
+            ? "the key file was missing and a key made just now, but the store already holds users and no record of its key (a store "
                 + "written before keys were recorded): give this process the deployment's key file"
             : "the store's key is not the key this store was first used with (a key file lost and made again, or another deployment's): "
-                + "give every process of the deployment the same key file") + (madeKeyFileRemoved ? " (the one made now is removed)" : "")
+                + "give every process of the deployment the same key file") + (madeKeyFileRemoved ? " (the key made is not kept)" : "")
     }
 }
 
@@ -27,15 +28,18 @@ extension Latchkey {
     /// A read when the check is there (every open but the first), a write only to record it. A store written before the check was
     /// kept (an upgrade) proves the key first: its sealed server keys must open under it, or the first process to open it after
     /// the upgrade, with a key file made anew, would make every other process's key the wrong one. One with no sealed key either
-    /// (written before operations) is not given a key this process just made, if it holds users. A key this process made and the
-    /// store refuses is taken back (`Store.keyMadeNow`).
+    /// (written before operations) is not given a key made just now, if it holds users. A key not found in place is kept only once
+    /// the store accepts it, and dropped when the store refuses it (`Store.unconfirmedKey`).
     /// - Throws: `StoreKeyMismatch`, a store failure.
     func checkStoreKey() throws {
         do {
             try recordOrRequireStoreKey()
         } catch var mismatch as StoreKeyMismatch {
-            mismatch.madeKeyFileRemoved = store.keyMadeNow?() ?? false
+            mismatch.madeKeyFileRemoved = store.unconfirmedKey?.drop() ?? false
             throw mismatch
+        }
+        if let unconfirmed = store.unconfirmedKey, !unconfirmed.keep() {
+            logger.warning("the store accepted the key, but it cannot be put in the key file's place: it stays beside it (.pending)")
         }
     }
 
@@ -55,12 +59,12 @@ extension Latchkey {
         // The check and one sealed key of each kind, stated at once: a PostgreSQL store sends them in one round trip.
         let sealedKeys = (StoreQuery<ApplicationKeyRecord>(where: [], limit: 1), StoreQuery<RegistrationKeyRecord>(where: [], limit: 1))
         let anyUser = StoreQuery<UserRecord>(where: [], limit: 1)
-        let madeNow = store.keyMadeNow != nil
+        let madeNow = store.unconfirmedKey != nil
         try store.write { tx in
             tx.willRead([read, .rows(sealedKeys.0), .rows(sealedKeys.1)] + (madeNow ? [.rows(anyUser)] : []))
             if let raced = try tx.fetch(StoreKeyRecord.self, id: StoreKeyRecord.storeId) { return try requireSame(raced) }
             guard try opens(tx, sealedKeys.0), try opens(tx, sealedKeys.1) else { throw StoreKeyMismatch() }
-            // With nothing sealed to prove it on, a key this process just made is not the key of a store that holds users already.
+            // With nothing sealed to prove it on, a key made just now is not the key of a store that holds users already.
             if madeNow, try !tx.fetchAll(anyUser).isEmpty { throw StoreKeyMismatch(madeForAStoreInUse: true) }
             try tx.save(StoreKeyRecord(id: StoreKeyRecord.storeId, keyCheck: check, createdAt: clock.now))
         }
