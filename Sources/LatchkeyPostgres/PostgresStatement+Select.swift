@@ -33,7 +33,9 @@ extension PostgresStatement {
             case .bool(let flag): parameters.append(.bool(flag))
             case .bytes(let bytes): parameters.append(.bytes(bytes))
             }
-            clauses.append("\(column) \(filter.comparison.rawValue) $\(parameters.count)")
+            clauses.append(
+                filter.comparison == .startsWith
+                    ? "starts_with(\(column), $\(parameters.count))" : "\(column) \(filter.comparison.rawValue) $\(parameters.count)")
         }
         return head + " WHERE " + clauses.joined(separator: " AND ")
     }

@@ -41,6 +41,8 @@ public struct StoreFilter: Sendable {
         case lessOrEqual = "<="
         case greaterOrEqual = ">="
         case notEqual = "<>"
+        /// The column's text begins with the value's (the same in every collation, unlike a range).
+        case startsWith = "starts with"
     }
     public var column: String
     public var comparison: Comparison

@@ -166,7 +166,7 @@ struct Transaction: StoreTransaction {
         let clauses = filters.map { filter -> String in
             let column = filter.column.quotedDatabaseIdentifier
             guard filter.value != .null else { return filter.comparison == .notEqual ? "\(column) IS NOT NULL" : "\(column) IS NULL" }
-            return "\(column) \(filter.comparison.rawValue) ?"
+            return filter.comparison == .startsWith ? "instr(\(column), ?) = 1" : "\(column) \(filter.comparison.rawValue) ?"
         }
         return head + " WHERE " + clauses.joined(separator: " AND ")
     }

@@ -169,6 +169,26 @@ enum StoreUnderTest: String, CaseIterable, CustomTestStringConvertible, Sendable
         #expect(try store.read { tx in try tx.count(RateEventRecord.self, where: [subject]) } == 2)
     }
 
+    /// `startsWith` is the text's beginning, in every collation, and no pattern (`%` and `_` are themselves), read or stated.
+    @Test(arguments: StoreUnderTest.allCases) func aPrefixFilterMatchesTheTextsThatBeginWithIt(_ kind: StoreUnderTest) throws {
+        let store = try kind.open(StoreUnderTest.place())
+        let written = ["\(tag)/a%", "\(tag)/a_b", "\(tag)/ab", "x\(tag)/a", "\(tag)0a", "\(tag)/", "\(tag)/A"]
+        try store.write { tx in
+            for (n, scope) in written.enumerated() { try tx.save(RateEventRecord(id: "\(tag)-p\(n)", scope: scope, subject: "s", at: 1)) }
+        }
+        func scopes(startingWith prefix: String) throws -> [String] {
+            let query = StoreQuery<RateEventRecord>(where: [StoreFilter(RateEventRecord.Columns.scope, .startsWith, .text(prefix))])
+            return try store.read { tx in
+                tx.willRead([.rows(query)])
+                return try tx.fetchAll(query).map(\.scope)
+            }
+        }
+        #expect(try scopes(startingWith: "\(tag)/a") == ["\(tag)/a%", "\(tag)/a_b", "\(tag)/ab"])
+        #expect(try scopes(startingWith: "\(tag)/a%") == ["\(tag)/a%"])
+        #expect(try scopes(startingWith: "\(tag)/a_") == ["\(tag)/a_b"])
+        #expect(try scopes(startingWith: "\(tag)/").count == 5)
+    }
+
     @Test(arguments: StoreUnderTest.allCases) func aThrowingBodyWritesNothing(_ kind: StoreUnderTest) throws {
         struct Refused: Error {}
         let store = try kind.open(StoreUnderTest.place())
