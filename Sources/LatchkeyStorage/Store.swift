@@ -154,11 +154,9 @@ public protocol Store: AnyObject, Sendable {
     func secretKey(make: () -> [UInt8]) throws -> [UInt8]
     /// When the store's key is not yet known to be the deployment's (made just now, or proposed by a process that did not live to
     /// see the store accept it), what keeps or drops it on the store's answer; nil when the key was found in place.
+    ///
+    /// No default: a store that wraps another forwards it, or the key would be neither kept nor dropped.
     var unconfirmedKey: UnconfirmedKey? { get }
-}
-
-extension Store {
-    public var unconfirmedKey: UnconfirmedKey? { nil }
 }
 
 /// A store key not yet known to be the deployment's (`Store.unconfirmedKey`): the store's first use accepts it, and it is kept where

@@ -171,6 +171,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return key
     }
 
+    /// None: a SQLite store's key file is made with the store, before anything is written that a key could be refused for.
+    public var unconfirmedKey: UnconfirmedKey? { nil }
+
     /// The body in one transaction that takes the write lock at its start.
     ///
     /// `BEGIN IMMEDIATE`, the body, `COMMIT`; on any error, `ROLLBACK` (which fails harmlessly
