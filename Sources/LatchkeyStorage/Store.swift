@@ -162,12 +162,12 @@ public protocol Store: AnyObject, Sendable {
 /// A store key not yet known to be the deployment's (`Store.unconfirmedKey`): the store's first use accepts it, and it is kept where
 /// every process finds it, or refuses it, and it is dropped so that no process takes it for the deployment's.
 public struct UnconfirmedKey: Sendable {
-    /// Keeps the key (answering whether it is now where every process finds it).
-    public let keep: @Sendable () -> Bool
+    /// Keeps the key where every process finds it (throwing why it cannot).
+    public let keep: @Sendable () throws -> Void
     /// Drops the key (answering whether its file was removed).
     public let drop: @Sendable () -> Bool
 
-    public init(keep: @escaping @Sendable () -> Bool, drop: @escaping @Sendable () -> Bool) {
+    public init(keep: @escaping @Sendable () throws -> Void, drop: @escaping @Sendable () -> Bool) {
         self.keep = keep
         self.drop = drop
     }

@@ -18,6 +18,8 @@ public enum KeyFile {
         case unreadable(String)
         /// No file, and none can be made: why.
         case cannotBeMade(String)
+        /// A key, but not the one a store accepted (`keep`).
+        case anotherKey
 
         public var description: String { problem ?? "a key of \(KeyFile.length) bytes" }
 
@@ -29,6 +31,7 @@ public enum KeyFile {
             case .wrongLength(let count): return "holds \(count) bytes, not \(KeyFile.length)"
             case .unreadable(let why): return "cannot be read (\(why))"
             case .cannotBeMade(let why): return "is missing and cannot be made (\(why))"
+            case .anotherKey: return "holds another key than the one the store accepted"
             }
         }
     }
@@ -73,37 +76,50 @@ public enum KeyFile {
         let pendingPath = path + pendingSuffix
         for _ in 0..<100 {
             switch contents(path) {
-            case .key(let key): return (key, nil)
+            case .key(let key):
+                // A proposal left by a process that died between keeping it and removing it: a second copy of this key, which would
+                // come back were the key file removed.
+                if case (.key(key), let identity?) = inspect(pendingPath, followingLinks: false) { _ = removeIfStill(pendingPath, identity) }
+                return (key, nil)
             case .missing: break
             case let other: throw KeyFileProblem(path: path, contents: other)
             }
-            switch inspect(pendingPath) {
+            switch inspect(pendingPath, followingLinks: false) {
             case (.key(let key), let identity?): return (key, Pending(path: path, key: key, identity: identity))
             case (.missing, _): break
             case (let other, _): throw KeyFileProblem(path: pendingPath, contents: other)
             }
-            if case .placed(let key, let identity) = try place(make(), at: pendingPath) {
-                return (key, Pending(path: path, key: key, identity: identity))
+            guard case .placed(let key, let identity) = try place(make(), at: pendingPath) else { continue }
+            // Another process kept its proposal between the looks above and this one: its key is the key, and this one none.
+            if case .key(let kept) = contents(path) {
+                _ = removeIfStill(pendingPath, identity)
+                return (kept, nil)
             }
+            return (key, Pending(path: path, key: key, identity: identity))
         }
-        throw takenForEver(path)
+        throw takenForEver(pendingPath)
     }
 
-    /// Puts a key a store accepted at its path, and removes its pending file.
-    /// - Returns: whether the path holds that key now (false: the path holds another key, put there meanwhile, or it cannot be
-    ///   linked; the pending file is then kept, the key's only copy on disk).
-    public static func keep(_ pending: Pending) -> Bool {
-        let linked = link(pending.pendingPath, pending.path) == 0
-        guard linked || errno == EEXIST || errno == ENOENT, read(pending.path) == pending.key else { return false }
-        if linked { syncDirectory(of: pending.path) }
-        _ = removeIfStill(pending.pendingPath, pending.identity)
-        return true
+    /// Puts a key a store accepted at its path (written anew from the key, whatever its pending file holds by now), and removes the
+    /// pending file if it is still the one proposed.
+    /// - Throws: `KeyFileProblem` when the path holds another key (put there meanwhile), or the key cannot be put there: the
+    ///   pending file is then kept.
+    public static func keep(_ pending: Pending) throws(KeyFileProblem) {
+        let kept: Bool
+        switch try place(pending.key, at: pending.path) {
+        case .placed(let key, _): kept = key == pending.key
+        case .taken: kept = read(pending.path) == pending.key
+        }
+        guard kept else { throw KeyFileProblem(path: pending.path, contents: .anotherKey) }
+        _ = drop(pending)
     }
 
     /// Removes a proposed key a store refused, if its pending file is still the one at its path (never a file put there since).
     /// - Returns: whether it was removed.
     public static func drop(_ pending: Pending) -> Bool {
-        removeIfStill(pending.pendingPath, pending.identity)
+        // Its key too: a file made after it was removed may have its inode again.
+        guard KeyFile.read(pending.pendingPath) == pending.key else { return false }
+        return removeIfStill(pending.pendingPath, pending.identity)
     }
 
     /// A file, known by its device and inode.
@@ -133,18 +149,21 @@ public enum KeyFile {
         guard fd >= 0 else { throw KeyFileProblem(path: path, contents: .cannotBeMade(String(cString: strerror(errno)))) }
         let written = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         fsync(fd)
+        var status = stat()
+        let made = fstat(fd, &status) == 0 ? FileIdentity(status) : nil
         close(fd)
-        defer { unlink(temporary) }
-        guard written == length else { throw KeyFileProblem(path: path, contents: .cannotBeMade("its bytes could not be written")) }
+        guard written == length, let made else {
+            unlink(temporary)
+            throw KeyFileProblem(path: path, contents: .cannotBeMade("its bytes could not be written"))
+        }
         // link(2) fails if another process got there first; then its key is the key.
         let linked = link(temporary, path)
         let linkError = errno
+        // The temporary name goes at once: a process killed from here on leaves no second copy of the key.
+        unlink(temporary)
         if linked == 0 {
             syncDirectory(of: path)
-            var made = stat()
-            if case (.key(let read), let identity?) = inspect(path), lstat(temporary, &made) == 0, FileIdentity(made) == identity {
-                return .placed(read, identity)
-            }
+            if case (.key(let read), let identity?) = inspect(path, followingLinks: false), identity == made { return .placed(read, made) }
             return .taken
         }
         // Taken meanwhile: read what the other process linked. Anything else (no hard links here, a full disk) is said.
@@ -185,10 +204,15 @@ public enum KeyFile {
     }
 
     /// `contents`, and the identity of the file read (nil when none was).
-    static func inspect(_ path: String) -> (contents: Contents, identity: FileIdentity?) {
+    ///
+    /// Not `followingLinks`: a symbolic link at the path is no key (a file this process may remove is known by what is at the path).
+    static func inspect(_ path: String, followingLinks: Bool = true) -> (contents: Contents, identity: FileIdentity?) {
         // Non-blocking: a FIFO at the path would hold the open (and the read) for ever.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return (errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))), nil) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return (.missing, nil) }
+            return (.unreadable(!followingLinks && errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))), nil)
+        }
         defer { close(fd) }
         var kind = stat()
         guard fstat(fd, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return (.unreadable("not a regular file"), nil) }

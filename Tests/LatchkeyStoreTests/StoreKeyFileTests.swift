@@ -39,7 +39,7 @@ import Testing
         // Kept: at the path, the proposal gone; found in place after.
         let five = [UInt8](repeating: 5, count: KeyFile.length)
         let kept = try #require(try KeyFile.readOrPropose(at: keyPath) { five }.pending)
-        #expect(KeyFile.keep(kept))
+        try KeyFile.keep(kept)
         #expect(KeyFile.read(keyPath) == five)
         #expect(KeyFile.contents(pendingPath) == .missing)
         let found = try KeyFile.readOrPropose(at: keyPath) { [] }
@@ -49,8 +49,45 @@ import Testing
         try FileManager.default.removeItem(atPath: keyPath)
         let late = try #require(try KeyFile.readOrPropose(at: keyPath) { three }.pending)
         _ = try KeyFile.readOrCreate(at: keyPath) { five }
-        #expect(!KeyFile.keep(late))
+        #expect(throws: KeyFileProblem.self) { try KeyFile.keep(late) }
         #expect(KeyFile.read(pendingPath) == three)
+        // A proposal left beside the key it became (its process died before removing it) goes; another key's stays.
+        #expect(try KeyFile.readOrPropose(at: keyPath) { [] }.key == five)
+        #expect(KeyFile.read(pendingPath) == three)
+        try FileManager.default.removeItem(atPath: pendingPath)
+        _ = try KeyFile.readOrCreate(at: pendingPath) { five }
+        #expect(try KeyFile.readOrPropose(at: keyPath) { [] }.pending == nil)
+        #expect(KeyFile.contents(pendingPath) == .missing)
+    }
+
+    /// What is kept is the key proposed, whatever the pending file holds by then (another process's proposal, put there after this
+    /// one's was dropped); and a symbolic link is no proposal.
+    @Test func aKeptProposalIsItsOwnKeyAndALinkIsNoProposal() throws {
+        let (directory, path) = temporaryStorePath("key")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyPath = path + ".key"
+        let pendingPath = keyPath + KeyFile.pendingSuffix
+        let one = [UInt8](repeating: 1, count: KeyFile.length)
+        let two = [UInt8](repeating: 2, count: KeyFile.length)
+        let first = try #require(try KeyFile.readOrPropose(at: keyPath) { one }.pending)
+        #expect(KeyFile.drop(first))
+        _ = try KeyFile.readOrPropose(at: keyPath) { two }
+        try KeyFile.keep(first)
+        #expect(KeyFile.read(keyPath) == one)
+        #expect(KeyFile.read(pendingPath) == two)
+        // A link at the pending path, even to a key: named, not followed.
+        try FileManager.default.removeItem(atPath: keyPath)
+        try FileManager.default.removeItem(atPath: pendingPath)
+        let elsewhere = path + ".elsewhere"
+        _ = try KeyFile.readOrCreate(at: elsewhere) { two }
+        #expect(symlink(elsewhere, pendingPath) == 0)
+        #expect {
+            try KeyFile.readOrPropose(at: keyPath) { one }
+        } throws: { error in
+            (error as? KeyFileProblem)?.path == pendingPath && (error as? KeyFileProblem)?.contents == .unreadable("it is a symbolic link")
+        }
+        #expect(KeyFile.contents(keyPath) == .missing)
     }
 
     @Test func aNewStoreGetsItsKeyFileAndKeepsIt() throws {

@@ -38,8 +38,10 @@ extension Latchkey {
             mismatch.madeKeyFileRemoved = store.unconfirmedKey?.drop() ?? false
             throw mismatch
         }
-        if let unconfirmed = store.unconfirmedKey, !unconfirmed.keep() {
-            logger.warning("the store accepted the key, but it cannot be put in the key file's place: it stays beside it (.pending)")
+        do {
+            try store.unconfirmedKey?.keep()
+        } catch {
+            logger.error("the store accepted the key made for it, but the key file cannot be written", metadata: ["reason": "\(error)"])
         }
     }
 
