@@ -12,11 +12,10 @@ import Testing
     /// A key proposed for a store (`--key-file` on PostgreSQL) is beside the path, never at it, until the store accepts it: another
     /// process finds the proposal, not a key in place; a refused one is dropped only while it is the file proposed.
     @Test func aProposedKeyIsPutInPlaceOnlyWhenKept() throws {
-        let (directory, path) = temporaryStorePath("key")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keyPath = path + ".key"
-        let pendingPath = keyPath + KeyFile.pendingSuffix
+        try withKeyPaths { keyPath, pendingPath, _ in try proposalsAreKeptOnlyWhenKept(keyPath, pendingPath) }
+    }
+
+    private func proposalsAreKeptOnlyWhenKept(_ keyPath: String, _ pendingPath: String) throws {
         let three = [UInt8](repeating: 3, count: KeyFile.length)
         let first = try KeyFile.readOrPropose(at: keyPath) { three }
         #expect(first.key == three)
@@ -63,11 +62,10 @@ import Testing
     /// What is kept is the key proposed, whatever the pending file holds by then (another process's proposal, put there after this
     /// one's was dropped); and a symbolic link is no proposal.
     @Test func aKeptProposalIsItsOwnKeyAndALinkIsNoProposal() throws {
-        let (directory, path) = temporaryStorePath("key")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keyPath = path + ".key"
-        let pendingPath = keyPath + KeyFile.pendingSuffix
+        try withKeyPaths { keyPath, pendingPath, path in try aKeptProposalIsItsOwnKey(keyPath, pendingPath, beside: path) }
+    }
+
+    private func aKeptProposalIsItsOwnKey(_ keyPath: String, _ pendingPath: String, beside path: String) throws {
         let one = [UInt8](repeating: 1, count: KeyFile.length)
         let two = [UInt8](repeating: 2, count: KeyFile.length)
         let first = try #require(try KeyFile.readOrPropose(at: keyPath) { one }.pending)
@@ -88,6 +86,14 @@ import Testing
             (error as? KeyFileProblem)?.path == pendingPath && (error as? KeyFileProblem)?.contents == .unreadable("it is a symbolic link")
         }
         #expect(KeyFile.contents(keyPath) == .missing)
+    }
+
+    /// A key file's path and its pending path in a directory of their own, removed after `body` (which gets a store's path there too).
+    private func withKeyPaths(_ body: (String, String, String) throws -> Void) throws {
+        let (directory, path) = temporaryStorePath("key")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try body(path + ".key", path + ".key" + KeyFile.pendingSuffix, path)
     }
 
     @Test func aNewStoreGetsItsKeyFileAndKeepsIt() throws {

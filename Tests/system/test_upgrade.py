@@ -213,6 +213,18 @@ def test_a_simulated_phone_the_release_before_activated_works_after_the_upgrade(
     assert backup["recovery.maskedKey"] == 32 + 28
 
 
+def release_before_database(spawn, workdir, database):
+    """Makes `database` as the release before would have left it: a user, and no record of the key (which `deployment.key` in
+    `workdir` holds). Returns a query function on it, and the deployment's key file."""
+    rows = postgres_rows(database)
+    deployment = os.path.join(workdir, "deployment.key")
+    lk = spawn("--db", database, "--key-file", deployment)
+    lk.ok("admin/createUser", userId="alice", password="correct horse")
+    lk.close()
+    rows("DELETE FROM store_key RETURNING 1")
+    return rows, deployment
+
+
 def test_a_key_file_made_now_is_not_given_to_a_postgresql_store_in_use_that_cannot_prove_one(spawn, workdir):
     """A database the release before wrote holds users, no record of its key and no sealed key to prove one on. A process whose key
     file was missing, and which made one just now, must not record that key for it: every process with the deployment's key would
@@ -221,12 +233,7 @@ def test_a_key_file_made_now_is_not_given_to_a_postgresql_store_in_use_that_cann
         pytest.skip("LATCHKEY_TEST_POSTGRES is not set (make test starts a private cluster)")
     from test_postgres import database as make  # noqa: F811
     for database in make.__wrapped__():
-        rows = postgres_rows(database)
-        deployment = os.path.join(workdir, "deployment.key")
-        lk = spawn("--db", database, "--key-file", deployment)
-        lk.ok("admin/createUser", userId="alice", password="correct horse")
-        lk.close()
-        rows("DELETE FROM store_key RETURNING 1")  # as the release before left it
+        rows, deployment = release_before_database(spawn, workdir, database)
         assert rows("SELECT count(*) FROM application_key") == rows("SELECT count(*) FROM registration_key") == ["0"]
 
         made = os.path.join(workdir, "made-now.key")
@@ -257,12 +264,7 @@ def test_a_key_made_for_a_postgresql_store_is_taken_by_no_one_until_the_store_ac
     from test_postgres import database as make  # noqa: F811
     path = os.path.join(workdir, "made-now.key")
     for database in make.__wrapped__():
-        rows = postgres_rows(database)
-        deployment = os.path.join(workdir, "deployment.key")
-        lk = spawn("--db", database, "--key-file", deployment)
-        lk.ok("admin/createUser", userId="alice", password="correct horse")
-        lk.close()
-        rows("DELETE FROM store_key RETURNING 1")  # as the release before left it
+        rows, deployment = release_before_database(spawn, workdir, database)
 
         # The first process cannot reach the database yet (it is down, say), and is killed before it can.
         first = spawn("--db", UNREACHABLE, "--key-file", path)
