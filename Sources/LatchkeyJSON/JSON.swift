@@ -86,23 +86,31 @@ public struct JSONObject: Sendable, Equatable {
     public var keys: [String] { entries.map(\.key) }
 
     /// Reads a member; setting a member replaces it in place or appends it.
+    ///
+    /// Member names match byte for byte, as the parser's duplicate check compares them: Swift's `==` takes `"iCloud\u{212A}eychain"`
+    /// (the Kelvin sign) for `"iCloudKeychain"`, a name no caller wrote.
     public subscript(key: String) -> JSON? {
         get {
-            for entry in entries where entry.key == key { return entry.value }
+            for entry in entries where Self.same(entry.key, key) { return entry.value }
             return nil
         }
         set {
             if let newValue {
                 set(key, newValue)
-            } else if let index = entries.firstIndex(where: { $0.key == key }) {
+            } else if let index = entries.firstIndex(where: { Self.same($0.key, key) }) {
                 entries.remove(at: index)
             }
         }
     }
 
+    /// Whether two member names are the same bytes.
+    @inline(__always) private static func same(_ one: String, _ other: String) -> Bool {
+        one.utf8.count == other.utf8.count && one.utf8.elementsEqual(other.utf8)
+    }
+
     /// Replaces the member `key` in place, or appends it.
     private mutating func set(_ key: String, _ value: JSON) {
-        if let index = entries.firstIndex(where: { $0.key == key }) {
+        if let index = entries.firstIndex(where: { Self.same($0.key, key) }) {
             entries[index].value = value
         } else {
             entries.append(Entry(key: key, value: value))

@@ -62,6 +62,21 @@ struct JSONValueTests {
         #expect(object.keys == ["b", "c", "d"])
     }
 
+    @Test("member names match byte for byte, not by canonical equivalence")
+    func membersMatchByBytes() throws {
+        // The Kelvin sign (U+212A) decomposes to "K", and "é" to "e" + U+0301: Swift's == takes each pair for one string.
+        let object = try #require(JSONParser.parse(#"{"iCloud\u212Aeychain": false, "caf\u00e9": 1}"#).objectValue)
+        #expect(object["iCloudKeychain"] == nil)
+        #expect(object["iCloud\u{212A}eychain"] == .bool(false))
+        #expect(object["cafe\u{301}"] == nil)
+        var replaced = object
+        replaced["iCloudKeychain"] = .bool(true)
+        #expect(replaced.count == 3)
+        #expect(replaced["iCloud\u{212A}eychain"] == .bool(false))
+        replaced["cafe\u{301}"] = nil
+        #expect(replaced["caf\u{e9}"] == .int(1))
+    }
+
     @Test("building from pairs with a repeated key keeps one member")
     func pairsWithRepeatedKey() {
         let object = JSONObject([("a", 1), ("b", 2), ("a", 3)])

@@ -240,6 +240,25 @@ def test_a_replace_into_another_application_drops_the_pending_deliveries_of_the_
     assert {r.json()["type"] for r in receiver.snapshot()[2:]} == {"accountRecovery.stateChanged"}
 
 
+def test_a_callback_moved_between_applications_whose_ids_look_alike_leaves_the_first_ones_deliveries(spawn, receivers):
+    # "K1" and "\u212a1" (the Kelvin sign) are two applications, as the store compares ids, though Swift's == takes them for one:
+    # a callback moved from the first to the second drops the first one's pending deliveries, as between any two applications.
+    lk = spawn(*MANUAL)
+    receiver = receivers(secret=SECRET, answer=lambda r: 500, manual=True)
+    for application in ("K1", "\u212a1"):
+        lk.ok("admin/configureApplication", applicationId=application)
+    callback = configure(lk, receiver.url(), applicationId="K1")["callbackId"]
+    lk.ok("admin/createUser", userId="kv")
+    code = lk.ok("admin/createActivationCode", userId="kv", applicationId="K1")["activationCode"]
+    device = lk.ok("device/create")["deviceId"]
+    lk.ok("activation/start", deviceId=device, activationCode=code, applicationId="K1")
+    lk.ok("activation/finish", deviceId=device, authParameter=pin("1234"), applicationId="K1")
+    receiver.wait_count(1)
+    assert [d["type"] for d in deliveries(lk, callback, status="pending")] == [REGISTRATION]
+    configure(lk, receiver.url(), callbackId=callback, applicationId="\u212a1")
+    assert deliveries(lk, callback, status="pending") == []
+
+
 def test_a_receiver_that_never_answers_times_out_at_10_s_and_is_retried(spawn, receivers):
     answers = iter([HANG, 200])
     lk = spawn(*MANUAL)

@@ -162,10 +162,10 @@ extension Latchkey {
                 }
                 // Moved to another application, it drops the deliveries of events of the one it leaves (an event of every
                 // application's, nil, stays; one gone goes).
-                let moved = record.applicationId != existing.applicationId
+                let moved = !record.applicationId.isSameId(as: existing.applicationId)
                 func leftBehind(_ delivery: CallbackDeliveryRecord) throws -> Bool {
                     guard let event = try tx.fetch(CallbackEventRecord.self, id: delivery.eventId) else { return true }
-                    return event.applicationId.map { $0 != record.applicationId } ?? false
+                    return event.applicationId.map { !$0.isSameId(as: record.applicationId) } ?? false
                 }
                 let listed = Set(events.map(\.rawValue))
                 for delivery in try tx.fetchAll(CallbackDeliveryRecord.pendingOf, record.id) {

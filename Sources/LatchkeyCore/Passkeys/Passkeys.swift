@@ -151,12 +151,12 @@ extension Latchkey {
         try transact { tx, effects in
             let (_, user) = try sessionUser(tx, sessionId) { [.rows(PasskeyRecord.ofUser, $0)] }
             let held = try passkeyRecords(tx, userId: user.id)
-            guard let record = held.first(where: { $0.id == passkeyId }) else { throw DomainError.notFound("passkey") }
+            guard let record = held.first(where: { $0.id.isSameId(as: passkeyId) }) else { throw DomainError.notFound("passkey") }
             try tx.delete(PasskeyRecord.self, id: record.id)
             try audit(tx, effects, .passkeyRemoved, userId: user.id, detail: record.id)
             sendSecurityNotice(effects, to: user, "A passkey was removed from your account. If this was not you, contact support.")
             // What the user holds now: the others, in their order.
-            return held.filter { $0.id != record.id }.map(\.passkey)
+            return held.filter { !$0.id.isSameId(as: record.id) }.map(\.passkey)
         }
     }
 

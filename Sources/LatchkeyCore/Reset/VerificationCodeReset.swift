@@ -167,7 +167,8 @@ extension Latchkey {
         let forNobody = record.userId == Self.nobody
         var user: UserRecord?
         if !forNobody {
-            user = try owner?.id == record.userId ? owner : tx.fetch(UserRecord.self, id: record.userId)
+            // The owner's own id, byte for byte: another user's may be canonically equivalent (`isSameId`).
+            if let owner, owner.id.isSameId(as: record.userId) { user = owner } else { user = try tx.fetch(UserRecord.self, id: record.userId) }
         }
         guard now < record.expiresAt else {
             throw DomainError(.verificationCodeExpired, "The verification code has expired; ask for a new one")
