@@ -521,3 +521,22 @@ def test_an_idle_process_whose_database_refuses_it_tries_again_later_and_later_a
     assert lk.stderr_bytes().count(b"cannot open the store") == 1
     assert lk.err("admin/listCallbacks")["data"]["reason"] == "storeUnavailable"
     assert lk.stderr_bytes().count(b"cannot open the store") == 2  # a call that needs the store says why, each time
+
+
+def test_identifiers_of_any_length_the_contract_takes_are_kept_and_a_longer_one_is_named(group, spawn):
+    """PostgreSQL bounds an index entry at about 2 700 bytes: an id past it answered internalError there, and was kept on SQLite.
+    Ids are 1 to 256 characters on every store; the longest, of 4-byte characters, in an index two ids share, works."""
+    longest = "\U0001F600" * 256  # 1 024 bytes
+    for lk in (group(1)[0], spawn("--in-memory")):
+        lk.ok("admin/configureApplication", applicationId=longest)
+        lk.ok("admin/createUser", userId=longest, loginName=longest)
+        lk.ok("admin/configureOperationTemplate", name="pay", title="Pay", message="Pay", data="A1", applicationId=longest,
+              allowedMethods=["pin"])
+        assert lk.ok("admin/createOperation", userId=longest, template="pay", applicationId=longest)["status"] == "pending"
+        assert lk.ok("device/create", deviceId=longest)["deviceId"] == longest
+        for method, params in (("admin/createUser", {"userId": longest + "x"}), ("admin/createUser", {"loginName": "x" * 257}),
+                               ("device/create", {"deviceId": "x" * 257}), ("admin/configureApplication", {"applicationId": "x" * 257}),
+                               ("admin/createUser", {"email": "e" + "\u0301" * 1500 + "@x.com"})):
+            error = lk.err(method, **params)
+            assert error["code"] == -32602, (method, error)
+            assert [e["path"] for e in error["data"]["errors"]] == list(params), error

@@ -27,11 +27,11 @@ public enum Identifiers {
         return at != bytes.startIndex && !domain.contains(UInt8(ascii: "@")) && domain.contains(dot) && domain.first != dot && domain.last != dot
     }
 
-    /// `isEmail` character by character (grapheme clusters): any text.
+    /// `isEmail` of any text: its length counted in code points (a grapheme cluster may take any number of them).
     static func isEmailByCharacters(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else { return false }
-        return !text.contains(where: { $0 == " " || $0.isNewline }) && text.count <= 254
+        return !text.contains(where: { $0 == " " || $0.isNewline }) && text.unicodeScalars.count <= 254
     }
 }
 

@@ -46,11 +46,11 @@ enum AdminConfigureApplication: RPCMethod {
             addOrUpdateAllowedBy: WireMember.optional(
                 "addOrUpdateAllowedBy", .addOrUpdateAllowedBy, "method proving the user → methods it may add or update"),
             tokenTtlSeconds: WireMember.optional("tokenTtlSeconds", Codec<Int64>.within(Bounds.tokenTtlSeconds)),
-            redirectUrlPrefixes: WireMember.optional("redirectUrlPrefixes", .array(.identifier)),
+            redirectUrlPrefixes: WireMember.optional("redirectUrlPrefixes", .array(.nonEmpty)),
             passkeyRpId: WireMember.optional("passkeyRpId", .rpId, "a domain: the page's host or a parent of it"),
             passkeyRpName: WireMember.optional("passkeyRpName", .string(minLength: 1, maxLength: 64)),
             passkeyOrigins: WireMember.optional(
-                "passkeyOrigins", .array(.identifier, minItems: 1), "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
+                "passkeyOrigins", .array(.nonEmpty, minItems: 1), "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
             passkeyUserVerification: WireMember.optional("passkeyUserVerification", .userVerification)
         )
 
