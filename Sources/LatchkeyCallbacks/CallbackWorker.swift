@@ -102,6 +102,8 @@ public final class CallbackWorker: Sendable {
     private func run() {
         BackgroundPriority.lowerThisThread()
         var lastPrune: UnixTime?
+        /// A prune under way: where its next pass goes on.
+        var pruning: Int64?
         var lastLook: Int64?
         var more = false
         var idleWaitEnded = false
@@ -119,6 +121,14 @@ public final class CallbackWorker: Sendable {
             var idle = false
             var pause: Int
             do {
+                // Every hour, busy or idle: a receiver that never answers keeps attempts under way for good, and must hold up no other
+                // callback's pruning. A pass at a time, the next at once while old events remain.
+                if pruning != nil || lastPrune.map({ core.clock.now - $0 >= Self.pruneEverySeconds }) ?? true {
+                    let started = core.clock.now
+                    let first = pruning == nil
+                    pruning = try core.pruneCallbacks(after: pruning)
+                    if first { lastPrune = started }
+                }
                 let pass = try self.pass(looking: looking, more: more)
                 more = pass.more
                 switch pass.next {
@@ -127,11 +137,7 @@ public final class CallbackWorker: Sendable {
                 case .waiting:
                     pause = Self.coalesceMilliseconds
                 case .idle:
-                    if lastPrune.map({ core.clock.now - $0 >= Self.pruneEverySeconds }) ?? true {
-                        try core.pruneCallbacks()
-                        lastPrune = core.clock.now
-                    }
-                    pause = try untilDue()
+                    pause = pruning == nil ? try untilDue() : 0
                     idle = true
                     releaseDrains(upTo: request)
                 }

@@ -75,4 +75,38 @@ import Testing
         #expect(try system.core.callbackDeliveries(callbackId: callbackId, status: nil, limit: 10).isEmpty)
         #expect { try system.core.retryCallbackDelivery(deliveryId: first.deliveryId) } throws: { ($0 as? DomainError)?.reason == .notFound }
     }
+
+    /// A store that makes more old events than one pass looks at is pruned in as many passes, and events a pending delivery holds
+    /// back hold no later ones back.
+    @Test func moreOldEventsThanAPassLooksAtArePrunedInAsManyPasses() throws {
+        let system = try makeSystem()
+        system.core.setCallbackRenderer(EmptyData())
+        let registrationId = try activatedWithPin(system)
+        let callbackId = try system.core.configureCallback(
+            NewCallback(url: "http://127.0.0.1:1/hook", events: [.registrationStateChanged])
+        ).callbackId
+        // 2 × 301 events: lock and unlock, each fanned out to one pending delivery.
+        for _ in 0..<301 {
+            _ = try system.core.changeRegistration(registrationId, .lock)
+            _ = try system.core.changeRegistration(registrationId, .unlock)
+        }
+        while try system.core.fanOutCallbackEvents() > 0 {}
+        // The oldest 500 are held back by their pending deliveries; the 102 after them are not (delivered long ago).
+        let deliveries = try system.core.store.read { try $0.fetchAll(CallbackDeliveryRecord.self) }.sorted { $0.eventSeq < $1.eventSeq }
+        #expect(deliveries.count == 602)
+        #expect(deliveries.allSatisfy { $0.callbackId == callbackId })
+        try system.core.store.write { tx in
+            for var delivery in deliveries.suffix(102) {
+                delivery.status = CallbackDeliveryStatus.delivered.rawValue
+                delivery.lastAttemptAt = system.core.now
+                try tx.save(delivery)
+            }
+        }
+        try system.core.advanceClock(by: 8 * 86_400)
+        // The first pass looks at the 500 held back; the second, at the 102 after them, and prunes them.
+        let cursor = try #require(try system.core.pruneCallbacks())
+        #expect(try system.core.pruneCallbacks(after: cursor) == nil)
+        let events = try system.core.store.read { try $0.fetchAll(CallbackEventRecord.self) }
+        #expect(Set(events.map(\.id)) == Set(deliveries.prefix(500).map(\.eventId)))
+    }
 }

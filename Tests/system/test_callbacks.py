@@ -259,6 +259,25 @@ def test_a_callback_moved_between_applications_whose_ids_look_alike_leaves_the_f
     assert deliveries(lk, callback, status="pending") == []
 
 
+def test_a_receiver_that_never_answers_holds_up_no_other_callbacks_pruning(spawn, receivers):
+    # "Deliveries older than 7 days are pruned once delivered or failed", and "one failing receiver delays no other": a receiver
+    # that never answers keeps attempts under way for good, yet the hourly prune of the others' deliveries happens.
+    lk = spawn(*MANUAL)
+    dead = configure(lk, receivers.refusing_port().url())["callbackId"]
+    _, registration, _ = activate(lk, "pr")
+    for delay in SCHEDULE:
+        lk.ok("clock/advance", seconds=delay)
+    assert [d["status"] for d in deliveries(lk, dead)] == ["failed"]
+    hanging = receivers(secret=SECRET, answer=lambda r: HANG, manual=True)
+    configure(lk, hanging.url())
+    for n in range(10):
+        lk.ok("admin/lockRegistration", registrationId=registration)
+        lk.ok("admin/unlockRegistration", registrationId=registration)
+    hanging.wait_count(16)  # as many as a callback has under way at once, each for 10 s
+    lk.ok("clock/advance", seconds=8 * 86_400)
+    wait_until(lambda: deliveries(lk, dead, status="failed") == [], 5, "the dead receiver's delivery pruned")
+
+
 def test_a_receiver_that_never_answers_times_out_at_10_s_and_is_retried(spawn, receivers):
     answers = iter([HANG, 200])
     lk = spawn(*MANUAL)

@@ -307,34 +307,47 @@ extension Latchkey {
         }
     }
 
+    /// How many old events one pass of a prune looks at.
+    static let prunedEventsPerPass = 500
+
     /// Prunes deliveries delivered or failed more than 7 days ago, and events older than that with no pending delivery, together
     /// with their deliveries: a delivery goes with its event (one retried by hand late in its life too, so a later retry answers
     /// `notFound` rather than being dropped for want of its event), and only pending ones hold an event back.
-    public func pruneCallbacks() throws {
+    ///
+    /// One pass: the first (`cursor` nil) prunes the deliveries, and each looks at `prunedEventsPerPass` old events, those numbered
+    /// after `cursor`. Returns where the next pass goes on when this one's were as many (more may follow), else nil: a store that
+    /// makes more events than a pass prunes is pruned in as many passes, and events held back by a pending delivery hold no
+    /// later ones back.
+    @discardableResult
+    public func pruneCallbacks(after cursor: Int64? = nil) throws -> Int64? {
         try transact { tx, _ in
             let cutoff = now - CallbackSchedule.kept
-            for status in [CallbackDeliveryStatus.delivered, .failed] {
-                try tx.deleteAll(
-                    CallbackDeliveryRecord.self,
-                    where: [
-                        .equals(CallbackDeliveryRecord.Columns.status, status.rawValue),
-                        StoreFilter(CallbackDeliveryRecord.Columns.lastAttemptAt, .less, .int(cutoff)),
-                    ])
+            if cursor == nil {
+                for status in [CallbackDeliveryStatus.delivered, .failed] {
+                    try tx.deleteAll(
+                        CallbackDeliveryRecord.self,
+                        where: [
+                            .equals(CallbackDeliveryRecord.Columns.status, status.rawValue),
+                            StoreFilter(CallbackDeliveryRecord.Columns.lastAttemptAt, .less, .int(cutoff)),
+                        ])
+                }
             }
             let oldQuery = StoreQuery<CallbackEventRecord>(
                 where: [
                     .equals(CallbackEventRecord.Columns.fannedOut, true), StoreFilter(CallbackEventRecord.Columns.createdAt, .less, .int(cutoff)),
-                ],
-                limit: 500)
+                ] + (cursor.map { [StoreFilter(CallbackEventRecord.Columns.seq, .greaterOrEqual, .int($0 + 1))] } ?? []),
+                limit: Self.prunedEventsPerPass)
             // The old events and whether each has a pending delivery, read with the deletions above (they go first).
             tx.willRead([.rows(oldQuery), .rows(CallbackDeliveryRecord.pendingOfEvent, .ids(of: oldQuery))])
             // Everything read before the first delete: a delete of deliveries by event would make a store forget the answers it
             // read ahead for the other events (a round trip each on PostgreSQL).
-            let gone = try tx.fetchAll(oldQuery).filter { try tx.fetchAll(CallbackDeliveryRecord.pendingOfEvent, $0.id).isEmpty }
+            let old = try tx.fetchAll(oldQuery)
+            let gone = try old.filter { try tx.fetchAll(CallbackDeliveryRecord.pendingOfEvent, $0.id).isEmpty }
             for event in gone {
                 try tx.deleteAll(CallbackDeliveryRecord.self, where: [.equals(CallbackDeliveryRecord.Columns.eventId, event.id)])
                 try tx.delete(CallbackEventRecord.self, id: event.id)
             }
+            return old.count == Self.prunedEventsPerPass ? old.map(\.seq).max() : nil
         }
     }
 }
