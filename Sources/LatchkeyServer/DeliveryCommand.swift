@@ -1,5 +1,5 @@
 import CSpawn
-import Dispatch
+import Foundation
 import LatchkeyContract
 import LatchkeyCore
 import LatchkeyJSON
@@ -24,8 +24,11 @@ import Darwin
 /// start, exited non-zero, or was stopped — is logged (the message's id, never its code) and
 /// kept for the server to audit (`takeFailures`).
 ///
+/// At most `maxRunning` commands run at once; later messages wait their turn, in order, up to `maxWaiting` of them (one more is a
+/// failure): a command that hangs holds a thread and its processes for 10 s, and a flood of messages would otherwise hold as many.
+///
 /// At exit (`finish`) the commands still running get `exitGrace` more to finish, then their
-/// groups are stopped as on a timeout: the process ends within a few seconds of its input.
+/// groups are stopped as on a timeout, and messages still waiting are failures: the process ends within a few seconds of its input.
 final class DeliveryCommand: Sendable {
     let command: String
     let logger: Logger
@@ -35,10 +38,23 @@ final class DeliveryCommand: Sendable {
     static let exitGrace: Double = 2
     /// Between SIGTERM and SIGKILL to a group being stopped, in seconds.
     static let killGrace: Double = 1
+    /// How many commands run at once, at most.
+    static let maxRunning = 16
+    /// How many messages wait for a command to end, at most.
+    static let maxWaiting = 1000
+
+    /// A message whose command has yet to run.
+    private struct Message {
+        let payload: [UInt8]
+        let id: String
+        let purpose: DeliveryPurpose
+    }
 
     private struct State {
         /// Commands started and not yet over.
         var running = 0
+        /// Messages waiting, oldest first, for a running command to end.
+        var waiting: [Message] = []
         /// The purposes of the messages whose command failed, not yet audited.
         var failures: [DeliveryPurpose] = []
         /// Set by `finish`: no command runs past this monotonic time.
@@ -72,17 +88,49 @@ final class DeliveryCommand: Sendable {
         state.withLock { $0.failures.insert(contentsOf: failures, at: 0) }
     }
 
-    /// Starts the command for `message` on a worker thread and returns at once.
+    /// Starts the command for `message` on a worker thread, or queues it behind those running, and returns at once.
     func start(_ message: OutboundMessage) {
-        let payload = JSONSerializer.serialize(message.wireJSON()) + [UInt8(ascii: "\n")]
-        let id = message.id
-        let purpose = message.purpose
-        state.withLock { $0.running += 1 }
-        DispatchQueue.global().async { [self] in
-            let succeeded = run(payload, messageId: id)
-            state.withLock { state in
-                state.running -= 1
-                if !succeeded { state.failures.append(purpose) }
+        let next = Message(
+            payload: JSONSerializer.serialize(message.wireJSON()) + [UInt8(ascii: "\n")], id: message.id, purpose: message.purpose)
+        enum Turn { case now, waits, dropped }
+        let turn = state.withLock { state -> Turn in
+            if state.running < Self.maxRunning {
+                state.running += 1
+                return .now
+            }
+            guard state.waiting.count < Self.maxWaiting else {
+                state.failures.append(next.purpose)
+                return .dropped
+            }
+            state.waiting.append(next)
+            return .waits
+        }
+        switch turn {
+        // A thread of its own: a command waited for blocks it for up to 10 s, which would starve a shared pool (libdispatch's grows
+        // by a thread now and then, so commands queued there started late).
+        case .now: Thread { [self] in runInTurn(next) }.start()
+        case .waits: break
+        case .dropped:
+            logger.error("the delivery command is too far behind: the message is not delivered", metadata: ["messageId": "\(message.id)"])
+        }
+    }
+
+    /// Runs `first`'s command, then each waiting message's in turn; at exit, those still waiting are failures.
+    private func runInTurn(_ first: Message) {
+        var current: Message? = first
+        while let message = current {
+            let succeeded = run(message.payload, messageId: message.id)
+            current = state.withLock { state -> Message? in
+                if !succeeded { state.failures.append(message.purpose) }
+                if state.stopBy != nil {
+                    state.failures += state.waiting.map(\.purpose)
+                    state.waiting.removeAll()
+                }
+                guard !state.waiting.isEmpty else {
+                    state.running -= 1
+                    return nil
+                }
+                return state.waiting.removeFirst()
             }
         }
     }

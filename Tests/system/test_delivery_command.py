@@ -171,3 +171,35 @@ def test_the_command_holds_no_descriptor_of_the_process_but_stderr(workdir, bin_
     fds = sorted(int(name) for name in open(listing).read().split())
     # ls's own directory handle is the one more than 0, 1 and 2.
     assert fds[:3] == [0, 1, 2] and len(fds) <= 4 and write_end not in fds, (fds, write_end)
+
+
+def children(pid):
+    """The pids of a process's children (every thread's)."""
+    found = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found.update(int(p) for p in f.read().split())
+        except OSError:
+            pass
+    return found
+
+
+def test_at_most_16_commands_run_at_once_and_the_rest_wait_their_turn(spawn):
+    # A command that hangs holds a thread and its processes for 10 s: a flood of messages must not hold as many.
+    lk = spawn("--in-memory", "--deliver-command", "sleep 20; true")
+    for n in range(20):
+        lk.ok("admin/createUser", userId=f"u{n}", email=f"u{n}@example.com")
+        lk.ok("reset/requestPasswordReset", email=f"u{n}@example.com", redirectUrl="app://r")
+    deadline = time.monotonic() + 5
+    while len(children(lk.p.pid)) < 16 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for _ in range(10):
+        assert len(children(lk.p.pid)) == 16
+        assert lk.ok("ping", echo=1) == {"echo": 1}
+        time.sleep(0.1)
+    assert delivery_failures(lk) == []
+    # At end of input, the running ones are stopped within the grace, and the four waiting never ran.
+    started = time.monotonic()
+    assert lk.close() == 0
+    assert time.monotonic() - started < 8
