@@ -25,6 +25,7 @@ enum PostgresMigrations {
         ("v14-store-key", v14),
         ("v15-attempt-milliseconds", v15),
         ("v16-release-before", v16),
+        ("v17-forgetting-sessions", v17),
     ]
 
     /// A migration (or the wait for another process's) may take this long: it has no lock timeout of its own.
@@ -346,6 +347,12 @@ enum PostgresMigrations {
     /// When a callback delivery's last attempt began, to the millisecond: a retry another process takes begins no sooner than its delay.
     static let v15 = """
         ALTER TABLE "callback_delivery" ADD COLUMN "lastAttemptStartedMilliseconds" BIGINT;
+        """
+
+    /// Ended sessions and used tokens, found by `forgetExpiredRows`.
+    static let v17 = """
+        CREATE INDEX "user_session_expiry" ON "user_session"("expiresAt");
+        CREATE INDEX "token_used" ON "token"("used", "expiresAt");
         """
 
     /// What a store the release before wrote keeps that this version must read otherwise (the SQLite store's v16).

@@ -65,6 +65,9 @@ enum Migrations {
             // Only a store the release before this one wrote (at v5, as v5a noted): no later version wrote what v16 marks.
             if try db.tableExists("release_before_upgrade") { try db.execute(sql: v16 + "DROP TABLE release_before_upgrade;") }
         }
+        migrator.registerMigration("v17-forgetting-sessions") { db in
+            try db.execute(sql: v17)
+        }
         return migrator
     }
 
@@ -331,6 +334,12 @@ enum Migrations {
     /// When a callback delivery's last attempt began, to the millisecond: a retry another process takes begins no sooner than its delay.
     static let v15 = """
         ALTER TABLE callback_delivery ADD COLUMN lastAttemptStartedMilliseconds INTEGER;
+        """
+
+    /// Ended sessions and used tokens, found by `forgetExpiredRows`.
+    static let v17 = """
+        CREATE INDEX user_session_expiry ON user_session(expiresAt);
+        CREATE INDEX token_used ON token(used, expiresAt);
         """
 
     /// What a store the release before wrote keeps that this version must read otherwise.

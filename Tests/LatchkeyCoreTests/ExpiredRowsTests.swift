@@ -52,6 +52,25 @@ import Testing
         #expect(try system.core.store.read { try $0.fetchAll(ChallengeRecord.self).map(\.id) } == ["c1"])
     }
 
+    @Test func sessionsAndUsedTokensAreForgottenADayPastTheirExpiryUnusedTokensStay() throws {
+        let system = try started()
+        let now = system.core.now
+        try system.core.store.write { tx in
+            for (id, expiresAt) in [("ended", now + 60), ("live", now + 30 * 86_400)] {
+                try tx.save(UserSessionRecord(id: id, userId: "u", createdAt: now, expiresAt: expiresAt))
+            }
+            for (id, used) in [("used", true), ("unused", false)] {
+                try tx.save(
+                    TokenRecord(
+                        id: id, registrationId: "r", purpose: "addOrUpdateRecovery", keyGeneration: 0, expiresAt: now + 300, used: used,
+                        createdAt: now))
+            }
+        }
+        try system.core.advanceClock(by: 300 + ExpiredRows.keptFor + 1)
+        #expect(try system.core.store.read { try $0.fetchAll(UserSessionRecord.self).map(\.id) } == ["live"])
+        #expect(try system.core.store.read { try $0.fetchAll(TokenRecord.self).map(\.id) } == ["unused"])
+    }
+
     @Test func onboardingProcessesThatCanAnswerOnlyFailedAreForgottenADayPastTheirEnd() throws {
         let system = try started()
         let now = system.core.now

@@ -30,8 +30,8 @@ extension Latchkey {
     ]
 
     /// Forgets, every `ExpiredRows.forgetEvery` from a process's first look, the rate-limit events no window holds, the
-    /// reset codes and `server/` challenges a day past their expiry, and the onboarding processes a day past their end that
-    /// can answer nothing but `failed`.
+    /// reset codes, `server/` challenges, sessions and used tokens a day past their expiry, and the onboarding processes a day past
+    /// their end that can answer nothing but `failed`.
     ///
     /// A failure forgets nothing and is not retried before the next time: it fails no call.
     func forgetExpiredRows() {
@@ -56,6 +56,12 @@ extension Latchkey {
                         ])
                 }
                 try tx.deleteAll(ResetCodeRecord.self, where: [ExpiredRows.forgotten(ResetCodeRecord.Columns.expiresAt, now: now)])
+                // Sessions past their own expiry, which never open again (`isLive`), and used tokens, which answer as unknown ones do:
+                // nothing answers otherwise once they are gone. An unused token stays: it answers `tokenExpired`.
+                try tx.deleteAll(UserSessionRecord.self, where: [ExpiredRows.forgotten(UserSessionRecord.Columns.expiresAt, now: now)])
+                try tx.deleteAll(
+                    TokenRecord.self,
+                    where: [.equals(TokenRecord.Columns.used, true), ExpiredRows.forgotten(TokenRecord.Columns.expiresAt, now: now)])
                 // A registration forgets its own when it is issued another; these are those of registrations never issued one again.
                 try tx.deleteAll(ChallengeRecord.self, where: [ExpiredRows.forgotten(ChallengeRecord.Columns.expiresAt, now: now)])
                 // Failed ones (their OTP tries used up, or their 3 h over with no OTP: every start with credentials that match
