@@ -16,15 +16,15 @@ import Testing
 
     private let day: Int64 = 86_400
 
-    /// One change fanned out to one callback: its one delivery.
-    private func oneDelivery() throws -> (TestSystem, callbackId: String) {
+    /// `changes` changes of one registration (lock, unlock, lock, …), each fanned out to one callback: a delivery each.
+    private func fannedOut(_ changes: Int = 1) throws -> (TestSystem, callbackId: String) {
         let system = try makeSystem()
         system.core.setCallbackRenderer(EmptyData())
         let registrationId = try activatedWithPin(system)
         let callbackId = try system.core.configureCallback(
             NewCallback(url: "http://127.0.0.1:1/hook", events: [.registrationStateChanged])
         ).callbackId
-        _ = try system.core.changeRegistration(registrationId, .lock)
+        for change in 0..<changes { _ = try system.core.changeRegistration(registrationId, change % 2 == 0 ? .lock : .unlock) }
         while try system.core.fanOutCallbackEvents() > 0 {}
         return (system, callbackId)
     }
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aDeliveryRetriedLateGoesWithItsEvent() throws {
-        let (system, callbackId) = try oneDelivery()
+        let (system, callbackId) = try fannedOut()
         let first = try attemptAnswered410(system)
         // Six days on, the operator retries it; it fails again, so its last attempt is recent while its event is old.
         try system.core.advanceClock(by: 6 * day)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aPendingDeliveryKeepsItsEvent() throws {
-        let (system, callbackId) = try oneDelivery()
+        let (system, callbackId) = try fannedOut()
         let first = try attemptAnswered410(system)
         // Retried by hand and not yet attempted when the event turns 7 days old: both stay, and the retry is sent.
         try system.core.advanceClock(by: 7 * day + 1)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func aDeliveryFailedMoreThanSevenDaysAgoGoesWithItsEvent() throws {
-        let (system, callbackId) = try oneDelivery()
+        let (system, callbackId) = try fannedOut()
         let first = try attemptAnswered410(system)
         try system.core.advanceClock(by: 7 * day + 1)
         try system.core.pruneCallbacks()
@@ -79,18 +79,7 @@ import Testing
     /// A store that makes more old events than one pass looks at is pruned in as many passes, and events a pending delivery holds
     /// back hold no later ones back.
     @Test func moreOldEventsThanAPassLooksAtArePrunedInAsManyPasses() throws {
-        let system = try makeSystem()
-        system.core.setCallbackRenderer(EmptyData())
-        let registrationId = try activatedWithPin(system)
-        let callbackId = try system.core.configureCallback(
-            NewCallback(url: "http://127.0.0.1:1/hook", events: [.registrationStateChanged])
-        ).callbackId
-        // 2 × 301 events: lock and unlock, each fanned out to one pending delivery.
-        for _ in 0..<301 {
-            _ = try system.core.changeRegistration(registrationId, .lock)
-            _ = try system.core.changeRegistration(registrationId, .unlock)
-        }
-        while try system.core.fanOutCallbackEvents() > 0 {}
+        let (system, callbackId) = try fannedOut(602)
         // The oldest 500 are held back by their pending deliveries; the 102 after them are not (delivered long ago).
         let deliveries = try system.core.store.read { try $0.fetchAll(CallbackDeliveryRecord.self) }.sorted { $0.eventSeq < $1.eventSeq }
         #expect(deliveries.count == 602)
