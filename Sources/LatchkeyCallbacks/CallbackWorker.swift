@@ -120,15 +120,19 @@ public final class CallbackWorker: Sendable {
             if looking { lastLook = now }
             var idle = false
             var pause: Int
-            do {
-                // Every hour, busy or idle: a receiver that never answers keeps attempts under way for good, and must hold up no other
-                // callback's pruning. A pass at a time, the next at once while old events remain.
-                if pruning != nil || lastPrune.map({ core.clock.now - $0 >= Self.pruneEverySeconds }) ?? true {
-                    let started = core.clock.now
-                    let first = pruning == nil
+            // Every hour, busy or idle: a receiver that never answers keeps attempts under way for good, and must hold up no other
+            // callback's pruning. A pass at a time, the next at once while old events remain. A prune that fails holds up no
+            // delivery: it is tried again at the next hour.
+            if pruning != nil || lastPrune.map({ core.clock.now - $0 >= Self.pruneEverySeconds }) ?? true {
+                if pruning == nil { lastPrune = core.clock.now }
+                do {
                     pruning = try core.pruneCallbacks(after: pruning)
-                    if first { lastPrune = started }
+                } catch {
+                    pruning = nil
+                    logger.warning("callback pruning failed; tried again in an hour", metadata: ["error": "\(String(describing: type(of: error)))"])
                 }
+            }
+            do {
                 let pass = try self.pass(looking: looking, more: more)
                 more = pass.more
                 switch pass.next {

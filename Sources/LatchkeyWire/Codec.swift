@@ -142,13 +142,14 @@ extension Codec where Value == String {
     public static let text: Codec<String> = .string()
     /// Any string, U+0000 included: text that is read and never kept (a scanned QR code, whose every flaw its reader names).
     public static let scanned: Codec<String> = .string(keepsNothing: true)
-    /// A string of at least one character.
-    public static let nonEmpty: Codec<String> = .string(minLength: 1)
-    /// An identifier: 1 to 256 characters.
+    /// A string of at least one character (an identifier).
+    public static let identifier: Codec<String> = .string(minLength: 1)
+    /// The identifier of a thing being made: 1 to 256 characters.
     ///
     /// The stores keep ids in indexes whose entries are bounded (PostgreSQL's at about 2 700 bytes, an index may hold two ids, and a
-    /// character may take 4 bytes): a longer one is refused here, naming it, on every store.
-    public static let identifier: Codec<String> = .string(minLength: 1, maxLength: 256)
+    /// character may take 4 bytes): a longer one is refused where it would be made, naming it, on every store. An id only looked up
+    /// is not bounded: one a version before this made longer stays reachable.
+    public static let newIdentifier: Codec<String> = .string(minLength: 1, maxLength: 256)
 }
 
 extension Codec where Value == Int64 {

@@ -83,7 +83,7 @@ extension ServerSession {
 
     /// Whether a code is bound to a live activation of another caller.
     private func boundElsewhere(_ code: ActivationCodeRecord, _ caller: Caller) throws -> Bool {
-        guard let bound = code.boundDeviceId, bound != caller.key else { return false }
+        guard let bound = code.boundDeviceId, !bound.isSameId(as: caller.key) else { return false }
         return try tx.fetchAll(ActivationRecord.ofCode, code.id).contains { now < $0.expiresAt }
     }
 

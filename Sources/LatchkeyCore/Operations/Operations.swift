@@ -128,13 +128,14 @@ extension Latchkey {
     ) throws -> (
         title: String, message: String, data: String, attributes: [OperationAttribute]
     ) {
-        let values = Dictionary(parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
-        let used = Set(template.texts.flatMap { Placeholders.names($0) ?? [] })
-        if let unused = parameters.first(where: { !used.contains($0.name) }) {
+        // Names by their bytes, as the placeholders are written: a Dictionary of Strings takes a look-alike for the name.
+        let values = Dictionary(parameters.map { (Array($0.name.utf8), $0.value) }, uniquingKeysWith: { _, last in last })
+        let used = Set(template.texts.flatMap { Placeholders.names($0) ?? [] }.map { Array($0.utf8) })
+        if let unused = parameters.first(where: { !used.contains(Array($0.name.utf8)) }) {
             throw DomainError.invalid(.operationParameter(name: unused.name), "is not used by the template's placeholders")
         }
         func value(_ name: String) throws -> String {
-            guard let value = values[name] else {
+            guard let value = values[Array(name.utf8)] else {
                 throw DomainError.invalid(.operationParameter(name: name), "is required by the template's placeholder ${\(name)}")
             }
             return value

@@ -101,7 +101,8 @@ extension Latchkey {
     /// - Throws: `invalidParams`, `notFound` (application).
     public func checkRedirectUrl(_ redirectUrl: String, applicationId: String?) throws {
         let app = try applicationConfig(applicationId)
-        guard app.redirectUrlPrefixes.contains(where: { redirectUrl.hasPrefix($0) }) else {
+        // Byte for byte, as the link is sent (`hasPrefix` would take a look-alike's canonical equivalent).
+        guard app.redirectUrlPrefixes.contains(where: { redirectUrl.utf8.starts(with: $0.utf8) }) else {
             throw DomainError.invalid(
                 .redirectUrl(allowedPrefixes: app.redirectUrlPrefixes),
                 "must start with one of the application's redirectUrlPrefixes")

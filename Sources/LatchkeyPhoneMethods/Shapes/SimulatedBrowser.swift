@@ -97,7 +97,7 @@ struct BrowserCeremonyParams<Options: BrowserOptions>: WireParams {
     static var wire: (deviceId: WireMember<String>, publicKey: WireMember<Options>, origin: WireMember<String?>) {
         (
             deviceId: .deviceId, publicKey: .required("publicKey", Options.codec, Options.summary),
-            origin: .optional("origin", .nonEmpty, "the page's origin (default: the first passkeyOrigins entry on the RP id)")
+            origin: .optional("origin", .identifier, "the page's origin (default: the first passkeyOrigins entry on the RP id)")
         )
     }
 

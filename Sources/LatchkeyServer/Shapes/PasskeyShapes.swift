@@ -117,7 +117,7 @@ extension Codec where Value == CredentialCreationOptions {
             let before = problems.count
             let rp = optionMember(object, "rp", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
             let user = optionMember(object, "user", path, Codec<JSON>.freeObject, &problems)?.objectValue ?? JSONObject()
-            let rpId = problems.count == before ? optionMember(rp, "id", path + ".rp", Codec<String>.nonEmpty, &problems) : nil
+            let rpId = problems.count == before ? optionMember(rp, "id", path + ".rp", Codec<String>.identifier, &problems) : nil
             let rpName = optionalOptionMember(rp, "name", path + ".rp", Codec<String>.text, &problems)
             let userId = problems.count == before ? optionMember(user, "id", path + ".user", Codec<[UInt8]>.userHandle, &problems) : nil
             let userName = optionalOptionMember(user, "name", path + ".user", Codec<String>.text, &problems)
@@ -182,7 +182,7 @@ extension Codec where Value == CredentialRequestOptions {
         read: { json, path, problems in
             guard let object = json.object(at: path, into: &problems) else { return nil }
             let before = problems.count
-            let rpId = optionMember(object, "rpId", path, Codec<String>.nonEmpty, &problems)
+            let rpId = optionMember(object, "rpId", path, Codec<String>.identifier, &problems)
             let challenge = optionMember(object, "challenge", path, Codec<[UInt8]>.base64url, &problems)
             let timeout = optionalOptionMember(object, "timeout", path, timeoutCodec, &problems)
             let allow = readDescriptors(object["allowCredentials"], path + ".allowCredentials", &problems)

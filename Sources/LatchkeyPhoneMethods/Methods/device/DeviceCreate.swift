@@ -17,7 +17,7 @@ enum DeviceCreate: RPCMethod {
         let hardware: DeviceFamily.Hardware
         let name: String?
         static let wire = (
-            deviceId: WireMember.optional("deviceId", .identifier), hardware: WireMember.inline(DeviceFamily.Hardware.self),
+            deviceId: WireMember.optional("deviceId", .newIdentifier), hardware: WireMember.inline(DeviceFamily.Hardware.self),
             name: WireMember.optional("name", .text)
         )
     }

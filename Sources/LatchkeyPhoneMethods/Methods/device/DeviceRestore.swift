@@ -16,7 +16,7 @@ enum DeviceRestore: RPCMethod {
         let deviceId: String?
         let hardware: DeviceFamily.Hardware
         static let wire = (
-            backupId: WireMember.required("backupId", .identifier), deviceId: WireMember.optional("deviceId", .identifier, "the new device"),
+            backupId: WireMember.required("backupId", .identifier), deviceId: WireMember.optional("deviceId", .newIdentifier, "the new device"),
             hardware: WireMember.inline(DeviceFamily.Hardware.self)
         )
     }

@@ -34,7 +34,7 @@ enum AdminConfigureApplication: RPCMethod {
         let passkeyUserVerification: UserVerificationPolicy?
         typealias Bounds = ApplicationConfig.Bounds
         static let wire = (
-            applicationId: WireMember.required("applicationId", .identifier),
+            applicationId: WireMember.required("applicationId", .newIdentifier),
             activationCodeLength: WireMember.optional("activationCodeLength", Codec<Int>.within(Bounds.activationCodeLength)),
             activationCodeType: WireMember.optional("activationCodeType", .enumeration(ActivationCodeType.self)),
             activationCodeTtlSeconds: WireMember.optional("activationCodeTtlSeconds", .seconds()),
@@ -46,11 +46,11 @@ enum AdminConfigureApplication: RPCMethod {
             addOrUpdateAllowedBy: WireMember.optional(
                 "addOrUpdateAllowedBy", .addOrUpdateAllowedBy, "method proving the user → methods it may add or update"),
             tokenTtlSeconds: WireMember.optional("tokenTtlSeconds", Codec<Int64>.within(Bounds.tokenTtlSeconds)),
-            redirectUrlPrefixes: WireMember.optional("redirectUrlPrefixes", .array(.nonEmpty)),
+            redirectUrlPrefixes: WireMember.optional("redirectUrlPrefixes", .array(.identifier)),
             passkeyRpId: WireMember.optional("passkeyRpId", .rpId, "a domain: the page's host or a parent of it"),
             passkeyRpName: WireMember.optional("passkeyRpName", .string(minLength: 1, maxLength: 64)),
             passkeyOrigins: WireMember.optional(
-                "passkeyOrigins", .array(.nonEmpty, minItems: 1), "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
+                "passkeyOrigins", .array(.identifier, minItems: 1), "exact origins (https://example.com:8443) or android:apk-key-hash:…"),
             passkeyUserVerification: WireMember.optional("passkeyUserVerification", .userVerification)
         )
 

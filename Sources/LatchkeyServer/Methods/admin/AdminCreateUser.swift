@@ -26,8 +26,8 @@ enum AdminCreateUser: RPCMethod {
         let passkeyUserHandle: [UInt8]?
         let attributes: JSON?
         static let wire = (
-            userId: WireMember.optional("userId", .identifier),
-            loginName: WireMember.optional("loginName", .identifier, "unique like email, compared exactly"),
+            userId: WireMember.optional("userId", .newIdentifier),
+            loginName: WireMember.optional("loginName", .newIdentifier, "unique like email, compared exactly"),
             email: WireMember.optional("email", .email), phoneNumber: WireMember.optional("phoneNumber", .phoneNumber, "E.164"),
             password: WireMember.optional("password", .text), birthDate: WireMember.optional("birthDate", .date, "YYYY-MM-DD"),
             passkeys: WireMember.optional(
