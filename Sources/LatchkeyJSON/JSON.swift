@@ -103,9 +103,13 @@ public struct JSONObject: Sendable, Equatable {
         }
     }
 
-    /// Whether two member names are the same bytes.
+    /// Whether two member names are the same bytes (compared in place where both are stored contiguously, as parsed names are).
     @inline(__always) private static func same(_ one: String, _ other: String) -> Bool {
-        one.utf8.count == other.utf8.count && one.utf8.elementsEqual(other.utf8)
+        guard one.utf8.count == other.utf8.count else { return false }
+        let inPlace = one.utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in mine.elementsEqual(theirs) }
+        }
+        return (inPlace ?? nil) ?? one.utf8.elementsEqual(other.utf8)
     }
 
     /// Replaces the member `key` in place, or appends it.
