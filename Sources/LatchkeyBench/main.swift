@@ -104,7 +104,7 @@ func activatedSystem(_ name: String) throws -> System {
     let core = try Latchkey(
         store: SQLiteStore.file(at: directory.appendingPathComponent("\(name).sqlite").path),
         clock: SystemClock(), random: SystemRandomSource())
-    let system = System(core: core, devices: SimulatedDevices(core: core))
+    let system = System(core: core, devices: try SimulatedDevices(core: core))
     try system.activate(userId: "alice", deviceId: "phone", method: .pin)
     return system
 }

@@ -38,17 +38,8 @@ public enum PhoneMethods {
 }
 
 extension CallContext {
-    /// The simulated phones, on the system (made on first use, one a process, when every item the release before wrote in clear is
-    /// sealed).
-    var devices: SimulatedDevices {
-        get throws {
-            try attachment { core in
-                let devices = SimulatedDevices(core: core)
-                try devices.sealItemsWrittenInClear()
-                return devices
-            }
-        }
-    }
+    /// The simulated phones, on the system (made on first use, one a process).
+    var devices: SimulatedDevices { get throws { try attachment { try SimulatedDevices(core: $0) } } }
 }
 
 /// The simulated phone making a reset's new passkey: its browser half picks the default origin on the options' RP id, its platform

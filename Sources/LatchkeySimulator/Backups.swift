@@ -36,16 +36,12 @@ extension SimulatedDevices {
                     + (new.deviceId.map { [.row(DeviceRecord.self, id: $0)] } ?? []))
             guard try session.tx.fetch(DeviceBackupRecord.self, id: backupId) != nil else { throw DomainError.notFound("backup") }
             let deviceId = try insert(session.tx, new)
-            let storage = try StoreDeviceStorage(tx: session.tx, deviceId: deviceId, core: core)
+            let storage = StoreDeviceStorage(tx: session.tx, deviceId: deviceId, core: core)
             for item in try session.tx.fetchAll(DeviceBackupItemRecord.ofBackup, backupId) {
-                guard let opened = StoreDeviceStorage.opened(item.value, of: item.name, rowId: item.id, core) else { continue }
-                if opened.name != item.name {
-                    // Written in clear by the release before: sealed in its row now.
-                    let sealed = try StoreDeviceStorage.stored(opened.value, of: opened.name, rowId: item.id, core)
-                    try session.tx.save(DeviceBackupItemRecord(id: item.id, backupId: item.backupId, name: opened.name, value: sealed))
-                }
-                guard let name = DeviceItem(rawValue: opened.name), !name.thisDeviceOnly else { continue }
-                try storage.setItem(name, opened.value)
+                guard let name = DeviceItem(rawValue: item.name), !name.thisDeviceOnly,
+                    let value = StoreDeviceStorage.opened(item.value, of: item.name, rowId: item.id, core)
+                else { continue }
+                try storage.setItem(name, value)
             }
             return deviceId
         }

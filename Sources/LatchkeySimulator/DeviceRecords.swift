@@ -59,8 +59,7 @@ struct DeviceBackupItemRecord: StoredRecord {
 ///
 /// The first read loads every item of the device in one query (a flow reads several; on PostgreSQL each
 /// query is a round trip), later reads and writes keep that copy current. Every access to a device's
-/// items goes through this type, one instance per device and transaction, a write transaction: reading an item the release before
-/// wrote in clear seals it in its row.
+/// items goes through this type, one instance per device and transaction.
 final class StoreDeviceStorage: DeviceStorage {
     let tx: StoreTransaction
     let deviceId: String
@@ -70,12 +69,11 @@ final class StoreDeviceStorage: DeviceStorage {
     private var loaded: [String: [UInt8]]?
 
     /// A keychain read on first use, or the `items` read with the device.
-    /// - Throws: a store failure (sealing an item the release before wrote in clear).
-    init(tx: StoreTransaction, deviceId: String, core: Latchkey, items: [DeviceItemRecord]? = nil) throws {
+    init(tx: StoreTransaction, deviceId: String, core: Latchkey, items: [DeviceItemRecord]? = nil) {
         self.tx = tx
         self.deviceId = deviceId
         self.core = core
-        if let items { loaded = try byName(items) }
+        loaded = items.map { Self.byName($0, core) }
     }
 
     /// The items that hold key material: kept sealed under the store's key (security property 1), in the keychain and in backups.
@@ -91,22 +89,11 @@ final class StoreDeviceStorage: DeviceStorage {
         return try core.sealDeviceSecret(value, rowId: rowId)
     }
 
-    /// An item's name and value from its row; nil for a sealed one that does not open (the phone then holds no such item).
-    ///
-    /// A secret item the release before sealing wrote in clear, which the store's migration marked (`unsealed/` before its name),
-    /// opens as it is (the phone seals it in its row when it reads it, a backup when it is restored).
-    static func opened(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) -> (name: String, value: [UInt8])? {
-        if name.hasPrefix(writtenUnsealed) {
-            let unmarked = String(name.dropFirst(writtenUnsealed.count))
-            guard let item = DeviceItem(rawValue: unmarked), sealedItems.contains(item) else { return nil }
-            return (unmarked, value)
-        }
-        guard let item = DeviceItem(rawValue: name), sealedItems.contains(item) else { return (name, value) }
-        return core.openDeviceSecret(value, rowId: rowId).map { (name, $0) }
+    /// An item's value from its row; nil for a sealed one that does not open (the phone then holds no such item).
+    static func opened(_ value: [UInt8], of name: String, rowId: String, _ core: Latchkey) -> [UInt8]? {
+        guard let item = DeviceItem(rawValue: name), sealedItems.contains(item) else { return value }
+        return core.openDeviceSecret(value, rowId: rowId)
     }
-
-    /// What the store's migration put before the name of a secret item written in clear by the release before sealing.
-    static let writtenUnsealed = "unsealed/"
 
     /// The read of a device's keychain, by deviceId.
     static let keychain = KeyedQuery<DeviceItemRecord>(DeviceItemRecord.Columns.deviceId)
@@ -120,21 +107,16 @@ final class StoreDeviceStorage: DeviceStorage {
         return .text(ofBytes: DeviceItemRecord.Columns.value, of: DeviceItemRecord.self, ids)
     }
 
-    /// Items by name, opened (the last one read wins); one the release before wrote in clear is sealed in its row as it is read.
-    private func byName(_ records: [DeviceItemRecord]) throws -> [String: [UInt8]] {
-        var items: [String: [UInt8]] = [:]
-        for record in records {
-            guard let (name, value) = Self.opened(record.value, of: record.name, rowId: record.id, core) else { continue }
-            // Marked (`opened` gave it its item's name): written again, sealed, as the phone writes it.
-            if name != record.name, let item = DeviceItem(rawValue: name) { try setItem(item, value) }
-            items[name] = value
-        }
-        return items
+    /// Items by name, opened (the last one read wins).
+    private static func byName(_ records: [DeviceItemRecord], _ core: Latchkey) -> [String: [UInt8]] {
+        Dictionary(
+            records.compactMap { record in opened(record.value, of: record.name, rowId: record.id, core).map { (record.name, $0) } },
+            uniquingKeysWith: { _, last in last })
     }
 
     func item(_ item: DeviceItem) throws -> [UInt8]? {
         if let loaded { return loaded[item.rawValue] }
-        let items = try byName(try tx.fetchAll(Self.keychain, deviceId))
+        let items = Self.byName(try tx.fetchAll(Self.keychain, deviceId), core)
         loaded = items
         return items[item.rawValue]
     }

@@ -37,7 +37,13 @@ public final class SimulatedDevices: Sendable {
     /// The PIN salts that let a PIN be derived before a device's transaction opens.
     private let pinSalts = PinSaltsForDerivation()
 
-    public init(core: Latchkey) { self.core = core }
+    /// The phones of `core`'s store, every item the release before wrote in clear sealed first (`sealItemsWrittenInClear`): no phone
+    /// reads one.
+    /// - Throws: a store failure (nothing is sealed; the next try seals it all).
+    public init(core: Latchkey) throws {
+        self.core = core
+        try sealItemsWrittenInClear()
+    }
 
     /// Runs `body` on device `deviceId` in one transaction.
     ///
@@ -59,7 +65,7 @@ public final class SimulatedDevices: Sendable {
             session.tx.willRead(Self.reads(of: deviceId) + more)
             guard let record = try session.tx.fetch(DeviceRecord.self, id: deviceId) else { throw DomainError.notFound("device") }
             let items = try session.tx.fetchAll(StoreDeviceStorage.keychain, deviceId)
-            var device = try device(record, items, session)
+            var device = device(record, items, session)
             device.pinDerivation = derivation
             let value = try body(device, session)
             return (value, try device.pinSalt)
@@ -84,9 +90,9 @@ public final class SimulatedDevices: Sendable {
         StoreDeviceStorage.itemText(of: .registrationId, .recoveryRegistrationId, of: deviceId)
     }
 
-    private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) throws -> Device {
+    private func device(_ record: DeviceRecord, _ items: [DeviceItemRecord], _ session: ServerSession) -> Device {
         Device(
-            storage: try StoreDeviceStorage(tx: session.tx, deviceId: record.id, core: core, items: items), server: session,
+            storage: StoreDeviceStorage(tx: session.tx, deviceId: record.id, core: core, items: items), server: session,
             profile: record.profile,
             random: core.random, clock: core.clock, caller: .device(record.id), instance: instanceId)
     }

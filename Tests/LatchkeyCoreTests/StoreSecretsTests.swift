@@ -14,7 +14,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.sqlite").path
         let system = try Latchkey(store: SQLiteStore.file(at: path), clock: SystemClock(), random: SystemRandomSource())
-        let devices = SimulatedDevices(core: system)
+        let devices = try SimulatedDevices(core: system)
         let pin = "80512397"
         let password = "correct horse battery"
         _ = try system.createUser(NewUser(userId: "carol", email: "carol@example.com", password: password))

@@ -64,7 +64,7 @@ import Testing
         let rows = try system.core.store.read { tx in
             try tx.fetchAll(DeviceItemRecord.self, where: [.equals(DeviceItemRecord.Columns.deviceId, "d1")])
         }
-        let storage = { (tx: StoreTransaction) in try StoreDeviceStorage(tx: tx, deviceId: "d1", core: system.core) }
+        let storage = { (tx: StoreTransaction) in StoreDeviceStorage(tx: tx, deviceId: "d1", core: system.core) }
         for item in [DeviceItem.possessionKey, .pinMaskedKey] {
             let value = try #require(try system.core.store.read { tx in try storage(tx).item(item) })
             let row = try #require(rows.first { $0.name == item.rawValue })

@@ -13,7 +13,7 @@ import Testing
 
     init() throws {
         core = try Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: 5))
-        devices = SimulatedDevices(core: core)
+        devices = try SimulatedDevices(core: core)
         _ = try core.createUser(NewUser(userId: "bob", email: "bob@example.com"))
     }
 
@@ -72,7 +72,7 @@ import Testing
     @Test("a salt another process changed since this one last ran the device is derived again, never used stale")
     func staleSaltIsDerivedAgain() throws {
         let registrationId = try activate("p6")
-        let other = SimulatedDevices(core: core)
+        let other = try SimulatedDevices(core: core)
         // This process last saw the salt of PIN 1357; the other changes the PIN to 2468 (a new salt)
         // and opens the authentication this process finishes.
         _ = try devices.on("p6") { try $0.startAuthentication() }

@@ -141,7 +141,7 @@ struct ReleaseBeforeMigrationTests {
         }
         #expect(listed(Migrations.sealedDeviceItems) == names)
         #expect(listed(PostgresMigrations.sealedDeviceItems) == names)
-        #expect(Migrations.v16.contains("'\(StoreDeviceStorage.writtenUnsealed)' || name"))
-        #expect(PostgresMigrations.v16.contains(#"'\#(StoreDeviceStorage.writtenUnsealed)' || "name""#))
+        #expect(Migrations.v16.contains("'\(SimulatedDevices.writtenUnsealed)' || name"))
+        #expect(PostgresMigrations.v16.contains(#"'\#(SimulatedDevices.writtenUnsealed)' || "name""#))
     }
 }

@@ -22,7 +22,7 @@ public struct TestSystem {
 
 public func makeSystem(seed: UInt64 = 1) throws -> TestSystem {
     let core = try Latchkey(store: SQLiteStore.inMemory(), clock: ManualClock(start: 1_767_225_600), random: SeededRandomSource(seed: seed))
-    return TestSystem(core: core, devices: SimulatedDevices(core: core))
+    return TestSystem(core: core, devices: try SimulatedDevices(core: core))
 }
 
 /// A user with an activated PIN registration on device `d1`.
